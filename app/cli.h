@@ -1,0 +1,29 @@
+// The command line: flags -> Scene + what to do with it (DESIGN.md's CLI contract).
+#pragma once
+
+#include "scene.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace app {
+
+struct CliOptions {
+    core::Scene scene;
+    std::string jsonPath; // --json FILE, "-" for stdout
+    bool headless() const { return !jsonPath.empty(); }
+};
+
+// Exit code for bad input, as the CLI contract says.
+inline constexpr int kExitBadInput = 2;
+
+// Parses argv. On --help prints usage and sets exitCode 0; on bad input prints one
+// line to stderr and sets exitCode 2. Returns the options only when the program
+// should go on.
+std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode);
+
+// Runs the headless part (--json). Returns the process exit code.
+int runHeadless(const CliOptions& options);
+
+} // namespace app

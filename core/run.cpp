@@ -1,0 +1,90 @@
+// core::run: Scene -> tokens -> embeddings -> forward -> Trace.
+#include "trace.h"
+
+#include "embedding.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace core {
+
+namespace {
+
+std::string ordinal(std::size_t index) { return std::to_string(index + 1); }
+
+std::vector<Tokenized> tokenizeAll(const std::vector<std::string>& texts, const char* what,
+                                   std::vector<std::string>& warnings) {
+    std::vector<Tokenized> out;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        out.push_back(tokenize(texts[i]));
+        const Tokenized& t = out.back();
+        if (t.tokens.empty())
+            throw std::invalid_argument(std::string(what) + " " + ordinal(i) + " has no tokens");
+        if (t.droppedTokens > 0)
+            warnings.push_back(std::string(what) + " " + ordinal(i) + " has " +
+                               std::to_string(t.tokens.size() + t.droppedTokens) +
+                               " tokens; kept the first " + std::to_string(t.tokens.size()) +
+                               " (cap " + std::to_string(kMaxTokens) + ")");
+    }
+    return out;
+}
+
+int longest(const std::vector<Tokenized>& sentences) {
+    std::size_t n = 0;
+    for (const Tokenized& t : sentences) n = std::max(n, t.tokens.size());
+    return int(n);
+}
+
+// Stacks the sentences' embeddings, each padded with zero rows to `len`.
+Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s) {
+    Mat x = Mat::Zero(Eigen::Index(sentences.size()) * len, s.d_model); // (B*len) x d_model
+    for (std::size_t b = 0; b < sentences.size(); ++b) {
+        std::vector<std::string> tokens;
+        for (const Token& t : sentences[b].tokens) tokens.push_back(t.text);
+        x.middleRows(Eigen::Index(b) * len, Eigen::Index(tokens.size())) =
+            embedTokens(tokens, s.d_model, s.positional);
+    }
+    return x;
+}
+
+} // namespace
+
+Trace run(const Scene& scene, const Trace* previous) {
+    if (std::string error = validationError(scene); !error.empty())
+        throw std::invalid_argument(error);
+    Trace trace;
+    trace.scene = scene;
+    trace.sentences = tokenizeAll(scene.sentences, "sentence", trace.warnings);
+    if (scene.isCross()) {
+        std::vector<std::string> sources = scene.sources;
+        sources.resize(scene.sentences.size(), scene.sources.front()); // one source serves all
+        trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
+    }
+    for (int h = 0; h < scene.heads; ++h) trace.headNames.push_back("head " + std::to_string(h + 1));
+
+    const bool sameWeights = previous && previous->weights &&
+                             previous->scene.seed == scene.seed &&
+                             previous->scene.d_model == scene.d_model &&
+                             previous->scene.weights == scene.weights;
+    trace.weights = sameWeights ? previous->weights
+                                : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
+
+    const auto& keySentences = scene.isCross() ? trace.sources : trace.sentences;
+    AttentionInput& in = trace.input;
+    in.batch = int(scene.sentences.size());
+    in.queryLen = longest(trace.sentences);
+    in.keyLen = longest(keySentences);
+    in.heads = scene.heads;
+    in.causal = scene.mask == MaskKind::Causal;
+    in.scale = scene.scale;
+    in.x = stackPadded(trace.sentences, in.queryLen, scene);
+    if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene);
+    in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M
+    for (int b = 0; b < in.batch; ++b)
+        for (int j = int(keySentences[b].tokens.size()); j < in.keyLen; ++j) in.keyPadding(b, j) = true;
+
+    forward(in, *trace.weights, trace.attention);
+    return trace;
+}
+
+} // namespace core

@@ -1,0 +1,42 @@
+#include "scene.h"
+
+#include "embedding.h"
+
+#include <algorithm>
+
+namespace core {
+
+namespace {
+
+bool isBlank(const std::string& text) {
+    return std::all_of(text.begin(), text.end(),
+                       [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+}
+
+std::string ordinal(std::size_t index) { return std::to_string(index + 1); }
+
+} // namespace
+
+std::string validationError(const Scene& s) {
+    if (s.d_model < kMinDModel || s.d_model > kMaxDModel || s.d_model % 2 != 0)
+        return "d_model " + std::to_string(s.d_model) + " must be an even number from " +
+               std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel);
+    if (s.heads < 1 || s.heads > s.d_model)
+        return "heads " + std::to_string(s.heads) + " must be from 1 to d_model (" +
+               std::to_string(s.d_model) + ")";
+    if (s.d_model % s.heads != 0)
+        return "heads " + std::to_string(s.heads) + " does not divide d_model " +
+               std::to_string(s.d_model) + " (d_head = d_model / heads must be whole)";
+    if (s.sentences.empty()) return "no sentence given";
+    for (std::size_t i = 0; i < s.sentences.size(); ++i)
+        if (isBlank(s.sentences[i])) return "sentence " + ordinal(i) + " is empty";
+    if (s.sources.size() > 1 && s.sources.size() != s.sentences.size())
+        return "got " + std::to_string(s.sources.size()) + " source sentences for " +
+               std::to_string(s.sentences.size()) + " sentences (give one, or one per sentence)";
+    for (std::size_t i = 0; i < s.sources.size(); ++i)
+        if (isBlank(s.sources[i])) return "source sentence " + ordinal(i) + " is empty";
+    if (s.weights != "random") return "weights '" + s.weights + "' is unknown (use random)";
+    return {};
+}
+
+} // namespace core

@@ -1,0 +1,34 @@
+// Everything a user can set. The window edits a Scene, the CLI builds one from
+// its flags; core::run turns it into a Trace.
+#pragma once
+
+#include "attention.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace core {
+
+inline constexpr const char* kDemoSentence = "The cat sat on the mat because it was tired.";
+
+struct Scene {
+    std::vector<std::string> sentences{kDemoSentence}; // B query sentences, padded to the longest
+    std::vector<std::string> sources; // cross-attention: none, one shared, or one per sentence
+    int d_model = 64;
+    int heads = 8;
+    MaskKind mask = MaskKind::None;
+    ScaleKind scale = ScaleKind::SqrtDHead;
+    std::uint64_t seed = 1;
+    std::string weights = "random"; // weight mode; "random" is the only one so far
+    bool positional = true;         // add the sinusoidal positional encoding
+
+    bool isCross() const { return !sources.empty(); }
+    int dHead() const { return heads > 0 ? d_model / heads : 0; }
+    bool operator==(const Scene&) const = default;
+};
+
+// Empty when the scene can run, else one line naming the bad value.
+std::string validationError(const Scene& scene);
+
+} // namespace core

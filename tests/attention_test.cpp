@@ -1,0 +1,213 @@
+// The forward pass against the naive double-precision reference and its properties.
+#include "attention.h"
+
+#include "reference_attention.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+using core::Attention;
+using core::AttentionInput;
+using testing_support::paddedInput;
+using testing_support::randomMatrix;
+
+namespace {
+
+constexpr double kTol = 1e-5;
+
+Attention runForward(const AttentionInput& in, const core::Weights& w) {
+    Attention out;
+    core::forward(in, w, out);
+    return out;
+}
+
+void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
+    const Attention a = runForward(in, w);
+    const reference::Result ref = reference::multiHeadAttention(in, w);
+    double worstWeight = 0, worstOut = 0;
+    for (int b = 0; b < in.batch; ++b) {
+        for (int h = 0; h < in.heads; ++h)
+            for (int i = 0; i < in.queryLen; ++i)
+                for (int j = 0; j < in.keyLen; ++j)
+                    worstWeight = std::max(worstWeight, std::abs(a.attention(a.headRow(b, h, i), j) -
+                                                                 ref.weight(b, h, i, j)));
+        for (int i = 0; i < in.queryLen; ++i)
+            for (int c = 0; c < a.d_model; ++c)
+                worstOut = std::max(worstOut,
+                                    std::abs(a.output(Eigen::Index(b) * in.queryLen + i, c) - ref.out(b, i, c)));
+    }
+    EXPECT_LE(worstWeight, kTol);
+    EXPECT_LE(worstOut, kTol);
+}
+
+} // namespace
+
+TEST(Attention, SelfAttentionMatchesNaiveReference) {
+    AttentionInput in = paddedInput({9}, 32, 4, 11);
+    expectMatchesReference(in, core::randomWeights(3, 32));
+}
+
+TEST(Attention, CausalPaddedBatchMatchesNaiveReference) {
+    AttentionInput in = paddedInput({6, 11, 2}, 48, 6, 12);
+    in.causal = true;
+    expectMatchesReference(in, core::randomWeights(4, 48));
+}
+
+TEST(Attention, CrossAttentionMatchesNaiveReference) {
+    AttentionInput in = paddedInput({5, 3}, 16, 2, 13);
+    const AttentionInput src = paddedInput({7, 4}, 16, 2, 14);
+    in.keyLen = src.keyLen;
+    in.xSource = src.x;
+    in.keyPadding = src.keyPadding;
+    expectMatchesReference(in, core::randomWeights(5, 16));
+}
+
+TEST(Attention, EveryScaleChoiceMatchesNaiveReference) {
+    for (core::ScaleKind s : {core::ScaleKind::SqrtDHead, core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
+        AttentionInput in = paddedInput({8}, 16, 4, 15);
+        in.scale = s;
+        expectMatchesReference(in, core::randomWeights(6, 16));
+    }
+}
+
+TEST(Attention, ScoresAreScaledDotProductsBeforeTheMask) {
+    AttentionInput in = paddedInput({5}, 16, 4, 16);
+    in.causal = true;
+    const Attention a = runForward(in, core::randomWeights(7, 16));
+    const int h = 2, i = 1, j = 4; // j > i: masked in the weights, still a score
+    const auto q = a.q.row(i).segment(h * a.d_head, a.d_head);
+    const auto k = a.k.row(j).segment(h * a.d_head, a.d_head);
+    EXPECT_NEAR(a.scores(a.headRow(0, h, i), j), q.dot(k) / 2.0f, 1e-6); // sqrt(d_head = 4) = 2
+    EXPECT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
+}
+
+TEST(Attention, EveryUnmaskedRowSumsToOne) {
+    AttentionInput in = paddedInput({4, 10, 7}, 64, 8, 17);
+    in.causal = true;
+    const Attention a = runForward(in, core::randomWeights(8, 64));
+    for (Eigen::Index r = 0; r < a.attention.rows(); ++r)
+        EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6) << "row " << r;
+}
+
+TEST(Attention, CausalUpperTriangleIsExactlyZero) {
+    AttentionInput in = paddedInput({12}, 32, 8, 18);
+    in.causal = true;
+    const Attention a = runForward(in, core::randomWeights(9, 32));
+    for (int h = 0; h < 8; ++h)
+        for (int i = 0; i < 12; ++i)
+            for (int j = i + 1; j < 12; ++j) ASSERT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
+}
+
+TEST(Attention, PaddedKeysGetExactlyZeroWeight) {
+    const AttentionInput in = paddedInput({3, 8}, 16, 4, 19);
+    const Attention a = runForward(in, core::randomWeights(10, 16));
+    for (int h = 0; h < 4; ++h)
+        for (int i = 0; i < 8; ++i)
+            for (int j = 3; j < 8; ++j) ASSERT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
+}
+
+TEST(Attention, RowWithEveryKeyMaskedIsZeroNotNaN) {
+    AttentionInput in = paddedInput({4, 4}, 16, 2, 20);
+    in.keyPadding.row(1).setConstant(true); // sentence 2 has no visible key at all
+    const Attention a = runForward(in, core::randomWeights(11, 16));
+    EXPECT_TRUE(a.attention.allFinite());
+    EXPECT_TRUE(a.output.allFinite());
+    for (int h = 0; h < 2; ++h)
+        EXPECT_EQ(a.attention.middleRows(a.headRow(1, h), 4).cwiseAbs().maxCoeff(), 0.0f);
+    EXPECT_EQ(a.concat.middleRows(4, 4).cwiseAbs().maxCoeff(), 0.0f);
+}
+
+TEST(Attention, HugeScoresStayFinite) {
+    AttentionInput in = paddedInput({6}, 16, 1, 21);
+    in.x *= 1000.0f; // scores around 1e6: a naive exp overflows, the stable softmax does not
+    in.scale = core::ScaleKind::None;
+    const Attention a = runForward(in, core::randomWeights(12, 16));
+    EXPECT_TRUE(a.attention.allFinite());
+    for (Eigen::Index r = 0; r < a.attention.rows(); ++r) EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6);
+}
+
+TEST(Attention, OneHeadEqualsPlainSingleHeadAttention) {
+    const AttentionInput in = paddedInput({7}, 24, 1, 22);
+    const core::Weights w = core::randomWeights(13, 24);
+    const Attention a = runForward(in, w);
+    // softmax(Q K^T / sqrt(d)) V W_O written out with whole matrices.
+    const core::Mat q = in.x * w.wQ, k = in.x * w.wK, v = in.x * w.wV; // N x d
+    core::Mat s = (q * k.transpose()) / std::sqrt(24.0f);               // N x N
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+        s.row(i) = (s.row(i).array() - s.row(i).maxCoeff()).exp();
+        s.row(i) /= s.row(i).sum();
+    }
+    const core::Mat out = s * v * w.wO; // N x d
+    EXPECT_LE((a.attention - s).cwiseAbs().maxCoeff(), 1e-6);
+    EXPECT_LE((a.output - out).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+TEST(Attention, HeadsEqualToDModelMeansOneDimensionPerHead) {
+    AttentionInput in = paddedInput({5}, 8, 8, 23);
+    const core::Weights w = core::randomWeights(14, 8);
+    const Attention a = runForward(in, w);
+    EXPECT_EQ(a.d_head, 1);
+    expectMatchesReference(in, w);
+}
+
+TEST(Attention, PermutingTokensPermutesOutputsWithoutPositions) {
+    const int n = 6, d = 16;
+    AttentionInput in = paddedInput({n}, d, 4, 24);
+    const core::Weights w = core::randomWeights(15, d);
+    const std::vector<int> perm{3, 0, 5, 1, 4, 2};
+    AttentionInput permuted = in;
+    for (int i = 0; i < n; ++i) permuted.x.row(i) = in.x.row(perm[i]);
+    const Attention a = runForward(in, w), p = runForward(permuted, w);
+    for (int i = 0; i < n; ++i) {
+        EXPECT_LE((p.output.row(i) - a.output.row(perm[i])).cwiseAbs().maxCoeff(), 1e-5);
+        for (int h = 0; h < 4; ++h)
+            for (int j = 0; j < n; ++j)
+                EXPECT_NEAR(p.attention(p.headRow(0, h, i), j), a.attention(a.headRow(0, h, perm[i]), perm[j]), 1e-6);
+    }
+}
+
+TEST(Attention, ConcatPlacesEachHeadInItsOwnColumns) {
+    const AttentionInput in = paddedInput({5, 3}, 24, 3, 25);
+    const Attention a = runForward(in, core::randomWeights(16, 24));
+    for (int b = 0; b < 2; ++b)
+        for (int h = 0; h < 3; ++h)
+            EXPECT_EQ(a.concat.block(b * 5, h * 8, 5, 8), a.headOutputs.middleRows(a.headRow(b, h), 5));
+}
+
+TEST(Attention, ReusedBuffersGiveTheSameResultAsFreshOnes) {
+    const core::Weights w32 = core::randomWeights(17, 32), w16 = core::randomWeights(18, 16);
+    const AttentionInput big = paddedInput({9, 4}, 32, 8, 26), small = paddedInput({3}, 16, 2, 27);
+    Attention reused;
+    core::forward(big, w32, reused);
+    core::forward(small, w16, reused); // shrinks every buffer
+    const Attention fresh = runForward(small, w16);
+    EXPECT_EQ(reused.attention, fresh.attention);
+    EXPECT_EQ(reused.output, fresh.output);
+    EXPECT_EQ(reused.keyPadding, fresh.keyPadding);
+}
+
+TEST(Attention, ShapesThatDoNotFitAreRejected) {
+    const core::Weights w = core::randomWeights(19, 16);
+    AttentionInput in = paddedInput({4}, 16, 3, 28); // 3 does not divide 16
+    Attention out;
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+    in.heads = 4;
+    in.x.conservativeResize(3, 16); // N says 4 rows
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+}
+
+TEST(Attention, LargeShapeUsesThreadsAndStillMatches) {
+    // Big enough to take the multi-threaded path over (b, h) blocks.
+    AttentionInput in = paddedInput({96, 80}, 64, 4, 29);
+    in.causal = true;
+    expectMatchesReference(in, core::randomWeights(20, 64));
+}
+
+TEST(Attention, FlopCountAddsProjectionsScoresValuesAndOutput) {
+    // B=1, N=M=10, d=64: 4 projections 2*10*64*64 each + 2 * 2*10*10*64.
+    EXPECT_DOUBLE_EQ(core::forwardFlops(1, 10, 10, 64), 4 * 81920.0 + 2 * 12800.0);
+}

@@ -1,0 +1,117 @@
+// The command line as users and scripts meet it: exit codes, one-line errors, JSON.
+#include "process_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+using nlohmann::json;
+using testing_support::ProcessResult;
+using testing_support::runMhaViz;
+
+namespace {
+
+// Bad input: exit 2, exactly one line on stderr that names the bad value.
+void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
+    const ProcessResult r = runMhaViz(args);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+}
+
+json traceFor(std::vector<std::string> args) {
+    args.insert(args.end(), {"--json", "-"});
+    const ProcessResult r = runMhaViz(args);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return json::parse(r.out);
+}
+
+} // namespace
+
+TEST(Cli, HeadsThatDoNotDivideDModel) { expectBadInput({"--heads", "3", "--json", "-"}, "heads 3"); }
+TEST(Cli, ZeroDModel) { expectBadInput({"--d-model", "0", "--json", "-"}, "d_model 0"); }
+TEST(Cli, NegativeDModel) { expectBadInput({"--d-model", "-8", "--json", "-"}, "-8"); }
+TEST(Cli, OddDModel) { expectBadInput({"--d-model", "63", "--json", "-"}, "d_model 63"); }
+TEST(Cli, NonNumberDModel) { expectBadInput({"--d-model", "abc", "--json", "-"}, "abc"); }
+TEST(Cli, ZeroHeads) { expectBadInput({"--heads", "0", "--json", "-"}, "heads 0"); }
+TEST(Cli, UnknownMask) { expectBadInput({"--mask", "diagonal", "--json", "-"}, "diagonal"); }
+TEST(Cli, UnknownScale) { expectBadInput({"--scale", "half", "--json", "-"}, "half"); }
+TEST(Cli, NegativeSeed) { expectBadInput({"--seed", "-1", "--json", "-"}, "-1"); }
+TEST(Cli, EmptySentence) { expectBadInput({"--sentence", "", "--json", "-"}, "sentence 1 is empty"); }
+TEST(Cli, BlankSecondSentence) {
+    expectBadInput({"--sentence", "ok", "--sentence", "   ", "--json", "-"}, "sentence 2 is empty");
+}
+TEST(Cli, UnknownFlag) { expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate"); }
+TEST(Cli, UnwritableJsonPath) {
+    expectBadInput({"--json", "/nonexistent-dir/trace.json"}, "/nonexistent-dir/trace.json");
+}
+
+TEST(Cli, HelpListsTheFlagsAndExitsZero) {
+    const ProcessResult r = runMhaViz({"--help"});
+    EXPECT_EQ(r.exitCode, 0);
+    for (const char* flag : {"--sentence", "--source", "--d-model", "--heads", "--mask", "--seed",
+                             "--scale", "--json"})
+        EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+}
+
+TEST(Cli, JsonToStdoutFollowsTheContract) {
+    const json j = traceFor({"--sentence", "The cat sat on the mat .", "--d-model", "32", "--heads", "4",
+                             "--mask", "causal", "--seed", "7", "--scale", "sqrt_d_model"});
+    EXPECT_EQ(j["format"], "mha-trace");
+    EXPECT_EQ(j["config"]["d_model"], 32);
+    EXPECT_EQ(j["config"]["heads"], 4);
+    EXPECT_EQ(j["config"]["d_head"], 8);
+    EXPECT_EQ(j["config"]["mask"], "causal");
+    EXPECT_EQ(j["config"]["scale"], "sqrt_d_model");
+    EXPECT_EQ(j["config"]["seed"], 7);
+    EXPECT_EQ(j["sentences"][0]["tokens"], json({"The", "cat", "sat", "on", "the", "mat", "."}));
+    EXPECT_EQ(j["attention"][0].size(), 4u);
+    EXPECT_EQ(j["attention"][0][3][0][6], 0.0); // causal: first token sees only itself
+    EXPECT_EQ(j["attention"][0][3][0][0], 1.0);
+}
+
+TEST(Cli, JsonFileEqualsJsonOnStdout) {
+    const auto path = std::filesystem::temp_directory_path() / "mha-cli-test-trace.json";
+    const ProcessResult r = runMhaViz({"--sentence", "a b c", "--json", path.string()});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(json::parse(testing_support::readFile(path)), traceFor({"--sentence", "a b c"}));
+    std::filesystem::remove(path);
+}
+
+TEST(Cli, SameSeedSameTraceAcrossRuns) {
+    EXPECT_EQ(traceFor({"--seed", "5"}), traceFor({"--seed", "5"}));
+    EXPECT_NE(traceFor({"--seed", "5"})["w_q"], traceFor({"--seed", "6"})["w_q"]);
+}
+
+TEST(Cli, BatchAndCrossAttention) {
+    const json j = traceFor({"--sentence", "le chat dort", "--sentence", "un chien", "--source",
+                             "the cat sleeps now"});
+    EXPECT_EQ(j["config"]["cross"], true);
+    EXPECT_EQ(j["sources"].size(), 2u);
+    EXPECT_EQ(j["attention"][1][0].size(), 3u);    // N = 3 queries
+    EXPECT_EQ(j["attention"][1][0][0].size(), 4u); // M = 4 keys
+}
+
+TEST(Cli, OddButValidInputWorks) {
+    EXPECT_EQ(traceFor({"--sentence", "?!..."})["sentences"][0]["tokens"], json({"?", "!", "..."}));
+    EXPECT_GE(traceFor({"--sentence", "I \xF0\x9F\x98\x80 cats"})["sentences"][0]["tokens"].size(), 3u);
+    const json broken = traceFor({"--sentence", "bad \xC3\x28 bytes \xFF"});
+    EXPECT_NE(broken["sentences"][0]["text"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos);
+}
+
+TEST(Cli, FiveThousandWordsAreCutWithAWarning) {
+    std::string text;
+    for (int i = 0; i < 5000; ++i) text += "word ";
+    const ProcessResult r = runMhaViz({"--sentence", text, "--d-model", "16", "--heads", "2", "--json", "-"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: sentence 1 has 5000 tokens; kept the first 512"), std::string::npos) << r.err;
+    EXPECT_EQ(json::parse(r.out)["sentences"][0]["tokens"].size(), 512u);
+}
+
+TEST(Cli, NoPositionalIsRecorded) {
+    EXPECT_EQ(traceFor({"--no-positional"})["config"]["positional"], false);
+}

@@ -1,0 +1,61 @@
+// Runs the real mha-viz binary the way a user's shell would and captures what it says.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace testing_support {
+
+struct ProcessResult {
+    int exitCode = -1;
+    std::string out, err;
+};
+
+inline std::string shellQuote(const std::string& arg) {
+    std::string quoted = "'";
+    for (char c : arg) {
+        if (c == '\'')
+            quoted.append("'\\''");
+        else
+            quoted.push_back(c);
+    }
+    quoted.push_back('\'');
+    return quoted;
+}
+
+inline std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// DISPLAY is cleared: headless modes must not need one.
+inline ProcessResult runMhaViz(const std::vector<std::string>& args) {
+    static int counter = 0;
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    const auto outPath = dir / ("mha-cli-out-" + tag), errPath = dir / ("mha-cli-err-" + tag);
+    std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + shellQuote(MHA_VIZ_EXE);
+    for (const auto& a : args) {
+        cmd.push_back(' ');
+        cmd.append(shellQuote(a));
+    }
+    cmd += " </dev/null >" + shellQuote(outPath) + " 2>" + shellQuote(errPath);
+    const int status = std::system(cmd.c_str());
+    ProcessResult r;
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = readFile(outPath);
+    r.err = readFile(errPath);
+    std::filesystem::remove(outPath);
+    std::filesystem::remove(errPath);
+    return r;
+}
+
+} // namespace testing_support

@@ -1,0 +1,131 @@
+// Scene validation and core::run: tokens -> padded batch -> trace.
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using core::Scene;
+
+namespace {
+
+Scene sceneWith(std::vector<std::string> sentences) {
+    Scene s;
+    s.sentences = std::move(sentences);
+    return s;
+}
+
+} // namespace
+
+TEST(Scene, DefaultsAreTheDemo) {
+    const Scene s;
+    EXPECT_EQ(s.sentences, std::vector<std::string>{"The cat sat on the mat because it was tired."});
+    EXPECT_EQ(s.d_model, 64);
+    EXPECT_EQ(s.heads, 8);
+    EXPECT_EQ(s.dHead(), 8);
+    EXPECT_EQ(core::validationError(s), "");
+}
+
+TEST(Scene, HeadsMustDivideDModel) {
+    Scene s;
+    s.heads = 3;
+    EXPECT_EQ(core::validationError(s),
+              "heads 3 does not divide d_model 64 (d_head = d_model / heads must be whole)");
+}
+
+TEST(Scene, BadSizesAreNamed) {
+    for (int d : {0, -8, 7, 1026, 1 << 30}) {
+        Scene s;
+        s.d_model = d;
+        EXPECT_NE(core::validationError(s).find("d_model " + std::to_string(d)), std::string::npos);
+    }
+    Scene s;
+    s.heads = 0;
+    EXPECT_NE(core::validationError(s).find("heads 0"), std::string::npos);
+    s.heads = 128; // more heads than dimensions
+    EXPECT_NE(core::validationError(s).find("heads 128"), std::string::npos);
+}
+
+TEST(Scene, BlankSentencesAreRejected) {
+    EXPECT_EQ(core::validationError(sceneWith({""})), "sentence 1 is empty");
+    EXPECT_EQ(core::validationError(sceneWith({"ok", " \t\n"})), "sentence 2 is empty");
+    EXPECT_THROW(core::run(sceneWith({"   "})), std::invalid_argument);
+}
+
+TEST(Scene, SourcesAreOneOrOnePerSentence) {
+    Scene s = sceneWith({"a b", "c d", "e"});
+    s.sources = {"x", "y"};
+    EXPECT_NE(core::validationError(s).find("2 source sentences for 3"), std::string::npos);
+    s.sources = {"x"};
+    EXPECT_EQ(core::validationError(s), "");
+}
+
+TEST(Run, DemoSentenceGivesElevenTokensAndEightHeads) {
+    const core::Trace t = core::run(Scene{});
+    ASSERT_EQ(t.sentences.size(), 1u);
+    EXPECT_EQ(t.sentences[0].tokens.size(), 11u);
+    EXPECT_EQ(t.headNames.size(), 8u);
+    EXPECT_EQ(t.headNames[0], "head 1");
+    EXPECT_EQ(t.attention.attention.rows(), 8 * 11);
+    EXPECT_TRUE(t.warnings.empty());
+}
+
+TEST(Run, BatchIsPaddedToTheLongestWithKeyPadding) {
+    const core::Trace t = core::run(sceneWith({"one two three four", "five six"}));
+    EXPECT_EQ(t.queryLen(), 4);
+    EXPECT_EQ(t.keyLen(), 4);
+    EXPECT_FALSE(t.attention.keyPadding(0, 3));
+    EXPECT_FALSE(t.attention.keyPadding(1, 1));
+    EXPECT_TRUE(t.attention.keyPadding(1, 2));
+    EXPECT_TRUE(t.attention.keyPadding(1, 3));
+    EXPECT_EQ(t.input.x.middleRows(6, 2).cwiseAbs().maxCoeff(), 0.0f); // padded rows are 0
+    EXPECT_GT(t.input.x.row(5).cwiseAbs().maxCoeff(), 0.0f);
+}
+
+TEST(Run, SameTokensSameRowsAcrossBatchWithoutPositions) {
+    Scene s = sceneWith({"the cat sat", "the cat"});
+    s.positional = false;
+    const core::Trace t = core::run(s);
+    EXPECT_EQ(t.input.x.row(1), t.input.x.row(3 + 1));
+}
+
+TEST(Run, CrossAttentionTakesKeysFromTheSource) {
+    Scene s = sceneWith({"le chat", "un chien noir"});
+    s.sources = {"the black cat sat down"};
+    const core::Trace t = core::run(s);
+    EXPECT_EQ(t.queryLen(), 3);
+    EXPECT_EQ(t.keyLen(), 5);
+    ASSERT_EQ(t.sources.size(), 2u); // one source shared by both sentences
+    EXPECT_EQ(t.sources[1].tokens[2].text, "cat");
+    EXPECT_EQ(t.input.xSource.rows(), 2 * 5);
+    EXPECT_EQ(t.attention.attention.cols(), 5);
+    EXPECT_FALSE(t.attention.keyPadding.any());
+}
+
+TEST(Run, TokenCapCutsAndWarns) {
+    std::string text;
+    for (int i = 0; i < 600; ++i) text += "w" + std::to_string(i) + " ";
+    const core::Trace t = core::run(sceneWith({text}));
+    EXPECT_EQ(t.queryLen(), 512);
+    ASSERT_EQ(t.warnings.size(), 1u);
+    EXPECT_EQ(t.warnings[0], "sentence 1 has 600 tokens; kept the first 512 (cap 512)");
+}
+
+TEST(Run, WeightsAreReusedOnlyWhenTheyCannotHaveChanged) {
+    const core::Trace first = core::run(Scene{});
+    Scene edited;
+    edited.sentences = {"a new sentence"};
+    const core::Trace second = core::run(edited, &first);
+    EXPECT_EQ(second.weights.get(), first.weights.get());
+    edited.seed = 99;
+    const core::Trace third = core::run(edited, &second);
+    EXPECT_NE(third.weights.get(), first.weights.get());
+    EXPECT_NE(third.weights->wQ, first.weights->wQ);
+}
+
+TEST(Run, ParameterCountOfTheSceneIsFourDModelSquared) {
+    Scene s;
+    s.d_model = 96;
+    s.heads = 12;
+    EXPECT_EQ(core::run(s).weights->parameterCount(), 4 * 96 * 96);
+}

@@ -1,0 +1,82 @@
+// The engine against PyTorch's nn.MultiheadAttention(batch_first=True, bias=False).
+// Fixtures come from make_torch_fixtures.py (float64 torch on float32 inputs) and are
+// committed, so this test needs no torch.
+#include "attention.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using nlohmann::json;
+
+json loadFixture(const std::string& name) {
+    const std::filesystem::path path =
+        std::filesystem::path(MHA_FIXTURE_DIR) / ("torch_" + name + ".json");
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("missing fixture " + path.string());
+    return json::parse(in);
+}
+
+// [A][R][C] -> (A*R) x C
+core::Mat stack3(const json& t) {
+    const auto a = t.size(), r = t[0].size(), c = t[0][0].size();
+    core::Mat m(a * r, c);
+    for (std::size_t i = 0; i < a; ++i)
+        for (std::size_t j = 0; j < r; ++j)
+            for (std::size_t k = 0; k < c; ++k) m(i * r + j, k) = t[i][j][k].get<float>();
+    return m;
+}
+
+core::Mat matrix(const json& t) {
+    core::Mat m(t.size(), t[0].size());
+    for (std::size_t i = 0; i < t.size(); ++i)
+        for (std::size_t j = 0; j < t[0].size(); ++j) m(i, j) = t[i][j].get<float>();
+    return m;
+}
+
+class TorchReference : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {
+    const json f = loadFixture(GetParam());
+    core::AttentionInput in;
+    in.batch = f["batch"], in.queryLen = f["query_len"], in.keyLen = f["key_len"];
+    in.heads = f["heads"];
+    in.causal = f["causal"];
+    in.x = stack3(f["x"]);
+    if (f["cross"].get<bool>()) in.xSource = stack3(f["x_source"]);
+    in.keyPadding.resize(in.batch, in.keyLen);
+    for (int b = 0; b < in.batch; ++b)
+        for (int j = 0; j < in.keyLen; ++j) in.keyPadding(b, j) = f["key_padding"][b][j].get<bool>();
+    const core::Weights w{matrix(f["w_q"]), matrix(f["w_k"]), matrix(f["w_v"]), matrix(f["w_o"])};
+
+    core::Attention a;
+    core::forward(in, w, a);
+
+    double worstWeight = 0, worstOut = 0;
+    for (int b = 0; b < in.batch; ++b) {
+        for (int h = 0; h < in.heads; ++h)
+            for (int i = 0; i < in.queryLen; ++i)
+                for (int j = 0; j < in.keyLen; ++j)
+                    worstWeight = std::max(worstWeight,
+                                           std::abs(a.attention(a.headRow(b, h, i), j) -
+                                                    f["attention"][b][h][i][j].get<double>()));
+        for (int i = 0; i < in.queryLen; ++i)
+            for (int c = 0; c < a.d_model; ++c)
+                worstOut = std::max(worstOut, std::abs(a.output(b * in.queryLen + i, c) -
+                                                       f["output"][b][i][c].get<double>()));
+    }
+    EXPECT_LE(worstWeight, 1e-5) << GetParam();
+    EXPECT_LE(worstOut, 1e-5) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TorchReference,
+                         ::testing::Values("self", "causal", "padded_batch", "padded_batch_causal",
+                                           "cross", "cross_causal", "single_head", "head_per_dim",
+                                           "wide"),
+                         [](const auto& info) { return info.param; });
+
+} // namespace

@@ -1,0 +1,44 @@
+// Seeded Glorot-uniform weights: fixed by the seed alone.
+#include "weights.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+TEST(Weights, SameSeedSameWeights) {
+    const core::Weights a = core::randomWeights(42, 32), b = core::randomWeights(42, 32);
+    EXPECT_EQ(a.wQ, b.wQ);
+    EXPECT_EQ(a.wO, b.wO);
+}
+
+TEST(Weights, DifferentSeedOrMatrixGivesDifferentValues) {
+    const core::Weights a = core::randomWeights(42, 16), b = core::randomWeights(43, 16);
+    EXPECT_NE(a.wQ, b.wQ);
+    EXPECT_NE(a.wQ, a.wK);
+    EXPECT_NE(a.wK, a.wV);
+    EXPECT_NE(a.wV, a.wO);
+}
+
+TEST(Weights, PinnedValuesAreTheSameOnEveryMachine) {
+    // Computed independently (Python, numpy float32) from the algorithm in weights.h.
+    const core::Weights w = core::randomWeights(1, 4);
+    EXPECT_EQ(w.wQ(0, 0), float(-0.12002295255661011));
+    EXPECT_EQ(w.wQ(3, 3), float(0.16156180202960968));
+    EXPECT_EQ(w.wO(1, 2), float(-0.5967962145805359));
+}
+
+TEST(Weights, GlorotUniformBoundsAndSpread) {
+    const int d = 256;
+    const core::Weights w = core::randomWeights(7, d);
+    const float limit = std::sqrt(3.0f / d);
+    for (const core::Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO}) {
+        EXPECT_LE(m->cwiseAbs().maxCoeff(), limit);
+        EXPECT_GT(m->cwiseAbs().maxCoeff(), 0.99f * limit);
+        const double variance = m->cast<double>().array().square().mean();
+        EXPECT_NEAR(variance, 1.0 / d, 0.05 / d); // U(-a, a) has variance a^2 / 3 = 1 / d
+    }
+}
+
+TEST(Weights, ParameterCountIsFourDModelSquared) {
+    for (int d : {2, 64, 512}) EXPECT_EQ(core::randomWeights(1, d).parameterCount(), 4LL * d * d);
+}
