@@ -63,6 +63,13 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         ->capture_default_str();
     cli.add_flag("--no-positional", noPositional, "Leave out the sinusoidal positional encoding");
     cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
+    cli.add_option("--export-dir", options.exportDir,
+                   "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
+    cli.add_option("--screenshot", options.screenshotPath,
+                   "Open the window, render until settled, save a PNG of it to FILE, exit");
+    cli.add_option("--bench-frames", options.benchFrames,
+                   "Open the window, recompute every frame for N frames, print frame times, exit")
+        ->check(CLI::Range(1, 1000000));
 
     try {
         cli.parse(argc, argv);

@@ -11,7 +11,10 @@ namespace app {
 
 struct CliOptions {
     core::Scene scene;
-    std::string jsonPath; // --json FILE, "-" for stdout
+    std::string jsonPath;       // --json FILE, "-" for stdout
+    std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
+    std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
+    int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
     bool headless() const { return !jsonPath.empty(); }
 };
 

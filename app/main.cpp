@@ -1,14 +1,194 @@
-// mha-viz: the command line and (next) the window.
+// mha-viz: type a sentence, see every head's attention. Headless with --json;
+// otherwise the window, whose frame loop reads top to bottom like Dear ImGui's
+// example_glfw_opengl3: poll -> new frame -> panels -> render -> swap.
 #include "cli.h"
+#include "frame_stats.h"
+#include "fonts.h"
+#include "gl_heatmaps.h"
+#include "heatmap_widget.h"
+#include "panels.h"
+#include "scene_runner.h"
+#include "shortcuts.h"
+#include "user_paths.h"
+#include "window_capture.h"
+#include "window_layout.h"
 
-#include "trace.h"
+#include <glad/gl.h>
 
+#include <GLFW/glfw3.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <chrono>
 #include <cstdio>
+#include <iostream>
+
+namespace {
+
+void glfwErrorToStderr(int code, const char* description) {
+    std::fprintf(stderr, "mha-viz: GLFW error %d: %s\n", code, description);
+}
+
+void drawNotice(const app::ViewState& view, double now) {
+    if (view.notice.empty() || now > view.noticeUntil) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    ImGui::Begin("##notice", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+    ImGui::TextUnformatted(view.notice.c_str());
+    ImGui::End();
+}
+
+// --bench-frames: a different first word each frame, so every frame recomputes.
+void varyForBenchmark(core::Scene& scene, int frame) {
+    static const std::string base = scene.sentences.front();
+    scene.sentences.front() = (frame % 2 ? "One " : "Two ") + base;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     int exitCode = 0;
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;
     if (options->headless()) return app::runHeadless(*options);
-    return app::runHeadless(*options);
+
+    // Window set-up.
+    glfwSetErrorCallback(glfwErrorToStderr);
+    if (!glfwInit()) {
+        std::cerr << "mha-viz: error: cannot open a window (no display?); use --json for headless output\n";
+        return 1;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); // HiDPI: the window grows with the content scale
+    GLFWwindow* window = glfwCreateWindow(1440, 900, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+    if (!window) {
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    if (!gladLoadGL(glfwGetProcAddress)) {
+        std::cerr << "mha-viz: error: OpenGL 3.3 is not available\n";
+        return 1;
+    }
+    const bool benchmarking = options->benchFrames > 0;
+    glfwSwapInterval(benchmarking ? 0 : 1);
+
+    float uiScale = 1.0f;
+    glfwGetWindowContentScale(window, &uiScale, nullptr);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    const std::string iniPath = app::imguiIniPath();
+    ImGui::GetIO().IniFilename = iniPath.c_str();
+    ImGui::StyleColorsDark();
+    ImGui::GetStyle().ScaleAllSizes(uiScale);
+    app::loadUiFont(16.0f * uiScale);
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    app::GlHeatmaps gl;
+    if (std::string error; !gl.init(error)) {
+        std::cerr << "mha-viz: error: " << error << '\n';
+        return 1;
+    }
+
+    // State: the Scene the user edits, the Trace drawn, how it is drawn.
+    core::Scene scene = options->scene;
+    core::Trace trace;
+    app::ViewState view;
+    app::SceneRunner runner;
+    runner.update(scene, trace, view);
+    app::uploadHeadMaps(trace, view, gl);
+    const std::string exportDir = options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
+    app::FrameStats benchStats;
+    int frame = 0, framesToSettle = 3;
+
+    // Main loop.
+    while (!glfwWindowShouldClose(window)) {
+        const auto frameStart = std::chrono::steady_clock::now();
+        // Sleep until input when nothing moves; redraw every frame while a control is active.
+        const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
+                          ImGui::IsAnyItemActive();
+        const double now = glfwGetTime();
+        if (busy) {
+            glfwPollEvents();
+            framesToSettle = std::max(0, framesToSettle - 1);
+        } else {
+            if (now < view.noticeUntil) glfwWaitEventsTimeout(view.noticeUntil - now);
+            else glfwWaitEvents();
+            framesToSettle = 2; // ImGui needs a frame or two to settle after input
+        }
+        if (benchmarking) varyForBenchmark(scene, frame);
+
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        app::interceptEscape(view);
+        ImGui::NewFrame();
+        gl.beginFrame();
+        view.nextHover = {};
+        const app::ShortcutActions actions = app::handleShortcuts(view);
+
+        const ImVec2 display = ImGui::GetIO().DisplaySize;
+        const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
+        app::drawSentencesPanel(layout.sentences, scene, trace, view);
+        app::drawControlsPanel(layout.controls, scene, trace, view);
+        if (runner.update(scene, trace, view) || !view.mapsUploaded) app::uploadHeadMaps(trace, view, gl); // same frame
+        app::drawHeadsPanel(layout.heads, trace, view, gl);
+        app::drawHeadPanel(layout.head, trace, view, gl);
+        drawNotice(view, glfwGetTime());
+        view.hover = view.nextHover;
+
+        // Rendering.
+        ImGui::Render();
+        int width = 0, height = 0;
+        glfwGetFramebufferSize(window, &width, &height);
+        glViewport(0, 0, width, height);
+        const ImVec4 background = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg); // panels draw no background
+        glClearColor(background.x, background.y, background.z, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+        if (actions.exportWindow) {
+            std::string error;
+            const std::string path = app::exportWindow(exportDir, app::captureFramebuffer(width, height), trace, error);
+            view.notice = path.empty() ? "Export failed: " + error : "Saved " + path + " (+ .json)";
+            view.noticeUntil = glfwGetTime() + 4.0;
+            std::cerr << "mha-viz: " << view.notice << '\n';
+        }
+        if (!options->screenshotPath.empty() && frame >= 5) { // fonts, layout and maps have settled
+            const std::string error = core::writePng(options->screenshotPath, app::captureFramebuffer(width, height));
+            if (!error.empty()) {
+                std::cerr << "mha-viz: error: " << error << '\n';
+                exitCode = app::kExitBadInput;
+            }
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+        }
+        glfwSwapBuffers(window);
+
+        if (benchmarking) {
+            glFinish(); // count the GPU's (llvmpipe's) work too
+            benchStats.millis.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count());
+            if (int(benchStats.millis.size()) >= options->benchFrames) {
+                std::cout << benchStats.summary() << std::endl;
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            }
+        }
+        ++frame;
+    }
+
+    // Shutdown, in reverse order.
+    gl.shutdown();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exitCode;
 }

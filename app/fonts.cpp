@@ -1,0 +1,61 @@
+#include "fonts.h"
+
+#include <imgui.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+// Ranges DejaVu Sans covers that sentences in a lecture are likely to use.
+const ImWchar kGlyphRanges[] = {
+    0x0020, 0x024F, // Latin, Latin-1, Latin Extended-A/B
+    0x0250, 0x036F, // IPA, spacing modifiers, combining marks
+    0x0370, 0x03FF, // Greek
+    0x0400, 0x052F, // Cyrillic
+    0x0590, 0x05FF, // Hebrew
+    0x0600, 0x06FF, // Arabic
+    0x1E00, 0x1FFF, // Latin Extended Additional, Greek Extended
+    0x2000, 0x209F, // punctuation, super- and subscripts
+    0x20A0, 0x20CF, // currency
+    0x2100, 0x22FF, // letterlike, arrows, mathematical operators
+    0x25A0, 0x25FF, // geometric shapes
+    0xFFFD, 0xFFFD, // replacement character: ImGui draws it for glyphs no font has
+    0,
+};
+
+std::vector<std::filesystem::path> candidates() {
+    std::vector<std::filesystem::path> paths;
+    if (const char* custom = std::getenv("MHA_VIZ_FONT")) paths.emplace_back(custom);
+    for (const char* dir : {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
+                            "/usr/local/share/fonts", "/usr/share/fonts/dejavu-sans-fonts",
+                            "/opt/homebrew/share/fonts", "/Library/Fonts"})
+        paths.push_back(std::filesystem::path(dir) / "DejaVuSans.ttf");
+    if (const char* home = std::getenv("HOME")) {
+        paths.push_back(std::filesystem::path(home) / ".local/share/fonts/DejaVuSans.ttf");
+        paths.push_back(std::filesystem::path(home) / ".fonts/DejaVuSans.ttf");
+    }
+    return paths;
+}
+
+} // namespace
+
+std::string loadUiFont(float pixelSize) {
+    ImGuiIO& io = ImGui::GetIO();
+    for (const std::filesystem::path& path : candidates()) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec)) continue;
+        ImFontConfig config;
+        config.OversampleH = 2;
+        if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges)) return path.string();
+    }
+    ImFontConfig config;
+    config.SizePixels = pixelSize;
+    io.Fonts->AddFontDefault(&config);
+    return "built-in";
+}
+
+} // namespace app

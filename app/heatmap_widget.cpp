@@ -1,0 +1,188 @@
+#include "heatmap_widget.h"
+
+#include "utf8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace app {
+
+namespace {
+
+ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
+
+// Cuts text to fit maxWidth, ending in an ellipsis; whole code points only.
+std::string fitText(const std::string& text, float maxWidth) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= maxWidth) return text;
+    const bool hasEllipsis = ImGui::GetFont()->FindGlyphNoFallback(0x2026) != nullptr;
+    const std::string ellipsis = hasEllipsis ? "\xE2\x80\xA6" : "..";
+    std::u32string points = core::decodeUtf8(text);
+    while (!points.empty()) {
+        points.pop_back();
+        std::string candidate;
+        for (char32_t cp : points) core::appendUtf8(candidate, cp);
+        candidate += ellipsis;
+        if (ImGui::CalcTextSize(candidate.c_str()).x <= maxWidth) return candidate;
+    }
+    return {};
+}
+
+// Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
+// ImGui has no rotated text: draw it flat at `flat` (a spot inside the widget, so the
+// clip rectangle keeps every glyph), then rotate the vertices it added.
+void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color, const std::string& text) {
+    const int first = draw->VtxBuffer.Size;
+    draw->AddText(flat, color, text.c_str());
+    for (int v = first; v < draw->VtxBuffer.Size; ++v) {
+        ImVec2& p = draw->VtxBuffer[v].pos;
+        p = ImVec2(anchor.x + (p.y - flat.y), anchor.y - (p.x - flat.x));
+    }
+}
+
+float widestLabel(const std::vector<std::string>& labels) {
+    float widest = 0;
+    for (const std::string& label : labels) widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+    return widest;
+}
+
+void cellTooltip(const core::Trace& trace, const ViewState& view, int head, int i, int j) {
+    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    const core::Attention& a = trace.attention;
+    const float value = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
+    const float score = a.scores(a.headRow(view.batchIndex, head, i), j);
+    ImGui::BeginTooltip();
+    ImGui::TextDisabled("%s", trace.headNames[std::size_t(head)].c_str());
+    ImGui::Text("query  %s  (#%d)", map.queryLabels[std::size_t(i)].c_str(), i + 1);
+    ImGui::Text("key    %s  (#%d)", map.keyLabels[std::size_t(j)].c_str(), j + 1);
+    if (value == core::kMaskedCell)
+        ImGui::TextUnformatted("weight masked (\xE2\x88\x92\xE2\x88\x9E before softmax)");
+    else
+        ImGui::Text("weight %.4f", value);
+    ImGui::Text("score  %.4f  (scaled q\xC2\xB7k, before the mask)", score);
+    ImGui::EndTooltip();
+}
+
+} // namespace
+
+ImU32 headColor(int head, int heads, float alpha) {
+    const float hue = heads > 0 ? float(head) / float(heads) : 0.0f;
+    return ImColor::HSV(hue, 0.60f, 0.95f, alpha);
+}
+
+void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    view.batchIndex = std::clamp(view.batchIndex, 0, trace.batch() - 1);
+    view.maps.resize(std::size_t(trace.attention.heads));
+    for (int h = 0; h < trace.attention.heads; ++h) {
+        view.maps[std::size_t(h)] = core::attentionMap(trace, view.batchIndex, h);
+        const core::AttentionMap& map = view.maps[std::size_t(h)];
+        gl.setValues(h, map.values.data(), map.rows, map.cols);
+    }
+    view.mapsUploaded = true;
+}
+
+bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+                 LabelMode labels) {
+    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    const int rows = map.rows, cols = map.cols;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float fontSize = ImGui::GetFontSize();
+    const float pad = 4.0f;
+
+    // Labels only where a map is big enough to carry them; tooltips always name tokens.
+    const bool showLabels = std::min(size.x, size.y) >= 7.0f * fontSize;
+    const float labelShare = labels == LabelMode::Full ? 0.30f : 0.24f;
+    const float rowLabelWidth = showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
+    const float colLabelHeight = showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
+    const float cell = std::max(0.5f, std::min((size.x - rowLabelWidth) / float(cols),
+                                               (size.y - colLabelHeight) / float(rows)));
+    const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
+    const ImVec2 mapMax = mapMin + ImVec2(cell * float(cols), cell * float(rows));
+
+    const float valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
+    gl.draw(draw, head, mapMin, mapMax, view.colormap, 0.0f, valueMax);
+
+    const CellRef& hover = view.hover;
+    const ImU32 textColor = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 dimColor = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 accent = IM_COL32(255, 140, 0, 255);
+    if (showLabels) {
+        const int step = std::max(1, int(std::ceil(fontSize * 0.95f / cell))); // every k-th when crowded
+        for (int i = 0; i < rows; i += step) {
+            const std::string text = fitText(map.queryLabels[std::size_t(i)], rowLabelWidth - pad);
+            const float width = ImGui::CalcTextSize(text.c_str()).x;
+            const bool lit = i == hover.query || i == view.pinnedQuery;
+            const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
+            draw->AddText(ImVec2(mapMin.x - 4.0f - width, mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
+                          i == view.pinnedQuery ? accent : (lit || !isPad ? textColor : dimColor), text.c_str());
+        }
+        for (int j = 0; j < cols; j += step) {
+            const std::string text = fitText(map.keyLabels[std::size_t(j)], colLabelHeight - pad);
+            const bool isPad = map.keyLabels[std::size_t(j)] == core::kPadLabel;
+            addVerticalText(draw, ImVec2(mapMin.x + cell * (float(j) + 0.5f) - fontSize * 0.5f, mapMin.y - 4.0f), origin,
+                            j == hover.key || !isPad ? textColor : dimColor, text);
+        }
+    }
+
+    // Highlights from the previous frame's hover, so every head lights up together.
+    if (hover.query >= 0 && hover.query < rows)
+        draw->AddRect(ImVec2(mapMin.x, mapMin.y + cell * float(hover.query)),
+                      ImVec2(mapMax.x, mapMin.y + cell * float(hover.query + 1)), IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
+    if (hover.key >= 0 && hover.key < cols)
+        draw->AddRect(ImVec2(mapMin.x + cell * float(hover.key), mapMin.y),
+                      ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y), IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
+    if (view.pinnedQuery >= 0 && view.pinnedQuery < rows)
+        draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(view.pinnedQuery) - 1),
+                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(view.pinnedQuery + 1) + 1), accent, 0, 0, 2.5f);
+    const bool selected = head == view.selectedHead;
+    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2), headColor(head, int(view.maps.size())), 0, 0,
+                  selected ? 3.0f : 1.5f);
+
+    ImGui::PushID(head);
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::InvisibleButton("map", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
+    const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    if (ImGui::IsItemHovered()) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const int j = int(std::floor((mouse.x - mapMin.x) / cell));
+        const int i = int(std::floor((mouse.y - mapMin.y) / cell));
+        const bool inRows = i >= 0 && i < rows, inCols = j >= 0 && j < cols;
+        if (inRows && inCols) {
+            view.nextHover = {i, j};
+            cellTooltip(trace, view, head, i, j);
+            if (clicked) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+        } else if (inRows && mouse.x < mapMin.x) {
+            view.nextHover.query = i;
+            ImGui::SetTooltip("query %d: %s", i + 1, map.queryLabels[std::size_t(i)].c_str());
+        } else if (inCols && mouse.y < mapMin.y) {
+            view.nextHover.key = j;
+            ImGui::SetTooltip("key %d: %s", j + 1, map.keyLabels[std::size_t(j)].c_str());
+        }
+    }
+    if (clicked) view.selectedHead = head;
+    ImGui::PopID();
+    return clicked;
+}
+
+void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMax, float width) {
+    const float height = ImGui::GetFontSize() * 0.8f;
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(gl.colormapTexture(colormap))),
+                 ImVec2(width, height));
+    const ImVec2 barMin = ImGui::GetItemRectMin();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 color = ImGui::GetColorU32(ImGuiCol_Text);
+    const float y = barMin.y + height + 2.0f;
+    for (int k = 0; k <= 4; ++k) {
+        char label[32];
+        std::snprintf(label, sizeof label, valueMax >= 0.995f ? "%.2f" : "%.3f", valueMax * float(k) / 4.0f);
+        const float textWidth = ImGui::CalcTextSize(label).x;
+        const float x = barMin.x + width * float(k) / 4.0f;
+        draw->AddLine(ImVec2(x, barMin.y + height), ImVec2(x, barMin.y + height + 3.0f), color);
+        draw->AddText(ImVec2(std::clamp(x - textWidth * 0.5f, barMin.x, barMin.x + width - textWidth), y + 2.0f),
+                      color, label);
+    }
+    ImGui::Dummy(ImVec2(width, ImGui::GetFontSize() + 6.0f));
+}
+
+} // namespace app

@@ -1,0 +1,38 @@
+#include "scene_runner.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace app {
+
+namespace {
+
+bool isBlank(const std::string& text) {
+    return std::all_of(text.begin(), text.end(), [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+}
+
+} // namespace
+
+bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState& view) {
+    if (attempted_ && scene == lastAttempt_) return false;
+    attempted_ = true;
+    lastAttempt_ = scene;
+    view.sceneError.clear();
+    view.sceneHint.clear();
+    if (std::any_of(scene.sentences.begin(), scene.sentences.end(), isBlank) ||
+        std::any_of(scene.sources.begin(), scene.sources.end(), isBlank)) {
+        view.sceneHint = "Type a sentence to see its attention maps.";
+        return false;
+    }
+    try {
+        trace = core::run(scene, &trace);
+    } catch (const std::invalid_argument& e) {
+        view.sceneError = e.what();
+        return false;
+    }
+    view.batchIndex = std::min(view.batchIndex, trace.batch() - 1);
+    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
+    return true;
+}
+
+} // namespace app

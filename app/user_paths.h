@@ -1,0 +1,17 @@
+// Where the window keeps its files (XDG base directories, never the working directory).
+#pragma once
+
+#include <string>
+
+namespace app {
+
+// $XDG_CONFIG_HOME/mha-viz/imgui.ini, else ~/.config/mha-viz/imgui.ini (folder created).
+std::string imguiIniPath();
+
+// $XDG_PICTURES_DIR/mha-viz, else the Pictures folder from user-dirs.dirs, else ~/Pictures/mha-viz.
+std::string defaultExportDir();
+
+// A free path "<dir>/<stem><-k><ext>" for every ext, so an export never overwrites.
+std::string uniqueStem(const std::string& dir, const std::string& stem, const std::string exts[], int extCount);
+
+} // namespace app

@@ -1,0 +1,59 @@
+#include "window_capture.h"
+
+#include "atomic_file.h"
+#include "trace_json.h"
+#include "user_paths.h"
+
+#include <glad/gl.h>
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+namespace app {
+
+core::Image captureFramebuffer(int width, int height) {
+    core::Image image;
+    image.width = width, image.height = height;
+    image.rgba.resize(std::size_t(width) * std::size_t(height) * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
+    // GL's first row is the bottom one; images start at the top.
+    const std::size_t stride = std::size_t(width) * 4;
+    std::vector<std::uint8_t> row(stride);
+    for (int y = 0; y < height / 2; ++y) {
+        std::uint8_t* top = image.rgba.data() + std::size_t(y) * stride;
+        std::uint8_t* bottom = image.rgba.data() + std::size_t(height - 1 - y) * stride;
+        std::memcpy(row.data(), top, stride);
+        std::memcpy(top, bottom, stride);
+        std::memcpy(bottom, row.data(), stride);
+    }
+    for (std::size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = 255; // opaque PNG
+    return image;
+}
+
+std::string exportWindow(const std::string& dir, const core::Image& window, const core::Trace& trace,
+                         std::string& error) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        error = "cannot create '" + dir + "': " + ec.message();
+        return {};
+    }
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "mha-viz-%Y%m%d-%H%M%S", std::localtime(&now));
+    const std::string exts[] = {".png", ".json"};
+    const std::string stem = uniqueStem(dir, stamp, exts, 2);
+    error = core::writePng(stem + ".png", window);
+    if (error.empty()) error = core::writeFileAtomically(stem + ".json", core::traceJson(trace));
+    if (!error.empty()) {
+        std::filesystem::remove(stem + ".png", ec); // nothing half-exported
+        return {};
+    }
+    return stem + ".png";
+}
+
+} // namespace app

@@ -1,0 +1,19 @@
+// Screenshots of the window: the rendered back buffer as an image (file or buffer).
+#pragma once
+
+#include "image.h"
+#include "trace.h"
+
+#include <string>
+
+namespace app {
+
+// Reads the current framebuffer (call after rendering, before swapping).
+core::Image captureFramebuffer(int width, int height);
+
+// Ctrl+E: the window as PNG and the trace as JSON into `dir`, never overwriting.
+// Returns the PNG path, or an empty string with `error` set.
+std::string exportWindow(const std::string& dir, const core::Image& window, const core::Trace& trace,
+                         std::string& error);
+
+} // namespace app

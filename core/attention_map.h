@@ -1,0 +1,24 @@
+// One head's attention map as a view or an exporter wants it: values with masked
+// cells marked, token labels on both axes.
+#pragma once
+
+#include "trace.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+inline constexpr float kMaskedCell = -1.0f; // weights are >= 0, so this is unambiguous
+inline constexpr const char* kPadLabel = "<pad>";
+
+struct AttentionMap {
+    int rows = 0, cols = 0;         // N queries x M keys
+    std::vector<float> values;      // rows x cols, row-major; kMaskedCell where masked
+    std::vector<std::string> queryLabels, keyLabels; // "<pad>" past a sentence's end
+    float maxWeight = 0;            // largest unmasked weight (per-head colour scale)
+};
+
+AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
+
+} // namespace core
