@@ -2,6 +2,7 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <array>
 
 namespace app {
@@ -53,12 +54,8 @@ bool GlHeatmaps::init(std::string& error) {
     }
     locValues_ = glGetUniformLocation(program_, "values");
     locColormap_ = glGetUniformLocation(program_, "colormap");
-    locMin_ = glGetUniformLocation(program_, "valueMin");
-    locMax_ = glGetUniformLocation(program_, "valueMax");
-    locCell_ = glGetUniformLocation(program_, "cellPixels");
-    locMaskBase_ = glGetUniformLocation(program_, "maskBase");
-    locMaskStripe_ = glGetUniformLocation(program_, "maskStripe");
-    locGrid_ = glGetUniformLocation(program_, "gridColor");
+    locRange_ = glGetUniformLocation(program_, "valueRange");
+    locHatch_ = glGetUniformLocation(program_, "hatchPattern");
     glGenVertexArrays(1, &vertexArray_); // core profile draws need a bound VAO
 
     for (core::ColormapId id : {core::ColormapId::Viridis, core::ColormapId::Magma,
@@ -73,13 +70,30 @@ bool GlHeatmaps::init(std::string& error) {
         GLuint texture = 0;
         glGenTextures(1, &texture);
         glBindTexture(GL_TEXTURE_2D, texture);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
         colormapTextures_.push_back(texture);
     }
+
+    // Masked cells: light grey with darker diagonal stripes, 2 of every 8 pixels. A texture
+    // lookup is cheaper than computing the pattern per pixel in llvmpipe.
+    std::array<unsigned char, 8 * 8 * 4> hatch{};
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) {
+            const unsigned char grey = (x + y) % 8 < 2 ? 140 : 205;
+            unsigned char* px = &hatch[std::size_t(y * 8 + x) * 4];
+            px[0] = grey, px[1] = grey, px[2] = static_cast<unsigned char>(grey + 4), px[3] = 255;
+        }
+    glGenTextures(1, &hatchTexture_);
+    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, hatch.data());
     return true;
 }
 
@@ -88,6 +102,7 @@ void GlHeatmaps::shutdown() {
     slots_.clear();
     draws_.clear();
     glDeleteTextures(GLsizei(colormapTextures_.size()), colormapTextures_.data());
+    glDeleteTextures(1, &hatchTexture_);
     colormapTextures_.clear();
     glDeleteVertexArrays(1, &vertexArray_);
     glDeleteProgram(program_);
@@ -146,18 +161,16 @@ void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
     glScissor(GLint(cx0), GLint(cy0), GLsizei(cx1 - cx0), GLsizei(cy1 - cy0));
     glDisable(GL_BLEND);
     glUseProgram(program_);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, d.colormapTexture);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, d.valueTexture);
     glUniform1i(locValues_, 0);
     glUniform1i(locColormap_, 1);
-    glUniform1f(locMin_, d.valueMin);
-    glUniform1f(locMax_, d.valueMax);
-    glUniform2f(locCell_, (x1 - x0) / float(d.cols), (y1 - y0) / float(d.rows));
-    glUniform3f(locMaskBase_, 0.80f, 0.80f, 0.82f);
-    glUniform3f(locMaskStripe_, 0.55f, 0.55f, 0.58f);
-    glUniform3f(locGrid_, 0.0f, 0.0f, 0.0f);
+    glUniform2f(locRange_, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
+    glUniform1i(locHatch_, 2);
     glBindVertexArray(vertexArray_);
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }

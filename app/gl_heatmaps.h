@@ -52,8 +52,8 @@ class GlHeatmaps {
     std::deque<Draw> draws_; // deque: pointers stay valid as draws are added
     std::vector<unsigned> colormapTextures_;
     unsigned program_ = 0, vertexArray_ = 0;
-    int locValues_ = -1, locColormap_ = -1, locMin_ = -1, locMax_ = -1, locCell_ = -1;
-    int locMaskBase_ = -1, locMaskStripe_ = -1, locGrid_ = -1;
+    int locValues_ = -1, locColormap_ = -1, locRange_ = -1, locHatch_ = -1;
+    unsigned hatchTexture_ = 0;
 };
 
 // GLSL sources embedded from shaders/ at build time.

@@ -102,6 +102,13 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
 
     const float valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
     gl.draw(draw, head, mapMin, mapMax, view.colormap, 0.0f, valueMax);
+    if (cell >= 10.0f) { // seams between cells once they are big enough to read as a grid
+        const ImU32 seam = IM_COL32(0, 0, 0, 80);
+        for (int i = 1; i < rows; ++i)
+            draw->AddLine(ImVec2(mapMin.x, mapMin.y + cell * float(i)), ImVec2(mapMax.x, mapMin.y + cell * float(i)), seam);
+        for (int j = 1; j < cols; ++j)
+            draw->AddLine(ImVec2(mapMin.x + cell * float(j), mapMin.y), ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
+    }
 
     const CellRef& hover = view.hover;
     const ImU32 textColor = ImGui::GetColorU32(ImGuiCol_Text);

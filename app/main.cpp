@@ -20,11 +20,17 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 namespace {
+
+std::atomic<bool> stopRequested{false}; // Ctrl+C / SIGTERM: leave the loop, shut down cleanly
+
+void requestStop(int) { stopRequested = true; }
 
 void glfwErrorToStderr(int code, const char* description) {
     std::fprintf(stderr, "mha-viz: GLFW error %d: %s\n", code, description);
@@ -89,6 +95,7 @@ int main(int argc, char** argv) {
     ImGui::StyleColorsDark();
     ImGui::GetStyle().ScaleAllSizes(uiScale);
     app::loadUiFont(16.0f * uiScale);
+    app::installShortcutKeys(window); // before the backend, which chains to it
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
 
@@ -110,7 +117,9 @@ int main(int argc, char** argv) {
     int frame = 0, framesToSettle = 3;
 
     // Main loop.
-    while (!glfwWindowShouldClose(window)) {
+    std::signal(SIGINT, requestStop);
+    std::signal(SIGTERM, requestStop);
+    while (!glfwWindowShouldClose(window) && !stopRequested) {
         const auto frameStart = std::chrono::steady_clock::now();
         // Sleep until input when nothing moves; redraw every frame while a control is active.
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
@@ -120,15 +129,15 @@ int main(int argc, char** argv) {
             glfwPollEvents();
             framesToSettle = std::max(0, framesToSettle - 1);
         } else {
-            if (now < view.noticeUntil) glfwWaitEventsTimeout(view.noticeUntil - now);
-            else glfwWaitEvents();
+            // Wake at least twice a second to notice a stop signal; otherwise sleep.
+            glfwWaitEventsTimeout(now < view.noticeUntil ? std::min(0.5, view.noticeUntil - now) : 0.5);
             framesToSettle = 2; // ImGui needs a frame or two to settle after input
         }
         if (benchmarking) varyForBenchmark(scene, frame);
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
-        app::interceptEscape(view);
+        app::interceptEscape();
         ImGui::NewFrame();
         gl.beginFrame();
         view.nextHover = {};

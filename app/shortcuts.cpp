@@ -4,29 +4,48 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace app {
 
-void interceptEscape(ViewState& view) {
-    ImGuiIO& io = ImGui::GetIO();
-    if (!io.KeysDown[GLFW_KEY_ESCAPE]) return;
-    if (io.KeysDownDuration[GLFW_KEY_ESCAPE] < 0.0f) view.pinnedQuery = -1; // first frame of the press
-    io.KeysDown[GLFW_KEY_ESCAPE] = false; // ImGui's InputText would throw the edit away
+namespace {
+
+struct KeyPress {
+    int key = 0, mods = 0;
+};
+
+std::vector<KeyPress>& pendingPresses() {
+    static std::vector<KeyPress> presses;
+    return presses;
 }
 
+void onKey(GLFWwindow*, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS || action == GLFW_REPEAT) pendingPresses().push_back({key, mods});
+}
+
+} // namespace
+
+void installShortcutKeys(GLFWwindow* window) { glfwSetKeyCallback(window, onKey); }
+
+void interceptEscape() { ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false; } // InputText would revert
+
 ShortcutActions handleShortcuts(ViewState& view) {
-    ImGuiIO& io = ImGui::GetIO();
     ShortcutActions actions;
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_E, false)) actions.exportWindow = true;
+    const bool typing = ImGui::GetIO().WantTextInput;
     const int heads = int(view.maps.size());
-    if (!io.WantTextInput && heads > 0) {
-        if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) view.selectedHead = (view.selectedHead + 1) % heads;
-        if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) view.selectedHead = (view.selectedHead + heads - 1) % heads;
+    const int rows = view.maps.empty() ? 0 : view.maps.front().rows;
+    for (const KeyPress& press : pendingPresses()) {
+        const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
+        if (ctrl && press.key == GLFW_KEY_E) actions.exportWindow = true;
+        if (press.key == GLFW_KEY_ESCAPE) view.pinnedQuery = -1;
+        if (typing || heads == 0 || ctrl) continue; // arrows move the caret in a text field
+        if (press.key == GLFW_KEY_RIGHT) view.selectedHead = (view.selectedHead + 1) % heads;
+        if (press.key == GLFW_KEY_LEFT) view.selectedHead = (view.selectedHead + heads - 1) % heads;
         // Up/Down walk the pinned query row through the sentence.
-        const int rows = view.maps.front().rows;
-        if (ImGui::IsKeyPressed(GLFW_KEY_DOWN)) view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
-        if (ImGui::IsKeyPressed(GLFW_KEY_UP)) view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
+        if (press.key == GLFW_KEY_DOWN) view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
+        if (press.key == GLFW_KEY_UP) view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
     }
+    pendingPresses().clear();
     return actions;
 }
 

@@ -1,7 +1,11 @@
-// Window-wide keys. Ctrl+E works even while typing; the rest only outside text fields.
+// Window-wide keys. Ctrl+E works even while typing; arrows only outside text fields.
+// Presses are queued by a GLFW key callback, so a press and release that land in the
+// same poll (fast typists, xdotool) are never lost (ImGui 1.86 only sees key state).
 #pragma once
 
 #include "view_state.h"
+
+struct GLFWwindow;
 
 namespace app {
 
@@ -9,11 +13,14 @@ struct ShortcutActions {
     bool exportWindow = false;
 };
 
+// Install before ImGui's GLFW backend: it chains to this callback.
+void installShortcutKeys(GLFWwindow* window);
+
 // Call between the platform backend's NewFrame and ImGui::NewFrame: Escape is taken
 // away from a focused text field here, so it unpins instead of reverting the typing.
-void interceptEscape(ViewState& view);
+void interceptEscape();
 
-// Call after ImGui::NewFrame.
+// Call after ImGui::NewFrame: applies the queued presses to the view.
 ShortcutActions handleShortcuts(ViewState& view);
 
 } // namespace app

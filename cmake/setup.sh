@@ -51,4 +51,11 @@ if [ "$mode" = test ]; then
     exit $?
 fi
 
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    # No screen (SSH, CI): open the window under Xvfb and keep a picture of it.
+    echo "setup: no display; opening the demo under Xvfb, screenshot -> $build/demo.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/mha-viz" --screenshot "$build/demo.png" "$@"
+    echo "setup: saved $build/demo.png"
+    exit 0
+fi
 exec "$build/app/mha-viz" "$@"

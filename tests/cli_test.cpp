@@ -45,6 +45,7 @@ TEST(Cli, EmptySentence) { expectBadInput({"--sentence", "", "--json", "-"}, "se
 TEST(Cli, BlankSecondSentence) {
     expectBadInput({"--sentence", "ok", "--sentence", "   ", "--json", "-"}, "sentence 2 is empty");
 }
+TEST(Cli, ZeroBenchFrames) { expectBadInput({"--bench-frames", "0"}, "--bench-frames"); }
 TEST(Cli, UnknownFlag) { expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate"); }
 TEST(Cli, UnwritableJsonPath) {
     expectBadInput({"--json", "/nonexistent-dir/trace.json"}, "/nonexistent-dir/trace.json");

@@ -1,0 +1,127 @@
+"""Drives the real mha-viz window like a person: xdotool for keys and mouse,
+ImageMagick's identify to look at the exported PNG. Run under xvfb-run (DISPLAY set).
+
+Layout constants match app/window_layout.h at the default 1440 x 900 window and
+content scale 1 (Xvfb): the controls panel starts at 0.36 * 900 = 324 px.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+WINDOW_W, WINDOW_H = 1440, 900
+CONTROLS_TOP = int(WINDOW_H * 0.36)
+ROW = 26                          # one slider row: 22 px frame + 4 px spacing
+D_MODEL_SLIDER_Y = CONTROLS_TOP + 41
+HEADS_SLIDER_Y = D_MODEL_SLIDER_Y + ROW
+SLIDER_LEFT_X, SLIDER_RIGHT_X = 12, 300
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+    print("ok: " + message)
+
+
+def xdotool(*args):
+    return subprocess.run(["xdotool", *map(str, args)], check=True, capture_output=True, text=True).stdout
+
+
+def png_info(path):
+    """(width, height, standard deviation of the pixels in 0..1)."""
+    out = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]", path],
+                         check=True, capture_output=True, text=True).stdout.split()
+    return int(out[0]), int(out[1]), float(out[2])
+
+
+class App:
+    """Starts mha-viz with a private config and export folder; stops it on exit."""
+
+    def __init__(self, binary, *args):
+        self.tmp = tempfile.TemporaryDirectory(prefix="mha-e2e-")
+        self.export_dir = os.path.join(self.tmp.name, "exports")
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.tmp.name, "config"))
+        self.proc = subprocess.Popen([binary, "--export-dir", self.export_dir, *args], env=env,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 20
+        self.window = None
+        while time.time() < deadline and self.window is None:
+            found = subprocess.run(["xdotool", "search", "--name", "^mha-viz"], capture_output=True, text=True)
+            if found.stdout.split():
+                self.window = found.stdout.split()[0]
+            elif self.proc.poll() is not None:
+                fail("mha-viz exited before opening its window: " + self.proc.stderr.read())
+            else:
+                time.sleep(0.1)
+        if self.window is None:
+            fail("no mha-viz window within 20 s")
+        time.sleep(0.8)  # first frames: fonts, layout, keyboard focus on the sentence
+        xdotool("windowfocus", "--sync", self.window)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.tmp.cleanup()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def geometry(self):
+        shell = dict(line.split("=", 1) for line in xdotool("getwindowgeometry", "--shell", self.window).split())
+        return int(shell["WIDTH"]), int(shell["HEIGHT"])
+
+    def chord(self, keys):
+        """Holds the keys for a moment: ImGui 1.86 reads key state once per frame."""
+        xdotool("keydown", keys)
+        time.sleep(0.12)
+        xdotool("keyup", keys)
+        time.sleep(0.12)
+
+    def type(self, text):
+        xdotool("type", "--delay", 15, text)
+        time.sleep(0.3)
+
+    def click(self, x, y):
+        xdotool("mousemove", "--window", self.window, x, y)
+        time.sleep(0.1)
+        xdotool("click", 1)
+        time.sleep(0.3)
+
+    def drag(self, x0, y, x1):
+        xdotool("mousemove", "--window", self.window, x0, y)
+        time.sleep(0.1)
+        xdotool("mousedown", 1)
+        for step in range(1, 11):  # several moves: the slider follows while held
+            xdotool("mousemove", "--window", self.window, x0 + (x1 - x0) * step // 10, y)
+            time.sleep(0.03)
+        xdotool("mouseup", 1)
+        time.sleep(0.3)
+
+    def export(self):
+        """Ctrl+E; returns (png path, parsed trace JSON) of the new export."""
+        before = set(os.listdir(self.export_dir)) if os.path.isdir(self.export_dir) else set()
+        xdotool("key", "ctrl+e")  # a quick press on purpose: shortcuts are queued, never missed
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            now = set(os.listdir(self.export_dir)) if os.path.isdir(self.export_dir) else set()
+            new = sorted(now - before)
+            pngs = [n for n in new if n.endswith(".png")]
+            jsons = [n for n in new if n.endswith(".json")]
+            if pngs and jsons:
+                with open(os.path.join(self.export_dir, jsons[0])) as f:
+                    return os.path.join(self.export_dir, pngs[0]), json.load(f)
+            time.sleep(0.1)
+        fail("Ctrl+E wrote no PNG + JSON into " + self.export_dir)
