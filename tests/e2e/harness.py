@@ -17,6 +17,7 @@ ROW = 26                          # one slider row: 22 px frame + 4 px spacing
 D_MODEL_SLIDER_Y = CONTROLS_TOP + 41
 HEADS_SLIDER_Y = D_MODEL_SLIDER_Y + ROW
 SLIDER_LEFT_X, SLIDER_RIGHT_X = 12, 300
+SENTENCE_FIELD = (200, 40)        # the first sentence's text field
 
 
 def fail(message):

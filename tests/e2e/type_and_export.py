@@ -6,10 +6,11 @@ Usage (ctest does this): xvfb-run -a -s "-screen 0 1600x1000x24" tests/e2e/type_
 import os
 import sys
 
-from harness import App, check, png_info
+from harness import SENTENCE_FIELD, App, check, png_info
 
 with App(sys.argv[1]) as app:
-    app.chord("ctrl+a")  # the sentence field has focus on start
+    app.click(*SENTENCE_FIELD)  # it has focus on start; clicking makes sure, as a person would
+    app.chord("ctrl+a")
     app.type("the dog chased a red ball")
     png, trace = app.export()
     check(trace["format"] == "mha-trace", "the export is a trace")
