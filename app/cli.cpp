@@ -13,7 +13,9 @@ namespace app {
 
 namespace {
 
-void printError(const std::string& message) { std::cerr << "mha-viz: error: " << message << '\n'; }
+void printError(const std::string& message) {
+    std::cerr << "mha-viz: error: " << message << '\n';
+}
 
 // CLI11 messages may span lines; the contract is one line.
 std::string oneLine(std::string text) {
@@ -102,12 +104,14 @@ int runHeadless(const CliOptions& options) {
         printError(e.what());
         return kExitBadInput;
     }
-    for (const std::string& warning : trace.warnings) std::cerr << "mha-viz: warning: " << warning << '\n';
+    for (const std::string& warning : trace.warnings)
+        std::cerr << "mha-viz: warning: " << warning << '\n';
     if (!options.jsonPath.empty()) {
         if (options.jsonPath == "-") {
             core::writeTraceJson(trace, std::cout);
             std::cout.flush();
-        } else if (std::string error = core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
+        } else if (std::string error =
+                       core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
                    !error.empty()) {
             printError(error);
             return kExitBadInput;

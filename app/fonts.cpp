@@ -30,9 +30,10 @@ const ImWchar kGlyphRanges[] = {
 std::vector<std::filesystem::path> candidates() {
     std::vector<std::filesystem::path> paths;
     if (const char* custom = std::getenv("MHA_VIZ_FONT")) paths.emplace_back(custom);
-    for (const char* dir : {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
-                            "/usr/local/share/fonts", "/usr/share/fonts/dejavu-sans-fonts",
-                            "/opt/homebrew/share/fonts", "/Library/Fonts"})
+    for (const char* dir :
+         {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
+          "/usr/local/share/fonts", "/usr/share/fonts/dejavu-sans-fonts",
+          "/opt/homebrew/share/fonts", "/Library/Fonts"})
         paths.push_back(std::filesystem::path(dir) / "DejaVuSans.ttf");
     if (const char* home = std::getenv("HOME")) {
         paths.push_back(std::filesystem::path(home) / ".local/share/fonts/DejaVuSans.ttf");
@@ -50,7 +51,8 @@ std::string loadUiFont(float pixelSize) {
         if (!std::filesystem::is_regular_file(path, ec)) continue;
         ImFontConfig config;
         config.OversampleH = 2;
-        if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges)) return path.string();
+        if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges))
+            return path.string();
     }
     ImFontConfig config;
     config.SizePixels = pixelSize;

@@ -22,8 +22,9 @@ struct FrameStats {
 
     std::string summary() const {
         char line[160];
-        std::snprintf(line, sizeof line, "frames=%zu p50_ms=%.2f p95_ms=%.2f max_ms=%.2f", millis.size(),
-                      percentile(50), percentile(95), millis.empty() ? 0.0 : *std::max_element(millis.begin(), millis.end()));
+        std::snprintf(line, sizeof line, "frames=%zu p50_ms=%.2f p95_ms=%.2f max_ms=%.2f",
+                      millis.size(), percentile(50), percentile(95),
+                      millis.empty() ? 0.0 : *std::max_element(millis.begin(), millis.end()));
         return line;
     }
 };

@@ -32,6 +32,19 @@ unsigned compileShader(GLenum type, std::string_view name, std::string& error) {
     return shader;
 }
 
+// Nearest-filtered RGBA8 texture: lookup tables and patterns must not blend.
+unsigned makeRgbaTexture(int width, int height, const unsigned char* rgba, GLint wrap) {
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, wrap);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, wrap);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    return texture;
+}
+
 } // namespace
 
 bool GlHeatmaps::init(std::string& error) {
@@ -58,24 +71,16 @@ bool GlHeatmaps::init(std::string& error) {
     locHatch_ = glGetUniformLocation(program_, "hatchPattern");
     glGenVertexArrays(1, &vertexArray_); // core profile draws need a bound VAO
 
-    for (core::ColormapId id : {core::ColormapId::Viridis, core::ColormapId::Magma,
-                                core::ColormapId::Cividis, core::ColormapId::Greys,
-                                core::ColormapId::RdBu}) {
+    for (core::ColormapId id :
+         {core::ColormapId::Viridis, core::ColormapId::Magma, core::ColormapId::Cividis,
+          core::ColormapId::Greys, core::ColormapId::RdBu}) {
         std::array<unsigned char, 256 * 4> rgba{};
         const core::ColormapTable& table = core::colormapTable(id);
         for (int i = 0; i < 256; ++i) {
             rgba[i * 4 + 0] = table[i].r, rgba[i * 4 + 1] = table[i].g;
             rgba[i * 4 + 2] = table[i].b, rgba[i * 4 + 3] = 255;
         }
-        GLuint texture = 0;
-        glGenTextures(1, &texture);
-        glBindTexture(GL_TEXTURE_2D, texture);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
-        colormapTextures_.push_back(texture);
+        colormapTextures_.push_back(makeRgbaTexture(256, 1, rgba.data(), GL_CLAMP_TO_EDGE));
     }
 
     // Masked cells: light grey with darker diagonal stripes, 2 of every 8 pixels. A texture
@@ -87,13 +92,7 @@ bool GlHeatmaps::init(std::string& error) {
             unsigned char* px = &hatch[std::size_t(y * 8 + x) * 4];
             px[0] = grey, px[1] = grey, px[2] = static_cast<unsigned char>(grey + 4), px[3] = 255;
         }
-    glGenTextures(1, &hatchTexture_);
-    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, hatch.data());
+    hatchTexture_ = makeRgbaTexture(8, 8, hatch.data(), GL_REPEAT);
     return true;
 }
 
@@ -127,14 +126,15 @@ void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
     s.rows = rows, s.cols = cols;
 }
 
-void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap,
-                      float valueMin, float valueMax) {
+void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
+                      core::ColormapId colormap, float valueMin, float valueMax) {
     if (slot < 0 || slot >= int(slots_.size()) || !slots_[std::size_t(slot)].valueTexture) return;
     const Slot& s = slots_[std::size_t(slot)];
-    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.rows, s.cols, min, max, valueMin,
-                          valueMax});
+    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.rows, s.cols, min, max,
+                          valueMin, valueMax});
     drawList->AddCallback(renderCallback, &draws_.back());
-    drawList->AddCallback(ImDrawCallback_ResetRenderState, nullptr); // hand GL back to ImGui's renderer
+    drawList->AddCallback(ImDrawCallback_ResetRenderState,
+                          nullptr); // hand GL back to ImGui's renderer
 }
 
 void GlHeatmaps::renderCallback(const ImDrawList*, const ImDrawCmd* command) {

@@ -27,8 +27,8 @@ class GlHeatmaps {
     void setValues(int slot, const float* values, int rows, int cols);
 
     // Queues map `slot` into `drawList`, filling [min, max] on screen.
-    void draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap, float valueMin,
-              float valueMax);
+    void draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap,
+              float valueMin, float valueMax);
 
     // 256 x 1 texture of a colormap, for colour bars.
     unsigned colormapTexture(core::ColormapId colormap) const;

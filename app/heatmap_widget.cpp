@@ -10,7 +10,9 @@ namespace app {
 
 namespace {
 
-ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
+ImVec2 operator+(ImVec2 a, ImVec2 b) {
+    return ImVec2(a.x + b.x, a.y + b.y);
+}
 
 // Cuts text to fit maxWidth, ending in an ellipsis; whole code points only.
 std::string fitText(const std::string& text, float maxWidth) {
@@ -31,7 +33,8 @@ std::string fitText(const std::string& text, float maxWidth) {
 // Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
 // ImGui has no rotated text: draw it flat at `flat` (a spot inside the widget, so the
 // clip rectangle keeps every glyph), then rotate the vertices it added.
-void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color, const std::string& text) {
+void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color,
+                     const std::string& text) {
     const int first = draw->VtxBuffer.Size;
     draw->AddText(flat, color, text.c_str());
     for (int v = first; v < draw->VtxBuffer.Size; ++v) {
@@ -42,7 +45,8 @@ void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color, 
 
 float widestLabel(const std::vector<std::string>& labels) {
     float widest = 0;
-    for (const std::string& label : labels) widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+    for (const std::string& label : labels)
+        widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
     return widest;
 }
 
@@ -93,8 +97,10 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     // Labels only where a map is big enough to carry them; tooltips always name tokens.
     const bool showLabels = std::min(size.x, size.y) >= 7.0f * fontSize;
     const float labelShare = labels == LabelMode::Full ? 0.30f : 0.24f;
-    const float rowLabelWidth = showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
-    const float colLabelHeight = showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
+    const float rowLabelWidth =
+        showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
+    const float colLabelHeight =
+        showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
     const float cell = std::max(0.5f, std::min((size.x - rowLabelWidth) / float(cols),
                                                (size.y - colLabelHeight) / float(rows)));
     const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
@@ -105,9 +111,11 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     if (cell >= 10.0f) { // seams between cells once they are big enough to read as a grid
         const ImU32 seam = IM_COL32(0, 0, 0, 80);
         for (int i = 1; i < rows; ++i)
-            draw->AddLine(ImVec2(mapMin.x, mapMin.y + cell * float(i)), ImVec2(mapMax.x, mapMin.y + cell * float(i)), seam);
+            draw->AddLine(ImVec2(mapMin.x, mapMin.y + cell * float(i)),
+                          ImVec2(mapMax.x, mapMin.y + cell * float(i)), seam);
         for (int j = 1; j < cols; ++j)
-            draw->AddLine(ImVec2(mapMin.x + cell * float(j), mapMin.y), ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
+            draw->AddLine(ImVec2(mapMin.x + cell * float(j), mapMin.y),
+                          ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
     }
 
     const CellRef& hover = view.hover;
@@ -115,36 +123,44 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     const ImU32 dimColor = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 accent = IM_COL32(255, 140, 0, 255);
     if (showLabels) {
-        const int step = std::max(1, int(std::ceil(fontSize * 0.95f / cell))); // every k-th when crowded
+        const int step =
+            std::max(1, int(std::ceil(fontSize * 0.95f / cell))); // every k-th when crowded
         for (int i = 0; i < rows; i += step) {
             const std::string text = fitText(map.queryLabels[std::size_t(i)], rowLabelWidth - pad);
             const float width = ImGui::CalcTextSize(text.c_str()).x;
             const bool lit = i == hover.query || i == view.pinnedQuery;
             const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
-            draw->AddText(ImVec2(mapMin.x - 4.0f - width, mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
-                          i == view.pinnedQuery ? accent : (lit || !isPad ? textColor : dimColor), text.c_str());
+            draw->AddText(ImVec2(mapMin.x - 4.0f - width,
+                                 mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
+                          i == view.pinnedQuery ? accent : (lit || !isPad ? textColor : dimColor),
+                          text.c_str());
         }
         for (int j = 0; j < cols; j += step) {
             const std::string text = fitText(map.keyLabels[std::size_t(j)], colLabelHeight - pad);
             const bool isPad = map.keyLabels[std::size_t(j)] == core::kPadLabel;
-            addVerticalText(draw, ImVec2(mapMin.x + cell * (float(j) + 0.5f) - fontSize * 0.5f, mapMin.y - 4.0f), origin,
-                            j == hover.key || !isPad ? textColor : dimColor, text);
+            addVerticalText(
+                draw,
+                ImVec2(mapMin.x + cell * (float(j) + 0.5f) - fontSize * 0.5f, mapMin.y - 4.0f),
+                origin, j == hover.key || !isPad ? textColor : dimColor, text);
         }
     }
 
     // Highlights from the previous frame's hover, so every head lights up together.
     if (hover.query >= 0 && hover.query < rows)
         draw->AddRect(ImVec2(mapMin.x, mapMin.y + cell * float(hover.query)),
-                      ImVec2(mapMax.x, mapMin.y + cell * float(hover.query + 1)), IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
+                      ImVec2(mapMax.x, mapMin.y + cell * float(hover.query + 1)),
+                      IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
     if (hover.key >= 0 && hover.key < cols)
         draw->AddRect(ImVec2(mapMin.x + cell * float(hover.key), mapMin.y),
-                      ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y), IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
+                      ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y),
+                      IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
     if (view.pinnedQuery >= 0 && view.pinnedQuery < rows)
         draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(view.pinnedQuery) - 1),
-                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(view.pinnedQuery + 1) + 1), accent, 0, 0, 2.5f);
+                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(view.pinnedQuery + 1) + 1),
+                      accent, 0, 0, 2.5f);
     const bool selected = head == view.selectedHead;
-    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2), headColor(head, int(view.maps.size())), 0, 0,
-                  selected ? 3.0f : 1.5f);
+    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2),
+                  headColor(head, int(view.maps.size())), 0, 0, selected ? 3.0f : 1.5f);
 
     ImGui::PushID(head);
     ImGui::SetCursorScreenPos(origin);
@@ -174,20 +190,24 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
 
 void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMax, float width) {
     const float height = ImGui::GetFontSize() * 0.8f;
-    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(gl.colormapTexture(colormap))),
-                 ImVec2(width, height));
+    ImGui::Image(
+        reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(gl.colormapTexture(colormap))),
+        ImVec2(width, height));
     const ImVec2 barMin = ImGui::GetItemRectMin();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImU32 color = ImGui::GetColorU32(ImGuiCol_Text);
     const float y = barMin.y + height + 2.0f;
     for (int k = 0; k <= 4; ++k) {
         char label[32];
-        std::snprintf(label, sizeof label, valueMax >= 0.995f ? "%.2f" : "%.3f", valueMax * float(k) / 4.0f);
+        std::snprintf(label, sizeof label, valueMax >= 0.995f ? "%.2f" : "%.3f",
+                      valueMax * float(k) / 4.0f);
         const float textWidth = ImGui::CalcTextSize(label).x;
         const float x = barMin.x + width * float(k) / 4.0f;
         draw->AddLine(ImVec2(x, barMin.y + height), ImVec2(x, barMin.y + height + 3.0f), color);
-        draw->AddText(ImVec2(std::clamp(x - textWidth * 0.5f, barMin.x, barMin.x + width - textWidth), y + 2.0f),
-                      color, label);
+        draw->AddText(
+            ImVec2(std::clamp(x - textWidth * 0.5f, barMin.x, barMin.x + width - textWidth),
+                   y + 2.0f),
+            color, label);
     }
     ImGui::Dummy(ImVec2(width, ImGui::GetFontSize() + 6.0f));
 }

@@ -2,8 +2,8 @@
 // otherwise the window, whose frame loop reads top to bottom like Dear ImGui's
 // example_glfw_opengl3: poll -> new frame -> panels -> render -> swap.
 #include "cli.h"
-#include "frame_stats.h"
 #include "fonts.h"
+#include "frame_stats.h"
 #include "gl_heatmaps.h"
 #include "heatmap_widget.h"
 #include "panels.h"
@@ -16,9 +16,9 @@
 #include <glad/gl.h>
 
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
-#include <imgui.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,7 +30,9 @@ namespace {
 
 std::atomic<bool> stopRequested{false}; // Ctrl+C / SIGTERM: leave the loop, shut down cleanly
 
-void requestStop(int) { stopRequested = true; }
+void requestStop(int) {
+    stopRequested = true;
+}
 
 void glfwErrorToStderr(int code, const char* description) {
     std::fprintf(stderr, "mha-viz: GLFW error %d: %s\n", code, description);
@@ -39,11 +41,13 @@ void glfwErrorToStderr(int code, const char* description) {
 void drawNotice(const app::ViewState& view, double now) {
     if (view.notice.empty() || now > view.noticeUntil) return;
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.92f);
     ImGui::Begin("##notice", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
-                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav);
     ImGui::TextUnformatted(view.notice.c_str());
     ImGui::End();
 }
@@ -65,15 +69,18 @@ int main(int argc, char** argv) {
     // Window set-up.
     glfwSetErrorCallback(glfwErrorToStderr);
     if (!glfwInit()) {
-        std::cerr << "mha-viz: error: cannot open a window (no display?); use --json for headless output\n";
+        std::cerr << "mha-viz: error: cannot open a window (no display?); use --json for headless "
+                     "output\n";
         return 1;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); // HiDPI: the window grows with the content scale
-    GLFWwindow* window = glfwCreateWindow(1440, 900, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR,
+                   GLFW_TRUE); // HiDPI: the window grows with the content scale
+    GLFWwindow* window =
+        glfwCreateWindow(1440, 900, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
     if (!window) {
         glfwTerminate();
         return 1;
@@ -112,7 +119,8 @@ int main(int argc, char** argv) {
     app::SceneRunner runner;
     runner.update(scene, trace, view);
     app::uploadHeadMaps(trace, view, gl);
-    const std::string exportDir = options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
+    const std::string exportDir =
+        options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
     app::FrameStats benchStats;
     int frame = 0, framesToSettle = 3;
 
@@ -130,7 +138,8 @@ int main(int argc, char** argv) {
             framesToSettle = std::max(0, framesToSettle - 1);
         } else {
             // Wake at least twice a second to notice a stop signal; otherwise sleep.
-            glfwWaitEventsTimeout(now < view.noticeUntil ? std::min(0.5, view.noticeUntil - now) : 0.5);
+            glfwWaitEventsTimeout(now < view.noticeUntil ? std::min(0.5, view.noticeUntil - now)
+                                                         : 0.5);
             framesToSettle = 2; // ImGui needs a frame or two to settle after input
         }
         if (benchmarking) varyForBenchmark(scene, frame);
@@ -147,7 +156,8 @@ int main(int argc, char** argv) {
         const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
         app::drawSentencesPanel(layout.sentences, scene, trace, view);
         app::drawControlsPanel(layout.controls, scene, trace, view);
-        if (runner.update(scene, trace, view) || !view.mapsUploaded) app::uploadHeadMaps(trace, view, gl); // same frame
+        if (runner.update(scene, trace, view) || !view.mapsUploaded)
+            app::uploadHeadMaps(trace, view, gl); // same frame
         app::drawHeadsPanel(layout.heads, trace, view, gl);
         app::drawHeadPanel(layout.head, trace, view, gl);
         drawNotice(view, glfwGetTime());
@@ -158,20 +168,23 @@ int main(int argc, char** argv) {
         int width = 0, height = 0;
         glfwGetFramebufferSize(window, &width, &height);
         glViewport(0, 0, width, height);
-        const ImVec4 background = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg); // panels draw no background
+        const ImVec4 background =
+            ImGui::GetStyleColorVec4(ImGuiCol_WindowBg); // panels draw no background
         glClearColor(background.x, background.y, background.z, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
         if (actions.exportWindow) {
             std::string error;
-            const std::string path = app::exportWindow(exportDir, app::captureFramebuffer(width, height), trace, error);
+            const std::string path =
+                app::exportWindow(exportDir, app::captureFramebuffer(width, height), trace, error);
             view.notice = path.empty() ? "Export failed: " + error : "Saved " + path + " (+ .json)";
             view.noticeUntil = glfwGetTime() + 4.0;
             std::cerr << "mha-viz: " << view.notice << '\n';
         }
         if (!options->screenshotPath.empty() && frame >= 5) { // fonts, layout and maps have settled
-            const std::string error = core::writePng(options->screenshotPath, app::captureFramebuffer(width, height));
+            const std::string error =
+                core::writePng(options->screenshotPath, app::captureFramebuffer(width, height));
             if (!error.empty()) {
                 std::cerr << "mha-viz: error: " << error << '\n';
                 exitCode = app::kExitBadInput;
@@ -182,8 +195,9 @@ int main(int argc, char** argv) {
 
         if (benchmarking) {
             glFinish(); // count the GPU's (llvmpipe's) work too
-            benchStats.millis.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count());
+            benchStats.millis.push_back(std::chrono::duration<double, std::milli>(
+                                            std::chrono::steady_clock::now() - frameStart)
+                                            .count());
             if (int(benchStats.millis.size()) >= options->benchFrames) {
                 std::cout << benchStats.summary() << std::endl;
                 glfwSetWindowShouldClose(window, GLFW_TRUE);

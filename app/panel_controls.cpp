@@ -26,7 +26,8 @@ int nearestDivisor(int n, int wanted) {
 
 } // namespace
 
-void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace, ViewState& view) {
+void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                       ViewState& view) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Controls", nullptr, kPanelFlags);
@@ -44,14 +45,17 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     for (int k = 0; k < int(divisors.size()); ++k)
         if (divisors[std::size_t(k)] == scene.heads) index = k;
     char format[64];
-    std::snprintf(format, sizeof format, "H = %d   (d_head = %d)", scene.heads, scene.d_model / scene.heads);
-    if (ImGui::SliderInt("heads", &index, 0, int(divisors.size()) - 1, format, ImGuiSliderFlags_AlwaysClamp))
+    std::snprintf(format, sizeof format, "H = %d   (d_head = %d)", scene.heads,
+                  scene.d_model / scene.heads);
+    if (ImGui::SliderInt("heads", &index, 0, int(divisors.size()) - 1, format,
+                         ImGuiSliderFlags_AlwaysClamp))
         scene.heads = divisors[std::size_t(index)];
     itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
 
     int seed = int(scene.seed % 1000000);
     if (ImGui::InputInt("seed", &seed, 1, 10) && seed >= 0) scene.seed = std::uint64_t(seed);
-    itemTooltip("The weights are a pure function of this seed: same seed, same maps, on any machine.");
+    itemTooltip(
+        "The weights are a pure function of this seed: same seed, same maps, on any machine.");
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
 
@@ -71,13 +75,16 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     int scale = int(scene.scale);
     const char* scales[] = {"1 / sqrt(d_head)", "1 / sqrt(d_model)", "none"};
     if (ImGui::Combo("scale", &scale, scales, 3)) scene.scale = core::ScaleKind(scale);
-    itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the Transformer's.");
+    itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the "
+                "Transformer's.");
 
     ImGui::Separator();
     int colormap = int(view.colormap);
     const char* colormaps[] = {"viridis", "magma", "cividis", "greys"};
-    if (ImGui::Combo("colours", &colormap, colormaps, 4)) view.colormap = core::ColormapId(colormap);
-    itemTooltip("Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
+    if (ImGui::Combo("colours", &colormap, colormaps, 4))
+        view.colormap = core::ColormapId(colormap);
+    itemTooltip(
+        "Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
     int perHead = view.perHeadScale ? 1 : 0;
     if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) view.perHeadScale = false;
     itemTooltip("One colour scale for every head, so heads can be compared.");
@@ -88,10 +95,12 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
 
     ImGui::Separator();
     const core::Attention& a = trace.attention;
-    ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen, a.keyLen,
-                        a.d_model, a.heads, a.d_head);
-    ImGui::TextDisabled("%lld parameters (4 x d_model^2)", trace.weights ? trace.weights->parameterCount() : 0LL);
-    ImGui::TextDisabled("Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+    ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen,
+                        a.keyLen, a.d_model, a.heads, a.d_head);
+    ImGui::TextDisabled("%lld parameters (4 x d_model^2)",
+                        trace.weights ? trace.weights->parameterCount() : 0LL);
+    ImGui::TextDisabled(
+        "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
     ImGui::End();
 }
 

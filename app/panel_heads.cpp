@@ -6,7 +6,8 @@
 
 namespace app {
 
-void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
+                    GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Heads", nullptr, kPanelFlags);

@@ -22,22 +22,27 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
     for (int i = 0; i < std::max(count, paddedLength); ++i) {
         const bool isPad = i >= count;
         const std::string label = isPad ? core::kPadLabel : tokens->tokens[std::size_t(i)].text;
-        const float width = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+        const float width =
+            ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
         if (i > 0) {
             ImGui::SameLine(0, 3);
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
         }
         ImGui::PushID(i);
         const bool lit = isShown && (view.hover.query == i || view.pinnedQuery == i);
-        if (isPad) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        if (lit) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-        if (ImGui::SmallButton(label.c_str()) && isShown) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+        if (isPad)
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (lit)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::SmallButton(label.c_str()) && isShown)
+            view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
         if (lit) ImGui::PopStyleColor();
         if (isPad) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered() && isShown) {
             view.nextHover.query = i;
             ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
-                                    : "token %d; click to pin its row", i + 1);
+                                    : "token %d; click to pin its row",
+                              i + 1);
         }
         ImGui::PopID();
     }
@@ -49,7 +54,8 @@ void itemTooltip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
-void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace, ViewState& view) {
+void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                        ViewState& view) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);
@@ -72,7 +78,8 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
             ImGui::SetKeyboardFocusHere();
             view.focusSentence = false;
         }
-        ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
+        ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x)
+                                          : -1.0f);
         ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
         itemTooltip("Type any sentence: the maps update with every keystroke.");
         if (batch > 1) {
@@ -84,7 +91,8 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
             }
             itemTooltip("Remove this sentence from the batch.");
         }
-        const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+        const core::Tokenized* tokens =
+            traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
         tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.batchIndex, view);
         ImGui::PopID();
         ImGui::Spacing();
@@ -93,7 +101,8 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
     ImGui::BeginDisabled(batch >= kMaxBatch);
     if (ImGui::Button("+ Add sentence")) scene.sentences.push_back(kSecondSentence);
     ImGui::EndDisabled();
-    itemTooltip("Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
+    itemTooltip(
+        "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
 
     bool cross = scene.isCross();
     ImGui::SameLine();
@@ -103,7 +112,8 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
         else
             scene.sources.clear();
     }
-    itemTooltip("Take keys and values from a second (source) sentence, as a decoder attends to its encoder.");
+    itemTooltip("Take keys and values from a second (source) sentence, as a decoder attends to its "
+                "encoder.");
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);
@@ -120,10 +130,12 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
         ImGui::PopStyleColor();
     };
     if (!view.sceneError.empty())
-        wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f), view.sceneError + " (the maps show the last valid input)");
+        wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f),
+                view.sceneError + " (the maps show the last valid input)");
     else if (!view.sceneHint.empty())
         wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), view.sceneHint);
-    for (const std::string& warning : trace.warnings) wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
+    for (const std::string& warning : trace.warnings)
+        wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
     ImGui::End();
 }
 

@@ -12,25 +12,29 @@ namespace app {
 
 // Fixed panels. NoBackground: the frame is cleared to the window colour once instead of
 // blending four full-size rectangles, which llvmpipe (software GL) pays for per pixel.
-inline constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                                                ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoBackground |
-                                                ImGuiWindowFlags_NoBringToFrontOnFocus;
+inline constexpr ImGuiWindowFlags kPanelFlags =
+    ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+    ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoBringToFrontOnFocus;
 
 struct PanelRect {
     ImVec2 pos, size;
 };
 
 // Sentence(s), batch and cross-attention source; token chips that light up rows.
-void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace, ViewState& view);
+void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                        ViewState& view);
 
 // Sizes, seed, mask, positional encoding, scale, and how the maps are coloured.
-void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace, ViewState& view);
+void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                       ViewState& view);
 
 // Every head of the shown sentence, as a grid of small heatmaps.
-void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
+                    GlHeatmaps& gl);
 
 // The selected head, large, with full labels and a colour bar.
-void drawHeadPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void drawHeadPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
+                   GlHeatmaps& gl);
 
 // A one-sentence tooltip on the last item (every control has one).
 void itemTooltip(const char* text);

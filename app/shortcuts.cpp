@@ -25,9 +25,13 @@ void onKey(GLFWwindow*, int key, int, int action, int mods) {
 
 } // namespace
 
-void installShortcutKeys(GLFWwindow* window) { glfwSetKeyCallback(window, onKey); }
+void installShortcutKeys(GLFWwindow* window) {
+    glfwSetKeyCallback(window, onKey);
+}
 
-void interceptEscape() { ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false; } // InputText would revert
+void interceptEscape() {
+    ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false;
+} // InputText would revert
 
 ShortcutActions handleShortcuts(ViewState& view) {
     ShortcutActions actions;

@@ -12,6 +12,7 @@ std::string imguiIniPath();
 std::string defaultExportDir();
 
 // A free path "<dir>/<stem><-k><ext>" for every ext, so an export never overwrites.
-std::string uniqueStem(const std::string& dir, const std::string& stem, const std::string exts[], int extCount);
+std::string uniqueStem(const std::string& dir, const std::string& stem, const std::string exts[],
+                       int extCount);
 
 } // namespace app

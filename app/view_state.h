@@ -14,19 +14,19 @@ struct CellRef {
 };
 
 struct ViewState {
-    int selectedHead = 0;    // shown large; 0-based (the UI says head 1..H)
-    int batchIndex = 0;      // which sentence's maps are shown when B > 1
-    int pinnedQuery = -1;    // query row pinned by a click; Esc unpins
-    CellRef hover;           // hovered in the previous frame: highlighted in every head now
-    CellRef nextHover;       // collected while drawing this frame
+    int selectedHead = 0; // shown large; 0-based (the UI says head 1..H)
+    int batchIndex = 0;   // which sentence's maps are shown when B > 1
+    int pinnedQuery = -1; // query row pinned by a click; Esc unpins
+    CellRef hover;        // hovered in the previous frame: highlighted in every head now
+    CellRef nextHover;    // collected while drawing this frame
     core::ColormapId colormap = core::ColormapId::Viridis;
     bool perHeadScale = false; // colour 0..max of each head instead of 0..1 for all
     bool focusSentence = true; // give the sentence field keyboard focus (on start)
 
-    std::string sceneError;  // why the last edit could not be run (previous maps stay)
-    std::string sceneHint;   // friendly, not an error (e.g. empty sentence)
-    std::string notice;      // short-lived message, e.g. where an export went
-    double noticeUntil = 0;  // glfwGetTime() when the notice disappears
+    std::string sceneError; // why the last edit could not be run (previous maps stay)
+    std::string sceneHint;  // friendly, not an error (e.g. empty sentence)
+    std::string notice;     // short-lived message, e.g. where an export went
+    double noticeUntil = 0; // glfwGetTime() when the notice disappears
 
     std::vector<core::AttentionMap> maps; // per head, for the shown sentence
     bool mapsUploaded = false;            // textures match `maps`

@@ -34,8 +34,8 @@ core::Image captureFramebuffer(int width, int height) {
     return image;
 }
 
-std::string exportWindow(const std::string& dir, const core::Image& window, const core::Trace& trace,
-                         std::string& error) {
+std::string exportWindow(const std::string& dir, const core::Image& window,
+                         const core::Trace& trace, std::string& error) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {

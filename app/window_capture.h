@@ -13,7 +13,7 @@ core::Image captureFramebuffer(int width, int height);
 
 // Ctrl+E: the window as PNG and the trace as JSON into `dir`, never overwriting.
 // Returns the PNG path, or an empty string with `error` set.
-std::string exportWindow(const std::string& dir, const core::Image& window, const core::Trace& trace,
-                         std::string& error);
+std::string exportWindow(const std::string& dir, const core::Image& window,
+                         const core::Trace& trace, std::string& error);
 
 } // namespace app

@@ -9,14 +9,19 @@ namespace core {
 
 std::string_view toString(ScaleKind scale) {
     switch (scale) {
-    case ScaleKind::SqrtDHead: return "sqrt_d_head";
-    case ScaleKind::SqrtDModel: return "sqrt_d_model";
-    case ScaleKind::None: return "none";
+    case ScaleKind::SqrtDHead:
+        return "sqrt_d_head";
+    case ScaleKind::SqrtDModel:
+        return "sqrt_d_model";
+    case ScaleKind::None:
+        return "none";
     }
     return "sqrt_d_head";
 }
 
-std::string_view toString(MaskKind mask) { return mask == MaskKind::Causal ? "causal" : "none"; }
+std::string_view toString(MaskKind mask) {
+    return mask == MaskKind::Causal ? "causal" : "none";
+}
 
 std::optional<ScaleKind> parseScaleKind(std::string_view text) {
     for (ScaleKind s : {ScaleKind::SqrtDHead, ScaleKind::SqrtDModel, ScaleKind::None})
@@ -32,9 +37,12 @@ std::optional<MaskKind> parseMaskKind(std::string_view text) {
 
 Scalar scaleFactor(ScaleKind scale, int d_model, int heads) {
     switch (scale) {
-    case ScaleKind::SqrtDHead: return Scalar(1.0 / std::sqrt(double(d_model / heads)));
-    case ScaleKind::SqrtDModel: return Scalar(1.0 / std::sqrt(double(d_model)));
-    case ScaleKind::None: return 1;
+    case ScaleKind::SqrtDHead:
+        return Scalar(1.0 / std::sqrt(double(d_model / heads)));
+    case ScaleKind::SqrtDModel:
+        return Scalar(1.0 / std::sqrt(double(d_model)));
+    case ScaleKind::None:
+        return 1;
     }
     return 1;
 }
@@ -112,9 +120,9 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     out.v.noalias() = source * w.wV; // (B*M) x d_model
 
     const Eigen::Index headRows = Eigen::Index(B) * H * N;
-    out.scores.resize(headRows, M);         // (B*H*N) x M
-    out.attention.resize(headRows, M);      // (B*H*N) x M
-    out.headOutputs.resize(headRows, d_head); // (B*H*N) x d_head
+    out.scores.resize(headRows, M);                  // (B*H*N) x M
+    out.attention.resize(headRows, M);               // (B*H*N) x M
+    out.headOutputs.resize(headRows, d_head);        // (B*H*N) x d_head
     out.concat.resize(Eigen::Index(B) * N, d_model); // (B*N) x d_model
 
     // Heads are independent: spread the (b, h) blocks over threads when each is
@@ -125,12 +133,15 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     for (int bh = 0; bh < blocks; ++bh) {
         const int b = bh / H, h = bh % H;
         const Eigen::Index r0 = out.headRow(b, h);
-        auto qHead = out.q.block(Eigen::Index(b) * N, Eigen::Index(h) * d_head, N, d_head); // N x d_head
-        auto kHead = out.k.block(Eigen::Index(b) * M, Eigen::Index(h) * d_head, M, d_head); // M x d_head
-        auto vHead = out.v.block(Eigen::Index(b) * M, Eigen::Index(h) * d_head, M, d_head); // M x d_head
-        auto scores = out.scores.middleRows(r0, N);           // N x M
-        auto weights = out.attention.middleRows(r0, N);       // N x M
-        auto headOut = out.headOutputs.middleRows(r0, N);     // N x d_head
+        auto qHead =
+            out.q.block(Eigen::Index(b) * N, Eigen::Index(h) * d_head, N, d_head); // N x d_head
+        auto kHead =
+            out.k.block(Eigen::Index(b) * M, Eigen::Index(h) * d_head, M, d_head); // M x d_head
+        auto vHead =
+            out.v.block(Eigen::Index(b) * M, Eigen::Index(h) * d_head, M, d_head); // M x d_head
+        auto scores = out.scores.middleRows(r0, N);                                // N x M
+        auto weights = out.attention.middleRows(r0, N);                            // N x M
+        auto headOut = out.headOutputs.middleRows(r0, N);                          // N x d_head
         scores.noalias() = out.scale * (qHead * kHead.transpose());
         weights = scores;
         maskedSoftmax(out, b, weights);

@@ -20,13 +20,13 @@ std::optional<ScaleKind> parseScaleKind(std::string_view text);
 std::optional<MaskKind> parseMaskKind(std::string_view text);
 
 struct AttentionInput {
-    int batch = 1;    // B
-    int queryLen = 0; // N, after padding
-    int keyLen = 0;   // M (= N for self-attention)
-    int heads = 1;    // H, divides d_model
-    Mat x;            // (B*N) x d_model, query side; rows of sentence b are [b*N, (b+1)*N)
-    Mat xSource;      // (B*M) x d_model, keys and values; empty means self-attention
-    BoolMat keyPadding; // B x M, true where the key is padding; empty means none
+    int batch = 1;       // B
+    int queryLen = 0;    // N, after padding
+    int keyLen = 0;      // M (= N for self-attention)
+    int heads = 1;       // H, divides d_model
+    Mat x;               // (B*N) x d_model, query side; rows of sentence b are [b*N, (b+1)*N)
+    Mat xSource;         // (B*M) x d_model, keys and values; empty means self-attention
+    BoolMat keyPadding;  // B x M, true where the key is padding; empty means none
     bool causal = false; // key j > query i is masked
     ScaleKind scale = ScaleKind::SqrtDHead;
 
@@ -37,7 +37,7 @@ struct AttentionInput {
 // block (b, h) holds rows [(b*H + h)*N, (b*H + h + 1)*N), see headRow().
 struct Attention {
     int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0;
-    Scalar scale = 1;   // the factor the scores were multiplied by
+    Scalar scale = 1; // the factor the scores were multiplied by
     bool causal = false;
     BoolMat keyPadding; // B x M
     Mat q;              // (B*N) x d_model, projected, before the split

@@ -26,7 +26,8 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
         const auto row = a.attention.row(a.headRow(b, h, i)); // 1 x M
         for (int j = 0; j < map.cols; ++j) {
             const bool masked = a.masked(b, i, j);
-            map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)] = masked ? kMaskedCell : row[j];
+            map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)] =
+                masked ? kMaskedCell : row[j];
             if (!masked) map.maxWeight = std::max(map.maxWeight, row[j]);
         }
     }

@@ -13,10 +13,10 @@ inline constexpr float kMaskedCell = -1.0f; // weights are >= 0, so this is unam
 inline constexpr const char* kPadLabel = "<pad>";
 
 struct AttentionMap {
-    int rows = 0, cols = 0;         // N queries x M keys
-    std::vector<float> values;      // rows x cols, row-major; kMaskedCell where masked
+    int rows = 0, cols = 0;    // N queries x M keys
+    std::vector<float> values; // rows x cols, row-major; kMaskedCell where masked
     std::vector<std::string> queryLabels, keyLabels; // "<pad>" past a sentence's end
-    float maxWeight = 0;            // largest unmasked weight (per-head colour scale)
+    float maxWeight = 0; // largest unmasked weight (per-head colour scale)
 };
 
 AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);

@@ -9,11 +9,16 @@ namespace core {
 
 std::string_view toString(ColormapId id) {
     switch (id) {
-    case ColormapId::Viridis: return "viridis";
-    case ColormapId::Magma: return "magma";
-    case ColormapId::Cividis: return "cividis";
-    case ColormapId::Greys: return "greys";
-    case ColormapId::RdBu: return "rdbu";
+    case ColormapId::Viridis:
+        return "viridis";
+    case ColormapId::Magma:
+        return "magma";
+    case ColormapId::Cividis:
+        return "cividis";
+    case ColormapId::Greys:
+        return "greys";
+    case ColormapId::RdBu:
+        return "rdbu";
     }
     return "viridis";
 }
@@ -55,11 +60,16 @@ const ColormapTable& colormapTable(ColormapId id) {
                                cividis = parseTable("cividis"), greys = parseTable("greys"),
                                rdbu = parseTable("rdbu");
     switch (id) {
-    case ColormapId::Viridis: return viridis;
-    case ColormapId::Magma: return magma;
-    case ColormapId::Cividis: return cividis;
-    case ColormapId::Greys: return greys;
-    case ColormapId::RdBu: return rdbu;
+    case ColormapId::Viridis:
+        return viridis;
+    case ColormapId::Magma:
+        return magma;
+    case ColormapId::Cividis:
+        return cividis;
+    case ColormapId::Greys:
+        return greys;
+    case ColormapId::RdBu:
+        return rdbu;
     }
     return viridis;
 }

@@ -22,7 +22,7 @@ RowVec tokenEmbedding(std::string_view token, int d_model) {
 }
 
 RowVec positionalEncoding(int position, int d_model) {
-    RowVec row(d_model); // 1 x d_model
+    RowVec row(d_model);                       // 1 x d_model
     for (int i = 0; i + 1 < d_model; i += 2) { // d_model is even (validated by the scene)
         // In double so the table is the same whatever the float libm does.
         const double angle = position / std::pow(10000.0, double(i) / d_model);

@@ -13,16 +13,39 @@ class JsonWriter {
   public:
     explicit JsonWriter(std::ostream& out) : out_(out) {}
 
-    void beginObject() { separate(); out_ << '{'; first_ = true; }
-    void endObject() { out_ << '}'; first_ = false; }
-    void beginArray() { separate(); out_ << '['; first_ = true; }
-    void endArray() { out_ << ']'; first_ = false; }
+    void beginObject() {
+        separate();
+        out_ << '{';
+        first_ = true;
+    }
+    void endObject() {
+        out_ << '}';
+        first_ = false;
+    }
+    void beginArray() {
+        separate();
+        out_ << '[';
+        first_ = true;
+    }
+    void endArray() {
+        out_ << ']';
+        first_ = false;
+    }
     void key(std::string_view name);
     void value(std::string_view text);
     void value(const char* text) { value(std::string_view(text)); }
-    void value(bool flag) { separate(); out_ << (flag ? "true" : "false"); }
-    void value(long long number) { separate(); out_ << number; }
-    void value(unsigned long long number) { separate(); out_ << number; }
+    void value(bool flag) {
+        separate();
+        out_ << (flag ? "true" : "false");
+    }
+    void value(long long number) {
+        separate();
+        out_ << number;
+    }
+    void value(unsigned long long number) {
+        separate();
+        out_ << number;
+    }
     void value(int number) { value(static_cast<long long>(number)); }
     void value(Scalar number);
     template <class T>

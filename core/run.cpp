@@ -10,7 +10,9 @@ namespace core {
 
 namespace {
 
-std::string ordinal(std::size_t index) { return std::to_string(index + 1); }
+std::string ordinal(std::size_t index) {
+    return std::to_string(index + 1);
+}
 
 std::vector<Tokenized> tokenizeAll(const std::vector<std::string>& texts, const char* what,
                                    std::vector<std::string>& warnings) {
@@ -60,14 +62,15 @@ Trace run(const Scene& scene, const Trace* previous) {
         sources.resize(scene.sentences.size(), scene.sources.front()); // one source serves all
         trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
     }
-    for (int h = 0; h < scene.heads; ++h) trace.headNames.push_back("head " + std::to_string(h + 1));
+    for (int h = 0; h < scene.heads; ++h)
+        trace.headNames.push_back("head " + std::to_string(h + 1));
 
-    const bool sameWeights = previous && previous->weights &&
-                             previous->scene.seed == scene.seed &&
+    const bool sameWeights = previous && previous->weights && previous->scene.seed == scene.seed &&
                              previous->scene.d_model == scene.d_model &&
                              previous->scene.weights == scene.weights;
-    trace.weights = sameWeights ? previous->weights
-                                : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
+    trace.weights = sameWeights
+                        ? previous->weights
+                        : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
 
     const auto& keySentences = scene.isCross() ? trace.sources : trace.sentences;
     AttentionInput& in = trace.input;
@@ -81,7 +84,8 @@ Trace run(const Scene& scene, const Trace* previous) {
     if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene);
     in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M
     for (int b = 0; b < in.batch; ++b)
-        for (int j = int(keySentences[b].tokens.size()); j < in.keyLen; ++j) in.keyPadding(b, j) = true;
+        for (int j = int(keySentences[b].tokens.size()); j < in.keyLen; ++j)
+            in.keyPadding(b, j) = true;
 
     forward(in, *trace.weights, trace.attention);
     return trace;

@@ -13,7 +13,9 @@ bool isBlank(const std::string& text) {
                        [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
 }
 
-std::string ordinal(std::size_t index) { return std::to_string(index + 1); }
+std::string ordinal(std::size_t index) {
+    return std::to_string(index + 1);
+}
 
 } // namespace
 

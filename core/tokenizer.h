@@ -24,8 +24,8 @@
 //    Hyphens therefore split words: "well-known" -> "well" "-" "known".
 //  - CJK ideographs, kana and bopomofo are one token each (like BERT); Hangul forms word runs.
 //  - Emoji (U+1F000-U+1FAFF, U+2300-U+23FF, U+2600-U+27BF, U+2B00-U+2BFF) are one token each;
-//    U+200D joining two pictographs keeps the ZWJ sequence together ("👨‍👩‍👧" is one token),
-//    and a pair of regional indicators is one flag token ("🇫🇷").
+//    U+200D joining two pictographs keeps the ZWJ sequence together ("👨‍👩‍👧" is one
+//    token), and a pair of regional indicators is one flag token ("🇫🇷").
 //  - Attachments always join the token right before them, whatever it is: combining marks
 //    (U+0300-U+036F, U+1AB0-U+1AFF, U+1DC0-U+1DFF, U+20D0-U+20FF, U+FE20-U+FE2F, kana voicing
 //    U+3099/U+309A), variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF), skin tones

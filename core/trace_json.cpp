@@ -77,29 +77,44 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     w.beginArray();
     for (const std::string& warning : t.warnings) w.value(warning);
     w.endArray();
-    w.key("sentences"); writeSentences(w, t.sentences);
+    w.key("sentences");
+    writeSentences(w, t.sentences);
     if (s.isCross()) {
         w.key("sources");
         writeSentences(w, t.sources);
     }
-    w.key("x"); w.tensor3(t.input.x, a.queryLen);
+    w.key("x");
+    w.tensor3(t.input.x, a.queryLen);
     if (s.isCross()) {
         w.key("x_source");
         w.tensor3(t.input.xSource, a.keyLen);
     }
-    w.key("w_q"); w.matrix(t.weights->wQ);
-    w.key("w_k"); w.matrix(t.weights->wK);
-    w.key("w_v"); w.matrix(t.weights->wV);
-    w.key("w_o"); w.matrix(t.weights->wO);
-    w.key("key_padding"); writeBoolMatrix(w, a.keyPadding);
-    w.key("q"); w.tensor3(a.q, a.queryLen);
-    w.key("k"); w.tensor3(a.k, a.keyLen);
-    w.key("v"); w.tensor3(a.v, a.keyLen);
-    w.key("scores"); writePerHead(w, a.scores, a);
-    w.key("attention"); writePerHead(w, a.attention, a);
-    w.key("head_outputs"); writePerHead(w, a.headOutputs, a);
-    w.key("concat"); w.tensor3(a.concat, a.queryLen);
-    w.key("output"); w.tensor3(a.output, a.queryLen);
+    w.key("w_q");
+    w.matrix(t.weights->wQ);
+    w.key("w_k");
+    w.matrix(t.weights->wK);
+    w.key("w_v");
+    w.matrix(t.weights->wV);
+    w.key("w_o");
+    w.matrix(t.weights->wO);
+    w.key("key_padding");
+    writeBoolMatrix(w, a.keyPadding);
+    w.key("q");
+    w.tensor3(a.q, a.queryLen);
+    w.key("k");
+    w.tensor3(a.k, a.keyLen);
+    w.key("v");
+    w.tensor3(a.v, a.keyLen);
+    w.key("scores");
+    writePerHead(w, a.scores, a);
+    w.key("attention");
+    writePerHead(w, a.attention, a);
+    w.key("head_outputs");
+    writePerHead(w, a.headOutputs, a);
+    w.key("concat");
+    w.tensor3(a.concat, a.queryLen);
+    w.key("output");
+    w.tensor3(a.output, a.queryLen);
     w.endObject();
     out << '\n';
 }

@@ -28,20 +28,11 @@ Attention runForward(const AttentionInput& in, const core::Weights& w) {
 void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
     const Attention a = runForward(in, w);
     const reference::Result ref = reference::multiHeadAttention(in, w);
-    double worstWeight = 0, worstOut = 0;
-    for (int b = 0; b < in.batch; ++b) {
-        for (int h = 0; h < in.heads; ++h)
-            for (int i = 0; i < in.queryLen; ++i)
-                for (int j = 0; j < in.keyLen; ++j)
-                    worstWeight = std::max(worstWeight, std::abs(a.attention(a.headRow(b, h, i), j) -
-                                                                 ref.weight(b, h, i, j)));
-        for (int i = 0; i < in.queryLen; ++i)
-            for (int c = 0; c < a.d_model; ++c)
-                worstOut = std::max(worstOut,
-                                    std::abs(a.output(Eigen::Index(b) * in.queryLen + i, c) - ref.out(b, i, c)));
-    }
-    EXPECT_LE(worstWeight, kTol);
-    EXPECT_LE(worstOut, kTol);
+    const auto worst = testing_support::worstError(
+        a, [&](int b, int h, int i, int j) { return ref.weight(b, h, i, j); },
+        [&](int b, int i, int c) { return ref.out(b, i, c); });
+    EXPECT_LE(worst.weight, kTol);
+    EXPECT_LE(worst.output, kTol);
 }
 
 } // namespace
@@ -67,7 +58,8 @@ TEST(Attention, CrossAttentionMatchesNaiveReference) {
 }
 
 TEST(Attention, EveryScaleChoiceMatchesNaiveReference) {
-    for (core::ScaleKind s : {core::ScaleKind::SqrtDHead, core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
+    for (core::ScaleKind s :
+         {core::ScaleKind::SqrtDHead, core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
         AttentionInput in = paddedInput({8}, 16, 4, 15);
         in.scale = s;
         expectMatchesReference(in, core::randomWeights(6, 16));
@@ -127,7 +119,8 @@ TEST(Attention, HugeScoresStayFinite) {
     in.scale = core::ScaleKind::None;
     const Attention a = runForward(in, core::randomWeights(12, 16));
     EXPECT_TRUE(a.attention.allFinite());
-    for (Eigen::Index r = 0; r < a.attention.rows(); ++r) EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6);
+    for (Eigen::Index r = 0; r < a.attention.rows(); ++r)
+        EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6);
 }
 
 TEST(Attention, OneHeadEqualsPlainSingleHeadAttention) {
@@ -136,7 +129,7 @@ TEST(Attention, OneHeadEqualsPlainSingleHeadAttention) {
     const Attention a = runForward(in, w);
     // softmax(Q K^T / sqrt(d)) V W_O written out with whole matrices.
     const core::Mat q = in.x * w.wQ, k = in.x * w.wK, v = in.x * w.wV; // N x d
-    core::Mat s = (q * k.transpose()) / std::sqrt(24.0f);               // N x N
+    core::Mat s = (q * k.transpose()) / std::sqrt(24.0f);              // N x N
     for (Eigen::Index i = 0; i < s.rows(); ++i) {
         s.row(i) = (s.row(i).array() - s.row(i).maxCoeff()).exp();
         s.row(i) /= s.row(i).sum();
@@ -166,7 +159,8 @@ TEST(Attention, PermutingTokensPermutesOutputsWithoutPositions) {
         EXPECT_LE((p.output.row(i) - a.output.row(perm[i])).cwiseAbs().maxCoeff(), 1e-5);
         for (int h = 0; h < 4; ++h)
             for (int j = 0; j < n; ++j)
-                EXPECT_NEAR(p.attention(p.headRow(0, h, i), j), a.attention(a.headRow(0, h, perm[i]), perm[j]), 1e-6);
+                EXPECT_NEAR(p.attention(p.headRow(0, h, i), j),
+                            a.attention(a.headRow(0, h, perm[i]), perm[j]), 1e-6);
     }
 }
 
@@ -175,7 +169,8 @@ TEST(Attention, ConcatPlacesEachHeadInItsOwnColumns) {
     const Attention a = runForward(in, core::randomWeights(16, 24));
     for (int b = 0; b < 2; ++b)
         for (int h = 0; h < 3; ++h)
-            EXPECT_EQ(a.concat.block(b * 5, h * 8, 5, 8), a.headOutputs.middleRows(a.headRow(b, h), 5));
+            EXPECT_EQ(a.concat.block(b * 5, h * 8, 5, 8),
+                      a.headOutputs.middleRows(a.headRow(b, h), 5));
 }
 
 TEST(Attention, ReusedBuffersGiveTheSameResultAsFreshOnes) {

@@ -32,21 +32,45 @@ json traceFor(std::vector<std::string> args) {
 
 } // namespace
 
-TEST(Cli, HeadsThatDoNotDivideDModel) { expectBadInput({"--heads", "3", "--json", "-"}, "heads 3"); }
-TEST(Cli, ZeroDModel) { expectBadInput({"--d-model", "0", "--json", "-"}, "d_model 0"); }
-TEST(Cli, NegativeDModel) { expectBadInput({"--d-model", "-8", "--json", "-"}, "-8"); }
-TEST(Cli, OddDModel) { expectBadInput({"--d-model", "63", "--json", "-"}, "d_model 63"); }
-TEST(Cli, NonNumberDModel) { expectBadInput({"--d-model", "abc", "--json", "-"}, "abc"); }
-TEST(Cli, ZeroHeads) { expectBadInput({"--heads", "0", "--json", "-"}, "heads 0"); }
-TEST(Cli, UnknownMask) { expectBadInput({"--mask", "diagonal", "--json", "-"}, "diagonal"); }
-TEST(Cli, UnknownScale) { expectBadInput({"--scale", "half", "--json", "-"}, "half"); }
-TEST(Cli, NegativeSeed) { expectBadInput({"--seed", "-1", "--json", "-"}, "-1"); }
-TEST(Cli, EmptySentence) { expectBadInput({"--sentence", "", "--json", "-"}, "sentence 1 is empty"); }
+TEST(Cli, HeadsThatDoNotDivideDModel) {
+    expectBadInput({"--heads", "3", "--json", "-"}, "heads 3");
+}
+TEST(Cli, ZeroDModel) {
+    expectBadInput({"--d-model", "0", "--json", "-"}, "d_model 0");
+}
+TEST(Cli, NegativeDModel) {
+    expectBadInput({"--d-model", "-8", "--json", "-"}, "-8");
+}
+TEST(Cli, OddDModel) {
+    expectBadInput({"--d-model", "63", "--json", "-"}, "d_model 63");
+}
+TEST(Cli, NonNumberDModel) {
+    expectBadInput({"--d-model", "abc", "--json", "-"}, "abc");
+}
+TEST(Cli, ZeroHeads) {
+    expectBadInput({"--heads", "0", "--json", "-"}, "heads 0");
+}
+TEST(Cli, UnknownMask) {
+    expectBadInput({"--mask", "diagonal", "--json", "-"}, "diagonal");
+}
+TEST(Cli, UnknownScale) {
+    expectBadInput({"--scale", "half", "--json", "-"}, "half");
+}
+TEST(Cli, NegativeSeed) {
+    expectBadInput({"--seed", "-1", "--json", "-"}, "-1");
+}
+TEST(Cli, EmptySentence) {
+    expectBadInput({"--sentence", "", "--json", "-"}, "sentence 1 is empty");
+}
 TEST(Cli, BlankSecondSentence) {
     expectBadInput({"--sentence", "ok", "--sentence", "   ", "--json", "-"}, "sentence 2 is empty");
 }
-TEST(Cli, ZeroBenchFrames) { expectBadInput({"--bench-frames", "0"}, "--bench-frames"); }
-TEST(Cli, UnknownFlag) { expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate"); }
+TEST(Cli, ZeroBenchFrames) {
+    expectBadInput({"--bench-frames", "0"}, "--bench-frames");
+}
+TEST(Cli, UnknownFlag) {
+    expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate");
+}
 TEST(Cli, UnwritableJsonPath) {
     expectBadInput({"--json", "/nonexistent-dir/trace.json"}, "/nonexistent-dir/trace.json");
 }
@@ -60,8 +84,8 @@ TEST(Cli, HelpListsTheFlagsAndExitsZero) {
 }
 
 TEST(Cli, JsonToStdoutFollowsTheContract) {
-    const json j = traceFor({"--sentence", "The cat sat on the mat .", "--d-model", "32", "--heads", "4",
-                             "--mask", "causal", "--seed", "7", "--scale", "sqrt_d_model"});
+    const json j = traceFor({"--sentence", "The cat sat on the mat .", "--d-model", "32", "--heads",
+                             "4", "--mask", "causal", "--seed", "7", "--scale", "sqrt_d_model"});
     EXPECT_EQ(j["format"], "mha-trace");
     EXPECT_EQ(j["config"]["d_model"], 32);
     EXPECT_EQ(j["config"]["heads"], 4);
@@ -89,8 +113,8 @@ TEST(Cli, SameSeedSameTraceAcrossRuns) {
 }
 
 TEST(Cli, BatchAndCrossAttention) {
-    const json j = traceFor({"--sentence", "le chat dort", "--sentence", "un chien", "--source",
-                             "the cat sleeps now"});
+    const json j = traceFor(
+        {"--sentence", "le chat dort", "--sentence", "un chien", "--source", "the cat sleeps now"});
     EXPECT_EQ(j["config"]["cross"], true);
     EXPECT_EQ(j["sources"].size(), 2u);
     EXPECT_EQ(j["attention"][1][0].size(), 3u);    // N = 3 queries
@@ -99,17 +123,22 @@ TEST(Cli, BatchAndCrossAttention) {
 
 TEST(Cli, OddButValidInputWorks) {
     EXPECT_EQ(traceFor({"--sentence", "?!..."})["sentences"][0]["tokens"], json({"?", "!", "..."}));
-    EXPECT_GE(traceFor({"--sentence", "I \xF0\x9F\x98\x80 cats"})["sentences"][0]["tokens"].size(), 3u);
+    EXPECT_GE(traceFor({"--sentence", "I \xF0\x9F\x98\x80 cats"})["sentences"][0]["tokens"].size(),
+              3u);
     const json broken = traceFor({"--sentence", "bad \xC3\x28 bytes \xFF"});
-    EXPECT_NE(broken["sentences"][0]["text"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos);
+    EXPECT_NE(broken["sentences"][0]["text"].get<std::string>().find("\xEF\xBF\xBD"),
+              std::string::npos);
 }
 
 TEST(Cli, FiveThousandWordsAreCutWithAWarning) {
     std::string text;
     for (int i = 0; i < 5000; ++i) text += "word ";
-    const ProcessResult r = runMhaViz({"--sentence", text, "--d-model", "16", "--heads", "2", "--json", "-"});
+    const ProcessResult r =
+        runMhaViz({"--sentence", text, "--d-model", "16", "--heads", "2", "--json", "-"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_NE(r.err.find("warning: sentence 1 has 5000 tokens; kept the first 512"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("warning: sentence 1 has 5000 tokens; kept the first 512"),
+              std::string::npos)
+        << r.err;
     EXPECT_EQ(json::parse(r.out)["sentences"][0]["tokens"].size(), 512u);
 }
 

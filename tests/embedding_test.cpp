@@ -51,7 +51,8 @@ TEST(Embedding, EachDimensionHasUnitVarianceAcrossTokens) {
     const int tokens = 4000, d = 16;
     Eigen::ArrayXd sum = Eigen::ArrayXd::Zero(d), sumSq = Eigen::ArrayXd::Zero(d);
     for (int t = 0; t < tokens; ++t) {
-        const Eigen::ArrayXd v = core::tokenEmbedding("word" + std::to_string(t), d).cast<double>().transpose().array();
+        const Eigen::ArrayXd v =
+            core::tokenEmbedding("word" + std::to_string(t), d).cast<double>().transpose().array();
         sum += v;
         sumSq += v * v;
     }
@@ -81,7 +82,9 @@ TEST(Embedding, PositionalSwitchAddsExactlyTheEncoding) {
     const core::Mat with = core::embedTokens({"a", "b", "c"}, 8, true);
     const core::Mat without = core::embedTokens({"a", "b", "c"}, 8, false);
     for (int i = 0; i < 3; ++i)
-        EXPECT_LE((with.row(i) - without.row(i) - core::positionalEncoding(i, 8)).cwiseAbs().maxCoeff(), 1e-6);
+        EXPECT_LE(
+            (with.row(i) - without.row(i) - core::positionalEncoding(i, 8)).cwiseAbs().maxCoeff(),
+            1e-6);
 }
 
 TEST(Embedding, SmallestAndLargestDModelWork) {

@@ -26,13 +26,14 @@ double eigenGemmRate(int n) {
     static std::map<int, double> cache;
     if (auto it = cache.find(n); it != cache.end()) return it->second;
     const core::Mat a = randomMatrix(n, n, 1), b = randomMatrix(n, n, 2);
-    core::Mat c(n, n); // n x n
+    core::Mat c(n, n);   // n x n
     c.noalias() = a * b; // warm up
     const double flops = 2.0 * n * n * n;
     int reps = std::max(1, int(2e9 / flops));
     const auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; ++r) c.noalias() = a * b;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     benchmark::DoNotOptimize(c.data());
     return cache[n] = flops * reps / seconds;
 }
@@ -50,7 +51,8 @@ void BM_Forward(benchmark::State& state) {
         benchmark::DoNotOptimize(out.output.data());
     }
     const double flops = core::forwardFlops(1, n, n, d);
-    state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOPs"] =
+        benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["vs_gemm"] =
         benchmark::Counter(flops / eigenGemmRate(d), benchmark::Counter::kIsIterationInvariantRate);
 }

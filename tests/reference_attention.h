@@ -40,19 +40,25 @@ inline Result multiHeadAttention(const core::AttentionInput& in, const core::Wei
     if (in.scale == core::ScaleKind::None) scale = 1.0;
 
     Result res{std::vector<double>(std::size_t(B) * H * N * M, 0.0),
-               std::vector<double>(std::size_t(B) * N * d, 0.0), B, H, N, M, d};
+               std::vector<double>(std::size_t(B) * N * d, 0.0),
+               B,
+               H,
+               N,
+               M,
+               d};
     std::vector<double> concat(std::size_t(B) * N * d, 0.0);
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h)
             for (int i = 0; i < N; ++i) {
                 std::vector<double> s(M, -std::numeric_limits<double>::infinity());
                 for (int j = 0; j < M; ++j) {
-                    const bool masked = (in.causal && j > i) ||
-                                        (in.keyPadding.size() > 0 && in.keyPadding(b, j));
+                    const bool masked =
+                        (in.causal && j > i) || (in.keyPadding.size() > 0 && in.keyPadding(b, j));
                     if (masked) continue;
                     double dot = 0;
                     for (int c = h * dh; c < (h + 1) * dh; ++c)
-                        dot += Q[(std::size_t(b) * N + i) * d + c] * K[(std::size_t(b) * M + j) * d + c];
+                        dot += Q[(std::size_t(b) * N + i) * d + c] *
+                               K[(std::size_t(b) * M + j) * d + c];
                     s[j] = dot * scale;
                 }
                 double mx = -std::numeric_limits<double>::infinity();
@@ -64,7 +70,8 @@ inline Result multiHeadAttention(const core::AttentionInput& in, const core::Wei
                     const double a = s[j] / sum;
                     res.attention[((std::size_t(b) * H + h) * N + i) * M + j] = a;
                     for (int c = h * dh; c < (h + 1) * dh; ++c)
-                        concat[(std::size_t(b) * N + i) * d + c] += a * V[(std::size_t(b) * M + j) * d + c];
+                        concat[(std::size_t(b) * N + i) * d + c] +=
+                            a * V[(std::size_t(b) * M + j) * d + c];
                 }
             }
     for (int r = 0; r < B * N; ++r)

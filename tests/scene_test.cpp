@@ -19,7 +19,8 @@ Scene sceneWith(std::vector<std::string> sentences) {
 
 TEST(Scene, DefaultsAreTheDemo) {
     const Scene s;
-    EXPECT_EQ(s.sentences, std::vector<std::string>{"The cat sat on the mat because it was tired."});
+    EXPECT_EQ(s.sentences,
+              std::vector<std::string>{"The cat sat on the mat because it was tired."});
     EXPECT_EQ(s.d_model, 64);
     EXPECT_EQ(s.heads, 8);
     EXPECT_EQ(s.dHead(), 8);
@@ -104,7 +105,7 @@ TEST(Run, CrossAttentionTakesKeysFromTheSource) {
 
 TEST(Run, TokenCapCutsAndWarns) {
     std::string text;
-    for (int i = 0; i < 600; ++i) text += "w" + std::to_string(i) + " ";
+    for (int i = 0; i < 600; ++i) text.append("w").append(std::to_string(i)).append(" ");
     const core::Trace t = core::run(sceneWith({text}));
     EXPECT_EQ(t.queryLen(), 512);
     ASSERT_EQ(t.warnings.size(), 1u);

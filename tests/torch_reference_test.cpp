@@ -3,6 +3,8 @@
 // committed, so this test needs no torch.
 #include "attention.h"
 
+#include "test_support.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -50,27 +52,18 @@ TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {
     if (f["cross"].get<bool>()) in.xSource = stack3(f["x_source"]);
     in.keyPadding.resize(in.batch, in.keyLen);
     for (int b = 0; b < in.batch; ++b)
-        for (int j = 0; j < in.keyLen; ++j) in.keyPadding(b, j) = f["key_padding"][b][j].get<bool>();
+        for (int j = 0; j < in.keyLen; ++j)
+            in.keyPadding(b, j) = f["key_padding"][b][j].get<bool>();
     const core::Weights w{matrix(f["w_q"]), matrix(f["w_k"]), matrix(f["w_v"]), matrix(f["w_o"])};
 
     core::Attention a;
     core::forward(in, w, a);
 
-    double worstWeight = 0, worstOut = 0;
-    for (int b = 0; b < in.batch; ++b) {
-        for (int h = 0; h < in.heads; ++h)
-            for (int i = 0; i < in.queryLen; ++i)
-                for (int j = 0; j < in.keyLen; ++j)
-                    worstWeight = std::max(worstWeight,
-                                           std::abs(a.attention(a.headRow(b, h, i), j) -
-                                                    f["attention"][b][h][i][j].get<double>()));
-        for (int i = 0; i < in.queryLen; ++i)
-            for (int c = 0; c < a.d_model; ++c)
-                worstOut = std::max(worstOut, std::abs(a.output(b * in.queryLen + i, c) -
-                                                       f["output"][b][i][c].get<double>()));
-    }
-    EXPECT_LE(worstWeight, 1e-5) << GetParam();
-    EXPECT_LE(worstOut, 1e-5) << GetParam();
+    const auto worst = testing_support::worstError(
+        a, [&](int b, int h, int i, int j) { return f["attention"][b][h][i][j].get<double>(); },
+        [&](int b, int i, int c) { return f["output"][b][i][c].get<double>(); });
+    EXPECT_LE(worst.weight, 1e-5) << GetParam();
+    EXPECT_LE(worst.output, 1e-5) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TorchReference,

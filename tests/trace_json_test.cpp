@@ -51,7 +51,8 @@ TEST(TraceJson, SelfAttentionHasEveryKeyWithItsShape) {
     for (const char* w : {"w_q", "w_k", "w_v", "w_o"}) EXPECT_EQ(shapeOf(j[w]), Shape({d, d})) << w;
     EXPECT_EQ(shapeOf(j["key_padding"]), Shape({B, N}));
     EXPECT_EQ(j["key_padding"][1][2], true);
-    for (const char* m : {"q", "k", "v", "concat", "output"}) EXPECT_EQ(shapeOf(j[m]), Shape({B, N, d})) << m;
+    for (const char* m : {"q", "k", "v", "concat", "output"})
+        EXPECT_EQ(shapeOf(j[m]), Shape({B, N, d})) << m;
     EXPECT_EQ(shapeOf(j["scores"]), Shape({B, H, N, N}));
     EXPECT_EQ(shapeOf(j["attention"]), Shape({B, H, N, N}));
     EXPECT_EQ(shapeOf(j["head_outputs"]), Shape({B, H, N, d / H}));
@@ -76,7 +77,8 @@ TEST(TraceJson, FloatsRoundTripExactly) {
     for (int h = 0; h < a.heads; ++h)
         for (int i = 0; i < a.queryLen; ++i)
             for (int k = 0; k < a.keyLen; ++k)
-                ASSERT_EQ(j["attention"][0][h][i][k].get<float>(), a.attention(a.headRow(0, h, i), k));
+                ASSERT_EQ(j["attention"][0][h][i][k].get<float>(),
+                          a.attention(a.headRow(0, h, i), k));
     EXPECT_EQ(j["w_o"][5][7].get<float>(), t.weights->wO(5, 7));
 }
 
