@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <stdexcept>
 
@@ -25,6 +27,39 @@ std::string oneLine(std::string text) {
     return text;
 }
 
+bool isSpace(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// "2,5" -> heads {1, 4}: numbered from 1 on the command line, stored 0-based, sorted and
+// unique (duplicates are harmless). Returns an error naming the bad value, or "".
+std::string parseHeadList(const std::string& list, int heads, std::vector<int>& out) {
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        std::size_t first = start, last = comma;
+        while (first < last && isSpace(list[first])) ++first;
+        while (last > first && isSpace(list[last - 1])) --last;
+        const std::string item = list.substr(first, last - first);
+        const std::string where = "--ablate '" + list + "': ";
+        if (item.empty()) return where + "empty head number (give heads from 1, e.g. 2,5)";
+        if (!std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return where + "'" + item + "' is not a head number (give heads from 1, e.g. 2,5)";
+        long long head = 0;
+        const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), head);
+        if (error != std::errc() || end != item.data() + item.size() || head > heads)
+            return "ablated head " + item + " does not exist (heads = " + std::to_string(heads) +
+                   ")";
+        if (head == 0) return where + "head 0 does not exist (heads are numbered from 1)";
+        out.push_back(int(head - 1));
+        if (comma == list.size()) break;
+        start = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return {};
+}
+
 } // namespace
 
 std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
@@ -32,7 +67,8 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     core::Scene& scene = options.scene;
     std::vector<std::string> sentences;
     std::string mask = "none", scale = "sqrt_d_head";
-    bool noPositional = false;
+    bool noPositional = false, noOutProjection = false;
+    std::vector<std::string> ablate;
 
     CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
                  "Without --json it opens the window; with it, it runs headless."};
@@ -64,6 +100,18 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
         ->capture_default_str();
     cli.add_flag("--no-positional", noPositional, "Leave out the sinusoidal positional encoding");
+    cli.add_flag("--no-out-proj", noOutProjection,
+                 "Skip the output projection W_O: the output is the concatenated heads");
+    cli.add_option("--ablate", ablate,
+                   "Switch off these heads (numbered from 1, e.g. 2,5) by zeroing their outputs "
+                   "before W_O")
+        ->type_name("LIST")
+        ->expected(1) // one list per --ablate; repeating it adds heads
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cli.add_flag("--reshape-bug", scene.reshapeBug,
+                 "Split heads with a plain reshape of (N, d_model) to (H, N, d_head), without "
+                 "the transpose");
     cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
     cli.add_option("--export-dir", options.exportDir,
                    "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
@@ -72,6 +120,10 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--bench-frames", options.benchFrames,
                    "Open the window, recompute every frame for N frames, print frame times, exit")
         ->check(CLI::Range(1, 1000000));
+    cli.add_option("--view", options.view,
+                   "The window's right-hand tab at start: head, pipeline, steps or cost")
+        ->check(CLI::IsMember({"head", "pipeline", "steps", "cost"}))
+        ->capture_default_str();
 
     try {
         cli.parse(argc, argv);
@@ -87,6 +139,14 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     scene.mask = *core::parseMaskKind(mask);
     scene.scale = *core::parseScaleKind(scale);
     scene.positional = !noPositional;
+    scene.outProjection = !noOutProjection;
+    for (const std::string& list : ablate)
+        if (std::string error = parseHeadList(list, scene.heads, scene.ablatedHeads);
+            !error.empty()) {
+            printError(oneLine(error));
+            exitCode = kExitBadInput;
+            return std::nullopt;
+        }
     if (std::string error = core::validationError(scene); !error.empty()) {
         printError(error);
         exitCode = kExitBadInput;

@@ -167,6 +167,7 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     ImGui::InvisibleButton("map", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
     const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     if (ImGui::IsItemHovered()) {
+        view.nextHoverHead = head; // its slice lights up in the pipeline
         const ImVec2 mouse = ImGui::GetIO().MousePos;
         const int j = int(std::floor((mouse.x - mapMin.x) / cell));
         const int i = int(std::floor((mouse.y - mapMin.y) / cell));

@@ -21,6 +21,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <atomic>
+#include <cfloat>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -116,6 +117,10 @@ int main(int argc, char** argv) {
     core::Scene scene = options->scene;
     core::Trace trace;
     app::ViewState view;
+    view.tab = options->view == "pipeline" ? app::ViewState::Tab::Pipeline
+               : options->view == "steps"  ? app::ViewState::Tab::Steps
+               : options->view == "cost"   ? app::ViewState::Tab::Cost
+                                           : app::ViewState::Tab::Head;
     app::SceneRunner runner;
     runner.update(scene, trace, view);
     app::uploadHeadMaps(trace, view, gl);
@@ -130,8 +135,9 @@ int main(int argc, char** argv) {
     while (!glfwWindowShouldClose(window) && !stopRequested) {
         const auto frameStart = std::chrono::steady_clock::now();
         // Sleep until input when nothing moves; redraw every frame while a control is active.
+        const bool animating = view.animStart >= 0 && ImGui::GetTime() - view.animStart < 0.7;
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
-                          ImGui::IsAnyItemActive();
+                          ImGui::IsAnyItemActive() || animating;
         const double now = glfwGetTime();
         if (busy) {
             glfwPollEvents();
@@ -146,22 +152,31 @@ int main(int argc, char** argv) {
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        if (!options->screenshotPath.empty()) // wherever the pointer rests, no hover in screenshots
+            ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         app::interceptEscape();
         ImGui::NewFrame();
         gl.beginFrame();
         view.nextHover = {};
+        view.nextHoverHead = -1;
         const app::ShortcutActions actions = app::handleShortcuts(view);
 
         const ImVec2 display = ImGui::GetIO().DisplaySize;
         const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
         app::drawSentencesPanel(layout.sentences, scene, trace, view);
         app::drawControlsPanel(layout.controls, scene, trace, view);
-        if (runner.update(scene, trace, view) || !view.mapsUploaded)
-            app::uploadHeadMaps(trace, view, gl); // same frame
+        const int headsBefore = trace.attention.heads;
+        if (runner.update(scene, trace, view) ||
+            !view.mapsUploaded) { // in the same frame as the edit
+            app::uploadHeadMaps(trace, view, gl);
+            if (trace.attention.heads != headsBefore && headsBefore > 0)
+                app::noteHeadCountChange(view, headsBefore);
+        }
         app::drawHeadsPanel(layout.heads, trace, view, gl);
-        app::drawHeadPanel(layout.head, trace, view, gl);
+        app::drawViewsPanel(layout.head, scene, trace, view, gl);
         drawNotice(view, glfwGetTime());
         view.hover = view.nextHover;
+        view.hoverHead = view.nextHoverHead;
 
         // Rendering.
         ImGui::Render();

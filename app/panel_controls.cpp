@@ -94,6 +94,9 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     ImGui::PopItemWidth();
 
     ImGui::Separator();
+    drawPitfallsSection(scene, trace, view);
+
+    ImGui::Separator();
     const core::Attention& a = trace.attention;
     ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen,
                         a.keyLen, a.d_model, a.heads, a.d_head);

@@ -32,9 +32,28 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
                     GlHeatmaps& gl);
 
-// The selected head, large, with full labels and a colour bar.
-void drawHeadPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
-                   GlHeatmaps& gl);
+// The right-hand panel: tabs Head, Pipeline, Step through, Cost.
+void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                    ViewState& view, GlHeatmaps& gl);
+
+// Tab: the selected head, large, with full labels and a colour bar.
+void drawHeadView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+
+// Tab: the whole pipeline as blocks with live shapes; each head's slice in its colour.
+void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,
+                      GlHeatmaps& gl);
+
+// Starts the pipeline's regroup animation after the scene's H changed.
+void noteHeadCountChange(ViewState& view, int previousHeads);
+
+// Tab: one query token through the selected head, step by step, with the real numbers.
+void drawStepsView(const core::Trace& trace, ViewState& view);
+
+// Tab: parameters and FLOPs, H = 1 against the current H, real model sizes.
+void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view);
+
+// Section of the controls: the classic pitfalls as switches, each with its explanation.
+void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState& view);
 
 // A one-sentence tooltip on the last item (every control has one).
 void itemTooltip(const char* text);

@@ -48,6 +48,9 @@ ShortcutActions handleShortcuts(ViewState& view) {
         // Up/Down walk the pinned query row through the sentence.
         if (press.key == GLFW_KEY_DOWN) view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
         if (press.key == GLFW_KEY_UP) view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
+        // N / P walk the step-through (the panel clamps the step).
+        if (press.key == GLFW_KEY_N) view.step += 1;
+        if (press.key == GLFW_KEY_P) view.step = std::max(view.step - 1, 0);
     }
     pendingPresses().clear();
     return actions;

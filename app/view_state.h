@@ -19,6 +19,8 @@ struct ViewState {
     int pinnedQuery = -1; // query row pinned by a click; Esc unpins
     CellRef hover;        // hovered in the previous frame: highlighted in every head now
     CellRef nextHover;    // collected while drawing this frame
+    int hoverHead = -1;   // head under the mouse last frame (heatmap or pipeline slice)
+    int nextHoverHead = -1;
     core::ColormapId colormap = core::ColormapId::Viridis;
     bool perHeadScale = false; // colour 0..max of each head instead of 0..1 for all
     bool focusSentence = true; // give the sentence field keyboard focus (on start)
@@ -27,6 +29,17 @@ struct ViewState {
     std::string sceneHint;  // friendly, not an error (e.g. empty sentence)
     std::string notice;     // short-lived message, e.g. where an export went
     double noticeUntil = 0; // glfwGetTime() when the notice disappears
+
+    enum class Tab { Head, Pipeline, Steps, Cost };
+    Tab tab = Tab::Head;      // what the right-hand panel shows
+    bool tabRequested = true; // select `tab` in the tab bar (set by --view and keys)
+
+    int step = 0;              // step-through: which step is shown
+    bool showAllSteps = false; // or all of them at once
+    bool animateSplit = true;  // pipeline: slices regroup visibly when H changes
+    int animFromHeads = 0;     // H before the last change, for the regroup animation
+    double animStart = -1;     // glfwGetTime() of that change; < 0 = no animation
+    int presetIndex = -1;      // cost panel: real model sizes drawn in the pipeline; -1 = live
 
     std::vector<core::AttentionMap> maps; // per head, for the shown sentence
     bool mapsUploaded = false;            // textures match `maps`

@@ -14,7 +14,7 @@ struct WindowLayout {
 
 inline WindowLayout layoutFor(float width, float height, float uiScale) {
     const float left = std::clamp(width * 0.27f, 330.0f * uiScale, 470.0f * uiScale);
-    const float sentencesHeight = std::max(height * 0.36f, 200.0f * uiScale);
+    const float sentencesHeight = std::max(height * 0.27f, 200.0f * uiScale);
     const float rest = width - left;
     const float grid = rest * 0.45f;
     WindowLayout l;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace core {
 
@@ -29,6 +30,10 @@ struct AttentionInput {
     BoolMat keyPadding;  // B x M, true where the key is padding; empty means none
     bool causal = false; // key j > query i is masked
     ScaleKind scale = ScaleKind::SqrtDHead;
+    // Teaching switches (the classic pitfalls), each changing the real computation:
+    bool outProjection = true;     // false: output = concat, heads never mixed by W_O
+    std::vector<int> ablatedHeads; // 0-based heads whose outputs are zeroed before W_O
+    bool reshapeBug = false;       // split/merge heads by viewing (N, d_model) as (H, N, d_head)
 
     bool isCross() const { return xSource.size() > 0; }
 };
@@ -46,8 +51,13 @@ struct Attention {
     Mat scores;         // (B*H*N) x M, scaled, before the mask
     Mat attention;      // (B*H*N) x M, softmax weights; masked entries are exactly 0
     Mat headOutputs;    // (B*H*N) x d_head, attention * V per head
-    Mat concat;         // (B*N) x d_model, heads merged side by side
-    Mat output;         // (B*N) x d_model, concat * W_O
+    Mat concat;         // (B*N) x d_model, heads merged side by side (ablated heads zeroed)
+    Mat output;         // (B*N) x d_model, concat * W_O (= concat without the out projection)
+    bool outProjection = true;
+    bool reshapeBug = false;
+    std::vector<bool> headAblated; // H
+    RowVec outputShift; // 1 x (B*N): |output - output with no head ablated| per token; empty
+                        // when nothing is ablated
 
     Eigen::Index headRow(int b, int h, int i = 0) const {
         return (Eigen::Index(b) * heads + h) * queryLen + i;
@@ -59,6 +69,15 @@ struct Attention {
 };
 
 Scalar scaleFactor(ScaleKind scale, int d_model, int heads);
+
+// Where element (row r, column c) of head h's d_head-wide slice really comes from in the
+// (len x d_model) matrix it is split from: with the correct split, token r and dimension
+// h*d_head + c; with the reshape bug, the flat position (h*len + r)*d_head + c.
+struct SplitSource {
+    int token = 0, dim = 0;
+};
+SplitSource splitSource(int head, int row, int col, int len, int d_model, int heads,
+                        bool reshapeBug);
 
 // Fills `out`, reusing its buffers when the shapes are unchanged (the window
 // recomputes every frame while a slider moves). Throws std::invalid_argument

@@ -80,6 +80,9 @@ Trace run(const Scene& scene, const Trace* previous) {
     in.heads = scene.heads;
     in.causal = scene.mask == MaskKind::Causal;
     in.scale = scene.scale;
+    in.outProjection = scene.outProjection;
+    in.ablatedHeads = scene.ablatedHeads;
+    in.reshapeBug = scene.reshapeBug;
     in.x = stackPadded(trace.sentences, in.queryLen, scene);
     if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene);
     in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M

@@ -29,6 +29,10 @@ std::string validationError(const Scene& s) {
     if (s.d_model % s.heads != 0)
         return "heads " + std::to_string(s.heads) + " does not divide d_model " +
                std::to_string(s.d_model) + " (d_head = d_model / heads must be whole)";
+    for (int h : s.ablatedHeads) // numbered from 1 in the message, as the CLI and UI show them
+        if (h < 0 || h >= s.heads)
+            return "ablated head " + std::to_string(h + 1) +
+                   " does not exist (heads = " + std::to_string(s.heads) + ")";
     if (s.sentences.empty()) return "no sentence given";
     for (std::size_t i = 0; i < s.sentences.size(); ++i)
         if (isBlank(s.sentences[i])) return "sentence " + ordinal(i) + " is empty";

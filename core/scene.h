@@ -22,6 +22,10 @@ struct Scene {
     std::uint64_t seed = 1;
     std::string weights = "random"; // weight mode; "random" is the only one so far
     bool positional = true;         // add the sinusoidal positional encoding
+    // The classic pitfalls as switches (see AttentionInput).
+    bool outProjection = true;     // --no-out-proj turns it off
+    std::vector<int> ablatedHeads; // 0-based, sorted, unique; the CLI and UI number heads from 1
+    bool reshapeBug = false;       // --reshape-bug
 
     bool isCross() const { return !sources.empty(); }
     int dHead() const { return heads > 0 ? d_model / heads : 0; }

@@ -68,6 +68,12 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     w.field("weights", s.weights);
     w.field("positional", s.positional);
     w.field("cross", s.isCross());
+    w.field("out_proj", s.outProjection);
+    w.key("ablate");
+    w.beginArray();
+    for (int h : s.ablatedHeads) w.value(h + 1); // numbered from 1, as the CLI and UI show them
+    w.endArray();
+    w.field("reshape_bug", s.reshapeBug);
     w.endObject();
     w.key("head_names");
     w.beginArray();
@@ -115,6 +121,17 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     w.tensor3(a.concat, a.queryLen);
     w.key("output");
     w.tensor3(a.output, a.queryLen);
+    if (a.outputShift.size() > 0) { // only when some head is ablated
+        w.key("output_shift");
+        w.beginArray();
+        for (int b = 0; b < a.batch; ++b) {
+            w.beginArray();
+            for (int i = 0; i < a.queryLen; ++i)
+                w.value(a.outputShift[Eigen::Index(b) * a.queryLen + i]);
+            w.endArray();
+        }
+        w.endArray();
+    }
     w.endObject();
     out << '\n';
 }

@@ -1,8 +1,7 @@
 // The forward pass against the naive double-precision reference and its properties.
 #include "attention.h"
 
-#include "reference_attention.h"
-#include "test_support.h"
+#include "reference_checks.h"
 
 #include <gtest/gtest.h>
 
@@ -14,25 +13,13 @@ using core::Attention;
 using core::AttentionInput;
 using testing_support::paddedInput;
 using testing_support::randomMatrix;
+using testing_support::runForward;
 
 namespace {
 
-constexpr double kTol = 1e-5;
-
-Attention runForward(const AttentionInput& in, const core::Weights& w) {
-    Attention out;
-    core::forward(in, w, out);
-    return out;
-}
-
 void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
-    const Attention a = runForward(in, w);
-    const reference::Result ref = reference::multiHeadAttention(in, w);
-    const auto worst = testing_support::worstError(
-        a, [&](int b, int h, int i, int j) { return ref.weight(b, h, i, j); },
-        [&](int b, int i, int c) { return ref.out(b, i, c); });
-    EXPECT_LE(worst.weight, kTol);
-    EXPECT_LE(worst.output, kTol);
+    testing_support::expectWeightsAndOutputMatch(runForward(in, w),
+                                                 reference::multiHeadAttention(in, w));
 }
 
 } // namespace

@@ -75,11 +75,31 @@ TEST(Cli, UnwritableJsonPath) {
     expectBadInput({"--json", "/nonexistent-dir/trace.json"}, "/nonexistent-dir/trace.json");
 }
 
+TEST(Cli, AblateThatIsNotAHeadList) {
+    expectBadInput({"--ablate", "abc", "--json", "-"}, "'abc'");
+    expectBadInput({"--ablate", "2,x", "--json", "-"}, "'x'");
+}
+TEST(Cli, AblateWithAnEmptyItem) {
+    expectBadInput({"--ablate", "2,,5", "--json", "-"}, "2,,5");
+    expectBadInput({"--ablate", "3,", "--json", "-"}, "3,");
+}
+TEST(Cli, AblateHeadZero) {
+    expectBadInput({"--ablate", "0", "--json", "-"}, "head 0");
+}
+TEST(Cli, AblateNegativeHead) {
+    expectBadInput({"--ablate", "-1", "--json", "-"}, "-1");
+}
+TEST(Cli, AblateHeadBeyondTheHeadCount) {
+    expectBadInput({"--ablate", "9", "--json", "-"}, "ablated head 9 does not exist (heads = 8)");
+    expectBadInput({"--heads", "4", "--ablate", "2,5", "--json", "-"}, "ablated head 5");
+    expectBadInput({"--ablate", "99999999999999999999", "--json", "-"}, "99999999999999999999");
+}
+
 TEST(Cli, HelpListsTheFlagsAndExitsZero) {
     const ProcessResult r = runMhaViz({"--help"});
     EXPECT_EQ(r.exitCode, 0);
     for (const char* flag : {"--sentence", "--source", "--d-model", "--heads", "--mask", "--seed",
-                             "--scale", "--json"})
+                             "--scale", "--json", "--no-out-proj", "--ablate", "--reshape-bug"})
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 
@@ -144,4 +164,42 @@ TEST(Cli, FiveThousandWordsAreCutWithAWarning) {
 
 TEST(Cli, NoPositionalIsRecorded) {
     EXPECT_EQ(traceFor({"--no-positional"})["config"]["positional"], false);
+}
+
+TEST(Cli, PitfallSwitchesAreOffByDefault) {
+    const json j = traceFor({});
+    EXPECT_EQ(j["config"]["out_proj"], true);
+    EXPECT_EQ(j["config"]["ablate"], json::array());
+    EXPECT_EQ(j["config"]["reshape_bug"], false);
+    EXPECT_FALSE(j.contains("output_shift"));
+}
+
+TEST(Cli, NoOutProjGivesTheConcatAsOutput) {
+    const json j = traceFor({"--no-out-proj"});
+    EXPECT_EQ(j["config"]["out_proj"], false);
+    EXPECT_EQ(j["output"], j["concat"]);
+}
+
+TEST(Cli, AblateTakesHeadsFromOneSortedAndUnique) {
+    const json j = traceFor({"--ablate", "5,2,5", "--sentence", "a b c"});
+    EXPECT_EQ(j["config"]["ablate"], json({2, 5}));
+    ASSERT_EQ(j["output_shift"].size(), 1u);
+    EXPECT_EQ(j["output_shift"][0].size(), 3u);
+    for (int i = 0; i < 3; ++i) // head 2's columns [8, 16) of the concat are zeroed
+        for (int c = 8; c < 16; ++c) EXPECT_EQ(j["concat"][0][i][c], 0.0);
+    // The head outputs keep their values: the UI shows what was removed.
+    EXPECT_EQ(j["head_outputs"], traceFor({"--sentence", "a b c"})["head_outputs"]);
+}
+
+TEST(Cli, AblateCanBeRepeatedButTakesOneListEachTime) {
+    EXPECT_EQ(traceFor({"--ablate", "2", "--ablate", "5"})["config"]["ablate"], json({2, 5}));
+    expectBadInput({"--ablate", "2", "5", "--json", "-"}, "5");
+}
+
+TEST(Cli, ReshapeBugIsRecordedAndChangesTheMaps) {
+    const json bug = traceFor({"--reshape-bug", "--sentence", "a b c d"});
+    EXPECT_EQ(bug["config"]["reshape_bug"], true);
+    const json good = traceFor({"--sentence", "a b c d"});
+    EXPECT_EQ(bug["q"], good["q"]);
+    EXPECT_NE(bug["attention"], good["attention"]);
 }

@@ -42,6 +42,10 @@ TEST(TraceJson, SelfAttentionHasEveryKeyWithItsShape) {
     EXPECT_EQ(c["weights"], "random");
     EXPECT_EQ(c["positional"], true);
     EXPECT_EQ(c["cross"], false);
+    EXPECT_EQ(c["out_proj"], true);
+    EXPECT_EQ(c["ablate"], json::array());
+    EXPECT_EQ(c["reshape_bug"], false);
+    EXPECT_FALSE(j.contains("output_shift")); // only when some head is ablated
     EXPECT_EQ(j["head_names"].size(), 4u);
     EXPECT_EQ(j["sentences"][1]["tokens"], json({"a", "dog"}));
     EXPECT_FALSE(j.contains("sources"));
@@ -100,4 +104,27 @@ TEST(TraceJson, CutTokensAreReported) {
     EXPECT_EQ(j["sentences"][0]["tokens"].size(), 512u);
     EXPECT_EQ(j["sentences"][0]["dropped_tokens"], 8);
     EXPECT_EQ(j["warnings"].size(), 1u);
+}
+
+TEST(TraceJson, PitfallSwitchesAreInTheConfigAndTheShiftIsPerToken) {
+    core::Scene s;
+    s.sentences = {"the cat sat", "a dog"};
+    s.d_model = 16;
+    s.heads = 8;
+    s.outProjection = false;
+    s.ablatedHeads = {1, 4}; // 0-based in the Scene, numbered from 1 in the JSON
+    s.reshapeBug = true;
+    const core::Trace t = core::run(s);
+    const json j = json::parse(core::traceJson(t));
+    const json& c = j["config"];
+    EXPECT_EQ(c["out_proj"], false);
+    EXPECT_EQ(c["ablate"], json({2, 5}));
+    EXPECT_EQ(c["reshape_bug"], true);
+    EXPECT_EQ(shapeOf(j["w_o"]), Shape({16, 16})); // kept even when it is not applied
+    EXPECT_EQ(shapeOf(j["output_shift"]), Shape({2, 3}));
+    const core::Attention& a = t.attention;
+    for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < 3; ++i)
+            EXPECT_EQ(j["output_shift"][b][i].get<float>(), a.outputShift[b * 3 + i]);
+    EXPECT_EQ(j["output"], j["concat"]); // no W_O
 }

@@ -2,7 +2,7 @@
 ImageMagick's identify to look at the exported PNG. Run under xvfb-run (DISPLAY set).
 
 Layout constants match app/window_layout.h at the default 1440 x 900 window and
-content scale 1 (Xvfb): the controls panel starts at 0.36 * 900 = 324 px.
+content scale 1 (Xvfb): the controls panel starts at 0.27 * 900 = 243 px.
 """
 import json
 import os
@@ -12,12 +12,15 @@ import tempfile
 import time
 
 WINDOW_W, WINDOW_H = 1440, 900
-CONTROLS_TOP = int(WINDOW_H * 0.36)
+CONTROLS_TOP = int(WINDOW_H * 0.27)
 ROW = 26                          # one slider row: 22 px frame + 4 px spacing
 D_MODEL_SLIDER_Y = CONTROLS_TOP + 41
 HEADS_SLIDER_Y = D_MODEL_SLIDER_Y + ROW
 SLIDER_LEFT_X, SLIDER_RIGHT_X = 12, 300
 SENTENCE_FIELD = (200, 40)        # the first sentence's text field
+WO_OFF_CHECKBOX = (18, 606)       # "switch W_O off" in the pitfalls section
+RESHAPE_BUG_CHECKBOX = (18, 668)
+HEAD_BUTTON_Y = 766               # "switch heads off": buttons 1..8, 35 px apart from x = 23
 
 
 def fail(message):
@@ -126,3 +129,8 @@ class App:
                     return os.path.join(self.export_dir, pngs[0]), json.load(f)
             time.sleep(0.1)
         fail("Ctrl+E wrote no PNG + JSON into " + self.export_dir)
+
+
+def head_button(head):
+    """Centre of the pitfalls section's button for head `head` (numbered from 1)."""
+    return 23 + 35 * (head - 1), HEAD_BUTTON_Y

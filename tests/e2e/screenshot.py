@@ -17,6 +17,9 @@ scenes = {
     "causal_batch": ["--mask", "causal", "--sentence", "The cat sat on the mat because it was tired.",
                      "--sentence", "A dog barked."],
     "cross": ["--sentence", "The cat sat on the mat.", "--source", "Le chat s'est assis sur le tapis."],
+    "pipeline_pitfalls": ["--view", "pipeline", "--reshape-bug", "--ablate", "2,3", "--no-out-proj", "--heads", "4"],
+    "steps": ["--view", "steps", "--scale", "none"],
+    "cost": ["--view", "cost", "--d-model", "128", "--heads", "16"],
 }
 with tempfile.TemporaryDirectory(prefix="mha-shot-") as tmp:
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(tmp, "config"))

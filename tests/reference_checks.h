@@ -1,0 +1,30 @@
+// GoogleTest checks of the engine against the naive reference (reference_attention.h),
+// shared by the unit tests of the forward pass and of the pitfall switches.
+#pragma once
+
+#include "attention.h"
+#include "reference_attention.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace testing_support {
+
+inline constexpr double kReferenceTolerance = 1e-5;
+
+inline core::Attention runForward(const core::AttentionInput& in, const core::Weights& w) {
+    core::Attention out;
+    core::forward(in, w, out);
+    return out;
+}
+
+// Attention weights and outputs of `a` (computed from `in`, `w`) against the reference.
+inline void expectWeightsAndOutputMatch(const core::Attention& a, const reference::Result& ref) {
+    const auto worst = worstError(
+        a, [&](int b, int h, int i, int j) { return ref.weight(b, h, i, j); },
+        [&](int b, int i, int c) { return ref.out(b, i, c); });
+    EXPECT_LE(worst.weight, kReferenceTolerance);
+    EXPECT_LE(worst.output, kReferenceTolerance);
+}
+
+} // namespace testing_support
