@@ -37,7 +37,8 @@ int drawMiniMatrix(const char* id, int rows, int cols, const std::function<float
     const ImVec2 gridMin(origin.x + labelWidth, origin.y);
     const float fontSize = ImGui::GetFontSize();
     for (int r = 0; r < shownRows; ++r) {
-        if (style.rowLabels && r < int(style.rowLabels->size()) && cell >= fontSize * 0.7f)
+        if (style.rowLabels && r < int(style.rowLabels->size()) &&
+            cell >= fontSize * 0.95f) // else rows would overlap; the tooltip still names them
             draw->AddText(ImVec2(origin.x, gridMin.y + cell * float(r) + (cell - fontSize) * 0.5f),
                           ImGui::GetColorU32(ImGuiCol_TextDisabled),
                           (*style.rowLabels)[std::size_t(r)].c_str());

@@ -14,7 +14,7 @@
 namespace app {
 
 struct MiniMatrixStyle {
-    float cell = 12.0f;              // cell side in pixels (shrunk to fit maxWidth)
+    float cell = 18.0f;              // cell side in pixels (shrunk to fit maxWidth)
     float maxWidth = 520.0f;         // wider matrices get smaller cells, then are cut
     int maxRows = 48, maxCols = 128; // the rest is summarised as "… of N"
     bool signedValues = true;        // blue-white-red around 0; else the heatmap colormap 0..1
