@@ -101,8 +101,9 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
         showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
     const float colLabelHeight =
         showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
-    const float cell = std::max(0.5f, std::min((size.x - rowLabelWidth) / float(cols),
-                                               (size.y - colLabelHeight) / float(rows)));
+    const float cell = std::max(1e-3f, std::min( // cells may be sub-pixel: the shader samples them
+                                           (size.x - rowLabelWidth) / float(cols),
+                                           (size.y - colLabelHeight) / float(rows)));
     const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
     const ImVec2 mapMax = mapMin + ImVec2(cell * float(cols), cell * float(rows));
 

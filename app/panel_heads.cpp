@@ -2,6 +2,7 @@
 #include "heatmap_widget.h"
 #include "panels.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace app {
@@ -13,28 +14,39 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& 
     ImGui::Begin("Heads", nullptr, kPanelFlags);
     const int heads = int(view.maps.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float titleHeight = ImGui::GetTextLineHeightWithSpacing();
-    const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
-
-    // The column count that makes the maps largest.
+    // The column count that makes the maps largest. Titles only while a map is wide enough
+    // to carry one; tiny maps (hundreds of heads) are named by their tooltip and colour.
+    auto layout = [&](float titleHeight, float gap, int& columns) {
+        float best = 0;
+        for (int c = 1; c <= std::max(1, heads); ++c) {
+            const int rowsOfMaps = (heads + c - 1) / c;
+            const float w = (avail.x - gap * float(c - 1)) / float(c);
+            const float h = (avail.y - float(rowsOfMaps) * (titleHeight + gap)) / float(rowsOfMaps);
+            if (std::min(w, h) > best) best = std::min(w, h), columns = c;
+        }
+        return best;
+    };
+    float titleHeight = ImGui::GetTextLineHeightWithSpacing();
+    float gap = ImGui::GetStyle().ItemSpacing.x * 2;
     int columns = 1;
-    float side = 0;
-    for (int c = 1; c <= std::max(1, heads); ++c) {
-        const int rowsOfMaps = (heads + c - 1) / c;
-        const float w = (avail.x - gap * float(c - 1)) / float(c);
-        const float h = (avail.y - float(rowsOfMaps) * (titleHeight + gap)) / float(rowsOfMaps);
-        if (std::min(w, h) > side) side = std::min(w, h), columns = c;
+    float side = layout(titleHeight, gap, columns);
+    if (side < ImGui::CalcTextSize("head 888").x) {
+        titleHeight = 0, gap = 3.0f;
+        side = layout(titleHeight, gap, columns);
     }
-    side = std::max(side, 24.0f);
+    side = std::max(side, 4.0f);
 
     const ImVec2 start = ImGui::GetCursorScreenPos();
     for (int h = 0; h < heads; ++h) {
         const float x = start.x + float(h % columns) * (side + gap);
         const float y = start.y + float(h / columns) * (side + titleHeight + gap);
-        ImGui::SetCursorScreenPos(ImVec2(x, y));
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
-        ImGui::TextUnformatted(trace.headNames[std::size_t(h)].c_str());
-        ImGui::PopStyleColor();
+        if (titleHeight > 0) {
+            ImGui::SetCursorScreenPos(ImVec2(x, y));
+            ImGui::PushStyleColor(ImGuiCol_Text,
+                                  ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+            ImGui::TextUnformatted(trace.headNames[std::size_t(h)].c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::SetCursorScreenPos(ImVec2(x, y + titleHeight));
         drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Compact);
     }
