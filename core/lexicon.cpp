@@ -1,3 +1,11 @@
+// Word features from the embedded lexicon, with regular morphology and guesses.
+//
+// [SECTION] Enum names (toString)
+// [SECTION] Parsing assets/lexicon.tsv (once, on first use)
+// [SECTION] Character helpers
+// [SECTION] Morphology: -s, -ed, -ing, -ly, -er/-est of listed lemmas
+// [SECTION] Guesses for unknown words by suffix
+// [SECTION] lookupWord, lexiconSize
 #include "lexicon.h"
 
 #include "colormap.h" // assetFile
