@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 namespace app {
@@ -74,10 +76,12 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
                  "Without --json it opens the window; with it, it runs headless."};
     cli.add_option("--sentence", sentences,
                    "Query sentence; repeat for a batch, padded to the longest with a "
-                   "key-padding mask (default: the demo sentence)");
+                   "key-padding mask (default: the demo sentence)")
+        ->allow_extra_args(false); // one sentence per flag: unquoted words are an error
     cli.add_option("--source", scene.sources,
                    "Cross-attention: keys and values come from this sentence (one, or one per "
-                   "--sentence)");
+                   "--sentence)")
+        ->allow_extra_args(false);
     cli.add_option("--d-model", scene.d_model, "Model width, an even number 2..1024")
         ->capture_default_str();
     cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
@@ -88,10 +92,15 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
         ->check(CLI::Validator(
             [](std::string& text) {
-                // CLI11 would wrap -1 to 2^64 - 1.
-                return text.find('-') == std::string::npos
-                           ? std::string()
-                           : "seed " + text + " must be a whole number >= 0";
+                // CLI11 would wrap -1 to 2^64 - 1 and saturate what does not fit.
+                std::uint64_t value = 0;
+                const auto [end, ec] =
+                    std::from_chars(text.data(), text.data() + text.size(), value);
+                if (ec == std::errc::result_out_of_range)
+                    return "seed " + text + " is too large (at most 18446744073709551615)";
+                if (ec != std::errc() || end != text.data() + text.size())
+                    return "seed " + text + " must be a whole number >= 0";
+                return std::string();
             },
             "UINT"))
         ->capture_default_str();
@@ -135,6 +144,17 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         exitCode = kExitBadInput;
         return std::nullopt;
     }
+    const bool windowOnly = !options.screenshotPath.empty() || options.benchFrames > 0;
+    if (cli.count("--json") > 0 && options.jsonPath.empty()) {
+        printError("--json needs a file name, or - for stdout");
+        exitCode = kExitBadInput;
+        return std::nullopt;
+    }
+    if (options.headless() && windowOnly) {
+        printError("--json runs headless; --screenshot and --bench-frames need the window");
+        exitCode = kExitBadInput;
+        return std::nullopt;
+    }
     if (!sentences.empty()) scene.sentences = sentences;
     scene.mask = *core::parseMaskKind(mask);
     scene.scale = *core::parseScaleKind(scale);
@@ -160,7 +180,10 @@ int runHeadless(const CliOptions& options) {
     core::Trace trace;
     try {
         trace = core::run(options.scene);
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::bad_alloc&) {
+        printError("not enough memory for this scene; use fewer sentences, tokens or heads");
+        return kExitBadInput;
+    } catch (const std::exception& e) { // invalid_argument: the scene's own one-line message
         printError(e.what());
         return kExitBadInput;
     }
@@ -170,6 +193,10 @@ int runHeadless(const CliOptions& options) {
         if (options.jsonPath == "-") {
             core::writeTraceJson(trace, std::cout);
             std::cout.flush();
+            if (!std::cout) { // e.g. a full disk behind a redirection
+                printError("cannot write the trace to stdout");
+                return kExitBadInput;
+            }
         } else if (std::string error =
                        core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
                    !error.empty()) {

@@ -108,6 +108,12 @@ void GlHeatmaps::shutdown() {
     program_ = vertexArray_ = 0;
 }
 
+void GlHeatmaps::keepSlots(int count) {
+    for (std::size_t k = std::size_t(std::max(count, 0)); k < slots_.size(); ++k)
+        glDeleteTextures(1, &slots_[k].valueTexture);
+    if (count < int(slots_.size())) slots_.resize(std::size_t(std::max(count, 0)));
+}
+
 void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
     if (index >= int(slots_.size())) slots_.resize(std::size_t(index) + 1);
     Slot& s = slots_[std::size_t(index)];

@@ -26,6 +26,9 @@ class GlHeatmaps {
     // Values of map `slot`: rows x cols, row-major, masked cells < 0.
     void setValues(int slot, const float* values, int rows, int cols);
 
+    // Frees the textures of slots >= count (after H went down).
+    void keepSlots(int count);
+
     // Queues map `slot` into `drawList`, filling [min, max] on screen.
     void draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap,
               float valueMin, float valueMax);

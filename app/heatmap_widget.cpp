@@ -1,5 +1,7 @@
 #include "heatmap_widget.h"
 
+#include "attention_stats.h"
+
 #include "utf8.h"
 
 #include <algorithm>
@@ -19,15 +21,22 @@ std::string fitText(const std::string& text, float maxWidth) {
     if (ImGui::CalcTextSize(text.c_str()).x <= maxWidth) return text;
     const bool hasEllipsis = ImGui::GetFont()->FindGlyphNoFallback(0x2026) != nullptr;
     const std::string ellipsis = hasEllipsis ? "\xE2\x80\xA6" : "..";
-    std::u32string points = core::decodeUtf8(text);
-    while (!points.empty()) {
-        points.pop_back();
+    const std::u32string points = core::decodeUtf8(text);
+    auto prefix = [&](std::size_t n) {
         std::string candidate;
-        for (char32_t cp : points) core::appendUtf8(candidate, cp);
-        candidate += ellipsis;
-        if (ImGui::CalcTextSize(candidate.c_str()).x <= maxWidth) return candidate;
+        for (std::size_t k = 0; k < n; ++k) core::appendUtf8(candidate, points[k]);
+        return candidate + ellipsis;
+    };
+    // The longest prefix that fits, by binary search: labels are measured every frame.
+    std::size_t lo = 0, hi = points.size();
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (ImGui::CalcTextSize(prefix(mid).c_str()).x <= maxWidth)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    return {};
+    return lo == 0 ? std::string() : prefix(lo);
 }
 
 // Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
@@ -82,6 +91,8 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         const core::AttentionMap& map = view.maps[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
+    gl.keepSlots(trace.attention.heads); // free the textures of heads that are gone
+    view.meanEntropy = core::meanRowEntropy(trace.attention);
     view.mapsUploaded = true;
 }
 

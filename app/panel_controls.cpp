@@ -24,6 +24,11 @@ int nearestDivisor(int n, int wanted) {
     return best;
 }
 
+// Heads switched off that a smaller H no longer has would make the scene invalid.
+void dropMissingAblatedHeads(core::Scene& scene) {
+    std::erase_if(scene.ablatedHeads, [&](int h) { return h >= scene.heads; });
+}
+
 } // namespace
 
 void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
@@ -37,6 +42,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp)) {
         scene.d_model = d_model - d_model % 2; // even values only
         scene.heads = nearestDivisor(scene.d_model, scene.heads);
+        dropMissingAblatedHeads(scene);
     }
     itemTooltip("Width of every token vector; d_head = d_model / heads.");
 
@@ -50,10 +56,11 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     if (ImGui::SliderInt("heads", &index, 0, int(divisors.size()) - 1, format,
                          ImGuiSliderFlags_AlwaysClamp))
         scene.heads = divisors[std::size_t(index)];
+    dropMissingAblatedHeads(scene);
     itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
 
-    int seed = int(scene.seed % 1000000);
-    if (ImGui::InputInt("seed", &seed, 1, 10) && seed >= 0) scene.seed = std::uint64_t(seed);
+    const std::uint64_t step = 1, fastStep = 10;
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &scene.seed, &step, &fastStep);
     itemTooltip(
         "The weights are a pure function of this seed: same seed, same maps, on any machine.");
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;

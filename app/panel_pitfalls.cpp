@@ -1,6 +1,5 @@
 // Controls section: the classic pitfalls as switches, each changing the real computation
 // and each explained in one line next to it.
-#include "attention_stats.h"
 #include "heatmap_widget.h"
 #include "panels.h"
 
@@ -25,7 +24,7 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState
     ImGui::TextUnformatted("Pitfalls (each changes the real computation)");
     const core::Attention& a = trace.attention;
 
-    const double entropy = core::meanRowEntropy(a);
+    const double entropy = view.meanEntropy; // O(B*H*N*M): computed once per recompute
     ImGui::TextDisabled("scale: mean row entropy %.2f nats", entropy);
     itemTooltip(
         "How spread out the attention rows are: 0 = all weight on one key, ln(N) = uniform.");

@@ -86,6 +86,10 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
             ImGui::SameLine();
             if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
                 scene.sentences.erase(scene.sentences.begin() + b);
+                if (scene.sources.size() > 1) // one source per sentence: keep them paired
+                    scene.sources.erase(
+                        scene.sources.begin() +
+                        std::min<std::ptrdiff_t>(b, std::ptrdiff_t(scene.sources.size()) - 1));
                 ImGui::PopID();
                 break;
             }
@@ -99,7 +103,10 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
     }
 
     ImGui::BeginDisabled(batch >= kMaxBatch);
-    if (ImGui::Button("+ Add sentence")) scene.sentences.push_back(kSecondSentence);
+    if (ImGui::Button("+ Add sentence")) {
+        scene.sentences.push_back(kSecondSentence);
+        if (scene.sources.size() > 1) scene.sources.push_back(scene.sources.back());
+    }
     ImGui::EndDisabled();
     itemTooltip(
         "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");

@@ -42,7 +42,9 @@ struct StepData {
 StepData collect(const core::Trace& t, const ViewState& view) {
     const core::Attention& a = t.attention;
     StepData s;
-    s.b = view.batchIndex, s.h = view.selectedHead, s.i = std::max(view.pinnedQuery, 0);
+    // The pinned row, else the first token (following a token does not pin it).
+    s.b = view.batchIndex, s.h = view.selectedHead,
+    s.i = std::clamp(view.pinnedQuery, 0, a.queryLen - 1);
     s.N = a.queryLen, s.M = a.keyLen, s.d_model = a.d_model, s.d_head = a.d_head, s.H = a.heads;
     s.bug = a.reshapeBug;
     const Eigen::Index qRow = Eigen::Index(s.b) * s.N + s.i;
@@ -255,7 +257,6 @@ void drawStepsView(const core::Trace& trace, ViewState& view) {
     }
     itemTooltip(
         "The token to follow; clicking a row in a heatmap pins it too (up/down arrows move it).");
-    view.pinnedQuery = query;
 
     ImGui::BeginDisabled(view.showAllSteps || view.step == 0);
     if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --view.step;

@@ -1,6 +1,7 @@
 #include "scene_runner.h"
 
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 
 namespace app {
@@ -27,7 +28,10 @@ bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState
     }
     try {
         trace = core::run(scene, &trace);
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::bad_alloc&) {
+        view.sceneError = "not enough memory for this scene; use fewer sentences, tokens or heads";
+        return false;
+    } catch (const std::exception& e) {
         view.sceneError = e.what();
         return false;
     }

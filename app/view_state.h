@@ -42,6 +42,7 @@ struct ViewState {
     int presetIndex = -1;      // cost panel: real model sizes drawn in the pipeline; -1 = live
 
     std::vector<core::AttentionMap> maps; // per head, for the shown sentence
+    double meanEntropy = 0;               // of the trace, computed once per recompute
     bool mapsUploaded = false;            // textures match `maps`
 };
 

@@ -9,27 +9,47 @@
 
 namespace core {
 
-std::string writeFileAtomically(const std::string& path, std::string_view contents) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    std::error_code ec;
-    if (fs::is_directory(target, ec)) return "cannot write '" + path + "': it is a folder";
-    const fs::path temp = target.string() + ".tmp-" + std::to_string(::getpid());
+namespace {
 
-    std::FILE* file = std::fopen(temp.c_str(), "wb");
-    if (!file) return "cannot write '" + path + "': " + std::strerror(errno);
+namespace fs = std::filesystem;
+
+// Writes and closes; fclose flushes, so a full disk may only show up there.
+std::string writeAll(const fs::path& path, std::string_view contents,
+                     const std::string& shownPath) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    if (!file) return "cannot write '" + shownPath + "': " + std::strerror(errno);
     const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
     const int writeErrno = errno;
-    // fclose flushes: a full disk may only show up here.
     const bool closed = std::fclose(file) == 0;
-    if (!written || !closed) {
-        const int err = !written ? writeErrno : errno;
-        fs::remove(temp, ec);
-        return "cannot write '" + path + "': " + std::strerror(err);
+    if (!written || !closed)
+        return "cannot write '" + shownPath + "': " + std::strerror(!written ? writeErrno : errno);
+    return {};
+}
+
+} // namespace
+
+std::string writeFileAtomically(const std::string& path, std::string_view contents) {
+    std::error_code ec;
+    fs::path target(path);
+    if (fs::is_symlink(fs::symlink_status(target, ec))) { // write where the link points
+        target = fs::weakly_canonical(target, ec);
+        if (ec) return "cannot write '" + path + "': " + ec.message();
     }
+    const fs::file_status status = fs::status(target, ec);
+    if (fs::is_directory(status)) return "cannot write '" + path + "': it is a folder";
+    // A FIFO, a device (/dev/stdout) or the like: write into it, never replace it.
+    if (fs::exists(status) && !fs::is_regular_file(status)) return writeAll(target, contents, path);
+
+    const fs::path temp = target.string() + ".tmp-" + std::to_string(::getpid());
+    if (std::string error = writeAll(temp, contents, path); !error.empty()) {
+        fs::remove(temp, ec);
+        return error;
+    }
+    if (fs::exists(status)) fs::permissions(temp, status.permissions(), ec); // keep the old mode
     fs::rename(temp, target, ec);
     if (ec) {
-        fs::remove(temp, ec);
+        std::error_code ignored;
+        fs::remove(temp, ignored);
         return "cannot write '" + path + "': " + ec.message();
     }
     return {};

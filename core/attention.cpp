@@ -67,7 +67,7 @@ void checkShapes(const AttentionInput& in, const Weights& w) {
     if (in.heads < 1 || d_model % in.heads != 0)
         fail("heads (" + std::to_string(in.heads) + ") must divide d_model (" +
              std::to_string(d_model) + ")");
-    for (const Mat* m : {&w.wK, &w.wV, &w.wO})
+    for (const Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO})
         if (m->rows() != d_model || m->cols() != d_model) fail("weights must be d_model x d_model");
     if (in.x.rows() != Eigen::Index(in.batch) * in.queryLen || in.x.cols() != d_model)
         fail("x must be (B*N) x d_model");

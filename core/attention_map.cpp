@@ -1,17 +1,30 @@
 #include "attention_map.h"
 
+#include "utf8.h"
+
 #include <algorithm>
 
 namespace core {
 
 namespace {
 
+// A label of at most kMaxLabelCodePoints; a 4,000-letter "word" would cost every frame.
+std::string shortLabel(const std::string& token) {
+    if (token.size() <= std::size_t(kMaxLabelCodePoints)) return token;
+    const std::u32string points = decodeUtf8(token);
+    if (points.size() <= std::size_t(kMaxLabelCodePoints)) return token;
+    std::string label;
+    for (int k = 0; k < kMaxLabelCodePoints - 1; ++k) appendUtf8(label, points[std::size_t(k)]);
+    return label + "\xE2\x80\xA6"; // ellipsis
+}
+
 std::vector<std::string> labels(const Tokenized& sentence, int length) {
     std::vector<std::string> out;
     out.reserve(std::size_t(length));
     for (int i = 0; i < length; ++i)
-        out.push_back(i < int(sentence.tokens.size()) ? sentence.tokens[std::size_t(i)].text
-                                                      : std::string(kPadLabel));
+        out.push_back(i < int(sentence.tokens.size())
+                          ? shortLabel(sentence.tokens[std::size_t(i)].text)
+                          : std::string(kPadLabel));
     return out;
 }
 

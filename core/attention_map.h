@@ -11,6 +11,7 @@ namespace core {
 
 inline constexpr float kMaskedCell = -1.0f; // weights are >= 0, so this is unambiguous
 inline constexpr const char* kPadLabel = "<pad>";
+inline constexpr int kMaxLabelCodePoints = 48; // longer tokens are cut, with an ellipsis
 
 struct AttentionMap {
     int rows = 0, cols = 0;    // N queries x M keys

@@ -77,6 +77,14 @@ Trace run(const Scene& scene, const Trace* previous) {
     in.batch = int(scene.sentences.size());
     in.queryLen = longest(trace.sentences);
     in.keyLen = longest(keySentences);
+    // scores and attention each hold B*H*N*M floats: refuse what would not fit in memory
+    // rather than die half-way (2^26 floats = 256 MB per tensor).
+    const double cells = double(in.batch) * scene.heads * in.queryLen * in.keyLen;
+    if (cells > double(kMaxAttentionCells))
+        throw std::invalid_argument(
+            "scene too large: B*H*N*M = " + std::to_string(static_cast<long long>(cells)) +
+            " attention weights (at most " + std::to_string(kMaxAttentionCells) +
+            "); use fewer sentences, tokens or heads");
     in.heads = scene.heads;
     in.causal = scene.mask == MaskKind::Causal;
     in.scale = scene.scale;

@@ -34,6 +34,9 @@ std::string validationError(const Scene& s) {
             return "ablated head " + std::to_string(h + 1) +
                    " does not exist (heads = " + std::to_string(s.heads) + ")";
     if (s.sentences.empty()) return "no sentence given";
+    if (s.sentences.size() > std::size_t(kMaxSentences))
+        return "got " + std::to_string(s.sentences.size()) + " sentences (at most " +
+               std::to_string(kMaxSentences) + ")";
     for (std::size_t i = 0; i < s.sentences.size(); ++i)
         if (isBlank(s.sentences[i])) return "sentence " + ordinal(i) + " is empty";
     if (s.sources.size() > 1 && s.sources.size() != s.sentences.size())

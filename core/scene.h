@@ -10,6 +10,9 @@
 
 namespace core {
 
+inline constexpr int kMaxSentences = 64;                 // B
+inline constexpr long long kMaxAttentionCells = 1 << 26; // B*H*N*M, checked by core::run
+
 inline constexpr const char* kDemoSentence = "The cat sat on the mat because it was tired.";
 
 struct Scene {

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using nlohmann::json;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
+using testing_support::runMhaVizShell;
 
 namespace {
 
@@ -68,6 +71,52 @@ TEST(Cli, BlankSecondSentence) {
 TEST(Cli, ZeroBenchFrames) {
     expectBadInput({"--bench-frames", "0"}, "--bench-frames");
 }
+TEST(Cli, SeedTooLarge) {
+    expectBadInput({"--seed", "18446744073709551616", "--json", "-"}, "18446744073709551616");
+}
+TEST(Cli, UnquotedWordsAfterSentence) {
+    // Without quotes the shell passes three arguments: not silently a batch of three.
+    expectBadInput({"--sentence", "the", "black", "cat", "--json", "-"}, "black");
+}
+TEST(Cli, EmptyJsonPath) {
+    expectBadInput({"--json", ""}, "--json");
+}
+TEST(Cli, JsonWithScreenshot) {
+    expectBadInput({"--json", "-", "--screenshot", "/tmp/x.png"}, "--screenshot");
+}
+TEST(Cli, TooManySentences) {
+    std::vector<std::string> args;
+    for (int i = 0; i < 65; ++i) args.insert(args.end(), {"--sentence", "a b"});
+    args.insert(args.end(), {"--json", "-"});
+    expectBadInput(args, "65 sentences");
+}
+TEST(Cli, SceneTooLargeForMemory) {
+    std::string words;
+    for (int i = 0; i < 512; ++i) words += "w ";
+    std::vector<std::string> args{"--d-model", "1024", "--heads", "1024", "--json", "-"};
+    for (int i = 0; i < 2; ++i) args.insert(args.end(), {"--sentence", words});
+    expectBadInput(args, "scene too large");
+}
+TEST(Cli, FullDiskOnStdout) {
+    if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+    const ProcessResult r = runMhaVizShell("--json - > /dev/full");
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+}
+TEST(Cli, JsonThroughASymlinkWritesItsTarget) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("mha-cli-link-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path target = dir / "real.json", link = dir / "link.json";
+    { std::ofstream(target) << "old"; }
+    fs::create_symlink(target, link);
+    const ProcessResult r = runMhaViz({"--sentence", "a b", "--json", link.string()});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced";
+    EXPECT_EQ(json::parse(testing_support::readFile(target))["sentences"][0]["tokens"],
+              json({"a", "b"}));
+    fs::remove_all(dir);
+}
 TEST(Cli, UnknownFlag) {
     expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate");
 }
@@ -120,7 +169,8 @@ TEST(Cli, JsonToStdoutFollowsTheContract) {
 }
 
 TEST(Cli, JsonFileEqualsJsonOnStdout) {
-    const auto path = std::filesystem::temp_directory_path() / "mha-cli-test-trace.json";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("mha-cli-test-trace-" + std::to_string(::getpid()) + ".json");
     const ProcessResult r = runMhaViz({"--sentence", "a b c", "--json", path.string()});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(json::parse(testing_support::readFile(path)), traceFor({"--sentence", "a b c"}));

@@ -58,4 +58,18 @@ inline ProcessResult runMhaViz(const std::vector<std::string>& args) {
     return r;
 }
 
+// The binary followed by raw shell text (for redirections such as "> /dev/full").
+inline ProcessResult runMhaVizShell(const std::string& shellArgs) {
+    const auto errPath = std::filesystem::temp_directory_path() /
+                         ("mha-cli-shell-err-" + std::to_string(::getpid()));
+    const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + shellQuote(MHA_VIZ_EXE) + " " +
+                            shellArgs + " 2>" + shellQuote(errPath) + " </dev/null";
+    const int status = std::system(cmd.c_str());
+    ProcessResult r;
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.err = readFile(errPath);
+    std::filesystem::remove(errPath);
+    return r;
+}
+
 } // namespace testing_support

@@ -5,7 +5,8 @@ was computed with them.
 """
 import sys
 
-from harness import RESHAPE_BUG_CHECKBOX, WO_OFF_CHECKBOX, App, check, head_button
+from harness import (HEADS_SLIDER_Y, RESHAPE_BUG_CHECKBOX, SLIDER_LEFT_X, WO_OFF_CHECKBOX, App, check,
+                     head_button)
 
 
 def head_slice(trace, head):
@@ -38,4 +39,10 @@ with App(sys.argv[1]) as app:
     check(any(v != 0 for v in head_slice(back, 2)), "head 2 contributes again")
     check(back["attention"] == plain["attention"], "same maps as before the bug")
     check(app.alive(), "the app is still running")
+
+with App(sys.argv[1], "--ablate", "8") as app:  # head 8 off, then H drops to 1
+    app.click(SLIDER_LEFT_X, HEADS_SLIDER_Y)
+    _, trace = app.export()
+    check(trace["config"]["heads"] == 1 and trace["config"]["ablate"] == [],
+          "lowering H forgets switched-off heads it no longer has (no stuck error)")
 print("1 passed, 0 failed")

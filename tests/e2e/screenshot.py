@@ -20,6 +20,7 @@ scenes = {
     "pipeline_pitfalls": ["--view", "pipeline", "--reshape-bug", "--ablate", "2,3", "--no-out-proj", "--heads", "4"],
     "steps": ["--view", "steps", "--scale", "none"],
     "cost": ["--view", "cost", "--d-model", "128", "--heads", "16"],
+    "long_token": ["--sentence", "a" * 4000 + " b"],  # labels are cut, not re-measured per letter
 }
 with tempfile.TemporaryDirectory(prefix="mha-shot-") as tmp:
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(tmp, "config"))
