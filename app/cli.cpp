@@ -104,7 +104,11 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
             },
             "UINT"))
         ->capture_default_str();
-    cli.add_option("--weights", scene.weights, "Weight mode: random")->capture_default_str();
+    cli.add_option("--weights", scene.weights,
+                   "random (seeded) or designed (heads built to specialise: previous-token, "
+                   "same-word, ...)")
+        ->check(CLI::IsMember({"random", "designed"}))
+        ->capture_default_str();
     cli.add_option("--scale", scale, "Score scale: sqrt_d_head, sqrt_d_model or none")
         ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
         ->capture_default_str();
@@ -155,6 +159,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         exitCode = kExitBadInput;
         return std::nullopt;
     }
+    options.weightsGiven = cli.count("--weights") > 0;
     if (!sentences.empty()) scene.sentences = sentences;
     scene.mask = *core::parseMaskKind(mask);
     scene.scale = *core::parseScaleKind(scale);

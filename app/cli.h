@@ -15,6 +15,7 @@ struct CliOptions {
     std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
     std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
+    bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
     std::string view =
         "head"; // --view: the right-hand tab shown first (head, pipeline, steps, cost)
     bool headless() const { return !jsonPath.empty(); }

@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
 
     // State: the Scene the user edits, the Trace drawn, how it is drawn.
     core::Scene scene = options->scene;
+    if (!options->weightsGiven) scene.weights = "designed"; // the demo shows heads that specialise
     core::Trace trace;
     app::ViewState view;
     view.tab = options->view == "pipeline" ? app::ViewState::Tab::Pipeline

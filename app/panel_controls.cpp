@@ -1,6 +1,8 @@
 // Panel: model sizes, seed, masking, positional encoding, scale, and colouring.
 #include "panels.h"
 
+#include "designed_heads.h"
+
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -27,6 +29,13 @@ int nearestDivisor(int n, int wanted) {
 // Heads switched off that a smaller H no longer has would make the scene invalid.
 void dropMissingAblatedHeads(core::Scene& scene) {
     std::erase_if(scene.ablatedHeads, [&](int h) { return h >= scene.heads; });
+    // Per-head presets follow H: kept where the head still exists, defaults for new ones.
+    if (!scene.headPresets.empty()) {
+        std::vector<std::string> presets = core::defaultHeadPresets(scene.heads);
+        for (int h = 0; h < scene.heads && h < int(scene.headPresets.size()); ++h)
+            presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
+        scene.headPresets = presets;
+    }
 }
 
 } // namespace
@@ -65,6 +74,19 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
         "The weights are a pure function of this seed: same seed, same maps, on any machine.");
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
+
+    int designed = scene.weights == "designed" ? 1 : 0;
+    ImGui::TextUnformatted("weights");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("random", &designed, 0)) scene.weights = "random";
+    itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("designed", &designed, 1)) scene.weights = "designed";
+    itemTooltip("Heads built to specialise (previous token, pronoun to noun, ...); see the Head "
+                "tab's legend.");
+    if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))
+        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
+                           "designed heads need d_model >= 64 and d_head >= 8");
 
     ImGui::Separator();
     int mask = scene.mask == core::MaskKind::Causal ? 1 : 0;

@@ -28,7 +28,7 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
     if (ImGui::BeginTabBar("views")) {
         if (tab("Head", view, requested, ViewState::Tab::Head,
                 "The selected head's attention map, large.")) {
-            drawHeadView(trace, view, gl);
+            drawHeadView(scene, trace, view, gl);
             ImGui::EndTabItem();
         }
         if (tab("Pipeline", view, requested, ViewState::Tab::Pipeline,

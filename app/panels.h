@@ -37,7 +37,7 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
                     ViewState& view, GlHeatmaps& gl);
 
 // Tab: the selected head, large, with full labels and a colour bar.
-void drawHeadView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // Tab: the whole pipeline as blocks with live shapes; each head's slice in its colour.
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,

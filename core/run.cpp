@@ -1,6 +1,7 @@
 // core::run: Scene -> tokens -> embeddings -> forward -> Trace.
 #include "trace.h"
 
+#include "designed_heads.h"
 #include "embedding.h"
 
 #include <algorithm>
@@ -38,13 +39,14 @@ int longest(const std::vector<Tokenized>& sentences) {
 }
 
 // Stacks the sentences' embeddings, each padded with zero rows to `len`.
-Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s) {
+Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s, bool features) {
     Mat x = Mat::Zero(Eigen::Index(sentences.size()) * len, s.d_model); // (B*len) x d_model
     for (std::size_t b = 0; b < sentences.size(); ++b) {
         std::vector<std::string> tokens;
         for (const Token& t : sentences[b].tokens) tokens.push_back(t.text);
         x.middleRows(Eigen::Index(b) * len, Eigen::Index(tokens.size())) =
-            embedTokens(tokens, s.d_model, s.positional);
+            features ? featureEmbedTokens(tokens, s.d_model, s.positional)
+                     : embedTokens(tokens, s.d_model, s.positional);
     }
     return x;
 }
@@ -62,14 +64,31 @@ Trace run(const Scene& scene, const Trace* previous) {
         sources.resize(scene.sentences.size(), scene.sources.front()); // one source serves all
         trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
     }
-    for (int h = 0; h < scene.heads; ++h)
-        trace.headNames.push_back("head " + std::to_string(h + 1));
+    // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so.
+    const bool designed =
+        scene.weights == "designed" && designedHeadsFit(scene.d_model, scene.heads);
+    if (scene.weights == "designed" && !designed)
+        trace.warnings.push_back(
+            "designed heads need d_model >= 64 and d_head >= 8; using random weights");
+    const std::vector<std::string> presets = !designed ? std::vector<std::string>{}
+                                             : scene.headPresets.empty()
+                                                 ? defaultHeadPresets(scene.heads)
+                                                 : scene.headPresets;
+    for (int h = 0; h < scene.heads; ++h) {
+        const bool named = h < int(presets.size()) && presets[std::size_t(h)] != kRandomPreset;
+        trace.headNames.push_back(named ? presets[std::size_t(h)]
+                                        : "head " + std::to_string(h + 1));
+    }
 
-    const bool sameWeights = previous && previous->weights && previous->scene.seed == scene.seed &&
-                             previous->scene.d_model == scene.d_model &&
-                             previous->scene.weights == scene.weights;
-    trace.weights = sameWeights
-                        ? previous->weights
+    const Scene* before = previous ? &previous->scene : nullptr;
+    const bool sameWeights =
+        previous && previous->weights && before->seed == scene.seed &&
+        before->d_model == scene.d_model && before->weights == scene.weights &&
+        (!designed || (before->heads == scene.heads && before->headPresets == scene.headPresets));
+    trace.weights = sameWeights ? previous->weights
+                    : designed
+                        ? std::make_shared<const Weights>(
+                              designedWeights(scene.seed, scene.d_model, scene.heads, presets))
                         : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
 
     const auto& keySentences = scene.isCross() ? trace.sources : trace.sentences;
@@ -91,8 +110,8 @@ Trace run(const Scene& scene, const Trace* previous) {
     in.outProjection = scene.outProjection;
     in.ablatedHeads = scene.ablatedHeads;
     in.reshapeBug = scene.reshapeBug;
-    in.x = stackPadded(trace.sentences, in.queryLen, scene);
-    if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene);
+    in.x = stackPadded(trace.sentences, in.queryLen, scene, designed);
+    if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene, designed);
     in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M
     for (int b = 0; b < in.batch; ++b)
         for (int j = int(keySentences[b].tokens.size()); j < in.keyLen; ++j)

@@ -1,5 +1,6 @@
 #include "scene.h"
 
+#include "designed_heads.h"
 #include "embedding.h"
 
 #include <algorithm>
@@ -44,7 +45,14 @@ std::string validationError(const Scene& s) {
                std::to_string(s.sentences.size()) + " sentences (give one, or one per sentence)";
     for (std::size_t i = 0; i < s.sources.size(); ++i)
         if (isBlank(s.sources[i])) return "source sentence " + ordinal(i) + " is empty";
-    if (s.weights != "random") return "weights '" + s.weights + "' is unknown (use random)";
+    if (s.weights != "random" && s.weights != "designed")
+        return "weights '" + s.weights + "' is unknown (use random or designed)";
+    if (!s.headPresets.empty() && int(s.headPresets.size()) != s.heads)
+        return "got " + std::to_string(s.headPresets.size()) + " head presets for " +
+               std::to_string(s.heads) + " heads";
+    for (const std::string& preset : s.headPresets)
+        if (preset != kRandomPreset && designedPresetIndex(preset) < 0)
+            return "head preset '" + preset + "' is unknown";
     return {};
 }
 

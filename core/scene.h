@@ -23,8 +23,10 @@ struct Scene {
     MaskKind mask = MaskKind::None;
     ScaleKind scale = ScaleKind::SqrtDHead;
     std::uint64_t seed = 1;
-    std::string weights = "random"; // weight mode; "random" is the only one so far
-    bool positional = true;         // add the sinusoidal positional encoding
+    std::string weights = "random";       // "random", or "designed" (heads built to specialise)
+    std::vector<std::string> headPresets; // designed mode: per head "random" or a preset id;
+                                          // empty = the eight designs, then random
+    bool positional = true;               // add the sinusoidal positional encoding
     // The classic pitfalls as switches (see AttentionInput).
     bool outProjection = true;     // --no-out-proj turns it off
     std::vector<int> ablatedHeads; // 0-based, sorted, unique; the CLI and UI number heads from 1

@@ -57,6 +57,9 @@ CASES = [
      dict(batch=1, mask="none", cross=True)),
     ("d_head_1", ["--d-model", "32", "--heads", "32", "--sentence", "tiny heads here"],
      dict(batch=1, mask="none", cross=False, d_model=32, heads=32)),
+    # Designed heads are ordinary weights: PyTorch must reproduce them like any others.
+    ("designed", ["--weights", "designed", "--sentence", "The black cat sat on the mat because it was tired ."],
+     dict(batch=1, mask="none", cross=False)),
 ]
 
 COMPARED = ["q", "k", "v", "scores", "attention", "head_outputs", "concat", "output"]

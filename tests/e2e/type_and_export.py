@@ -17,6 +17,10 @@ with App(sys.argv[1]) as app:
     tokens = trace["sentences"][0]["tokens"]
     check(tokens == ["the", "dog", "chased", "a", "red", "ball"], f"typed tokens exported: {tokens}")
     check(trace["config"]["heads"] == 8 and trace["config"]["d_model"] == 64, "demo sizes: 8 heads, d_model 64")
+    check(trace["config"]["weights"] == "designed" and trace["head_names"][0] == "previous-token",
+          "the window starts with designed heads")
+    prev = trace["attention"][0][0]  # previous-token head: "dog" (1) looks at "the" (0)
+    check(max(range(6), key=lambda j: prev[1][j]) == 0, "previous-token head: dog -> the")
     check(len(trace["attention"][0]) == 8 and len(trace["attention"][0][0]) == 6, "8 maps of 6 x 6")
     width, height, spread = png_info(png)
     check((width, height) == app.geometry(), f"PNG is the window's size ({width} x {height})")
