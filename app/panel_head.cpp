@@ -56,17 +56,22 @@ void legend(const core::Trace& trace) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("%s", core::kDesignedPresets[p].looksFor);
         ImGui::PopTextWrapPos();
-        if (ImGui::IsItemHovered()) {
-            ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(core::kDesignedPresets[p].how);
-            ImGui::PopTextWrapPos();
-            ImGui::EndTooltip();
-        }
+        if (ImGui::IsItemHovered()) designedHeadTooltip(trace.headNames[std::size_t(h)]);
     }
 }
 
 } // namespace
+
+void designedHeadTooltip(const std::string& headName) {
+    const int p = core::designedPresetIndex(headName);
+    if (p < 0) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextUnformatted(core::kDesignedPresets[p].looksFor);
+    ImGui::TextDisabled("%s", core::kDesignedPresets[p].how);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
 
 void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     const int heads = int(view.maps.size());

@@ -1,4 +1,5 @@
 // Panel: all heads of the shown sentence as a grid of heatmaps.
+#include "designed_heads.h"
 #include "heatmap_widget.h"
 #include "panels.h"
 
@@ -46,6 +47,7 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& 
                                   ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
             ImGui::TextUnformatted(trace.headNames[std::size_t(h)].c_str());
             ImGui::PopStyleColor();
+            if (ImGui::IsItemHovered()) designedHeadTooltip(trace.headNames[std::size_t(h)]);
         }
         ImGui::SetCursorScreenPos(ImVec2(x, y + titleHeight));
         drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Compact);

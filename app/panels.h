@@ -8,6 +8,8 @@
 
 #include <imgui.h>
 
+#include <string>
+
 namespace app {
 
 // Fixed panels. NoBackground: the frame is cleared to the window colour once instead of
@@ -54,6 +56,9 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
 
 // Section of the controls: the classic pitfalls as switches, each with its explanation.
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState& view);
+
+// Tooltip for a designed head's name: what it looks for and, honestly, how it is built.
+void designedHeadTooltip(const std::string& headName);
 
 // A one-sentence tooltip on the last item (every control has one).
 void itemTooltip(const char* text);
