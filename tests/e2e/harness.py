@@ -1,9 +1,12 @@
 """Drives the real mha-viz window like a person: xdotool for keys and mouse,
-ImageMagick's identify to look at the exported PNG. Run under xvfb-run (DISPLAY set).
+ImageMagick's identify to look at the exported PNG. Starts its own Xvfb (one per test
+script) and lets the server pick a free display with -displayfd, so tests that run one
+after another never race for the same display number as `xvfb-run -a` can.
 
 Layout constants match app/window_layout.h at the default 1440 x 900 window and
 content scale 1 (Xvfb): the controls panel starts at 0.27 * 900 = 243 px.
 """
+import atexit
 import json
 import os
 import subprocess
@@ -21,6 +24,24 @@ SENTENCE_FIELD = (200, 40)        # the first sentence's text field
 WO_OFF_CHECKBOX = (18, 631)       # "switch W_O off" in the pitfalls section
 RESHAPE_BUG_CHECKBOX = (18, 693)
 HEAD_BUTTON_Y = 791               # "switch heads off": buttons 1..8, 35 px apart from x = 23
+
+
+def start_xvfb():
+    """Starts Xvfb on a display it chooses itself and points DISPLAY at it."""
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24",
+                               "-nolisten", "tcp"], pass_fds=[write_fd], stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        number = pipe.readline().strip()  # written once the server accepts connections
+    if not number:
+        raise SystemExit("FAIL: Xvfb did not start")
+    os.environ["DISPLAY"] = ":" + number
+    atexit.register(server.terminate)
+
+
+if "MHA_E2E_USE_DISPLAY" not in os.environ:  # set it to drive an existing display instead
+    start_xvfb()
 
 
 def fail(message):
