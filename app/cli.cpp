@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "atomic_file.h"
+#include "figure_export.h"
 #include "trace.h"
 #include "trace_json.h"
 
@@ -126,6 +127,14 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
                  "Split heads with a plain reshape of (N, d_model) to (H, N, d_head), without "
                  "the transpose");
     cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
+    cli.add_option(
+        "--export", options.exportPath,
+        "Write every head as SVG, PNG and CSV, the all-heads grid and the trace into DIR "
+        "(no display needed; never overwrites)");
+    cli.add_option("--export-scale", options.exportScale,
+                   "PNG resolution multiplier for --export, 1 to 4")
+        ->check(CLI::Range(1, 4))
+        ->capture_default_str();
     cli.add_option("--export-dir", options.exportDir,
                    "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
     cli.add_option("--screenshot", options.screenshotPath,
@@ -154,8 +163,14 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         exitCode = kExitBadInput;
         return std::nullopt;
     }
+    if (cli.count("--export") > 0 && options.exportPath.empty()) {
+        printError("--export needs a folder name");
+        exitCode = kExitBadInput;
+        return std::nullopt;
+    }
     if (options.headless() && windowOnly) {
-        printError("--json runs headless; --screenshot and --bench-frames need the window");
+        printError(
+            "--json and --export run headless; --screenshot and --bench-frames need the window");
         exitCode = kExitBadInput;
         return std::nullopt;
     }
@@ -208,6 +223,17 @@ int runHeadless(const CliOptions& options) {
             printError(error);
             return kExitBadInput;
         }
+    }
+    if (!options.exportPath.empty()) {
+        std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
+        const core::ExportResult result =
+            core::exportFigures(trace, options.exportPath, options.exportScale);
+        if (!result.error.empty()) {
+            printError(result.error);
+            return kExitBadInput;
+        }
+        std::cerr << "mha-viz: wrote " << result.files.size() << " files to " << options.exportPath
+                  << '\n';
     }
     return 0;
 }

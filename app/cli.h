@@ -12,13 +12,15 @@ namespace app {
 struct CliOptions {
     core::Scene scene;
     std::string jsonPath;       // --json FILE, "-" for stdout
+    std::string exportPath;     // --export DIR: figures of every head, the grid, the trace
+    int exportScale = 1;        // --export-scale K: PNG resolution x K (1..4)
     std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
     std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
     bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
     std::string view =
         "head"; // --view: the right-hand tab shown first (head, pipeline, steps, cost)
-    bool headless() const { return !jsonPath.empty(); }
+    bool headless() const { return !jsonPath.empty() || !exportPath.empty(); }
 };
 
 // Exit code for bad input, as the CLI contract says.

@@ -37,7 +37,21 @@ def start_xvfb():
     if not number:
         raise SystemExit("FAIL: Xvfb did not start")
     os.environ["DISPLAY"] = ":" + number
-    atexit.register(server.terminate)
+
+    def stop():  # wait for it, so the next test's server never meets this one half-closed
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+    atexit.register(stop)
+    # Ready means a client can connect: check once with xdotool before any test starts.
+    for _ in range(50):
+        if subprocess.run(["xdotool", "getdisplaygeometry"], capture_output=True).returncode == 0:
+            return
+        time.sleep(0.1)
+    raise SystemExit("FAIL: Xvfb on :" + number + " accepts no connection")
 
 
 if "MHA_E2E_USE_DISPLAY" not in os.environ:  # set it to drive an existing display instead

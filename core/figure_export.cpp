@@ -1,0 +1,94 @@
+#include "figure_export.h"
+
+#include "atomic_file.h"
+#include "figure.h"
+#include "image.h"
+#include "trace_json.h"
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+namespace core {
+
+namespace fs = std::filesystem;
+
+std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
+    for (int k = 1;; ++k) {
+        const fs::path path =
+            fs::path(dir) / (stem + (k == 1 ? "" : "-" + std::to_string(k)) + ext);
+        std::error_code ec;
+        if (!fs::exists(path, ec)) return path.string();
+    }
+}
+
+namespace {
+
+// A head name as a file name part: letters, digits and '-' only.
+std::string slug(const std::string& name) {
+    std::string out;
+    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    return out;
+}
+
+} // namespace
+
+ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale) {
+    ExportResult result;
+    if (scale < 1 || scale > 4) {
+        result.error = "export scale " + std::to_string(scale) + " must be 1 to 4";
+        return result;
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+        result.error =
+            "cannot create the export folder '" + dir + "'" + (ec ? ": " + ec.message() : "");
+        return result;
+    }
+    auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
+        if (!result.error.empty()) return;
+        const std::string path = freePath(dir, stem, ext);
+        result.error = writeFileAtomically(path, contents);
+        if (result.error.empty()) result.files.push_back(path);
+    };
+    auto writePngFile = [&](const std::string& stem, const Image& image,
+                            const std::string& pngError) {
+        if (!result.error.empty()) return;
+        if (!pngError.empty()) {
+            result.error = pngError;
+            return;
+        }
+        const std::vector<std::uint8_t> png = encodePng(image);
+        write(stem, ".png",
+              std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+    };
+
+    for (int b = 0; b < trace.batch(); ++b) {
+        const std::string prefix =
+            trace.batch() > 1 ? "mha-viz-sentence-" + std::to_string(b + 1) : "mha-viz";
+        for (int h = 0; h < trace.attention.heads; ++h) {
+            char number[16];
+            std::snprintf(number, sizeof number, "%02d", h + 1);
+            const std::string& name = trace.headNames[std::size_t(h)];
+            const std::string stem =
+                prefix + "-head-" + number +
+                (name == "head " + std::to_string(h + 1) ? "" : "-" + slug(name));
+            const HeatmapFigure figure = headFigure(trace, b, h);
+            write(stem, ".svg", heatmapSvg(figure));
+            std::string pngError;
+            const Image image = heatmapPng(figure, scale, pngError);
+            writePngFile(stem, image, pngError);
+            write(stem, ".csv", heatmapCsv(figure));
+        }
+        const GridFigure grid = gridFigure(trace, b);
+        write(prefix + "-grid", ".svg", gridSvg(grid));
+        std::string pngError;
+        const Image image = gridPng(grid, scale, pngError);
+        writePngFile(prefix + "-grid", image, pngError);
+    }
+    write("mha-viz-trace", ".json", traceJson(trace));
+    return result;
+}
+
+} // namespace core
