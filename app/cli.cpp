@@ -2,6 +2,7 @@
 
 #include "atomic_file.h"
 #include "figure_export.h"
+#include "scene_json.h"
 #include "trace.h"
 #include "trace_json.h"
 
@@ -135,6 +136,9 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
                    "PNG resolution multiplier for --export, 1 to 4")
         ->check(CLI::Range(1, 4))
         ->capture_default_str();
+    cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
+    cli.add_option("--save-scene", options.saveScenePath,
+                   "Save every setting as a scene file (JSON) and exit");
     cli.add_option("--export-dir", options.exportDir,
                    "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
     cli.add_option("--screenshot", options.screenshotPath,
@@ -175,6 +179,25 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         return std::nullopt;
     }
     options.weightsGiven = cli.count("--weights") > 0;
+    if (!options.scenePath.empty()) {
+        // A scene is every setting at once: mixing it with single settings would be ambiguous.
+        for (const char* flag :
+             {"--sentence", "--source", "--d-model", "--heads", "--mask", "--seed", "--weights",
+              "--scale", "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"})
+            if (cli.count(flag) > 0) {
+                printError(std::string("--scene sets every setting; leave out ") + flag);
+                exitCode = kExitBadInput;
+                return std::nullopt;
+            }
+        if (std::string error = core::loadSceneFile(options.scenePath, scene); !error.empty()) {
+            printError(oneLine(error));
+            exitCode = kExitBadInput;
+            return std::nullopt;
+        }
+        options.weightsGiven = true;
+        exitCode = 0;
+        return options;
+    }
     if (!sentences.empty()) scene.sentences = sentences;
     scene.mask = *core::parseMaskKind(mask);
     scene.scale = *core::parseScaleKind(scale);
@@ -220,6 +243,13 @@ int runHeadless(const CliOptions& options) {
         } else if (std::string error =
                        core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
                    !error.empty()) {
+            printError(error);
+            return kExitBadInput;
+        }
+    }
+    if (!options.saveScenePath.empty()) {
+        if (std::string error = core::saveSceneFile(options.saveScenePath, options.scene);
+            !error.empty()) {
             printError(error);
             return kExitBadInput;
         }

@@ -19,8 +19,12 @@ struct CliOptions {
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
     bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
     std::string view =
-        "head"; // --view: the right-hand tab shown first (head, pipeline, steps, cost)
-    bool headless() const { return !jsonPath.empty() || !exportPath.empty(); }
+        "head";            // --view: the right-hand tab shown first (head, pipeline, steps, cost)
+    std::string scenePath; // --scene FILE: every setting from a saved scene
+    std::string saveScenePath; // --save-scene FILE: write the settings as a scene
+    bool headless() const {
+        return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
+    }
 };
 
 // Exit code for bad input, as the CLI contract says.

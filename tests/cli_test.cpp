@@ -117,6 +117,29 @@ TEST(Cli, JsonThroughASymlinkWritesItsTarget) {
               json({"a", "b"}));
     fs::remove_all(dir);
 }
+TEST(Cli, SceneSaveThenLoadGivesTheSameTrace) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("mha-cli-scene-" + std::to_string(::getpid()) + ".json");
+    const std::vector<std::string> settings{"--sentence", "the cat sat", "--mask",   "causal",
+                                            "--weights",  "designed",    "--ablate", "2"};
+    std::vector<std::string> save = settings;
+    save.insert(save.end(), {"--save-scene", path.string()});
+    ASSERT_EQ(runMhaViz(save).exitCode, 0);
+    EXPECT_EQ(traceFor({"--scene", path.string()}), traceFor(settings));
+    expectBadInput({"--scene", path.string(), "--heads", "4", "--json", "-"}, "--heads");
+    std::filesystem::remove(path);
+}
+TEST(Cli, BadSceneFile) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("mha-cli-bad-" + std::to_string(::getpid()) + ".json");
+    {
+        std::ofstream(path) << "{\"format\": \"mha-scene\", \"version\": 1, \"sentences\": "
+                               "[\"a\"], \"d_model\": 1e308}";
+    }
+    expectBadInput({"--scene", path.string(), "--json", "-"}, "d_model");
+    expectBadInput({"--scene", "/nonexistent/s.json", "--json", "-"}, "/nonexistent/s.json");
+    std::filesystem::remove(path);
+}
 TEST(Cli, UnknownFlag) {
     expectBadInput({"--frobnicate", "--json", "-"}, "--frobnicate");
 }

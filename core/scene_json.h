@@ -1,0 +1,24 @@
+// Scenes as JSON ("format": "mha-scene", "version": 1): every setting, so a demo can be
+// saved, shared and replayed. Loading never crashes: bad files give one-line messages.
+#pragma once
+
+#include "scene.h"
+
+#include <string>
+#include <string_view>
+
+namespace core {
+
+inline constexpr int kSceneJsonVersion = 1;
+
+std::string sceneToJson(const Scene& scene);
+
+// Throws std::invalid_argument with one line naming the problem (bad JSON, wrong type,
+// out-of-range value, nesting deeper than 32, unknown format); the scene is validated.
+Scene sceneFromJson(std::string_view text);
+
+// File versions: load reads at most 16 MB; save writes atomically. Empty string = success.
+std::string loadSceneFile(const std::string& path, Scene& scene);
+std::string saveSceneFile(const std::string& path, const Scene& scene);
+
+} // namespace core

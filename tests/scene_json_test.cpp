@@ -1,0 +1,120 @@
+// Scenes as JSON: save -> load gives the same scene and the same trace; bad files give
+// one-line errors and never crash.
+#include "scene_json.h"
+#include "trace.h"
+#include "trace_json.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace {
+
+core::Scene richScene() {
+    core::Scene s;
+    s.sentences = {"The black cat sat on the mat because it was tired.", "A dog \"barked\"."};
+    s.sources = {"Le chat s'est assis.", "Un chien a aboyé."};
+    s.d_model = 128;
+    s.heads = 8;
+    s.mask = core::MaskKind::Causal;
+    s.scale = core::ScaleKind::SqrtDModel;
+    s.seed = 18446744073709551615ull;
+    s.weights = "designed";
+    s.headPresets = {"self",   "random", "first-token", "random",
+                     "random", "random", "random",      "same-word"};
+    s.positional = false;
+    s.outProjection = false;
+    s.ablatedHeads = {1, 6};
+    s.reshapeBug = true;
+    return s;
+}
+
+std::string errorOf(const std::string& text) {
+    try {
+        core::sceneFromJson(text);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string kMinimal =
+    R"({"format":"mha-scene","version":1,"sentences":["a b"],"d_model":16,"heads":4)";
+
+} // namespace
+
+TEST(SceneJson, SaveThenLoadGivesTheSameSceneAndTrace) {
+    const core::Scene s = richScene();
+    const core::Scene back = core::sceneFromJson(core::sceneToJson(s));
+    EXPECT_EQ(back, s);
+    EXPECT_EQ(core::traceJson(core::run(back)), core::traceJson(core::run(s)));
+}
+
+TEST(SceneJson, FileRoundTrip) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("mha-scene-" + std::to_string(::getpid()) + ".json");
+    ASSERT_EQ(core::saveSceneFile(path.string(), richScene()), "");
+    core::Scene loaded;
+    ASSERT_EQ(core::loadSceneFile(path.string(), loaded), "");
+    EXPECT_EQ(loaded, richScene());
+    std::filesystem::remove(path);
+}
+
+TEST(SceneJson, MinimalSceneUsesDefaults) {
+    const core::Scene s = core::sceneFromJson(kMinimal + "}");
+    EXPECT_EQ(s.mask, core::MaskKind::None);
+    EXPECT_EQ(s.weights, "random");
+    EXPECT_TRUE(s.positional);
+}
+
+TEST(SceneJson, BadFilesGiveOneLineErrors) {
+    EXPECT_NE(errorOf(kMinimal).find("not valid JSON"), std::string::npos); // truncated
+    EXPECT_NE(errorOf("\x89PNG\r\n\x1a\n").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(errorOf("[1,2]").find("JSON object"), std::string::npos);
+    EXPECT_NE(errorOf(R"({"format":"other","version":1})").find("mha-scene"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"mask":"diagonal"})").find("mask"), std::string::npos);
+    EXPECT_NE(
+        errorOf(R"({"format":"mha-scene","version":1,"sentences":"a b","d_model":16,"heads":4})")
+            .find("list of strings"),
+        std::string::npos);
+    EXPECT_NE(
+        errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":1e308,"heads":4})")
+            .find("d_model"),
+        std::string::npos);
+    EXPECT_NE(
+        errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":-64,"heads":4})")
+            .find("out of range"),
+        std::string::npos);
+    EXPECT_NE(errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"heads":4})")
+                  .find("missing \"d_model\""),
+              std::string::npos);
+    EXPECT_NE(
+        errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":16,"heads":3})")
+            .find("does not divide"),
+        std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"ablate":[9]})").find("ablate"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"seed":-1})").find("seed"), std::string::npos);
+    EXPECT_NE(errorOf(std::string(100000, '[')).find("deeper than 32"), std::string::npos);
+    for (const std::string& e : {errorOf(kMinimal), errorOf(std::string(100000, '['))})
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+TEST(SceneJson, MissingFileIsNamed) {
+    core::Scene s;
+    EXPECT_NE(core::loadSceneFile("/nonexistent/scene.json", s).find("/nonexistent/scene.json"),
+              std::string::npos);
+}
+
+TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(MHA_SCENE_DIR)) {
+        core::Scene s;
+        ASSERT_EQ(core::loadSceneFile(entry.path().string(), s), "") << entry.path();
+        EXPECT_NO_THROW(core::run(s)) << entry.path();
+        ++count;
+    }
+    EXPECT_GE(count, 5);
+}
