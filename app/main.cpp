@@ -53,6 +53,22 @@ void drawNotice(const app::ViewState& view, double now) {
     ImGui::End();
 }
 
+// F11: the whole monitor for a lecture hall, and back to the window it was.
+void toggleFullscreen(GLFWwindow* window) {
+    static int x = 0, y = 0, width = 1440, height = 900;
+    if (GLFWmonitor* monitor = glfwGetWindowMonitor(window)) {
+        (void)monitor;
+        glfwSetWindowMonitor(window, nullptr, x, y, width, height, 0);
+        return;
+    }
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+    if (!mode) return;
+    glfwGetWindowPos(window, &x, &y);
+    glfwGetWindowSize(window, &width, &height);
+    glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+}
+
 // --bench-frames: a different first word each frame, so every frame recomputes.
 void varyForBenchmark(core::Scene& scene, int frame) {
     static const std::string base = scene.sentences.front();
@@ -160,7 +176,8 @@ int main(int argc, char** argv) {
         gl.beginFrame();
         view.nextHover = {};
         view.nextHoverHead = -1;
-        const app::ShortcutActions actions = app::handleShortcuts(view);
+        const app::ShortcutActions actions = app::handleShortcuts(scene, view);
+        if (actions.toggleFullscreen) toggleFullscreen(window);
 
         const ImVec2 display = ImGui::GetIO().DisplaySize;
         const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
@@ -175,6 +192,7 @@ int main(int argc, char** argv) {
         }
         app::drawHeadsPanel(layout.heads, trace, view, gl);
         app::drawViewsPanel(layout.head, scene, trace, view, gl);
+        app::drawKeyLegend(view);
         drawNotice(view, glfwGetTime());
         view.hover = view.nextHover;
         view.hoverHead = view.nextHoverHead;

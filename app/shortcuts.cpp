@@ -33,7 +33,18 @@ void interceptEscape() {
     ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false;
 } // InputText would revert
 
-ShortcutActions handleShortcuts(ViewState& view) {
+namespace {
+
+// [ and ]: the previous / next head count that divides d_model.
+int stepHeads(const core::Scene& scene, int direction) {
+    for (int h = scene.heads + direction; h >= 1 && h <= scene.d_model; h += direction)
+        if (scene.d_model % h == 0) return h;
+    return scene.heads;
+}
+
+} // namespace
+
+ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
     const int heads = int(view.maps.size());
@@ -42,6 +53,8 @@ ShortcutActions handleShortcuts(ViewState& view) {
         const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
         if (ctrl && press.key == GLFW_KEY_E) actions.exportWindow = true;
         if (press.key == GLFW_KEY_ESCAPE) view.pinnedQuery = -1;
+        if (press.key == GLFW_KEY_F11) actions.toggleFullscreen = true;
+        if (press.key == GLFW_KEY_F1) view.showKeys = !view.showKeys;
         if (typing || heads == 0 || ctrl) continue; // arrows move the caret in a text field
         if (press.key == GLFW_KEY_RIGHT) view.selectedHead = (view.selectedHead + 1) % heads;
         if (press.key == GLFW_KEY_LEFT) view.selectedHead = (view.selectedHead + heads - 1) % heads;
@@ -51,9 +64,58 @@ ShortcutActions handleShortcuts(ViewState& view) {
         // N / P walk the step-through (the panel clamps the step).
         if (press.key == GLFW_KEY_N) view.step += 1;
         if (press.key == GLFW_KEY_P) view.step = std::max(view.step - 1, 0);
+        // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
+        if (press.key == GLFW_KEY_SPACE)
+            view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
+        if (press.key == GLFW_KEY_M)
+            scene.mask = scene.mask == core::MaskKind::Causal ? core::MaskKind::None
+                                                              : core::MaskKind::Causal;
+        if (press.key == GLFW_KEY_LEFT_BRACKET || press.key == GLFW_KEY_RIGHT_BRACKET) {
+            scene.heads = stepHeads(scene, press.key == GLFW_KEY_RIGHT_BRACKET ? +1 : -1);
+            std::erase_if(scene.ablatedHeads, [&](int h) { return h >= scene.heads; });
+            scene.headPresets.clear(); // presets follow the new H by default
+        }
     }
     pendingPresses().clear();
     return actions;
+}
+
+} // namespace app
+
+namespace app {
+
+void drawKeyLegend(ViewState& view) {
+    if (!view.showKeys) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(0.95f);
+    ImGui::Begin("Keys (F1 closes)", &view.showKeys,
+                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
+    const char* const keys[][2] = {
+        {"Ctrl+E", "save a PNG of the window and the trace (works while typing)"},
+        {"Left / Right", "previous / next head"},
+        {"Up / Down", "move the pinned query row"},
+        {"Space", "pin the hovered row, or unpin"},
+        {"Esc", "unpin (never throws away what you typed)"},
+        {"M", "mask: none <-> causal"},
+        {"[ / ]", "fewer / more heads (divisors of d_model)"},
+        {"N / P", "next / previous step in the step-through"},
+        {"F11", "fullscreen"},
+        {"F1", "this list"},
+    };
+    if (ImGui::BeginTable("keys", 2)) {
+        for (const auto& [key, what] : keys) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(key);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(what);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Keys other than Ctrl+E work when no text field is being edited.");
+    ImGui::End();
 }
 
 } // namespace app

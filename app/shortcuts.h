@@ -3,6 +3,7 @@
 // same poll (fast typists, xdotool) are never lost (ImGui 1.86 only sees key state).
 #pragma once
 
+#include "scene.h"
 #include "view_state.h"
 
 struct GLFWwindow;
@@ -11,6 +12,7 @@ namespace app {
 
 struct ShortcutActions {
     bool exportWindow = false;
+    bool toggleFullscreen = false; // F11
 };
 
 // Install before ImGui's GLFW backend: it chains to this callback.
@@ -21,6 +23,9 @@ void installShortcutKeys(GLFWwindow* window);
 void interceptEscape();
 
 // Call after ImGui::NewFrame: applies the queued presses to the view.
-ShortcutActions handleShortcuts(ViewState& view);
+ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view);
+
+// F1: the on-screen list of keys (drawn when view.showKeys is set).
+void drawKeyLegend(ViewState& view);
 
 } // namespace app

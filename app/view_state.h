@@ -24,6 +24,7 @@ struct ViewState {
     core::ColormapId colormap = core::ColormapId::Viridis;
     bool perHeadScale = false; // colour 0..max of each head instead of 0..1 for all
     bool focusSentence = true; // give the sentence field keyboard focus (on start)
+    bool showKeys = false;     // F1: the key legend
 
     std::string sceneError; // why the last edit could not be run (previous maps stay)
     std::string sceneHint;  // friendly, not an error (e.g. empty sentence)

@@ -1,0 +1,29 @@
+#!/usr/bin/python3
+"""End-to-end: presenter keys in the real window, keyboard only once the text field is left:
+] and [ change H through divisors of d_model, M toggles the causal mask, F1 shows the key
+legend; Ctrl+E exports what the keys set.
+"""
+import sys
+
+from harness import App, check, png_info
+
+EMPTY_SPOT = (1000, 885)  # bottom of the right-hand panel: clicking there leaves the text field
+
+with App(sys.argv[1]) as app:
+    app.click(*EMPTY_SPOT)
+    app.chord("bracketright")  # 8 -> 16 heads (d_model 64)
+    app.chord("m")
+    _, trace = app.export()
+    check(trace["config"]["heads"] == 16, f"] -> H = {trace['config']['heads']}")
+    check(trace["config"]["mask"] == "causal", "M -> causal mask")
+    check(trace["sentences"][0]["tokens"][0] == "The", "the keys typed nothing into the sentence")
+    app.chord("bracketleft")
+    app.chord("bracketleft")  # 16 -> 8 -> 4
+    app.chord("m")
+    _, trace = app.export()
+    check(trace["config"]["heads"] == 4 and trace["config"]["mask"] == "none", "[ [ -> H = 4, M -> no mask")
+    app.chord("F1")
+    png, _ = app.export()
+    check(png_info(png)[2] > 0.05, "window with the key legend exported")
+    check(app.alive(), "the app is still running")
+print("1 passed, 0 failed")
