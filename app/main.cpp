@@ -2,11 +2,13 @@
 // otherwise the window, whose frame loop reads top to bottom like Dear ImGui's
 // example_glfw_opengl3: poll -> new frame -> panels -> render -> swap.
 #include "cli.h"
+#include "figure_export.h"
 #include "fonts.h"
 #include "frame_stats.h"
 #include "gl_heatmaps.h"
 #include "heatmap_widget.h"
 #include "panels.h"
+#include "scene_json.h"
 #include "scene_runner.h"
 #include "shortcuts.h"
 #include "user_paths.h"
@@ -25,6 +27,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -178,6 +181,17 @@ int main(int argc, char** argv) {
         view.nextHoverHead = -1;
         const app::ShortcutActions actions = app::handleShortcuts(scene, view);
         if (actions.toggleFullscreen) toggleFullscreen(window);
+        if (const std::string dropped = app::takeDroppedPath(); !dropped.empty())
+            app::openSceneFile(scene, view, dropped);
+        if (actions.saveScene) {
+            std::error_code ec;
+            std::filesystem::create_directories(exportDir, ec);
+            const std::string path = core::freePath(exportDir, "mha-viz-scene", ".json");
+            const std::string error = core::saveSceneFile(path, scene);
+            view.notice = error.empty() ? "Saved " + path : "Scene not saved: " + error;
+            view.noticeUntil = glfwGetTime() + 4.0;
+            std::cerr << "mha-viz: " << view.notice << '\n';
+        }
 
         const ImVec2 display = ImGui::GetIO().DisplaySize;
         const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
@@ -193,6 +207,7 @@ int main(int argc, char** argv) {
         app::drawHeadsPanel(layout.heads, trace, view, gl);
         app::drawViewsPanel(layout.head, scene, trace, view, gl);
         app::drawKeyLegend(view);
+        app::drawScenesPanel(scene, view);
         drawNotice(view, glfwGetTime());
         view.hover = view.nextHover;
         view.hoverHead = view.nextHoverHead;

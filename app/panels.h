@@ -57,6 +57,10 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
 // Section of the controls: the classic pitfalls as switches, each with its explanation.
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState& view);
 
+// Ctrl+O: the scene picker (demo scenes, a path); openSceneFile also serves dropped files.
+void drawScenesPanel(core::Scene& scene, ViewState& view);
+bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path);
+
 // Tooltip for a designed head's name: what it looks for and, honestly, how it is built.
 void designedHeadTooltip(const std::string& headName);
 

@@ -4,6 +4,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace app {
@@ -25,8 +27,22 @@ void onKey(GLFWwindow*, int key, int, int action, int mods) {
 
 } // namespace
 
+std::string& droppedPath() {
+    static std::string path;
+    return path;
+}
+
+void onDrop(GLFWwindow*, int count, const char** paths) {
+    if (count > 0) droppedPath() = paths[0]; // one scene at a time: the first file
+}
+
 void installShortcutKeys(GLFWwindow* window) {
     glfwSetKeyCallback(window, onKey);
+    glfwSetDropCallback(window, onDrop);
+}
+
+std::string takeDroppedPath() {
+    return std::exchange(droppedPath(), std::string());
 }
 
 void interceptEscape() {
@@ -52,6 +68,8 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
     for (const KeyPress& press : pendingPresses()) {
         const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
         if (ctrl && press.key == GLFW_KEY_E) actions.exportWindow = true;
+        if (ctrl && press.key == GLFW_KEY_S) actions.saveScene = true;
+        if (ctrl && press.key == GLFW_KEY_O) view.showScenes = true;
         if (press.key == GLFW_KEY_ESCAPE) view.pinnedQuery = -1;
         if (press.key == GLFW_KEY_F11) actions.toggleFullscreen = true;
         if (press.key == GLFW_KEY_F1) view.showKeys = !view.showKeys;
@@ -101,6 +119,7 @@ void drawKeyLegend(ViewState& view) {
         {"M", "mask: none <-> causal"},
         {"[ / ]", "fewer / more heads (divisors of d_model)"},
         {"N / P", "next / previous step in the step-through"},
+        {"Ctrl+S / Ctrl+O", "save the scene / open one (demo scenes, a path; or drop a file)"},
         {"F11", "fullscreen"},
         {"F1", "this list"},
     };

@@ -13,6 +13,7 @@ namespace app {
 struct ShortcutActions {
     bool exportWindow = false;
     bool toggleFullscreen = false; // F11
+    bool saveScene = false;        // Ctrl+S
 };
 
 // Install before ImGui's GLFW backend: it chains to this callback.
@@ -24,6 +25,9 @@ void interceptEscape();
 
 // Call after ImGui::NewFrame: applies the queued presses to the view.
 ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view);
+
+// A scene file dropped onto the window, once (empty when none).
+std::string takeDroppedPath();
 
 // F1: the on-screen list of keys (drawn when view.showKeys is set).
 void drawKeyLegend(ViewState& view);

@@ -22,9 +22,11 @@ struct ViewState {
     int hoverHead = -1;   // head under the mouse last frame (heatmap or pipeline slice)
     int nextHoverHead = -1;
     core::ColormapId colormap = core::ColormapId::Viridis;
-    bool perHeadScale = false; // colour 0..max of each head instead of 0..1 for all
-    bool focusSentence = true; // give the sentence field keyboard focus (on start)
-    bool showKeys = false;     // F1: the key legend
+    bool perHeadScale = false;  // colour 0..max of each head instead of 0..1 for all
+    bool focusSentence = true;  // give the sentence field keyboard focus (on start)
+    bool showKeys = false;      // F1: the key legend
+    bool showScenes = false;    // Ctrl+O: the scene picker
+    std::string scenePathInput; // the picker's path field
 
     std::string sceneError; // why the last edit could not be run (previous maps stay)
     std::string sceneHint;  // friendly, not an error (e.g. empty sentence)

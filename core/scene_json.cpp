@@ -1,6 +1,7 @@
 #include "scene_json.h"
 
 #include "atomic_file.h"
+#include "colormap.h" // assetFile
 
 #include <nlohmann/json.hpp>
 
@@ -138,6 +139,12 @@ Scene sceneFromJson(std::string_view text) {
     }
     if (std::string error = validationError(s); !error.empty()) bad(error);
     return s;
+}
+
+Scene demoScene(std::string_view name) {
+    const std::string_view text = assetFile("scenes/" + std::string(name) + ".json");
+    if (text.empty()) throw std::invalid_argument("no demo scene '" + std::string(name) + "'");
+    return sceneFromJson(text);
 }
 
 std::string loadSceneFile(const std::string& path, Scene& scene) {

@@ -17,6 +17,11 @@ std::string sceneToJson(const Scene& scene);
 // out-of-range value, nesting deeper than 32, unknown format); the scene is validated.
 Scene sceneFromJson(std::string_view text);
 
+// The demo scenes shipped in assets/scenes (embedded): file name without .json.
+inline constexpr const char* kDemoScenes[] = {"designed-heads", "causal-mask", "batch-with-padding",
+                                              "cross-attention", "pitfall-sqrt-d-model"};
+Scene demoScene(std::string_view name); // throws std::invalid_argument for an unknown name
+
 // File versions: load reads at most 16 MB; save writes atomically. Empty string = success.
 std::string loadSceneFile(const std::string& path, Scene& scene);
 std::string saveSceneFile(const std::string& path, const Scene& scene);

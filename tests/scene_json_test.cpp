@@ -118,3 +118,12 @@ TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
     }
     EXPECT_GE(count, 5);
 }
+
+TEST(SceneJson, EmbeddedDemoScenesMatchTheFiles) {
+    for (const char* name : core::kDemoScenes) {
+        core::Scene fromFile;
+        ASSERT_EQ(core::loadSceneFile(std::string(MHA_SCENE_DIR) + "/" + name + ".json", fromFile), "") << name;
+        EXPECT_EQ(core::demoScene(name), fromFile) << name;
+    }
+    EXPECT_THROW(core::demoScene("nope"), std::invalid_argument);
+}
