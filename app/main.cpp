@@ -119,9 +119,8 @@ int main(int argc, char** argv) {
     ImGui::CreateContext();
     const std::string iniPath = app::imguiIniPath();
     ImGui::GetIO().IniFilename = iniPath.c_str();
-    ImGui::StyleColorsDark();
-    ImGui::GetStyle().ScaleAllSizes(uiScale);
-    app::loadUiFont(16.0f * uiScale);
+    app::applyAppearance(app::Appearance{}, uiScale,
+                         false);      // dark, 1x; the backend uploads the font
     app::installShortcutKeys(window); // before the backend, which chains to it
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
@@ -142,6 +141,7 @@ int main(int argc, char** argv) {
                : options->view == "cost"   ? app::ViewState::Tab::Cost
                                            : app::ViewState::Tab::Head;
     app::SceneRunner runner;
+    app::Appearance appliedAppearance;
     runner.update(scene, trace, view);
     app::uploadHeadMaps(trace, view, gl);
     const std::string exportDir =
@@ -170,6 +170,10 @@ int main(int argc, char** argv) {
         }
         if (benchmarking) varyForBenchmark(scene, frame);
 
+        if (!(view.appearance == appliedAppearance)) { // between frames: fonts are rebuilt
+            app::applyAppearance(view.appearance, uiScale, true);
+            appliedAppearance = view.appearance;
+        }
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         if (!options->screenshotPath.empty()) // wherever the pointer rests, no hover in screenshots
@@ -194,7 +198,8 @@ int main(int argc, char** argv) {
         }
 
         const ImVec2 display = ImGui::GetIO().DisplaySize;
-        const app::WindowLayout layout = app::layoutFor(display.x, display.y, uiScale);
+        const app::WindowLayout layout =
+            app::layoutFor(display.x, display.y, uiScale * view.appearance.zoom);
         app::drawSentencesPanel(layout.sentences, scene, trace, view);
         app::drawControlsPanel(layout.controls, scene, trace, view);
         const int headsBefore = trace.attention.heads;

@@ -120,6 +120,12 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     ImGui::SameLine();
     if (ImGui::RadioButton("per head", &perHead, 1)) view.perHeadScale = true;
     itemTooltip("Stretch each head's colours from 0 to its own largest weight.");
+    int theme = int(view.appearance.theme);
+    const char* themes[] = {themeName(Theme::Dark), themeName(Theme::Light),
+                            themeName(Theme::HighContrast)};
+    if (ImGui::Combo("theme", &theme, themes, 3)) view.appearance.theme = Theme(theme);
+    itemTooltip(
+        "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
     ImGui::PopItemWidth();
 
     ImGui::Separator();

@@ -69,6 +69,13 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
         const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
         if (ctrl && press.key == GLFW_KEY_E) actions.exportWindow = true;
         if (ctrl && press.key == GLFW_KEY_S) actions.saveScene = true;
+        // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
+        float& zoom = view.appearance.zoom;
+        if (ctrl && (press.key == GLFW_KEY_EQUAL || press.key == GLFW_KEY_KP_ADD))
+            zoom = std::min(zoom + 0.25f, kMaxZoom);
+        if (ctrl && (press.key == GLFW_KEY_MINUS || press.key == GLFW_KEY_KP_SUBTRACT))
+            zoom = std::max(zoom - 0.25f, kMinZoom);
+        if (ctrl && press.key == GLFW_KEY_0) zoom = kMinZoom;
         if (ctrl && press.key == GLFW_KEY_O) view.showScenes = true;
         if (press.key == GLFW_KEY_ESCAPE) view.pinnedQuery = -1;
         if (press.key == GLFW_KEY_F11) actions.toggleFullscreen = true;
@@ -85,6 +92,8 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
         // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
         if (press.key == GLFW_KEY_SPACE)
             view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
+        if (press.key == GLFW_KEY_T) // cycle dark -> light -> high contrast
+            view.appearance.theme = Theme((int(view.appearance.theme) + 1) % 3);
         if (press.key == GLFW_KEY_M)
             scene.mask = scene.mask == core::MaskKind::Causal ? core::MaskKind::None
                                                               : core::MaskKind::Causal;
@@ -120,6 +129,8 @@ void drawKeyLegend(ViewState& view) {
         {"[ / ]", "fewer / more heads (divisors of d_model)"},
         {"N / P", "next / previous step in the step-through"},
         {"Ctrl+S / Ctrl+O", "save the scene / open one (demo scenes, a path; or drop a file)"},
+        {"Ctrl+plus / minus / 0", "zoom all type and maps (1x to 3x) / reset"},
+        {"T", "theme: dark, light (projectors), high contrast"},
         {"F11", "fullscreen"},
         {"F1", "this list"},
     };

@@ -1,6 +1,7 @@
 // What the window shows and how, apart from the Scene (which says what is computed).
 #pragma once
 
+#include "appearance.h"
 #include "attention_map.h"
 #include "colormap.h"
 
@@ -25,6 +26,7 @@ struct ViewState {
     bool perHeadScale = false;  // colour 0..max of each head instead of 0..1 for all
     bool focusSentence = true;  // give the sentence field keyboard focus (on start)
     bool showKeys = false;      // F1: the key legend
+    Appearance appearance;      // theme and zoom; applied between frames when it changes
     bool showScenes = false;    // Ctrl+O: the scene picker
     std::string scenePathInput; // the picker's path field
 

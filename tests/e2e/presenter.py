@@ -25,5 +25,14 @@ with App(sys.argv[1]) as app:
     app.chord("F1")
     png, _ = app.export()
     check(png_info(png)[2] > 0.05, "window with the key legend exported")
+    app.chord("F1")
+    dark = png_info(app.export()[0])
+    app.chord("t")  # light theme for projectors
+    app.chord("ctrl+equal")  # zoom in: the font atlas is rebuilt
+    light_png, trace = app.export()
+    light = png_info(light_png)
+    check(light[:2] == dark[:2], "theme and zoom keep the window size")
+    check(light[2] != dark[2], "the light theme changes the picture")
+    check(trace["config"]["heads"] == 4, "theme and zoom change no setting of the scene")
     check(app.alive(), "the app is still running")
 print("1 passed, 0 failed")
