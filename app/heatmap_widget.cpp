@@ -80,7 +80,10 @@ void cellTooltip(const core::Trace& trace, const ViewState& view, int head, int 
 
 ImU32 headColor(int head, int heads, float alpha) {
     const float hue = heads > 0 ? float(head) / float(heads) : 0.0f;
-    return ImColor::HSV(hue, 0.60f, 0.95f, alpha);
+    // Same hue on every theme; darker and more saturated on a light background to stay readable.
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    const bool lightBackground = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
+    return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha) : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
 }
 
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {

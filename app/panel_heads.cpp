@@ -45,7 +45,10 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& 
             ImGui::SetCursorScreenPos(ImVec2(x, y));
             ImGui::PushStyleColor(ImGuiCol_Text,
                                   ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+            // Clipped to its map's width: long preset names must not run into the next title.
+            ImGui::PushClipRect(ImVec2(x, y), ImVec2(x + side, y + titleHeight), true);
             ImGui::TextUnformatted(trace.headNames[std::size_t(h)].c_str());
+            ImGui::PopClipRect();
             ImGui::PopStyleColor();
             if (ImGui::IsItemHovered()) designedHeadTooltip(trace.headNames[std::size_t(h)]);
         }
