@@ -1,10 +1,8 @@
 #include "fonts.h"
 
-#include <imgui.h>
+#include "figure.h" // findFigureFont
 
-#include <cstdlib>
-#include <filesystem>
-#include <vector>
+#include <imgui.h>
 
 namespace app {
 
@@ -27,32 +25,16 @@ const ImWchar kGlyphRanges[] = {
     0,
 };
 
-std::vector<std::filesystem::path> candidates() {
-    std::vector<std::filesystem::path> paths;
-    if (const char* custom = std::getenv("MHA_VIZ_FONT")) paths.emplace_back(custom);
-    for (const char* dir :
-         {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
-          "/usr/local/share/fonts", "/usr/share/fonts/dejavu-sans-fonts",
-          "/opt/homebrew/share/fonts", "/Library/Fonts"})
-        paths.push_back(std::filesystem::path(dir) / "DejaVuSans.ttf");
-    if (const char* home = std::getenv("HOME")) {
-        paths.push_back(std::filesystem::path(home) / ".local/share/fonts/DejaVuSans.ttf");
-        paths.push_back(std::filesystem::path(home) / ".fonts/DejaVuSans.ttf");
-    }
-    return paths;
-}
-
 } // namespace
 
 std::string loadUiFont(float pixelSize) {
     ImGuiIO& io = ImGui::GetIO();
-    for (const std::filesystem::path& path : candidates()) {
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec)) continue;
+    // The same DejaVu Sans the figure exporter uses ($MHA_VIZ_FONT, then the usual places).
+    if (const std::string path = core::findFigureFont(); !path.empty()) {
         ImFontConfig config;
         config.OversampleH = 2;
         if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges))
-            return path.string();
+            return path;
     }
     ImFontConfig config;
     config.SizePixels = pixelSize;

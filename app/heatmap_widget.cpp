@@ -83,7 +83,8 @@ ImU32 headColor(int head, int heads, float alpha) {
     // Same hue on every theme; darker and more saturated on a light background to stay readable.
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     const bool lightBackground = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
-    return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha) : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
+    return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha)
+                           : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
 }
 
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {

@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
         const bool animating = view.animStart >= 0 && ImGui::GetTime() - view.animStart < 0.7;
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
                           ImGui::IsAnyItemActive() || animating;
-        const double now = glfwGetTime();
+        const double now = ImGui::GetTime(); // the notices' clock
         if (busy) {
             glfwPollEvents();
             framesToSettle = std::max(0, framesToSettle - 1);
@@ -192,8 +192,7 @@ int main(int argc, char** argv) {
             std::filesystem::create_directories(exportDir, ec);
             const std::string path = core::freePath(exportDir, "mha-viz-scene", ".json");
             const std::string error = core::saveSceneFile(path, scene);
-            view.notice = error.empty() ? "Saved " + path : "Scene not saved: " + error;
-            view.noticeUntil = glfwGetTime() + 4.0;
+            app::showNotice(view, error.empty() ? "Saved " + path : "Scene not saved: " + error);
             std::cerr << "mha-viz: " << view.notice << '\n';
         }
 
@@ -213,7 +212,7 @@ int main(int argc, char** argv) {
         app::drawViewsPanel(layout.head, scene, trace, view, gl);
         app::drawKeyLegend(view);
         app::drawScenesPanel(scene, view);
-        drawNotice(view, glfwGetTime());
+        drawNotice(view, ImGui::GetTime());
         view.hover = view.nextHover;
         view.hoverHead = view.nextHoverHead;
 
@@ -232,8 +231,8 @@ int main(int argc, char** argv) {
             std::string error;
             const std::string path =
                 app::exportWindow(exportDir, app::captureFramebuffer(width, height), trace, error);
-            view.notice = path.empty() ? "Export failed: " + error : "Saved " + path + " (+ .json)";
-            view.noticeUntil = glfwGetTime() + 4.0;
+            app::showNotice(view, path.empty() ? "Export failed: " + error
+                                               : "Saved " + path + " (+ .json)");
             std::cerr << "mha-viz: " << view.notice << '\n';
         }
         if (!options->screenshotPath.empty() && frame >= 5) { // fonts, layout and maps have settled

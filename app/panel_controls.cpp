@@ -26,18 +26,6 @@ int nearestDivisor(int n, int wanted) {
     return best;
 }
 
-// Heads switched off that a smaller H no longer has would make the scene invalid.
-void dropMissingAblatedHeads(core::Scene& scene) {
-    std::erase_if(scene.ablatedHeads, [&](int h) { return h >= scene.heads; });
-    // Per-head presets follow H: kept where the head still exists, defaults for new ones.
-    if (!scene.headPresets.empty()) {
-        std::vector<std::string> presets = core::defaultHeadPresets(scene.heads);
-        for (int h = 0; h < scene.heads && h < int(scene.headPresets.size()); ++h)
-            presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
-        scene.headPresets = presets;
-    }
-}
-
 } // namespace
 
 void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
@@ -50,8 +38,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     int d_model = scene.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp)) {
         scene.d_model = d_model - d_model % 2; // even values only
-        scene.heads = nearestDivisor(scene.d_model, scene.heads);
-        dropMissingAblatedHeads(scene);
+        core::setHeads(scene, nearestDivisor(scene.d_model, scene.heads));
     }
     itemTooltip("Width of every token vector; d_head = d_model / heads.");
 
@@ -64,8 +51,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
                   scene.d_model / scene.heads);
     if (ImGui::SliderInt("heads", &index, 0, int(divisors.size()) - 1, format,
                          ImGuiSliderFlags_AlwaysClamp))
-        scene.heads = divisors[std::size_t(index)];
-    dropMissingAblatedHeads(scene);
+        core::setHeads(scene, divisors[std::size_t(index)]);
     itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
 
     const std::uint64_t step = 1, fastStep = 10;

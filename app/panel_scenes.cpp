@@ -15,8 +15,7 @@ void loaded(core::Scene& scene, const core::Scene& next, ViewState& view, const 
     view.selectedHead = 0;
     view.batchIndex = 0;
     view.showScenes = false;
-    view.notice = "Opened " + what;
-    view.noticeUntil = ImGui::GetTime() + 3.0;
+    showNotice(view, "Opened " + what, 3.0);
 }
 
 } // namespace
@@ -24,8 +23,7 @@ void loaded(core::Scene& scene, const core::Scene& next, ViewState& view, const 
 bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path) {
     core::Scene next;
     if (std::string error = core::loadSceneFile(path, next); !error.empty()) {
-        view.notice = error; // the current scene stays
-        view.noticeUntil = ImGui::GetTime() + 5.0;
+        showNotice(view, error, 5.0); // the current scene stays
         return false;
     }
     loaded(scene, next, view, path);

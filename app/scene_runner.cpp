@@ -6,23 +6,14 @@
 
 namespace app {
 
-namespace {
-
-bool isBlank(const std::string& text) {
-    return std::all_of(text.begin(), text.end(),
-                       [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
-}
-
-} // namespace
-
 bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState& view) {
     if (attempted_ && scene == lastAttempt_) return false;
     attempted_ = true;
     lastAttempt_ = scene;
     view.sceneError.clear();
     view.sceneHint.clear();
-    if (std::any_of(scene.sentences.begin(), scene.sentences.end(), isBlank) ||
-        std::any_of(scene.sources.begin(), scene.sources.end(), isBlank)) {
+    if (std::any_of(scene.sentences.begin(), scene.sentences.end(), core::isBlank) ||
+        std::any_of(scene.sources.begin(), scene.sources.end(), core::isBlank)) {
         view.sceneHint = "Type a sentence to see its attention maps.";
         return false;
     }

@@ -98,9 +98,7 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
             scene.mask = scene.mask == core::MaskKind::Causal ? core::MaskKind::None
                                                               : core::MaskKind::Causal;
         if (press.key == GLFW_KEY_LEFT_BRACKET || press.key == GLFW_KEY_RIGHT_BRACKET) {
-            scene.heads = stepHeads(scene, press.key == GLFW_KEY_RIGHT_BRACKET ? +1 : -1);
-            std::erase_if(scene.ablatedHeads, [&](int h) { return h >= scene.heads; });
-            scene.headPresets.clear(); // presets follow the new H by default
+            core::setHeads(scene, stepHeads(scene, press.key == GLFW_KEY_RIGHT_BRACKET ? +1 : -1));
         }
     }
     pendingPresses().clear();

@@ -55,15 +55,4 @@ std::string defaultExportDir() {
     return (fs::path(pictures) / "mha-viz").string();
 }
 
-std::string uniqueStem(const std::string& dir, const std::string& stem, const std::string exts[],
-                       int extCount) {
-    for (int k = 1;; ++k) {
-        const std::string candidate =
-            (fs::path(dir) / stem).string() + (k == 1 ? "" : "-" + std::to_string(k));
-        bool free = true;
-        for (int e = 0; e < extCount; ++e) free = free && !fs::exists(candidate + exts[e]);
-        if (free) return candidate;
-    }
-}
-
 } // namespace app

@@ -11,8 +11,4 @@ std::string imguiIniPath();
 // $XDG_PICTURES_DIR/mha-viz, else the Pictures folder from user-dirs.dirs, else ~/Pictures/mha-viz.
 std::string defaultExportDir();
 
-// A free path "<dir>/<stem><-k><ext>" for every ext, so an export never overwrites.
-std::string uniqueStem(const std::string& dir, const std::string& stem, const std::string exts[],
-                       int extCount);
-
 } // namespace app

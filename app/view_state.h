@@ -5,7 +5,10 @@
 #include "attention_map.h"
 #include "colormap.h"
 
+#include <imgui.h>
+
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace app {
@@ -33,7 +36,7 @@ struct ViewState {
     std::string sceneError; // why the last edit could not be run (previous maps stay)
     std::string sceneHint;  // friendly, not an error (e.g. empty sentence)
     std::string notice;     // short-lived message, e.g. where an export went
-    double noticeUntil = 0; // glfwGetTime() when the notice disappears
+    double noticeUntil = 0; // ImGui::GetTime() when the notice disappears
 
     enum class Tab { Head, Pipeline, Steps, Cost };
     Tab tab = Tab::Head;      // what the right-hand panel shows
@@ -50,5 +53,11 @@ struct ViewState {
     double meanEntropy = 0;               // of the trace, computed once per recompute
     bool mapsUploaded = false;            // textures match `maps`
 };
+
+// Shows `text` at the bottom of the window for `seconds` (one clock: ImGui's).
+inline void showNotice(ViewState& view, std::string text, double seconds = 4.0) {
+    view.notice = std::move(text);
+    view.noticeUntil = ImGui::GetTime() + seconds;
+}
 
 } // namespace app

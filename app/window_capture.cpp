@@ -1,8 +1,8 @@
 #include "window_capture.h"
 
 #include "atomic_file.h"
+#include "figure_export.h" // freeStem
 #include "trace_json.h"
-#include "user_paths.h"
 
 #include <glad/gl.h>
 
@@ -45,8 +45,7 @@ std::string exportWindow(const std::string& dir, const core::Image& window,
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "mha-viz-%Y%m%d-%H%M%S", std::localtime(&now));
-    const std::string exts[] = {".png", ".json"};
-    const std::string stem = uniqueStem(dir, stamp, exts, 2);
+    const std::string stem = core::freeStem(dir, stamp, {".png", ".json"});
     error = core::writePng(stem + ".png", window);
     if (error.empty()) error = core::writeFileAtomically(stem + ".json", core::traceJson(trace));
     if (!error.empty()) {

@@ -26,7 +26,7 @@ std::vector<std::string> sceneCaption(const Trace& t, int b) {
     if (s.reshapeBug) switches += "reshape bug; ";
     if (!s.ablatedHeads.empty()) {
         switches += "heads off:";
-        for (int h : s.ablatedHeads) switches += " " + std::to_string(h + 1);
+        for (int h : s.ablatedHeads) switches.append(" ").append(std::to_string(h + 1));
         switches += "; ";
     }
     if (!switches.empty()) lines.push_back(switches.substr(0, switches.size() - 2));

@@ -13,13 +13,21 @@ namespace core {
 
 namespace fs = std::filesystem;
 
-std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
+std::string freeStem(const std::string& dir, const std::string& stem,
+                     std::initializer_list<std::string> exts) {
     for (int k = 1;; ++k) {
-        const fs::path path =
-            fs::path(dir) / (stem + (k == 1 ? "" : "-" + std::to_string(k)) + ext);
+        std::string candidate = (fs::path(dir) / stem).string();
+        if (k > 1)
+            candidate.append("-").append(std::to_string(k)); // not "-" + ...: GCC 12 -Wrestrict
         std::error_code ec;
-        if (!fs::exists(path, ec)) return path.string();
+        bool free = true;
+        for (const std::string& ext : exts) free = free && !fs::exists(candidate + ext, ec);
+        if (free) return candidate;
     }
+}
+
+std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
+    return freeStem(dir, stem, {ext}) + ext;
 }
 
 namespace {
@@ -71,9 +79,9 @@ ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale
             char number[16];
             std::snprintf(number, sizeof number, "%02d", h + 1);
             const std::string& name = trace.headNames[std::size_t(h)];
-            const std::string stem =
-                prefix + "-head-" + number +
-                (name == "head " + std::to_string(h + 1) ? "" : "-" + slug(name));
+            std::string stem = prefix + "-head-" + number;
+            if (name != std::string("head ").append(std::to_string(h + 1)))
+                stem.append("-").append(slug(name)); // a preset's name; plain "head N" adds nothing
             const HeatmapFigure figure = headFigure(trace, b, h);
             write(stem, ".svg", heatmapSvg(figure));
             std::string pngError;

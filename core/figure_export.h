@@ -4,6 +4,7 @@
 
 #include "trace.h"
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,12 @@ struct ExportResult {
 // `scale` (1..4) multiplies the PNG resolution. A name already taken gets -2, -3, ...
 ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale);
 
-// "<dir>/<stem><ext>", or with -2, -3, ... before <ext> when that file exists.
+// "<dir>/<stem>", or "<dir>/<stem>-2", -3, ... : the first for which no "<that><ext>" exists
+// for any of `exts` (a PNG and its JSON get the same free name).
+std::string freeStem(const std::string& dir, const std::string& stem,
+                     std::initializer_list<std::string> exts);
+
+// freeStem for one extension, with the extension: "<dir>/<stem>[-k]<ext>".
 std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext);
 
 } // namespace core

@@ -9,16 +9,27 @@ namespace core {
 
 namespace {
 
-bool isBlank(const std::string& text) {
-    return std::all_of(text.begin(), text.end(),
-                       [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
-}
-
 std::string ordinal(std::size_t index) {
     return std::to_string(index + 1);
 }
 
 } // namespace
+
+bool isBlank(const std::string& text) {
+    return std::all_of(text.begin(), text.end(),
+                       [](unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); });
+}
+
+void setHeads(Scene& scene, int heads) {
+    scene.heads = heads;
+    std::erase_if(scene.ablatedHeads, [&](int h) { return h >= heads; });
+    if (!scene.headPresets.empty()) {
+        std::vector<std::string> presets = defaultHeadPresets(heads);
+        for (int h = 0; h < heads && h < int(scene.headPresets.size()); ++h)
+            presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
+        scene.headPresets = presets;
+    }
+}
 
 std::string validationError(const Scene& s) {
     if (s.d_model < kMinDModel || s.d_model > kMaxDModel || s.d_model % 2 != 0)

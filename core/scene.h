@@ -37,6 +37,14 @@ struct Scene {
     bool operator==(const Scene&) const = default;
 };
 
+// Changes H and keeps what depends on it valid: switched-off heads H no longer has are
+// dropped; per-head presets are kept where the head still exists, defaults fill new ones.
+// Every control that changes H (slider, d_model, keys) goes through here.
+void setHeads(Scene& scene, int heads);
+
+// True for text with nothing but ASCII whitespace: such a sentence is "empty".
+bool isBlank(const std::string& text);
+
 // Empty when the scene can run, else one line naming the bad value.
 std::string validationError(const Scene& scene);
 

@@ -3,8 +3,9 @@
 // Counters: GFLOPs = forward FLOP/s, vs_gemm = that rate / Eigen's own GEMM rate on a
 // d_model x d_model x d_model product measured in the same run (1.0 = GEMM speed).
 #include "attention.h"
-#include "prng.h"
 #include "weights.h"
+
+#include "test_support.h"
 
 #include <benchmark/benchmark.h>
 
@@ -13,13 +14,7 @@
 
 namespace {
 
-core::Mat randomMatrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
-    core::SplitMix64 rng(seed);
-    core::Mat m(rows, cols); // rows x cols
-    for (Eigen::Index r = 0; r < rows; ++r)
-        for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = rng.symmetric(1.7f);
-    return m;
-}
+using testing_support::randomMatrix;
 
 // Eigen GEMM FLOP/s for an n x n x n float product, timed once per n.
 double eigenGemmRate(int n) {
