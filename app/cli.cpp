@@ -146,9 +146,11 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--bench-frames", options.benchFrames,
                    "Open the window, recompute every frame for N frames, print frame times, exit")
         ->check(CLI::Range(1, 1000000));
-    cli.add_option("--view", options.view,
-                   "The window's right-hand tab at start: head, pipeline, steps or cost")
-        ->check(CLI::IsMember({"head", "pipeline", "steps", "cost"}))
+    cli.add_option("--view", options.view.tab,
+                   "The window's right-hand tab at start: head, mean, difference, lines, "
+                   "statistics, pipeline, steps or cost")
+        ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kViewTabs),
+                                                       std::end(core::kViewTabs))))
         ->capture_default_str();
 
     try {
@@ -189,11 +191,14 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
                 exitCode = kExitBadInput;
                 return std::nullopt;
             }
-        if (std::string error = core::loadSceneFile(options.scenePath, scene); !error.empty()) {
+        const std::string tabGiven = options.view.tab;
+        if (std::string error = core::loadSceneFile(options.scenePath, scene, &options.view);
+            !error.empty()) {
             printError(oneLine(error));
             exitCode = kExitBadInput;
             return std::nullopt;
         }
+        if (cli.count("--view") > 0) options.view.tab = tabGiven; // the flag beats the file
         options.weightsGiven = true;
         exitCode = 0;
         return options;
@@ -248,7 +253,7 @@ int runHeadless(const CliOptions& options) {
         }
     }
     if (!options.saveScenePath.empty()) {
-        if (std::string error = core::saveSceneFile(options.saveScenePath, options.scene);
+        if (std::string error = core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
             !error.empty()) {
             printError(error);
             return kExitBadInput;
@@ -257,7 +262,8 @@ int runHeadless(const CliOptions& options) {
     if (!options.exportPath.empty()) {
         std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
         const core::ExportResult result =
-            core::exportFigures(trace, options.exportPath, options.exportScale);
+            core::exportFigures(trace, options.exportPath, options.exportScale,
+                                options.view.colormap);
         if (!result.error.empty()) {
             printError(result.error);
             return kExitBadInput;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "scene.h"
+#include "scene_json.h"
 
 #include <optional>
 #include <string>
@@ -18,8 +19,7 @@ struct CliOptions {
     std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
     bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
-    std::string view =
-        "head";            // --view: the right-hand tab shown first (head, pipeline, steps, cost)
+    core::SceneView view;  // --view sets the tab shown first; a scene file sets all of it
     std::string scenePath; // --scene FILE: every setting from a saved scene
     std::string saveScenePath; // --save-scene FILE: write the settings as a scene
     bool headless() const {

@@ -1,6 +1,7 @@
 #include "heatmap_widget.h"
 
 #include "attention_stats.h"
+#include "head_views.h"
 
 #include "utf8.h"
 
@@ -95,14 +96,43 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         const core::AttentionMap& map = view.maps[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
-    gl.keepSlots(trace.attention.heads); // free the textures of heads that are gone
     view.meanEntropy = core::meanRowEntropy(trace.attention);
+    // The views beside the grid, in the slots after the heads'.
+    const int heads = trace.attention.heads;
+    view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
+    gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(),
+                 view.meanMap.rows, view.meanMap.cols);
+    view.headStats.clear();
+    view.entropyMap = {};
+    view.entropyMap.rows = heads, view.entropyMap.cols = view.meanMap.rows;
+    view.entropyMap.keyLabels = view.meanMap.queryLabels;
+    for (int h = 0; h < heads; ++h) {
+        view.headStats.push_back(core::headStatistics(trace, view.batchIndex, h));
+        view.entropyMap.queryLabels.push_back(trace.headNames[std::size_t(h)]);
+        for (const core::RowStatistics& row : view.headStats.back().rows)
+            view.entropyMap.values.push_back(row.argmaxKey < 0 ? core::kMaskedCell
+                                                               : float(row.entropyBits));
+        view.entropyMap.maxWeight =
+            std::max(view.entropyMap.maxWeight, float(view.headStats.back().maxEntropyBits));
+    }
+    gl.setValues(derivedSlot(view, DerivedMap::Entropy), view.entropyMap.values.data(),
+                 view.entropyMap.rows, view.entropyMap.cols);
+    view.differenceOf[0] = view.differenceOf[1] = -1; // uploaded when the tab is shown
+    gl.keepSlots(heads + kDerivedMaps); // free the textures of heads that are gone
     view.mapsUploaded = true;
 }
 
-bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
-                 LabelMode labels) {
-    const core::AttentionMap& map = view.maps[std::size_t(head)];
+void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+                         int headB) {
+    if (view.differenceOf[0] == headA && view.differenceOf[1] == headB) return;
+    view.differenceMap = core::headDifferenceMap(trace, view.batchIndex, headA, headB);
+    gl.setValues(derivedSlot(view, DerivedMap::Difference), view.differenceMap.values.data(),
+                 view.differenceMap.rows, view.differenceMap.cols);
+    view.differenceOf[0] = headA, view.differenceOf[1] = headB;
+}
+
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
+             LabelMode labels) {
     const int rows = map.rows, cols = map.cols;
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -122,8 +152,8 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
     const ImVec2 mapMax = mapMin + ImVec2(cell * float(cols), cell * float(rows));
 
-    const float valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
-    gl.draw(draw, head, mapMin, mapMax, view.colormap, 0.0f, valueMax);
+    style.gl->draw(draw, style.slot, mapMin, mapMax, style.colormap, style.valueMin,
+                   style.valueMax);
     if (cell >= 10.0f) { // seams between cells once they are big enough to read as a grid
         const ImU32 seam = IM_COL32(0, 0, 0, 80);
         for (int i = 1; i < rows; ++i)
@@ -134,7 +164,9 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
                           ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
     }
 
-    const CellRef& hover = view.hover;
+    // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
+    const CellRef hover = style.shareHover ? view.hover : CellRef{};
+    const int pinned = style.shareHover ? view.pinnedQuery : -1;
     const ImU32 textColor = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dimColor = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 accent = IM_COL32(255, 140, 0, 255);
@@ -144,11 +176,11 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
         for (int i = 0; i < rows; i += step) {
             const std::string text = fitText(map.queryLabels[std::size_t(i)], rowLabelWidth - pad);
             const float width = ImGui::CalcTextSize(text.c_str()).x;
-            const bool lit = i == hover.query || i == view.pinnedQuery;
+            const bool lit = i == hover.query || i == pinned;
             const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
             draw->AddText(ImVec2(mapMin.x - 4.0f - width,
                                  mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
-                          i == view.pinnedQuery ? accent : (lit || !isPad ? textColor : dimColor),
+                          i == pinned ? accent : (lit || !isPad ? textColor : dimColor),
                           text.c_str());
         }
         for (int j = 0; j < cols; j += step) {
@@ -170,42 +202,58 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
         draw->AddRect(ImVec2(mapMin.x + cell * float(hover.key), mapMin.y),
                       ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y),
                       IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
-    if (view.pinnedQuery >= 0 && view.pinnedQuery < rows)
-        draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(view.pinnedQuery) - 1),
-                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(view.pinnedQuery + 1) + 1),
-                      accent, 0, 0, 2.5f);
-    const bool selected = head == view.selectedHead;
-    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2),
-                  headColor(head, int(view.maps.size())), 0, 0, selected ? 3.0f : 1.5f);
+    if (pinned >= 0 && pinned < rows)
+        draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(pinned) - 1),
+                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(pinned + 1) + 1), accent, 0, 0,
+                      2.5f);
+    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2), style.frameColor, 0, 0,
+                  style.frameThickness);
 
-    ImGui::PushID(head);
+    MapHit hit;
+    ImGui::PushID(style.slot);
     ImGui::SetCursorScreenPos(origin);
     ImGui::InvisibleButton("map", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
-    const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    hit.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     if (ImGui::IsItemHovered()) {
-        view.nextHoverHead = head; // its slice lights up in the pipeline
         const ImVec2 mouse = ImGui::GetIO().MousePos;
         const int j = int(std::floor((mouse.x - mapMin.x) / cell));
         const int i = int(std::floor((mouse.y - mapMin.y) / cell));
         const bool inRows = i >= 0 && i < rows, inCols = j >= 0 && j < cols;
         if (inRows && inCols) {
-            view.nextHover = {i, j};
-            cellTooltip(trace, view, head, i, j);
-            if (clicked) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+            hit.row = i, hit.col = j;
+            if (style.shareHover) view.nextHover = {i, j};
+            if (hit.clicked && style.shareHover) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
         } else if (inRows && mouse.x < mapMin.x) {
-            view.nextHover.query = i;
-            ImGui::SetTooltip("query %d: %s", i + 1, map.queryLabels[std::size_t(i)].c_str());
+            if (style.shareHover) view.nextHover.query = i;
+            ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
         } else if (inCols && mouse.y < mapMin.y) {
-            view.nextHover.key = j;
-            ImGui::SetTooltip("key %d: %s", j + 1, map.keyLabels[std::size_t(j)].c_str());
+            if (style.shareHover) view.nextHover.key = j;
+            ImGui::SetTooltip("%s", map.keyLabels[std::size_t(j)].c_str());
         }
     }
-    if (clicked) view.selectedHead = head;
     ImGui::PopID();
-    return clicked;
+    return hit;
 }
 
-void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMax, float width) {
+bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+                 LabelMode labels) {
+    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    MapStyle style;
+    style.gl = &gl;
+    style.slot = head;
+    style.valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = view.colormap;
+    style.frameColor = headColor(head, int(view.maps.size()));
+    style.frameThickness = head == view.selectedHead ? 3.0f : 1.5f;
+    const MapHit hit = drawMap(map, style, view, size, labels);
+    if (ImGui::IsItemHovered()) view.nextHoverHead = head; // its slice lights up in the pipeline
+    if (hit.row >= 0) cellTooltip(trace, view, head, hit.row, hit.col);
+    if (hit.clicked) view.selectedHead = head;
+    return hit.clicked;
+}
+
+void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, float valueMax,
+                  float width) {
     const float height = ImGui::GetFontSize() * 0.8f;
     ImGui::Image(
         reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(gl.colormapTexture(colormap))),
@@ -216,8 +264,9 @@ void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMax, flo
     const float y = barMin.y + height + 2.0f;
     for (int k = 0; k <= 4; ++k) {
         char label[32];
-        std::snprintf(label, sizeof label, valueMax >= 0.995f ? "%.2f" : "%.3f",
-                      valueMax * float(k) / 4.0f);
+        const float span = valueMax - valueMin;
+        std::snprintf(label, sizeof label, span >= 0.995f ? "%.2f" : "%.3f",
+                      valueMin + span * float(k) / 4.0f);
         const float textWidth = ImGui::CalcTextSize(label).x;
         const float x = barMin.x + width * float(k) / 4.0f;
         draw->AddLine(ImVec2(x, barMin.y + height), ImVec2(x, barMin.y + height + 3.0f), color);

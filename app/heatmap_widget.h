@@ -9,18 +9,51 @@
 
 namespace app {
 
-// Rebuilds view.maps for the shown sentence and uploads them (call after a recompute).
+// Rebuilds view.maps (and the mean and entropy maps) for the shown sentence and uploads
+// them (call after a recompute).
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
+// The views beside the grid keep their textures in the slots after the heads'.
+enum class DerivedMap { Mean, Difference, Entropy };
+inline constexpr int kDerivedMaps = 3;
+inline int derivedSlot(const ViewState& view, DerivedMap which) {
+    return int(view.maps.size()) + int(which);
+}
+
+// view.differenceMap = head a - head b, uploaded when those heads changed.
+void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+                         int headB);
+
 enum class LabelMode { Compact, Full };
+
+struct MapStyle {
+    GlHeatmaps* gl = nullptr;
+    int slot = 0; // texture slot; also the widget's ImGui id
+    float valueMin = 0, valueMax = 1;
+    core::ColormapId colormap = core::ColormapId::Viridis;
+    ImU32 frameColor = IM_COL32(128, 128, 128, 255);
+    float frameThickness = 1.5f;
+    bool shareHover = true; // rows x columns are this sentence's queries x keys
+};
+
+struct MapHit {
+    int row = -1, col = -1; // the cell under the mouse
+    bool clicked = false;
+};
+
+// Any map with labels, hover highlights and clicks, `size` pixels at the cursor. The caller
+// adds the cell's tooltip. The invisible button is the last item (IsItemHovered works).
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
+               LabelMode labels);
 
 // Draws head `head` into the rectangle at the cursor, `size` pixels, labels included.
 // Returns true when the map was clicked.
 bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
                  LabelMode labels);
 
-// Horizontal colour bar `width` wide with labelled ends and middle.
-void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMax, float width);
+// Horizontal colour bar `width` wide, valueMin..valueMax, with labelled ends and middle.
+void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, float valueMax,
+                  float width);
 
 // Colour of head h's frame and slice (the same hue everywhere it appears).
 ImU32 headColor(int head, int heads, float alpha = 1.0f);

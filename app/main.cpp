@@ -12,6 +12,7 @@
 #include "scene_runner.h"
 #include "shortcuts.h"
 #include "user_paths.h"
+#include "view_settings.h"
 #include "window_capture.h"
 #include "window_layout.h"
 
@@ -134,16 +135,13 @@ int main(int argc, char** argv) {
     // State: the Scene the user edits, the Trace drawn, how it is drawn.
     core::Scene scene = options->scene;
     if (!options->weightsGiven) scene.weights = "designed"; // the demo shows heads that specialise
-    core::Trace trace;
+    std::shared_ptr<const core::Trace> trace = std::make_shared<const core::Trace>();
     app::ViewState view;
-    view.tab = options->view == "pipeline" ? app::ViewState::Tab::Pipeline
-               : options->view == "steps"  ? app::ViewState::Tab::Steps
-               : options->view == "cost"   ? app::ViewState::Tab::Cost
-                                           : app::ViewState::Tab::Head;
+    app::applySceneView(options->view, view); // --view, or a scene file's view settings
     app::SceneRunner runner;
     app::Appearance appliedAppearance;
     runner.update(scene, trace, view);
-    app::uploadHeadMaps(trace, view, gl);
+    app::uploadHeadMaps(*trace, view, gl);
     const std::string exportDir =
         options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
     app::FrameStats benchStats;
@@ -156,8 +154,9 @@ int main(int argc, char** argv) {
         const auto frameStart = std::chrono::steady_clock::now();
         // Sleep until input when nothing moves; redraw every frame while a control is active.
         const bool animating = view.animStart >= 0 && ImGui::GetTime() - view.animStart < 0.7;
+        const bool exporting = view.exportPanel.job || view.exportPanel.captureCountdown > 0;
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
-                          ImGui::IsAnyItemActive() || animating;
+                          ImGui::IsAnyItemActive() || animating || exporting;
         const double now = ImGui::GetTime(); // the notices' clock
         if (busy) {
             glfwPollEvents();
@@ -191,7 +190,8 @@ int main(int argc, char** argv) {
             std::error_code ec;
             std::filesystem::create_directories(exportDir, ec);
             const std::string path = core::freePath(exportDir, "mha-viz-scene", ".json");
-            const std::string error = core::saveSceneFile(path, scene);
+            const core::SceneView settings = app::sceneViewOf(view);
+            const std::string error = core::saveSceneFile(path, scene, &settings);
             app::showNotice(view, error.empty() ? "Saved " + path : "Scene not saved: " + error);
             std::cerr << "mha-viz: " << view.notice << '\n';
         }
@@ -199,19 +199,20 @@ int main(int argc, char** argv) {
         const ImVec2 display = ImGui::GetIO().DisplaySize;
         const app::WindowLayout layout =
             app::layoutFor(display.x, display.y, uiScale * view.appearance.zoom);
-        app::drawSentencesPanel(layout.sentences, scene, trace, view);
-        app::drawControlsPanel(layout.controls, scene, trace, view);
-        const int headsBefore = trace.attention.heads;
+        app::drawSentencesPanel(layout.sentences, scene, *trace, view);
+        app::drawControlsPanel(layout.controls, scene, *trace, view);
+        const int headsBefore = trace->attention.heads;
         if (runner.update(scene, trace, view) ||
             !view.mapsUploaded) { // in the same frame as the edit
-            app::uploadHeadMaps(trace, view, gl);
-            if (trace.attention.heads != headsBefore && headsBefore > 0)
+            app::uploadHeadMaps(*trace, view, gl);
+            if (trace->attention.heads != headsBefore && headsBefore > 0)
                 app::noteHeadCountChange(view, headsBefore);
         }
-        app::drawHeadsPanel(layout.heads, trace, view, gl);
-        app::drawViewsPanel(layout.head, scene, trace, view, gl);
+        app::drawHeadsPanel(layout.heads, *trace, view, gl);
+        app::drawViewsPanel(layout.head, scene, *trace, view, gl);
         app::drawKeyLegend(view);
         app::drawScenesPanel(scene, view);
+        app::drawExportPanel(trace, view, exportDir);
         drawNotice(view, ImGui::GetTime());
         view.hover = view.nextHover;
         view.hoverHead = view.nextHoverHead;
@@ -227,10 +228,18 @@ int main(int argc, char** argv) {
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
+        if (app::ExportPanel& panel = view.exportPanel;
+            panel.captureCountdown > 0 && --panel.captureCountdown == 0) { // drawn without the panel
+            std::string error;
+            const std::string path =
+                app::exportWindow(panel.folder, app::captureFramebuffer(width, height), *trace,
+                                  error, panel.formats.json);
+            app::finishWindowCapture(view, path, error);
+        }
         if (actions.exportWindow) {
             std::string error;
             const std::string path =
-                app::exportWindow(exportDir, app::captureFramebuffer(width, height), trace, error);
+                app::exportWindow(exportDir, app::captureFramebuffer(width, height), *trace, error);
             app::showNotice(view, path.empty() ? "Export failed: " + error
                                                : "Saved " + path + " (+ .json)");
             std::cerr << "mha-viz: " << view.notice << '\n';

@@ -102,7 +102,7 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
     ImGui::Spacing();
     const float valueMax =
         view.perHeadScale ? std::max(view.maps[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
-    drawColorBar(gl, view.colormap, valueMax, std::min(side, 360.0f));
+    drawColorBar(gl, view.colormap, 0.0f, valueMax, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
                         view.perHeadScale ? " (this head's range)" : "");

@@ -2,6 +2,7 @@
 #include "panels.h"
 
 #include "scene_json.h"
+#include "view_settings.h"
 
 #include <imgui_stdlib.h>
 
@@ -9,11 +10,12 @@ namespace app {
 
 namespace {
 
-void loaded(core::Scene& scene, const core::Scene& next, ViewState& view, const std::string& what) {
+void loaded(core::Scene& scene, const core::Scene& next, const core::SceneView& settings,
+            ViewState& view, const std::string& what) {
     scene = next;
     view.pinnedQuery = -1;
-    view.selectedHead = 0;
     view.batchIndex = 0;
+    applySceneView(settings, view); // tab, colours, theme, heads shown
     view.showScenes = false;
     showNotice(view, "Opened " + what, 3.0);
 }
@@ -22,12 +24,19 @@ void loaded(core::Scene& scene, const core::Scene& next, ViewState& view, const 
 
 bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path) {
     core::Scene next;
-    if (std::string error = core::loadSceneFile(path, next); !error.empty()) {
+    core::SceneView settings;
+    if (std::string error = core::loadSceneFile(path, next, &settings); !error.empty()) {
         showNotice(view, error, 5.0); // the current scene stays
         return false;
     }
-    loaded(scene, next, view, path);
+    loaded(scene, next, settings, view, path);
     return true;
+}
+
+void openDemoScene(core::Scene& scene, ViewState& view, const char* name) {
+    core::SceneView settings;
+    const core::Scene next = core::demoScene(name, &settings); // embedded: always valid
+    loaded(scene, next, settings, view, std::string("demo scene ") + name);
 }
 
 void drawScenesPanel(core::Scene& scene, ViewState& view) {
@@ -44,7 +53,7 @@ void drawScenesPanel(core::Scene& scene, ViewState& view) {
         const std::string label = std::to_string(index) + "  " + name;
         const bool key = !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed('0' + index, false);
         if (ImGui::Selectable(label.c_str()) || key) {
-            loaded(scene, core::demoScene(name), view, std::string("demo scene ") + name);
+            openDemoScene(scene, view, name);
             break;
         }
     }

@@ -31,13 +31,34 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
             drawHeadView(scene, trace, view, gl);
             ImGui::EndTabItem();
         }
+        if (tab("Mean", view, requested, ViewState::Tab::Mean,
+                "The mean over heads: where the layer looks on average.")) {
+            drawMeanView(trace, view, gl);
+            ImGui::EndTabItem();
+        }
+        if (tab("A\xE2\x88\x92" "B", view, requested, ViewState::Tab::Difference,
+                "The difference of two heads, on a diverging colour map.")) {
+            drawDifferenceView(trace, view, gl);
+            ImGui::EndTabItem();
+        }
+        if (tab("Lines", view, requested, ViewState::Tab::Lines,
+                "Tokens in two columns joined by lines weighted by attention (BertViz's head "
+                "view).")) {
+            drawLinesView(trace, view);
+            ImGui::EndTabItem();
+        }
+        if (tab("Stats", view, requested, ViewState::Tab::Statistics,
+                "Per head: row entropy and where the maximum sits.")) {
+            drawStatisticsView(trace, view, gl);
+            ImGui::EndTabItem();
+        }
         if (tab("Pipeline", view, requested, ViewState::Tab::Pipeline,
                 "Every step from X to the output with its real shape, each head's slice in its "
                 "colour.")) {
             drawPipelineView(scene, trace, view, gl);
             ImGui::EndTabItem();
         }
-        if (tab("Step through", view, requested, ViewState::Tab::Steps,
+        if (tab("Steps", view, requested, ViewState::Tab::Steps,
                 "Follow one query token through the selected head, number by number.")) {
             drawStepsView(trace, view);
             ImGui::EndTabItem();

@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include <memory>
 #include <string>
 
 namespace app {
@@ -34,7 +35,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
                     GlHeatmaps& gl);
 
-// The right-hand panel: tabs Head, Pipeline, Step through, Cost.
+// The right-hand panel: tabs Head, Mean, A-B, Lines, Stats, Pipeline, Steps, Cost.
 void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
                     ViewState& view, GlHeatmaps& gl);
 
@@ -60,6 +61,23 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState
 // Ctrl+O: the scene picker (demo scenes, a path); openSceneFile also serves dropped files.
 void drawScenesPanel(core::Scene& scene, ViewState& view);
 bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path);
+void openDemoScene(core::Scene& scene, ViewState& view, const char* name); // a kDemoScenes name
+
+// Ctrl+Shift+E: the export panel; the export runs on a worker that shares the trace.
+void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState& view,
+                     const std::string& defaultFolder);
+void openExportPanel(ViewState& view, ExportChoice what);
+// The whole-window choice is captured by the frame loop; this reports what it wrote.
+void finishWindowCapture(ViewState& view, const std::string& path, const std::string& error);
+
+// Tabs beside the grid: the mean over heads, the difference of two heads (diverging
+// colours), the line view (BertViz's head view), per-head statistics.
+// A tab's one-line explanation with an "Export..." button at its right (opens the panel).
+void viewHeader(const char* text, ViewState& view, ExportChoice what);
+void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void drawLinesView(const core::Trace& trace, ViewState& view);
+void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // Tooltip for a designed head's name: what it looks for and, honestly, how it is built.
 void designedHeadTooltip(const std::string& headName);

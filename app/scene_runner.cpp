@@ -6,7 +6,8 @@
 
 namespace app {
 
-bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState& view) {
+bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
+                         ViewState& view) {
     if (attempted_ && scene == lastAttempt_) return false;
     attempted_ = true;
     lastAttempt_ = scene;
@@ -18,7 +19,7 @@ bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState
         return false;
     }
     try {
-        trace = core::run(scene, &trace);
+        trace = std::make_shared<const core::Trace>(core::run(scene, trace.get()));
     } catch (const std::bad_alloc&) {
         view.sceneError = "not enough memory for this scene; use fewer sentences, tokens or heads";
         return false;
@@ -26,8 +27,8 @@ bool SceneRunner::update(const core::Scene& scene, core::Trace& trace, ViewState
         view.sceneError = e.what();
         return false;
     }
-    view.batchIndex = std::min(view.batchIndex, trace.batch() - 1);
-    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
+    view.batchIndex = std::min(view.batchIndex, trace->batch() - 1);
+    if (view.pinnedQuery >= trace->queryLen()) view.pinnedQuery = -1;
     return true;
 }
 

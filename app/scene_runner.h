@@ -4,12 +4,16 @@
 #include "trace.h"
 #include "view_state.h"
 
+#include <memory>
+
 namespace app {
 
 class SceneRunner {
   public:
-    // True when `trace` was replaced (the maps must be uploaded again).
-    bool update(const core::Scene& scene, core::Trace& trace, ViewState& view);
+    // True when `trace` was replaced (the maps must be uploaded again). Traces are shared and
+    // never changed once made: an export on a worker thread keeps the one it started with.
+    bool update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
+                ViewState& view);
 
   private:
     core::Scene lastAttempt_;

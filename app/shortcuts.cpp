@@ -67,7 +67,9 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
     const int rows = view.maps.empty() ? 0 : view.maps.front().rows;
     for (const KeyPress& press : pendingPresses()) {
         const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
-        if (ctrl && press.key == GLFW_KEY_E) actions.exportWindow = true;
+        const bool shift = (press.mods & GLFW_MOD_SHIFT) != 0;
+        if (ctrl && !shift && press.key == GLFW_KEY_E) actions.exportWindow = true;
+        if (ctrl && shift && press.key == GLFW_KEY_E) view.exportPanel.open = !view.exportPanel.open;
         if (ctrl && press.key == GLFW_KEY_S) actions.saveScene = true;
         // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
         float& zoom = view.appearance.zoom;
@@ -92,6 +94,11 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
         // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
         if (press.key == GLFW_KEY_SPACE)
             view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
+        if (press.key == GLFW_KEY_V) { // next view tab; Shift+V the previous one
+            const int tabs = int(ViewState::Tab::Cost) + 1;
+            view.tab = ViewState::Tab((int(view.tab) + (shift ? tabs - 1 : 1)) % tabs);
+            view.tabRequested = true;
+        }
         if (press.key == GLFW_KEY_T) // cycle dark -> light -> high contrast
             view.appearance.theme = Theme((int(view.appearance.theme) + 1) % 3);
         if (press.key == GLFW_KEY_M)
@@ -119,6 +126,8 @@ void drawKeyLegend(ViewState& view) {
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     const char* const keys[][2] = {
         {"Ctrl+E", "save a PNG of the window and the trace (works while typing)"},
+        {"Ctrl+Shift+E", "export panel: a head, the grid, a view or the window as PNG/SVG/CSV"},
+        {"V / Shift+V", "next / previous view (Head, Mean, A-B, Lines, Stats, ...)"},
         {"Left / Right", "previous / next head"},
         {"Up / Down", "move the pinned query row"},
         {"Space", "pin the hovered row, or unpin"},

@@ -4,6 +4,8 @@
 #include "appearance.h"
 #include "attention_map.h"
 #include "colormap.h"
+#include "export_job.h"
+#include "head_views.h"
 
 #include <imgui.h>
 
@@ -38,7 +40,7 @@ struct ViewState {
     std::string notice;     // short-lived message, e.g. where an export went
     double noticeUntil = 0; // ImGui::GetTime() when the notice disappears
 
-    enum class Tab { Head, Pipeline, Steps, Cost };
+    enum class Tab { Head, Mean, Difference, Lines, Statistics, Pipeline, Steps, Cost };
     Tab tab = Tab::Head;      // what the right-hand panel shows
     bool tabRequested = true; // select `tab` in the tab bar (set by --view and keys)
 
@@ -49,7 +51,16 @@ struct ViewState {
     double animStart = -1;     // glfwGetTime() of that change; < 0 = no animation
     int presetIndex = -1;      // cost panel: real model sizes drawn in the pipeline; -1 = live
 
+    int compareHead = 1;        // the difference view's second head (the first is selectedHead)
+    bool linesAllHeads = false; // line view: every head in its colour, not just the selected one
+
+    ExportPanel exportPanel; // Ctrl+Shift+E
+
     std::vector<core::AttentionMap> maps; // per head, for the shown sentence
+    core::AttentionMap meanMap, differenceMap; // the views beside the grid, same sentence
+    core::AttentionMap entropyMap;             // heads x queries, bits
+    std::vector<core::HeadStatistics> headStats; // per head
+    int differenceOf[2] = {-1, -1};              // the heads differenceMap was made from
     double meanEntropy = 0;               // of the trace, computed once per recompute
     bool mapsUploaded = false;            // textures match `maps`
 };

@@ -35,7 +35,7 @@ core::Image captureFramebuffer(int width, int height) {
 }
 
 std::string exportWindow(const std::string& dir, const core::Image& window,
-                         const core::Trace& trace, std::string& error) {
+                         const core::Trace& trace, std::string& error, bool withTrace) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
@@ -47,7 +47,8 @@ std::string exportWindow(const std::string& dir, const core::Image& window,
     std::strftime(stamp, sizeof stamp, "mha-viz-%Y%m%d-%H%M%S", std::localtime(&now));
     const std::string stem = core::freeStem(dir, stamp, {".png", ".json"});
     error = core::writePng(stem + ".png", window);
-    if (error.empty()) error = core::writeFileAtomically(stem + ".json", core::traceJson(trace));
+    if (error.empty() && withTrace)
+        error = core::writeFileAtomically(stem + ".json", core::traceJson(trace));
     if (!error.empty()) {
         std::filesystem::remove(stem + ".png", ec); // nothing half-exported
         return {};

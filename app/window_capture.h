@@ -11,9 +11,9 @@ namespace app {
 // Reads the current framebuffer (call after rendering, before swapping).
 core::Image captureFramebuffer(int width, int height);
 
-// Ctrl+E: the window as PNG and the trace as JSON into `dir`, never overwriting.
+// Ctrl+E: the window as PNG and (withTrace) the trace as JSON into `dir`, never overwriting.
 // Returns the PNG path, or an empty string with `error` set.
 std::string exportWindow(const std::string& dir, const core::Image& window,
-                         const core::Trace& trace, std::string& error);
+                         const core::Trace& trace, std::string& error, bool withTrace = true);
 
 } // namespace app

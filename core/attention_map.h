@@ -9,7 +9,8 @@
 
 namespace core {
 
-inline constexpr float kMaskedCell = -1.0f; // weights are >= 0, so this is unambiguous
+inline constexpr float kMaskedCell = -2.0f; // weights are in [0, 1], differences of two heads
+                                            // in [-1, 1]: -2 is neither
 inline constexpr const char* kPadLabel = "<pad>";
 inline constexpr int kMaxLabelCodePoints = 48; // longer tokens are cut, with an ellipsis
 

@@ -3,8 +3,12 @@
 #include "figure.h"
 
 #include "attention_map.h"
+#include "head_views.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 
 namespace core {
 
@@ -33,6 +37,22 @@ std::vector<std::string> sceneCaption(const Trace& t, int b) {
     return lines;
 }
 
+// A figure of one sentence's map with the scene's caption plus `what` as the last line.
+HeatmapFigure mapFigure(const Trace& trace, int b, const AttentionMap& map, std::string title,
+                        ColormapId colormap) {
+    HeatmapFigure f;
+    f.title = std::move(title);
+    f.captionLines = sceneCaption(trace, b);
+    f.captionLines.push_back(f.title +
+                             (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
+    f.rowLabels = map.queryLabels;
+    f.colLabels = map.keyLabels;
+    f.rows = map.rows, f.cols = map.cols;
+    f.values = map.values;
+    f.colormap = colormap;
+    return f;
+}
+
 std::string headTitle(const Trace& t, int h) {
     const std::string& name = t.headNames[std::size_t(h)];
     const std::string number = "head " + std::to_string(h + 1);
@@ -41,19 +61,22 @@ std::string headTitle(const Trace& t, int h) {
 
 } // namespace
 
+float colorPosition(const HeatmapFigure& f, float v) {
+    const float range = f.valueMax - f.valueMin;
+    if (!std::isfinite(v) || !(range > 0) || !std::isfinite(range)) return 0.0f;
+    return std::clamp((v - f.valueMin) / range, 0.0f, 1.0f);
+}
+
+float tickValue(const HeatmapFigure& f, int k) {
+    const bool sane = std::isfinite(f.valueMin) && std::isfinite(f.valueMax) && f.valueMax > f.valueMin;
+    const float lo = sane ? f.valueMin : 0.0f, hi = sane ? f.valueMax : 1.0f;
+    return lo + (hi - lo) * float(k) / 4.0f;
+}
+
 HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap) {
-    const AttentionMap map = attentionMap(trace, b, h);
-    HeatmapFigure f;
-    f.title = headTitle(trace, h);
-    f.captionLines = sceneCaption(trace, b);
-    f.captionLines.push_back(f.title +
-                             (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
-    f.rowLabels = map.queryLabels;
-    f.colLabels = map.keyLabels;
-    f.rows = map.rows, f.cols = map.cols;
-    f.values = map.values;
+    HeatmapFigure f =
+        mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
     f.valueMax = 1.0f; // one scale for every figure, so they compare
-    f.colormap = colormap;
     return f;
 }
 
@@ -69,6 +92,69 @@ GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap) {
     g.captionLines = sceneCaption(trace, b);
     if (trace.batch() > 1) g.captionLines.push_back("sentence " + std::to_string(b + 1));
     return g;
+}
+
+HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
+    return mapFigure(trace, b, meanAttentionMap(trace, b),
+                     "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
+}
+
+HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) {
+    const AttentionMap diff = headDifferenceMap(trace, b, headA, headB);
+    HeatmapFigure f =
+        mapFigure(trace, b, diff,
+                  headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
+                  ColormapId::RdBu);
+    // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
+    const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
+    f.valueMin = -extent, f.valueMax = extent;
+    f.captionLines.push_back("red: head " + std::to_string(headA + 1) + " attends more; blue: head " +
+                             std::to_string(headB + 1) + " attends more");
+    return f;
+}
+
+HeatmapFigure entropyFigure(const Trace& trace, int b, ColormapId colormap) {
+    const AttentionMap queries = attentionMap(trace, b, 0); // labels
+    HeatmapFigure f;
+    f.title = "row entropy (bits) per head";
+    f.captionLines = sceneCaption(trace, b);
+    f.captionLines.push_back("0 bits: one key takes all; log2(keys seen): uniform" +
+                             (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
+    f.rows = trace.attention.heads, f.cols = queries.rows;
+    f.rowLabelChars = 26; // "head 5: pronoun-antecedent"
+    f.colLabels = queries.queryLabels;
+    f.valueMax = 0;
+    for (int h = 0; h < f.rows; ++h) {
+        const HeadStatistics stats = headStatistics(trace, b, h);
+        f.rowLabels.push_back(headTitle(trace, h));
+        for (const RowStatistics& row : stats.rows)
+            f.values.push_back(row.argmaxKey < 0 ? kMaskedCell : float(row.entropyBits));
+        f.valueMax = std::max(f.valueMax, float(stats.maxEntropyBits));
+    }
+    if (!(f.valueMax > 0)) f.valueMax = 1.0f; // one key each: every entropy is 0
+    f.colormap = colormap;
+    return f;
+}
+
+std::string statisticsCsv(const Trace& trace, int b) {
+    const AttentionMap labels = attentionMap(trace, b, 0);
+    const auto field = csvField;
+    std::ostringstream out;
+    out << "head,head_name,query_index,query,entropy_bits,argmax_key_index,argmax_key,max_weight\n";
+    for (int h = 0; h < trace.attention.heads; ++h) {
+        const HeadStatistics stats = headStatistics(trace, b, h);
+        for (int i = 0; i < int(stats.rows.size()); ++i) {
+            const RowStatistics& r = stats.rows[std::size_t(i)];
+            out << h + 1 << ',' << field(trace.headNames[std::size_t(h)]) << ',' << i + 1 << ','
+                << field(labels.queryLabels[std::size_t(i)]) << ',' << r.entropyBits << ',';
+            if (r.argmaxKey >= 0)
+                out << r.argmaxKey + 1 << ',' << field(labels.keyLabels[std::size_t(r.argmaxKey)])
+                    << ',' << r.maxWeight << '\n';
+            else
+                out << ",,\n"; // every key masked
+        }
+    }
+    return out.str();
 }
 
 } // namespace core

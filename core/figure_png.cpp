@@ -6,205 +6,19 @@
 // tall as the scale-1 one; only the glyphs are rendered at the larger size.
 #include "figure.h"
 
+#include "attention_map.h"
+#include "figure_raster.h"
 #include "utf8.h"
-
-#include <stb_truetype.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
-#include <memory>
-#include <mutex>
 
 namespace core {
 
 namespace {
 
-// ---- font ------------------------------------------------------------------------------------
-
-struct Font {
-    std::vector<unsigned char> bytes;
-    stbtt_fontinfo info{};
-    float ascentUnits = 0, descentUnits = 0; // font units; descent is negative
-    bool hasReplacement = false;
-};
-
-// Each font file is read and parsed once per process (per path, so $MHA_VIZ_FONT can change).
-std::shared_ptr<const Font> loadFont(const std::string& path) {
-    static std::mutex mutex;
-    static std::map<std::string, std::shared_ptr<const Font>> cache;
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache.find(path); it != cache.end()) return it->second;
-
-    auto font = std::make_shared<Font>();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return nullptr;
-    font->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (font->bytes.empty()) return nullptr;
-    const int offset = stbtt_GetFontOffsetForIndex(font->bytes.data(), 0);
-    if (offset < 0 || !stbtt_InitFont(&font->info, font->bytes.data(), offset)) return nullptr;
-    int ascent = 0, descent = 0, lineGap = 0;
-    stbtt_GetFontVMetrics(&font->info, &ascent, &descent, &lineGap);
-    font->ascentUnits = float(ascent);
-    font->descentUnits = float(descent);
-    font->hasReplacement = stbtt_FindGlyphIndex(&font->info, int(kReplacementChar)) != 0;
-    cache.emplace(path, font);
-    return font;
-}
-
-// The codepoint actually drawn: U+FFFD for glyphs the font lacks (when it has U+FFFD).
-int drawnCodepoint(const Font& font, char32_t cp) {
-    if (stbtt_FindGlyphIndex(&font.info, int(cp)) != 0) return int(cp);
-    return font.hasReplacement ? int(kReplacementChar) : int(cp);
-}
-
-float textWidth(const Font& font, const std::u32string& text, float px) {
-    const float sc = stbtt_ScaleForPixelHeight(&font.info, px);
-    float x = 0;
-    int prev = 0;
-    for (char32_t raw : text) {
-        const int cp = drawnCodepoint(font, raw);
-        if (prev) x += sc * float(stbtt_GetCodepointKernAdvance(&font.info, prev, cp));
-        int advance = 0, lsb = 0;
-        stbtt_GetCodepointHMetrics(&font.info, cp, &advance, &lsb);
-        x += sc * float(advance);
-        prev = cp;
-    }
-    return x;
-}
-
-float textWidth(const Font& font, const std::string& utf8, float px) {
-    return textWidth(font, decodeUtf8(utf8), px);
-}
-
-// Line box height (ascent - descent) in pixels.
-float lineHeight(const Font& font, float px) {
-    return stbtt_ScaleForPixelHeight(&font.info, px) * (font.ascentUnits - font.descentUnits);
-}
-
-// Text as a coverage mask: `pad` px left, baseline at `baseline`, one line box tall.
-struct TextMask {
-    int width = 0, height = 0, pad = 1;
-    std::vector<std::uint8_t> alpha;
-};
-
-TextMask renderText(const Font& font, const std::u32string& text, float px) {
-    const float sc = stbtt_ScaleForPixelHeight(&font.info, px);
-    TextMask mask;
-    const int baseline = int(std::ceil(sc * font.ascentUnits));
-    mask.height = baseline + int(std::ceil(-sc * font.descentUnits)) + 1;
-    mask.width = int(std::ceil(textWidth(font, text, px))) + 2 * mask.pad + 2;
-    mask.alpha.assign(std::size_t(mask.width) * mask.height, 0);
-    float x = float(mask.pad);
-    int prev = 0;
-    for (char32_t raw : text) {
-        const int cp = drawnCodepoint(font, raw);
-        if (prev) x += sc * float(stbtt_GetCodepointKernAdvance(&font.info, prev, cp));
-        const float ix = std::floor(x);
-        const float shift = x - ix;
-        int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-        stbtt_GetCodepointBitmapBoxSubpixel(&font.info, cp, sc, sc, shift, 0, &x0, &y0, &x1, &y1);
-        const int gw = x1 - x0, gh = y1 - y0;
-        if (gw > 0 && gh > 0) {
-            std::vector<unsigned char> glyph(std::size_t(gw) * gh, 0);
-            stbtt_MakeCodepointBitmapSubpixel(&font.info, glyph.data(), gw, gh, gw, sc, sc, shift,
-                                              0, cp);
-            for (int gy = 0; gy < gh; ++gy) {
-                const int my = baseline + y0 + gy;
-                if (my < 0 || my >= mask.height) continue;
-                for (int gx = 0; gx < gw; ++gx) {
-                    const int mx = int(ix) + x0 + gx;
-                    if (mx < 0 || mx >= mask.width) continue;
-                    std::uint8_t& dst = mask.alpha[std::size_t(my) * mask.width + mx];
-                    dst = std::max(dst, glyph[std::size_t(gy) * gw + gx]);
-                }
-            }
-        }
-        int advance = 0, lsb = 0;
-        stbtt_GetCodepointHMetrics(&font.info, cp, &advance, &lsb);
-        x += sc * float(advance);
-        prev = cp;
-    }
-    return mask;
-}
-
-// Cuts text to at most maxCodePoints, the last one becoming an ellipsis.
-std::u32string cutToCodePoints(const std::string& utf8, std::size_t maxCodePoints) {
-    std::u32string text = decodeUtf8(utf8);
-    if (text.size() > maxCodePoints && maxCodePoints > 0) {
-        text.resize(maxCodePoints - 1);
-        text.push_back(U'\u2026');
-    }
-    return text;
-}
-
-// Cuts text (with an ellipsis) until it is at most maxWidth px wide.
-std::u32string cutToWidth(const Font& font, const std::string& utf8, float px, float maxWidth) {
-    std::u32string text = decodeUtf8(utf8);
-    if (textWidth(font, text, px) <= maxWidth) return text;
-    while (!text.empty()) {
-        text.pop_back();
-        std::u32string candidate = text + U'\u2026';
-        if (textWidth(font, candidate, px) <= maxWidth) return candidate;
-    }
-    return U"\u2026";
-}
-
-// ---- canvas ----------------------------------------------------------------------------------
-
-struct Canvas {
-    Image image;
-    int scale = 1;
-
-    Canvas(int width, int height, int s) : scale(s) {
-        image.width = width * s;
-        image.height = height * s;
-        image.rgba.assign(std::size_t(image.width) * image.height * 4, 255);
-    }
-
-    void put(int x, int y, Rgb c) {
-        if (x < 0 || y < 0 || x >= image.width || y >= image.height) return;
-        std::uint8_t* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
-        p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
-    }
-
-    void blend(int x, int y, Rgb c, int alpha) {
-        if (alpha <= 0 || x < 0 || y < 0 || x >= image.width || y >= image.height) return;
-        std::uint8_t* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
-        const int inv = 255 - alpha;
-        p[0] = std::uint8_t((c.r * alpha + p[0] * inv + 127) / 255);
-        p[1] = std::uint8_t((c.g * alpha + p[1] * inv + 127) / 255);
-        p[2] = std::uint8_t((c.b * alpha + p[2] * inv + 127) / 255);
-        p[3] = 255;
-    }
-
-    // Rectangle in device pixels.
-    void fill(int x0, int y0, int w, int h, Rgb c) {
-        for (int y = y0; y < y0 + h; ++y)
-            for (int x = x0; x < x0 + w; ++x) put(x, y, c);
-    }
-
-    // Horizontal mask with its top-left corner at (x, y), device pixels.
-    void drawMask(const TextMask& mask, int x, int y, Rgb c) {
-        for (int my = 0; my < mask.height; ++my)
-            for (int mx = 0; mx < mask.width; ++mx)
-                blend(x + mx, y + my, c, mask.alpha[std::size_t(my) * mask.width + mx]);
-    }
-
-    // Mask turned 90° counter-clockwise (reads bottom to top): glyph tops face left, the
-    // start of the text at the bottom. (x, y) is the top-left of the rotated box.
-    void drawMaskRotated(const TextMask& mask, int x, int y, Rgb c) {
-        for (int my = 0; my < mask.height; ++my)
-            for (int mx = 0; mx < mask.width; ++mx)
-                blend(x + my, y + (mask.width - 1 - mx), c,
-                      mask.alpha[std::size_t(my) * mask.width + mx]);
-    }
-};
+using namespace raster;
 
 // ---- layout (scale-1 pixels) -----------------------------------------------------------------
 
@@ -220,16 +34,12 @@ constexpr int kMinBarWidth = 180;
 constexpr int kMaxGrid = 640, kMaxCell = 22, kMinCell = 2;
 constexpr int kSeamMinCell = 10;
 constexpr int kHatchPeriod = 6;
-constexpr std::size_t kMaxLabelChars = 14;
 constexpr int kCaptionMinWidth = 520; // captions may widen a narrow figure up to this width
 
 const Rgb kTitleColor{40, 40, 45}, kLabelColor{50, 50, 55}, kTickColor{70, 70, 75},
     kCaptionColor{105, 105, 110}, kSeamColor{250, 250, 252}, kMaskedColor{205, 205, 208},
     kHatchColor{140, 140, 145}, kBarBorder{150, 150, 155};
 
-int ceilInt(float v) {
-    return int(std::ceil(v - 1e-4f));
-}
 
 struct Label {
     std::u32string text;
@@ -266,7 +76,7 @@ PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f) {
     for (int r = 0; r < f.rows; ++r) {
         Label label;
         if (r % L.rowStep == 0 && r < int(f.rowLabels.size())) {
-            label.text = cutToCodePoints(f.rowLabels[std::size_t(r)], kMaxLabelChars);
+            label.text = cutToCodePoints(f.rowLabels[std::size_t(r)], std::size_t(f.rowLabelChars));
             label.width = ceilInt(textWidth(font, label.text, kLabelPx));
         }
         rowLabelW = std::max(rowLabelW, label.width);
@@ -275,16 +85,16 @@ PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f) {
     for (int c = 0; c < f.cols; ++c) {
         Label label;
         if (c % L.colStep == 0 && c < int(f.colLabels.size())) {
-            label.text = cutToCodePoints(f.colLabels[std::size_t(c)], kMaxLabelChars);
+            label.text = cutToCodePoints(f.colLabels[std::size_t(c)], std::size_t(f.colLabelChars));
             label.width = ceilInt(textWidth(font, label.text, kLabelPx));
         }
         colLabelH = std::max(colLabelH, label.width);
         L.colLabels.push_back(std::move(label));
     }
-    const float valueMax = f.valueMax > 0 && std::isfinite(f.valueMax) ? f.valueMax : 1.0f;
     for (int i = 0; i <= 4; ++i) {
         char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.2f", double(valueMax * float(i) / 4.0f));
+        std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(f.tickDecimals, 0, 6),
+                      double(tickValue(f, i)));
         Label label{decodeUtf8(buffer), 0};
         label.width = ceilInt(textWidth(font, label.text, kTickPx));
         L.tickLabels.push_back(std::move(label));
@@ -343,7 +153,6 @@ void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const P
                     kTitleColor);
 
     // Cells.
-    const float valueMax = f.valueMax > 0 && std::isfinite(f.valueMax) ? f.valueMax : 1.0f;
     const int cellPx = L.cell * s;
     const int seam = L.cell >= kSeamMinCell ? s : 0;
     const int period = kHatchPeriod * s;
@@ -355,14 +164,14 @@ void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const P
             const int y0 = Y(L.gridTop) + r * cellPx + (r > 0 ? seam : 0);
             const int x1 = X(L.gridLeft) + (c + 1) * cellPx;
             const int y1 = Y(L.gridTop) + (r + 1) * cellPx;
-            if (v < 0) { // masked: grey with diagonal hatching, continuous across cells
+            if (v == kMaskedCell) { // masked: grey with diagonal hatching, continuous across cells
                 for (int y = y0; y < y1; ++y)
                     for (int x = x0; x < x1; ++x)
                         canvas.put(x, y,
                                    (x + y) % period < std::max(1, s) ? kHatchColor : kMaskedColor);
             } else {
-                const float t = std::isfinite(v) ? v / valueMax : 0.0f;
-                canvas.fill(x0, y0, x1 - x0, y1 - y0, sampleColormap(f.colormap, t));
+                canvas.fill(x0, y0, x1 - x0, y1 - y0,
+                            sampleColormap(f.colormap, colorPosition(f, v)));
             }
         }
     }
@@ -425,44 +234,7 @@ std::string checkFigure(const HeatmapFigure& f) {
     return {};
 }
 
-std::shared_ptr<const Font> figureFont(std::string& error) {
-    const std::string path = findFigureFont();
-    if (path.empty()) {
-        error = "no font for the PNG figure: DejaVuSans.ttf not found (set MHA_VIZ_FONT)";
-        return nullptr;
-    }
-    auto font = loadFont(path);
-    if (!font) error = "cannot read the font " + path;
-    return font;
-}
-
-bool checkScale(int scale, std::string& error) {
-    if (scale >= 1 && scale <= 4) return true;
-    error = "export scale must be 1 to 4";
-    return false;
-}
-
 } // namespace
-
-std::string findFigureFont() {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (const char* custom = std::getenv("MHA_VIZ_FONT"); custom && *custom)
-        if (fs::is_regular_file(custom, ec)) return custom;
-    std::vector<fs::path> paths;
-    for (const char* dir :
-         {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
-          "/usr/local/share/fonts", "/usr/share/fonts/dejavu-sans-fonts",
-          "/opt/homebrew/share/fonts", "/Library/Fonts"})
-        paths.push_back(fs::path(dir) / "DejaVuSans.ttf");
-    if (const char* home = std::getenv("HOME"); home && *home) {
-        paths.push_back(fs::path(home) / ".local/share/fonts/DejaVuSans.ttf");
-        paths.push_back(fs::path(home) / ".fonts/DejaVuSans.ttf");
-    }
-    for (const fs::path& path : paths)
-        if (fs::is_regular_file(path, ec)) return path.string();
-    return {};
-}
 
 Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error) {
     error.clear();

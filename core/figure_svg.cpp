@@ -105,7 +105,7 @@ Box writeHeatmap(std::ostringstream& out, const HeatmapFigure& f, float x0, floa
                     << " \xE2\x86\x92 " << xmlEscape(f.colLabels[std::size_t(j)])
                     << ": masked</title></rect>\n";
             else
-                out << "fill=\"" << hex(sampleColormap(f.colormap, v / f.valueMax)) << "\"><title>"
+                out << "fill=\"" << hex(sampleColormap(f.colormap, colorPosition(f, v))) << "\"><title>"
                     << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
                     << xmlEscape(f.colLabels[std::size_t(j)]) << ": " << number(v)
                     << "</title></rect>\n";
@@ -128,7 +128,7 @@ Box writeHeatmap(std::ostringstream& out, const HeatmapFigure& f, float x0, floa
         for (int k = 0; k <= 4; ++k)
             out << "<text x=\"" << gridX + barW * float(k) / 4 << "\" y=\"" << y + 24
                 << "\" font-size=\"" << kFont - 2 << "\" text-anchor=\"middle\" fill=\"#555\">"
-                << number(f.valueMax * float(k) / 4) << "</text>\n";
+                << number(tickValue(f, k)) << "</text>\n";
         y += 40;
         for (const std::string& line : f.captionLines) {
             out << "<text x=\"" << x0 << "\" y=\"" << y << "\" font-size=\"" << kFont
@@ -181,13 +181,58 @@ std::string gridSvg(const GridFigure& grid) {
     return document(body.str(), width + kMargin, y + kMargin);
 }
 
+std::string lineSvg(const LineFigure& f) {
+    std::ostringstream body;
+    const float rowH = std::clamp(600.0f / float(std::max({f.rows, f.cols, 1})), 3.0f, 20.0f);
+    const bool labels = rowH >= kFont * 0.9f;
+    float leftW = 0, rightW = 0;
+    for (const auto& l : f.queryLabels) leftW = std::max(leftW, textWidth(l, kFont));
+    for (const auto& l : f.keyLabels) rightW = std::max(rightW, textWidth(l, kFont));
+    leftW = labels ? std::min(leftW, 160.0f) : 0, rightW = labels ? std::min(rightW, 160.0f) : 0;
+    const float top = kMargin + kTitleFont + 14, gap = 220;
+    const float xLeft = kMargin + leftW + 8, xRight = xLeft + gap; // line ends
+    body << "<text x=\"" << kMargin << "\" y=\"" << kMargin + kTitleFont << "\" font-size=\""
+         << kTitleFont << "\" fill=\"#333\">" << xmlEscape(f.title) << "</text>\n";
+    const std::string color = hex(f.color);
+    for (int i = 0; i < f.rows; ++i)
+        for (int j = 0; j < f.cols; ++j) {
+            const float w = f.weights[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
+            if (!(w >= f.minWeight)) continue;
+            body << "<line x1=\"" << xLeft << "\" y1=\"" << top + rowH * (float(i) + 0.5f)
+                 << "\" x2=\"" << xRight << "\" y2=\"" << top + rowH * (float(j) + 0.5f)
+                 << "\" stroke=\"" << color << "\" stroke-width=\"2\" stroke-opacity=\""
+                 << number(std::min(w, 1.0f)) << "\"><title>" << xmlEscape(f.queryLabels[std::size_t(i)])
+                 << " \xE2\x86\x92 " << xmlEscape(f.keyLabels[std::size_t(j)]) << ": " << number(w)
+                 << "</title></line>\n";
+        }
+    for (int i = 0; labels && i < f.rows; ++i)
+        body << "<text x=\"" << xLeft - 6 << "\" y=\"" << top + rowH * (float(i) + 0.5f) + kFont * 0.35f
+             << "\" font-size=\"" << kFont << "\" text-anchor=\"end\">"
+             << xmlEscape(f.queryLabels[std::size_t(i)]) << "</text>\n";
+    for (int j = 0; labels && j < f.cols; ++j)
+        body << "<text x=\"" << xRight + 6 << "\" y=\"" << top + rowH * (float(j) + 0.5f) + kFont * 0.35f
+             << "\" font-size=\"" << kFont << "\">" << xmlEscape(f.keyLabels[std::size_t(j)])
+             << "</text>\n";
+    float y = top + rowH * float(std::max(f.rows, f.cols)) + 24;
+    float width = xRight + 6 + rightW + kMargin;
+    for (const std::string& line : f.captionLines) {
+        body << "<text x=\"" << kMargin << "\" y=\"" << y << "\" font-size=\"" << kFont
+             << "\" fill=\"#555\">" << xmlEscape(line) << "</text>\n";
+        width = std::max(width, textWidth(line, kFont) + 2 * kMargin);
+        y += kFont + 4;
+    }
+    return document(body.str(), width, y + kMargin);
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
 std::string heatmapCsv(const HeatmapFigure& f) {
-    auto field = [](const std::string& s) { // RFC 4180: quote when needed, double the quotes
-        if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-        std::string q = "\"";
-        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
+    const auto field = csvField;
     std::ostringstream out;
     out << "query";
     for (const auto& key : f.colLabels) out << ',' << field(key);

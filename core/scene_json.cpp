@@ -14,10 +14,10 @@ namespace core {
 
 using nlohmann::json;
 
-std::string sceneToJson(const Scene& s) {
+std::string sceneToJson(const Scene& s, const SceneView* view) {
     json ablate = json::array();
     for (int h : s.ablatedHeads) ablate.push_back(h + 1); // numbered from 1, as in the UI
-    const json j = {
+    json j = {
         {"format", "mha-scene"},
         {"version", kSceneJsonVersion},
         {"sentences", s.sentences},
@@ -34,6 +34,13 @@ std::string sceneToJson(const Scene& s) {
         {"ablate", ablate},
         {"reshape_bug", s.reshapeBug},
     };
+    if (view)
+        j["view"] = {{"tab", view->tab},
+                     {"colormap", std::string(toString(view->colormap))},
+                     {"theme", view->theme},
+                     {"head", view->selectedHead + 1},
+                     {"compare_head", view->compareHead + 1},
+                     {"per_head_scale", view->perHeadScale}};
     return j.dump(2) + "\n";
 }
 
@@ -85,9 +92,37 @@ std::string stringField(const json& j, const char* name, const std::string& fall
     return j.at(name).get<std::string>();
 }
 
+template <std::size_t n>
+std::string oneOf(const json& j, const char* name, const std::string& fallback,
+                  const char* const (&allowed)[n]) {
+    const std::string value = stringField(j, name, fallback);
+    std::string list;
+    for (const char* a : allowed) {
+        if (value == a) return value;
+        list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    bad(std::string("\"") + name + "\" must be one of " + list);
+}
+
+SceneView viewFromJson(const json& j, int heads) {
+    if (!j.is_object()) bad("\"view\" must be an object");
+    SceneView v;
+    v.tab = oneOf(j, "tab", v.tab, kViewTabs);
+    const auto colormap = parseColormapId(stringField(j, "colormap", "viridis"));
+    if (!colormap) bad("\"colormap\" must be viridis, magma, cividis, greys or rdbu");
+    v.colormap = *colormap;
+    v.theme = oneOf(j, "theme", v.theme, kThemes);
+    // Heads past H (a hand-edited file) are clamped rather than refused: only the view changes.
+    v.selectedHead = std::min(j.contains("head") ? intField(j, "head", 1, 1024) : 1, heads) - 1;
+    v.compareHead =
+        std::min(j.contains("compare_head") ? intField(j, "compare_head", 1, 1024) : 2, heads) - 1;
+    v.perHeadScale = boolField(j, "per_head_scale", false);
+    return v;
+}
+
 } // namespace
 
-Scene sceneFromJson(std::string_view text) {
+Scene sceneFromJson(std::string_view text, SceneView* view) {
     json j;
     try {
         // Refuse deep nesting before it can exhaust the stack.
@@ -138,16 +173,19 @@ Scene sceneFromJson(std::string_view text) {
                              s.ablatedHeads.end());
     }
     if (std::string error = validationError(s); !error.empty()) bad(error);
+    SceneView fileView = j.contains("view") ? viewFromJson(j.at("view"), s.heads) : SceneView{};
+    fileView.compareHead = std::min(fileView.compareHead, s.heads - 1);
+    if (view) *view = fileView;
     return s;
 }
 
-Scene demoScene(std::string_view name) {
+Scene demoScene(std::string_view name, SceneView* view) {
     const std::string_view text = assetFile("scenes/" + std::string(name) + ".json");
     if (text.empty()) throw std::invalid_argument("no demo scene '" + std::string(name) + "'");
-    return sceneFromJson(text);
+    return sceneFromJson(text, view);
 }
 
-std::string loadSceneFile(const std::string& path, Scene& scene) {
+std::string loadSceneFile(const std::string& path, Scene& scene, SceneView* view) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return "cannot read scene '" + path + "'";
     std::string text;
@@ -157,15 +195,15 @@ std::string loadSceneFile(const std::string& path, Scene& scene) {
         return "scene '" + path + "' is larger than 16 MB";
     text.resize(std::size_t(in.gcount()));
     try {
-        scene = sceneFromJson(text);
+        scene = sceneFromJson(text, view);
     } catch (const std::exception& e) {
         return std::string(e.what()) + " ('" + path + "')";
     }
     return {};
 }
 
-std::string saveSceneFile(const std::string& path, const Scene& scene) {
-    return writeFileAtomically(path, sceneToJson(scene));
+std::string saveSceneFile(const std::string& path, const Scene& scene, const SceneView* view) {
+    return writeFileAtomically(path, sceneToJson(scene, view));
 }
 
 } // namespace core

@@ -2,6 +2,7 @@
 // saved, shared and replayed. Loading never crashes: bad files give one-line messages.
 #pragma once
 
+#include "colormap.h"
 #include "scene.h"
 
 #include <string>
@@ -11,19 +12,39 @@ namespace core {
 
 inline constexpr int kSceneJsonVersion = 1;
 
-std::string sceneToJson(const Scene& scene);
+// How the window shows a scene ("view" in the file, optional): saved with it so a demo
+// replays exactly. Not part of Scene: changing it never recomputes anything.
+struct SceneView {
+    std::string tab = "head"; // one of kViewTabs
+    ColormapId colormap = ColormapId::Viridis;
+    std::string theme = "dark"; // one of kThemes
+    int selectedHead = 0;       // 0-based; the file numbers heads from 1
+    int compareHead = 1;        // the difference view's second head
+    bool perHeadScale = false;
+    bool operator==(const SceneView&) const = default;
+};
+inline constexpr const char* kViewTabs[] = {"head",  "mean",     "difference", "lines",
+                                            "statistics", "pipeline", "steps", "cost"};
+inline constexpr const char* kThemes[] = {"dark", "light", "high-contrast"};
+
+// `view` (optional) is written as the "view" object.
+std::string sceneToJson(const Scene& scene, const SceneView* view = nullptr);
 
 // Throws std::invalid_argument with one line naming the problem (bad JSON, wrong type,
 // out-of-range value, nesting deeper than 32, unknown format); the scene is validated.
-Scene sceneFromJson(std::string_view text);
+// `view`, when given, receives the file's view settings (defaults where it has none;
+// heads beyond H are clamped).
+Scene sceneFromJson(std::string_view text, SceneView* view = nullptr);
 
 // The demo scenes shipped in assets/scenes (embedded): file name without .json.
 inline constexpr const char* kDemoScenes[] = {"designed-heads", "causal-mask", "batch-with-padding",
                                               "cross-attention", "pitfall-sqrt-d-model"};
-Scene demoScene(std::string_view name); // throws std::invalid_argument for an unknown name
+// Throws std::invalid_argument for an unknown name.
+Scene demoScene(std::string_view name, SceneView* view = nullptr);
 
 // File versions: load reads at most 16 MB; save writes atomically. Empty string = success.
-std::string loadSceneFile(const std::string& path, Scene& scene);
-std::string saveSceneFile(const std::string& path, const Scene& scene);
+std::string loadSceneFile(const std::string& path, Scene& scene, SceneView* view = nullptr);
+std::string saveSceneFile(const std::string& path, const Scene& scene,
+                          const SceneView* view = nullptr);
 
 } // namespace core

@@ -1,6 +1,6 @@
 #version 330 core
 // Colours one attention map: values (x = key, y = query) through a colormap table;
-// masked cells (value -1) show a hatch pattern, so they never look like a weight of 0.
+// masked cells (value -2) show a hatch pattern, so they never look like a weight of 0.
 // Written for llvmpipe (software GL), where every per-pixel instruction counts: three
 // nearest-filtered texture reads and no per-pixel arithmetic beyond the colour lookup.
 // Cell seams are drawn by ImGui on top, and only when cells are big.
@@ -17,5 +17,5 @@ void main() {
     float t = clamp((value - valueRange.x) * valueRange.y, 0.0, 1.0);
     vec3 rgb = texture(colormap, vec2(t * (255.0 / 256.0) + 0.5 / 256.0, 0.5)).rgb;
     vec3 hatch = texture(hatchPattern, gl_FragCoord.xy * (1.0 / 8.0)).rgb;
-    fragColor = vec4(mix(rgb, hatch, step(value, -0.5)), 1.0);
+    fragColor = vec4(mix(rgb, hatch, step(value, -1.5)), 1.0);
 }

@@ -1,0 +1,30 @@
+#include "export_job.h"
+
+#include <exception>
+#include <new>
+
+namespace app {
+
+ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request)
+    : trace_(std::move(trace)), request_(std::move(request)) {
+    total_ = core::exportFileCount(*trace_, request_);
+    worker_ = std::thread([this] {
+        try {
+            result_ = core::exportView(*trace_, request_, [this](int done, int total) {
+                done_ = done;
+                total_ = total;
+            });
+        } catch (const std::bad_alloc&) {
+            result_.error = "not enough memory for this export; try a smaller scale";
+        } catch (const std::exception& e) {
+            result_.error = e.what();
+        }
+        finished_ = true;
+    });
+}
+
+ExportJob::~ExportJob() {
+    if (worker_.joinable()) worker_.join();
+}
+
+} // namespace app

@@ -1,0 +1,54 @@
+// The window's exports run on a worker thread, so a large export (every head at 4x) never
+// freezes the window; the export panel shows its progress and the files it wrote.
+#pragma once
+
+#include "figure_export.h"
+#include "trace.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace app {
+
+class ExportJob {
+  public:
+    // Starts at once. The trace is shared, so a recompute meanwhile does not disturb it.
+    ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request);
+    ~ExportJob(); // waits for the worker
+    ExportJob(const ExportJob&) = delete;
+    ExportJob& operator=(const ExportJob&) = delete;
+
+    bool finished() const { return finished_; }
+    int done() const { return done_; }
+    int total() const { return total_; }
+    const core::ExportResult& result() const { return result_; } // once finished()
+
+  private:
+    std::shared_ptr<const core::Trace> trace_;
+    core::ExportRequest request_;
+    std::atomic<int> done_{0}, total_{0};
+    std::atomic<bool> finished_{false};
+    core::ExportResult result_; // written by the worker before finished_ is set
+    std::thread worker_;
+};
+
+// What the export panel can write: core's views, plus the whole window (a screenshot).
+enum class ExportChoice { Head, Grid, EachHead, Mean, Difference, Lines, Statistics, Window };
+
+struct ExportPanel {
+    bool open = false;
+    ExportChoice what = ExportChoice::Head;
+    core::ExportFormats formats;
+    int scale = 2;      // PNG resolution multiplier: 2x reads well on slides
+    std::string folder; // empty until first opened: then the export folder
+    std::unique_ptr<ExportJob> job;
+    double jobStart = 0;        // ImGui time the job started (progress shows after a moment)
+    int captureCountdown = 0;   // whole window: frames left until the capture (panel hidden)
+    std::vector<std::string> lastFiles;
+    std::string lastError;
+};
+
+} // namespace app

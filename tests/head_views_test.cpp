@@ -1,0 +1,244 @@
+// The views beside the grid (core/head_views.h) and their figures and exports: the mean over
+// heads, the difference of two heads, per-row statistics and the line view, checked against
+// the trace's own weights with tolerances, plus what a reader of the files relies on.
+#include "attention_map.h"
+#include "figure.h"
+#include "figure_export.h"
+#include "head_views.h"
+#include "scene.h"
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace {
+
+core::Trace demoTrace(core::MaskKind mask = core::MaskKind::None, int heads = 4) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat because it was tired ."};
+    scene.heads = heads;
+    scene.mask = mask;
+    return core::run(scene);
+}
+
+float weight(const core::Trace& t, int b, int h, int i, int j) {
+    return t.attention.attention(t.attention.headRow(b, h, i), j);
+}
+
+TEST(MeanAttentionMap, IsTheAverageOfTheHeadsAndKeepsTheMask) {
+    const core::Trace t = demoTrace(core::MaskKind::Causal);
+    const core::AttentionMap mean = core::meanAttentionMap(t, 0);
+    ASSERT_EQ(mean.rows, t.queryLen());
+    for (int i = 0; i < mean.rows; ++i) {
+        double rowSum = 0;
+        for (int j = 0; j < mean.cols; ++j) {
+            const float v = mean.values[std::size_t(i) * mean.cols + j];
+            if (j > i) {
+                EXPECT_EQ(v, core::kMaskedCell) << i << "," << j;
+                continue;
+            }
+            double expected = 0;
+            for (int h = 0; h < t.attention.heads; ++h) expected += weight(t, 0, h, i, j);
+            EXPECT_NEAR(v, expected / t.attention.heads, 1e-6);
+            rowSum += v;
+        }
+        EXPECT_NEAR(rowSum, 1.0, 1e-5) << "row " << i;
+    }
+}
+
+TEST(HeadDifferenceMap, IsCellByCellAndAntisymmetric) {
+    const core::Trace t = demoTrace();
+    const core::AttentionMap ab = core::headDifferenceMap(t, 0, 1, 3);
+    const core::AttentionMap ba = core::headDifferenceMap(t, 0, 3, 1);
+    float largest = 0;
+    for (int i = 0; i < ab.rows; ++i)
+        for (int j = 0; j < ab.cols; ++j) {
+            const std::size_t c = std::size_t(i) * ab.cols + j;
+            EXPECT_NEAR(ab.values[c], weight(t, 0, 1, i, j) - weight(t, 0, 3, i, j), 1e-7);
+            EXPECT_FLOAT_EQ(ab.values[c], -ba.values[c]);
+            largest = std::max(largest, std::abs(ab.values[c]));
+        }
+    EXPECT_FLOAT_EQ(ab.maxWeight, largest);
+    const core::AttentionMap self = core::headDifferenceMap(t, 0, 2, 2);
+    for (float v : self.values) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(HeadStatistics, EntropyAndArgmaxMatchTheWeights) {
+    const core::Trace t = demoTrace(core::MaskKind::Causal);
+    for (int h = 0; h < t.attention.heads; ++h) {
+        const core::HeadStatistics stats = core::headStatistics(t, 0, h);
+        ASSERT_EQ(int(stats.rows.size()), t.queryLen());
+        double sum = 0;
+        for (int i = 0; i < t.queryLen(); ++i) {
+            double entropy = 0;
+            int argmax = 0;
+            for (int j = 0; j <= i; ++j) {
+                const double p = weight(t, 0, h, i, j);
+                entropy -= p > 0 ? p * std::log2(p) : 0;
+                if (weight(t, 0, h, i, j) > weight(t, 0, h, i, argmax)) argmax = j;
+            }
+            EXPECT_NEAR(stats.rows[std::size_t(i)].entropyBits, entropy, 1e-5);
+            EXPECT_EQ(stats.rows[std::size_t(i)].argmaxKey, argmax);
+            EXPECT_FLOAT_EQ(stats.rows[std::size_t(i)].maxWeight, weight(t, 0, h, i, argmax));
+            sum += entropy;
+        }
+        EXPECT_NEAR(stats.meanEntropyBits, sum / t.queryLen(), 1e-5);
+        EXPECT_NEAR(stats.maxEntropyBits, std::log2(double(t.queryLen())), 1e-9);
+        // The first query sees one key: entropy 0 and its maximum on itself.
+        EXPECT_NEAR(stats.rows[0].entropyBits, 0.0, 1e-9);
+        EXPECT_EQ(stats.rows[0].argmaxKey, 0);
+    }
+}
+
+TEST(HeadStatistics, DesignedHeadsFindTheirOffsets) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat because it was tired ."};
+    scene.weights = "designed";
+    const core::Trace t = core::run(scene);
+    for (int h = 0; h < t.attention.heads; ++h) {
+        const core::HeadStatistics stats = core::headStatistics(t, 0, h);
+        if (t.headNames[std::size_t(h)] == "previous-token") {
+            EXPECT_EQ(stats.typicalOffset, -1);
+            EXPECT_GE(stats.typicalShare, 0.8);
+        }
+        if (t.headNames[std::size_t(h)] == "self") {
+            EXPECT_EQ(stats.typicalOffset, 0);
+            EXPECT_GE(stats.typicalShare, 0.9);
+        }
+        if (t.headNames[std::size_t(h)] == "first-token") { // a fixed key, not an offset
+            EXPECT_EQ(stats.typicalKey, 0);
+            EXPECT_EQ(core::describeMaximum(stats, core::attentionMap(t, 0, h).keyLabels),
+                      "key 1 'The' (100% of rows)");
+        }
+    }
+    EXPECT_EQ(core::describeOffset(-1), "previous token");
+    EXPECT_EQ(core::describeOffset(0), "self");
+    EXPECT_EQ(core::describeOffset(-3), "3 back");
+    EXPECT_EQ(core::describeOffset(2), "2 ahead");
+}
+
+TEST(HeadStatistics, AllMaskedRowsHaveNoArgmax) {
+    core::Scene scene;
+    scene.sentences = {"one two three four", "one"}; // the second is padded
+    scene.heads = 2;
+    const core::Trace t = core::run(scene);
+    const core::HeadStatistics stats = core::headStatistics(t, 1, 0);
+    EXPECT_EQ(stats.rows[0].argmaxKey, 0); // "one" sees itself only
+    EXPECT_NEAR(stats.meanEntropyBits, 0.0, 1e-9);
+    for (const auto& row : stats.rows) EXPECT_FALSE(std::isnan(row.entropyBits));
+}
+
+TEST(DifferenceFigure, IsSignedAndSymmetricOnADivergingMap) {
+    const core::Trace t = demoTrace();
+    const core::HeatmapFigure f = core::differenceFigure(t, 0, 0, 1);
+    EXPECT_EQ(f.colormap, core::ColormapId::RdBu);
+    EXPECT_FLOAT_EQ(f.valueMin, -f.valueMax);
+    EXPECT_GE(f.valueMax, core::headDifferenceMap(t, 0, 0, 1).maxWeight);
+    EXPECT_FLOAT_EQ(core::colorPosition(f, 0.0f), 0.5f); // white is "no difference"
+    EXPECT_FLOAT_EQ(core::tickValue(f, 0), f.valueMin);
+    EXPECT_FLOAT_EQ(core::tickValue(f, 2), 0.0f);
+    const std::string svg = core::heatmapSvg(f);
+    EXPECT_NE(svg.find("red: head 1 attends more"), std::string::npos);
+    EXPECT_NE(svg.find(">-"), std::string::npos) << "a negative tick label";
+}
+
+TEST(EntropyFigure, OneRowPerHeadOneColumnPerQuery) {
+    const core::Trace t = demoTrace(core::MaskKind::None, 8);
+    const core::HeatmapFigure f = core::entropyFigure(t, 0);
+    EXPECT_EQ(f.rows, 8);
+    EXPECT_EQ(f.cols, t.queryLen());
+    EXPECT_NEAR(f.valueMax, std::log2(double(t.keyLen())), 1e-6);
+    const core::HeadStatistics h3 = core::headStatistics(t, 0, 2);
+    for (int i = 0; i < f.cols; ++i)
+        EXPECT_NEAR(f.values[std::size_t(2) * f.cols + i], h3.rows[std::size_t(i)].entropyBits, 1e-6);
+}
+
+TEST(StatisticsCsv, HasAHeaderAndOneLinePerHeadAndQuery) {
+    const core::Trace t = demoTrace();
+    std::istringstream csv(core::statisticsCsv(t, 0));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "head,head_name,query_index,query,entropy_bits,argmax_key_index,argmax_key,"
+                    "max_weight");
+    int lines = 0;
+    while (std::getline(csv, line)) ++lines;
+    EXPECT_EQ(lines, t.attention.heads * t.queryLen());
+}
+
+TEST(LineFigure, SvgHasOneLinePerVisibleWeightAndBothColumns) {
+    const core::Trace t = demoTrace(core::MaskKind::Causal);
+    const core::LineFigure f = core::lineFigure(t, 0, 1);
+    int expected = 0;
+    for (float w : f.weights) expected += w >= f.minWeight;
+    const std::string svg = core::lineSvg(f);
+    int lines = 0;
+    for (std::size_t at = 0; (at = svg.find("<line ", at)) != std::string::npos; ++at) ++lines;
+    EXPECT_EQ(lines, expected);
+    EXPECT_NE(svg.find(">tired</text>"), std::string::npos);
+    EXPECT_EQ(svg.find("nan"), std::string::npos);
+}
+
+TEST(LineFigure, PngIsDrawnAndScales) {
+    const core::Trace t = demoTrace();
+    const core::LineFigure f = core::lineFigure(t, 0, 0);
+    std::string error;
+    const core::Image one = core::linePng(f, 1, error);
+    ASSERT_TRUE(error.empty()) << error;
+    const core::Image two = core::linePng(f, 2, error);
+    EXPECT_EQ(two.width, 2 * one.width);
+    EXPECT_EQ(two.height, 2 * one.height);
+    // The lines are the figure's colour, blended: some pixels are bluish, not grey.
+    int tinted = 0;
+    for (std::size_t p = 0; p + 3 < one.rgba.size(); p += 4)
+        tinted += one.rgba[p + 2] > one.rgba[p] + 40;
+    EXPECT_GT(tinted, 200);
+    if (const char* dir = std::getenv("MHA_VIZ_FIGURE_DUMP")) { // to look at them by hand
+        core::writePng(std::string(dir) + "/lines.png", one);
+        std::string e;
+        core::writePng(std::string(dir) + "/difference.png",
+                       core::heatmapPng(core::differenceFigure(t, 0, 0, 1), 1, e));
+        core::writePng(std::string(dir) + "/mean.png", core::heatmapPng(core::meanFigure(t, 0), 1, e));
+    }
+}
+
+TEST(ExportView, WritesOnlyTheChosenViewAndFormats) {
+    const core::Trace t = demoTrace();
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / ("mha-views-" + std::to_string(::getpid()))).string();
+    std::filesystem::remove_all(dir);
+    core::ExportRequest request;
+    request.dir = dir;
+    request.what = core::ExportWhat::Difference;
+    request.head = 0, request.headB = 2;
+    request.formats = {true, false, true, false}; // PNG and CSV
+    int calls = 0, lastTotal = 0;
+    const core::ExportResult r =
+        core::exportView(t, request, [&](int done, int total) {
+            EXPECT_EQ(done, ++calls);
+            lastTotal = total;
+        });
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    ASSERT_EQ(r.files.size(), 2u);
+    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(lastTotal, core::exportFileCount(t, request));
+    EXPECT_NE(r.files[0].find("mha-viz-difference-head-01-head-03.png"), std::string::npos);
+    EXPECT_NE(r.files[1].find(".csv"), std::string::npos);
+
+    request.what = core::ExportWhat::EachHead;
+    request.formats = {false, true, false, true}; // SVG and the trace JSON
+    const core::ExportResult each = core::exportView(t, request);
+    ASSERT_TRUE(each.error.empty()) << each.error;
+    EXPECT_EQ(int(each.files.size()), t.attention.heads + 1);
+
+    request.formats = {false, false, false, false};
+    EXPECT_EQ(core::exportView(t, request).error, "choose at least one format to export");
+    std::filesystem::remove_all(dir);
+}
+
+} // namespace
