@@ -53,7 +53,8 @@ void finish(ViewState& view, std::vector<std::string> files, std::string error) 
     panel.lastError = std::move(error);
     const std::string message =
         panel.lastError.empty()
-            ? "Exported " + std::to_string(panel.lastFiles.size()) + " files to " + panel.folder
+            ? "Exported " + std::to_string(panel.lastFiles.size()) +
+                  (panel.lastFiles.size() == 1 ? " file to " : " files to ") + panel.folder
             : "Export failed: " + panel.lastError;
     showNotice(view, message, 5.0);
     std::cerr << "mha-viz: " << message << '\n';
@@ -111,7 +112,8 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
     if (panel.folder.empty()) panel.folder = defaultFolder;
 
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.45f), ImGuiCond_Appearing,
+    // Once: it stays where it was (and where a hand expects it) when it reopens or grows.
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.45f), ImGuiCond_Once,
                             ImVec2(0.5f, 0.5f));
     ImGui::Begin("Export (Ctrl+Shift+E)", &panel.open,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
@@ -192,7 +194,9 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
         const std::string& path = panel.lastFiles.size() == 1 ? panel.lastFiles.front() : panel.folder;
         ImGui::Text("Saved %zu file%s:", panel.lastFiles.size(),
                     panel.lastFiles.size() == 1 ? "" : "s");
-        ImGui::TextUnformatted(path.c_str());
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 26);
+        ImGui::TextUnformatted(path.c_str()); // wrapped: a long path must not widen the panel
+        ImGui::PopTextWrapPos();
         ImGui::SameLine();
         if (ImGui::SmallButton("Copy path")) {
             ImGui::SetClipboardText(path.c_str());

@@ -1,5 +1,6 @@
 // Panel: the sentence(s) the user types, with their tokens.
 #include "panels.h"
+#include "scene_json.h"
 
 #include "attention_map.h"
 
@@ -121,6 +122,19 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
     }
     itemTooltip("Take keys and values from a second (source) sentence, as a decoder attends to its "
                 "encoder.");
+    // The demo scenes, one click away (Ctrl+O opens them too, and files).
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("Demos").x + ImGui::GetFrameHeight() +
+                            ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::BeginCombo("##demo", "Demos", ImGuiComboFlags_HeightLarge)) {
+        for (const char* name : core::kDemoScenes)
+            if (ImGui::Selectable(name)) openDemoScene(scene, view, name);
+        ImGui::Separator();
+        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.showScenes = true;
+        ImGui::EndCombo();
+    }
+    itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
+                "cross-attention, the sqrt(d_model) pitfall.");
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);

@@ -129,6 +129,36 @@ TEST(Cli, SceneSaveThenLoadGivesTheSameTrace) {
     expectBadInput({"--scene", path.string(), "--heads", "4", "--json", "-"}, "--heads");
     std::filesystem::remove(path);
 }
+TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("mha-cli-view-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string scene = (dir / "s.json").string();
+    ASSERT_EQ(runMhaViz({"--sentence", "the cat sat", "--view", "lines", "--save-scene", scene})
+                  .exitCode,
+              0);
+    const json saved = json::parse(testing_support::readFile(scene));
+    EXPECT_EQ(saved["view"]["tab"], "lines");
+    EXPECT_EQ(saved["view"]["colormap"], "viridis");
+
+    json greys = saved;
+    greys["view"]["colormap"] = "greys";
+    { std::ofstream(scene) << greys.dump(); }
+    const std::string out = (dir / "figures").string();
+    ASSERT_EQ(runMhaViz({"--scene", scene, "--export", out}).exitCode, 0);
+    const std::string svg = testing_support::readFile(out + "/mha-viz-head-01.svg");
+    std::size_t cells = 0, grey = 0;
+    for (std::size_t at = 0; (at = svg.find("fill=\"#", at)) != std::string::npos; ++at) {
+        const std::string hex = svg.substr(at + 7, 6);
+        if (!std::all_of(hex.begin(), hex.end(), ::isxdigit)) continue; // "#333": text, not a cell
+        ++cells;
+        grey += hex.substr(0, 2) == hex.substr(2, 2) && hex.substr(2, 2) == hex.substr(4, 2);
+    }
+    EXPECT_GT(cells, 9u);
+    EXPECT_EQ(grey, cells) << "every fill is grey with the scene's greys colormap";
+    std::filesystem::remove_all(dir);
+}
 TEST(Cli, BadSceneFile) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-cli-bad-" + std::to_string(::getpid()) + ".json");

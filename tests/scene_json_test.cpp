@@ -127,3 +127,41 @@ TEST(SceneJson, EmbeddedDemoScenesMatchTheFiles) {
     }
     EXPECT_THROW(core::demoScene("nope"), std::invalid_argument);
 }
+
+TEST(SceneJson, ViewSettingsRoundTripAndStayOptional) {
+    core::SceneView view;
+    view.tab = "difference";
+    view.colormap = core::ColormapId::Magma;
+    view.theme = "high-contrast";
+    view.selectedHead = 2;
+    view.compareHead = 6;
+    view.perHeadScale = true;
+    const std::string text = core::sceneToJson(richScene(), &view);
+    core::SceneView loaded;
+    EXPECT_EQ(core::sceneFromJson(text, &loaded), richScene());
+    EXPECT_EQ(loaded, view);
+    // The file numbers heads from 1, as the window does.
+    EXPECT_NE(text.find("\"head\": 3"), std::string::npos);
+
+    core::SceneView defaults;
+    defaults.tab = "lines"; // overwritten by the file's (absent) view: defaults
+    core::sceneFromJson(kMinimal + "}", &defaults);
+    EXPECT_EQ(defaults, core::SceneView{});
+}
+
+TEST(SceneJson, BadViewSettingsAreNamed) {
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"tab":"sideways"}})").find("\"tab\" must be one of"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"colormap":"jet"}})").find("colormap"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"theme":3}})").find("theme"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":[]})").find("\"view\" must be an object"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"head":0}})").find("out of range"),
+              std::string::npos);
+    // A head past H only changes what is shown: clamped, not refused.
+    core::SceneView view;
+    core::sceneFromJson(kMinimal + R"(,"view":{"head":99,"compare_head":99}})", &view);
+    EXPECT_EQ(view.selectedHead, 3);
+    EXPECT_EQ(view.compareHead, 3);
+}

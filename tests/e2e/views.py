@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""End-to-end: the views beside the grid and the demo-scene list, from keyboard and mouse.
+V / Shift+V step through the view tabs (Head, Mean, A-B, Lines, Stats, ...) and Ctrl+S saves
+the tab shown with the scene; the Demos list in the sentences panel opens a demo scene, whose
+saved view (the line view for cross-attention) is restored with it.
+"""
+import json
+import os
+import sys
+import time
+
+from harness import App, check, png_info
+
+EMPTY_SPOT = (1000, 885)
+DEMOS_COMBO = (311, 111)
+CROSS_ATTENTION_ITEM = (330, 197)  # the fourth demo in the open list
+
+
+def saved_scene(app):
+    before = set(os.listdir(app.export_dir)) if os.path.isdir(app.export_dir) else set()
+    app.chord("ctrl+s")
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        new = [n for n in set(os.listdir(app.export_dir)) - before if n.startswith("mha-viz-scene")] \
+            if os.path.isdir(app.export_dir) else []
+        if new:
+            with open(os.path.join(app.export_dir, new[0])) as f:
+                return json.load(f)
+        time.sleep(0.1)
+    check(False, "Ctrl+S saved no scene")
+
+
+with App(sys.argv[1]) as app:
+    app.click(*EMPTY_SPOT)
+    app.chord("v")
+    check(saved_scene(app)["view"]["tab"] == "mean", "V: Head -> Mean")
+    for _ in range(3):
+        app.chord("v")
+    check(saved_scene(app)["view"]["tab"] == "statistics", "V V V: -> Stats")
+    app.chord("shift+v")
+    scene = saved_scene(app)
+    check(scene["view"]["tab"] == "lines", "Shift+V: back to Lines")
+    png, _ = app.export()
+    check(png_info(png)[2] > 0.05, "the line view renders")
+    app.chord("shift+v")  # -> A-B, so the demo's own view is what brings Lines back
+    check(saved_scene(app)["view"]["tab"] == "difference", "Shift+V: -> A-B")
+
+    app.click(*DEMOS_COMBO)
+    app.click(*CROSS_ATTENTION_ITEM)
+    _, trace = app.export()
+    check(trace["config"]["cross"] and trace["sources"], "Demos -> cross-attention opened")
+    check(saved_scene(app)["view"]["tab"] == "lines", "the demo's saved view came with it")
+    check(app.alive(), "the app is still running")
+print("1 passed, 0 failed")
