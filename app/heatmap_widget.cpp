@@ -97,7 +97,14 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
     view.meanEntropy = core::meanRowEntropy(trace.attention);
-    // The views beside the grid, in the slots after the heads'.
+    view.derivedUploaded = false; // the mean and statistics: when their tab is shown
+    view.differenceOf[0] = view.differenceOf[1] = -1; // uploaded when the tab is shown
+    gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
+    view.mapsUploaded = true;
+}
+
+void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    if (view.derivedUploaded) return;
     const int heads = trace.attention.heads;
     view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
     gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(),
@@ -117,9 +124,7 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     }
     gl.setValues(derivedSlot(view, DerivedMap::Entropy), view.entropyMap.values.data(),
                  view.entropyMap.rows, view.entropyMap.cols);
-    view.differenceOf[0] = view.differenceOf[1] = -1; // uploaded when the tab is shown
-    gl.keepSlots(heads + kDerivedMaps); // free the textures of heads that are gone
-    view.mapsUploaded = true;
+    view.derivedUploaded = true;
 }
 
 void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,

@@ -9,8 +9,7 @@
 
 namespace app {
 
-// Rebuilds view.maps (and the mean and entropy maps) for the shown sentence and uploads
-// them (call after a recompute).
+// Rebuilds view.maps for the shown sentence and uploads them (call after a recompute).
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // The views beside the grid keep their textures in the slots after the heads'.
@@ -19,6 +18,10 @@ inline constexpr int kDerivedMaps = 3;
 inline int derivedSlot(const ViewState& view, DerivedMap which) {
     return int(view.maps.size()) + int(which);
 }
+
+// view.meanMap, entropyMap and headStats for the shown sentence, once per recompute (only
+// when a tab shows them: they cost as much as a frame at H x N x M = 16 x 128 x 128).
+void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // view.differenceMap = head a - head b, uploaded when those heads changed.
 void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,

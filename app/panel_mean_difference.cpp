@@ -28,6 +28,7 @@ float mapSide(float below = 0) {
 } // namespace
 
 void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    uploadDerivedMaps(trace, view, gl);
     const int heads = int(view.maps.size());
     if (heads == 0 || view.meanMap.rows == 0) return;
     viewHeader("The mean of every head's weights: where the layer looks on average. Rows still "

@@ -8,6 +8,7 @@
 namespace app {
 
 void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    uploadDerivedMaps(trace, view, gl);
     const int heads = int(view.maps.size());
     if (heads == 0 || int(view.headStats.size()) != heads) return;
     viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "

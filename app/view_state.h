@@ -61,6 +61,7 @@ struct ViewState {
     core::AttentionMap entropyMap;             // heads x queries, bits
     std::vector<core::HeadStatistics> headStats; // per head
     int differenceOf[2] = {-1, -1};              // the heads differenceMap was made from
+    bool derivedUploaded = false;                // meanMap, entropyMap, headStats are current
     double meanEntropy = 0;               // of the trace, computed once per recompute
     bool mapsUploaded = false;            // textures match `maps`
 };
