@@ -82,6 +82,9 @@ void varyForBenchmark(core::Scene& scene, int frame) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full
+    // disk, instead of the process being killed halfway through an export.
+    std::signal(SIGXFSZ, SIG_IGN);
     int exitCode = 0;
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;

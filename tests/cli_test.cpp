@@ -159,6 +159,40 @@ TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
     EXPECT_EQ(grey, cells) << "every fill is grey with the scene's greys colormap";
     std::filesystem::remove_all(dir);
 }
+TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("mha-cli-full-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const fs::path err = dir.string() + ".err";
+    std::string words;
+    for (int i = 0; i < 60; ++i) words += "word" + std::to_string(i) + " ";
+    // A 1 MB file-size limit stands in for a full disk: the heads fit, the grid does not.
+    const std::string cmd = "ulimit -f 2048 && env -u DISPLAY '" + std::string(MHA_VIZ_EXE) +
+                            "' --sentence '" + words + "' --export '" + dir.string() + "' 2>'" +
+                            err.string() + "'";
+    const int status = std::system(("sh -c \"" + cmd + "\"").c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string message = testing_support::readFile(err.string());
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 2) << message; // progress + error
+    EXPECT_NE(message.find("File too large"), std::string::npos) << message;
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) { // every file there is whole
+        const std::string name = entry.path().filename().string();
+        const std::string text = testing_support::readFile(entry.path().string());
+        EXPECT_EQ(name.find(".tmp"), std::string::npos) << "a temp file was left: " << name;
+        if (name.ends_with(".svg")) {
+            EXPECT_TRUE(text.ends_with("</svg>\n")) << name;
+        }
+        if (name.ends_with(".png")) {
+            EXPECT_EQ(text.substr(text.size() - 8, 4), "IEND") << name;
+        }
+        ++files;
+    }
+    EXPECT_GT(files, 0) << "the files that fit were written";
+    fs::remove_all(dir);
+    fs::remove(err);
+}
 TEST(Cli, BadSceneFile) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-cli-bad-" + std::to_string(::getpid()) + ".json");
