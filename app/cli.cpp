@@ -260,6 +260,10 @@ int runHeadless(const CliOptions& options) {
         }
     }
     if (!options.exportPath.empty()) {
+        if (std::string error = core::prepareExportFolder(options.exportPath); !error.empty()) {
+            printError(error); // before any progress line: bad input gives exactly one line
+            return kExitBadInput;
+        }
         std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
         const core::ExportResult result =
             core::exportFigures(trace, options.exportPath, options.exportScale,

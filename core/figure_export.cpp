@@ -28,6 +28,14 @@ std::string freeStem(const std::string& dir, const std::string& stem,
     }
 }
 
+std::string prepareExportFolder(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+        return "cannot create the export folder '" + dir + "'" + (ec ? ": " + ec.message() : "");
+    return {};
+}
+
 std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
     return freeStem(dir, stem, {ext}) + ext;
 }
@@ -154,13 +162,7 @@ ExportResult exportView(const Trace& trace, const ExportRequest& r, const Export
         result.error = "choose at least one format to export";
         return result;
     }
-    std::error_code ec;
-    fs::create_directories(r.dir, ec);
-    if (ec || !fs::is_directory(r.dir, ec)) {
-        result.error =
-            "cannot create the export folder '" + r.dir + "'" + (ec ? ": " + ec.message() : "");
-        return result;
-    }
+    if (result.error = prepareExportFolder(r.dir); !result.error.empty()) return result;
     const int total = exportFileCount(trace, r);
     auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
         if (!result.error.empty()) return;

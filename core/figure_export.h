@@ -56,6 +56,9 @@ int exportFileCount(const Trace& trace, const ExportRequest& request);
 ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale,
                            ColormapId colormap = ColormapId::Viridis);
 
+// Creates `dir` if missing. Empty on success, else one line naming the folder and why.
+std::string prepareExportFolder(const std::string& dir);
+
 // "<dir>/<stem>", or "<dir>/<stem>-2", -3, ... : the first for which no "<that><ext>" exists
 // for any of `exts` (a PNG and its JSON get the same free name).
 std::string freeStem(const std::string& dir, const std::string& stem,

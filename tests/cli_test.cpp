@@ -193,6 +193,11 @@ TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
     fs::remove_all(dir);
     fs::remove(err);
 }
+TEST(Cli, ExportFolderThatCannotBeMade) {
+    expectBadInput({"--sentence", "a b", "--export", "/proc/mha-viz-no-such-folder"},
+                   "cannot create the export folder '/proc/mha-viz-no-such-folder'");
+    EXPECT_FALSE(std::filesystem::exists("/proc/mha-viz-no-such-folder"));
+}
 TEST(Cli, BadSceneFile) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-cli-bad-" + std::to_string(::getpid()) + ".json");
