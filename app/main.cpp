@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     app::applySceneView(options->view, view); // --view, or a scene file's view settings
     app::SceneRunner runner;
     app::Appearance appliedAppearance;
-    runner.update(scene, trace, view);
+    runner.update(scene, trace, view, false); // the first maps before the first frame
     app::uploadHeadMaps(*trace, view, gl);
     const std::string exportDir =
         options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
         const bool animating = view.animStart >= 0 && ImGui::GetTime() - view.animStart < 0.7;
         const bool exporting = view.exportPanel.job || view.exportPanel.captureCountdown > 0;
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
-                          ImGui::IsAnyItemActive() || animating || exporting;
+                          ImGui::IsAnyItemActive() || animating || exporting ||
+                          runner.computing();
         const double now = ImGui::GetTime(); // the notices' clock
         if (busy) {
             glfwPollEvents();
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
         app::drawSentencesPanel(layout.sentences, scene, *trace, view);
         app::drawControlsPanel(layout.controls, scene, *trace, view);
         const int headsBefore = trace->attention.heads;
-        if (runner.update(scene, trace, view) ||
+        if (runner.update(scene, trace, view, !benchmarking) || // --bench-frames times the run
             !view.mapsUploaded) { // in the same frame as the edit
             app::uploadHeadMaps(*trace, view, gl);
             if (trace->attention.heads != headsBefore && headsBefore > 0)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace app {
 
@@ -13,6 +14,15 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& 
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Heads", nullptr, kPanelFlags);
+    if (view.computing) { // a large scene on the worker: said in the title bar, always in view
+        static const char* const kSpinner[] = {"|", "/", "-", "\\"};
+        const double seconds = ImGui::GetTime() - view.computingSince;
+        char text[128];
+        std::snprintf(text, sizeof text, "%s computing the new maps, %.1f s (these are the last ones)",
+                      kSpinner[int(seconds * 8) % 4], seconds);
+        const ImVec2 at(rect.pos.x + rect.size.x - ImGui::CalcTextSize(text).x - 8, rect.pos.y + 2);
+        ImGui::GetForegroundDrawList()->AddText(at, IM_COL32(120, 190, 255, 255), text);
+    }
     const int heads = int(view.maps.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // The column count that makes the maps largest. Titles only while a map is wide enough

@@ -6,6 +6,7 @@
 
 #include <imgui_stdlib.h>
 
+#include <cstdio>
 #include <string>
 
 namespace app {

@@ -1,10 +1,14 @@
-// Runs the scene when it changed; on bad input keeps the last good trace on screen.
+// Runs the scene when it changed; on bad input keeps the last good trace on screen. A scene
+// that would take longer than a frame runs on a worker thread: the last trace stays on
+// screen (with a "computing" note) and the window keeps answering.
 #pragma once
 
 #include "trace.h"
 #include "view_state.h"
 
+#include <future>
 #include <memory>
+#include <string>
 
 namespace app {
 
@@ -12,12 +16,29 @@ class SceneRunner {
   public:
     // True when `trace` was replaced (the maps must be uploaded again). Traces are shared and
     // never changed once made: an export on a worker thread keeps the one it started with.
+    // With `allowWorker` false (start-up, --bench-frames) every run happens here and now.
     bool update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
-                ViewState& view);
+                ViewState& view, bool allowWorker = true);
+
+    bool computing() const { return worker_.valid(); }
+    ~SceneRunner(); // waits for a running worker (core::run cannot be interrupted)
 
   private:
+    struct Outcome {
+        std::shared_ptr<const core::Trace> trace;
+        std::string error;
+    };
+    static Outcome runScene(const core::Scene& scene, std::shared_ptr<const core::Trace> previous);
+    bool accept(Outcome outcome, std::shared_ptr<const core::Trace>& trace, ViewState& view);
+
     core::Scene lastAttempt_;
     bool attempted_ = false;
+    std::future<Outcome> worker_;
+    core::Scene workerScene_; // what the worker is computing
 };
+
+// Rough floating-point work of running `scene` (its largest terms), from its text lengths:
+// decides whether a run would hold up a frame.
+double estimatedFlops(const core::Scene& scene);
 
 } // namespace app

@@ -35,6 +35,8 @@ struct ViewState {
     bool showScenes = false;    // Ctrl+O: the scene picker
     std::string scenePathInput; // the picker's path field
 
+    bool computing = false;   // a large scene runs on a worker; the maps shown are the last ones
+    double computingSince = 0; // ImGui::GetTime() when it started
     std::string sceneError; // why the last edit could not be run (previous maps stay)
     std::string sceneHint;  // friendly, not an error (e.g. empty sentence)
     std::string notice;     // short-lived message, e.g. where an export went
