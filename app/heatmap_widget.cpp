@@ -103,6 +103,14 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     view.mapsUploaded = true;
 }
 
+void keepViewInRange(const core::Trace& trace, ViewState& view) {
+    const int lastHead = std::max(trace.attention.heads - 1, 0);
+    view.selectedHead = std::clamp(view.selectedHead, 0, lastHead);
+    view.compareHead = std::clamp(view.compareHead, 0, lastHead);
+    view.batchIndex = std::clamp(view.batchIndex, 0, std::max(trace.batch() - 1, 0));
+    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
+}
+
 void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     if (view.derivedUploaded) return;
     const int heads = trace.attention.heads;

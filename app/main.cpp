@@ -212,6 +212,7 @@ int main(int argc, char** argv) {
             if (trace->attention.heads != headsBefore && headsBefore > 0)
                 app::noteHeadCountChange(view, headsBefore);
         }
+        app::keepViewInRange(*trace, view); // before any panel indexes heads with it
         app::drawHeadsPanel(layout.heads, *trace, view, gl);
         app::drawViewsPanel(layout.head, scene, *trace, view, gl);
         app::drawKeyLegend(view);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """End-to-end: presenter keys in the real window, keyboard only once the text field is left:
 ] and [ change H through divisors of d_model, M toggles the causal mask, F1 shows the key
-legend; Ctrl+E exports what the keys set.
+legend; Ctrl+E exports what the keys set. A head selected with the arrows and then removed by [
+must not break the export panel.
 """
 import sys
 
@@ -17,11 +18,18 @@ with App(sys.argv[1]) as app:
     check(trace["config"]["heads"] == 16, f"] -> H = {trace['config']['heads']}")
     check(trace["config"]["mask"] == "causal", "M -> causal mask")
     check(trace["sentences"][0]["tokens"][0] == "The", "the keys typed nothing into the sentence")
+    app.chord("shift+v")  # the Cost tab: it never touches the selected head
+    app.chord("Left")  # from head 1 round to head 16, which [ [ is about to remove
     app.chord("bracketleft")
     app.chord("bracketleft")  # 16 -> 8 -> 4
     app.chord("m")
     _, trace = app.export()
     check(trace["config"]["heads"] == 4 and trace["config"]["mask"] == "none", "[ [ -> H = 4, M -> no mask")
+    # The export panel names the selected head: it must be one of the 4 left (the soak once
+    # found this crashing with head 16 still selected).
+    app.chord("ctrl+shift+e")
+    check(app.alive(), "the export panel opens after H shrank below the selected head")
+    app.chord("ctrl+shift+e")
     app.chord("F1")
     png, _ = app.export()
     check(png_info(png)[2] > 0.05, "window with the key legend exported")

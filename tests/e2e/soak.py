@@ -9,7 +9,7 @@ import random
 import sys
 import time
 
-from harness import App, WINDOW_W, WINDOW_H, check, png_info, xdotool
+from harness import App, WINDOW_W, WINDOW_H, check, fail, png_info, xdotool
 
 SECONDS = float(os.environ.get("MHA_SOAK_SECONDS", "60"))
 SEED = int(os.environ.get("MHA_SOAK_SEED", str(int(time.time()))))
@@ -69,7 +69,11 @@ with App(sys.argv[1]) as app:
     while time.time() < end and app.alive():
         random_action(app, rng)
         actions += 1
-    check(app.alive(), f"alive after {actions} random actions (seed {SEED})")
+    if not app.alive():
+        err = app.proc.stderr.read().strip().splitlines()[-15:]
+        fail(f"died with exit code {app.proc.returncode} after {actions} random actions "
+             f"(seed {SEED}); last stderr lines:\n" + "\n".join(err))
+    check(True, f"alive after {actions} random actions (seed {SEED})")
     # Back to a known state, then the same measurement and an export.
     xdotool("key", "Escape")
     xdotool("key", "ctrl+0")
