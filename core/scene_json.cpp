@@ -2,6 +2,7 @@
 
 #include "atomic_file.h"
 #include "colormap.h" // assetFile
+#include "utf8.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,21 +15,33 @@ namespace core {
 
 using nlohmann::json;
 
+namespace {
+
+// JSON holds only UTF-8, but --sentence takes any bytes: broken ones are saved as U+FFFD,
+// which is what the tokenizer makes of them anyway, so the saved scene computes the same.
+std::vector<std::string> validUtf8(const std::vector<std::string>& texts) {
+    std::vector<std::string> out;
+    for (const std::string& t : texts) out.push_back(sanitizeUtf8(t));
+    return out;
+}
+
+} // namespace
+
 std::string sceneToJson(const Scene& s, const SceneView* view) {
     json ablate = json::array();
     for (int h : s.ablatedHeads) ablate.push_back(h + 1); // numbered from 1, as in the UI
     json j = {
         {"format", "mha-scene"},
         {"version", kSceneJsonVersion},
-        {"sentences", s.sentences},
-        {"sources", s.sources},
+        {"sentences", validUtf8(s.sentences)},
+        {"sources", validUtf8(s.sources)},
         {"d_model", s.d_model},
         {"heads", s.heads},
         {"mask", std::string(toString(s.mask))},
         {"scale", std::string(toString(s.scale))},
         {"seed", s.seed},
-        {"weights", s.weights},
-        {"head_presets", s.headPresets},
+        {"weights", sanitizeUtf8(s.weights)},
+        {"head_presets", validUtf8(s.headPresets)},
         {"positional", s.positional},
         {"out_proj", s.outProjection},
         {"ablate", ablate},
@@ -132,6 +145,8 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
         });
     } catch (const json::parse_error& e) {
         bad("not valid JSON (byte " + std::to_string(e.byte) + ")");
+    } catch (const json::out_of_range&) { // e.g. 2e308: no double holds it
+        bad("a number is too large to read");
     }
     if (!j.is_object()) bad("the file must hold a JSON object");
     if (stringField(j, "format", "") != "mha-scene") bad("\"format\" must be \"mha-scene\"");

@@ -129,6 +129,17 @@ TEST(Cli, SceneSaveThenLoadGivesTheSameTrace) {
     expectBadInput({"--scene", path.string(), "--heads", "4", "--json", "-"}, "--heads");
     std::filesystem::remove(path);
 }
+// Found by fuzzing: broken UTF-8 from the shell aborted --save-scene (JSON holds only UTF-8).
+TEST(Cli, SceneWithBrokenUtf8SavesAndGivesTheSameTrace) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("mha-cli-broken-" + std::to_string(::getpid()) + ".json");
+    const std::vector<std::string> settings{"--sentence", "bad \xC3\x28 bytes \xFF"};
+    std::vector<std::string> save = settings;
+    save.insert(save.end(), {"--save-scene", path.string()});
+    ASSERT_EQ(runMhaViz(save).exitCode, 0);
+    EXPECT_EQ(traceFor({"--scene", path.string()}), traceFor(settings));
+    std::filesystem::remove(path);
+}
 TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("mha-cli-view-" + std::to_string(::getpid()));

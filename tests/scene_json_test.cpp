@@ -102,6 +102,29 @@ TEST(SceneJson, BadFilesGiveOneLineErrors) {
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
+// Found by fuzz_scene_json: a number past double's range escaped as nlohmann's out_of_range.
+TEST(SceneJson, NumberPastDoubleRangeIsABadFile) {
+    EXPECT_NE(errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":2e308,"heads":4})")
+                  .find("too large"),
+              std::string::npos);
+}
+
+// Found by fuzz_scene_json: --sentence with broken UTF-8, then --save-scene, aborted in dump().
+TEST(SceneJson, BrokenUtf8IsSavedAsReplacementCharsAndComputesTheSame) {
+    core::Scene s;
+    s.sentences = {"caf\xC3 \xFF\xFE" "dog \xE2\x82"}; // E2 82: a cut-off sequence, one U+FFFD
+    s.sources = {"le \xC0\xAF chat"};
+    std::string saved;
+    ASSERT_NO_THROW(saved = core::sceneToJson(s));
+    const core::Scene back = core::sceneFromJson(saved);
+    EXPECT_EQ(back.sentences.front(), "caf\xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD"
+                                      "dog \xEF\xBF\xBD");
+    const core::Trace original = core::run(s), reloaded = core::run(back);
+    EXPECT_EQ(reloaded.attention.output, original.attention.output);
+    for (std::size_t i = 0; i < original.sentences[0].tokens.size(); ++i)
+        EXPECT_EQ(reloaded.sentences[0].tokens[i].text, original.sentences[0].tokens[i].text);
+}
+
 TEST(SceneJson, MissingFileIsNamed) {
     core::Scene s;
     EXPECT_NE(core::loadSceneFile("/nonexistent/scene.json", s).find("/nonexistent/scene.json"),
