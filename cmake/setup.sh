@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The two commands of README's quick start, for a fresh Debian 12 machine:
 #   bash cmake/setup.sh          install what is missing, build, start the demo
-#   bash cmake/setup.sh test     install what is missing, build, run every test
+#   bash cmake/setup.sh test     install what is missing, build, run every test, then the
+#                                same tests under ASan + UBSan (build-asan) and each fuzzer
+#                                for 60 s (build-fuzz); MHA_QUICK=1 skips those two stages
 # Works as root, or as a normal user with sudo. Quiet and quick when nothing is missing.
 set -euo pipefail
 
@@ -13,8 +15,11 @@ build=${MHA_BUILD_DIR:-$root/build}
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
           python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core libgl1-mesa-dri
           libgtest-dev libbenchmark-dev xvfb xauth)
+quick=${MHA_QUICK:-0}
 if [ "$mode" = test ]; then
     packages+=(xdotool imagemagick)
+    # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
+    [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)
 fi
 
 # One dpkg-query for all packages: missing ones print nothing or a non-"installed" status.
@@ -50,9 +55,37 @@ fi
 # cmake's exit status.
 cmake --build "$build" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
 
+stage() { printf '\n===== setup: %s =====\n' "$*"; }
+
 if [ "$mode" = test ]; then
     ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" "$@"
-    exit $?
+    if [ "$quick" = 1 ]; then
+        echo "setup: MHA_QUICK=1: skipped the sanitizer and fuzz stages"
+        exit 0
+    fi
+    started=$SECONDS
+
+    asan=$root/build-asan
+    stage "sanitizers: building with ASan + UBSan (GCC) in $asan"
+    cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMHA_SANITIZE=ON \
+        -DMHA_BUILD_BENCH=OFF >/dev/null
+    cmake --build "$asan" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
+    stage "sanitizers: unit, cli and e2e tests under ASan + UBSan"
+    # Stack traces for UB reports; any ASan, UBSan or leak report fails its test.
+    UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$asan" --output-on-failure \
+        --parallel "$(nproc)" -L 'unit|cli|e2e'
+
+    fuzz=$root/build-fuzz
+    stage "fuzzing: building the libFuzzer targets (clang) in $fuzz"
+    cmake -S "$root" -B "$fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMHA_FUZZ=ON -DMHA_BUILD_TESTS=OFF \
+        -DMHA_BUILD_BENCH=OFF >/dev/null
+    cmake --build "$fuzz" --parallel "$(nproc)" --target fuzzers 2>&1 |
+        { grep -v 'Built target' || true; }
+    stage "fuzzing: each target for ${MHA_FUZZ_SECONDS:-60} s"
+    bash "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${MHA_FUZZ_SECONDS:-60}"
+    stage "sanitizers and fuzzing passed in $((SECONDS - started)) s"
+    exit 0
 fi
 
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
