@@ -121,7 +121,7 @@ void drawKeyLegend(ViewState& view) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 0.5f));
-    ImGui::SetNextWindowBgAlpha(0.95f);
+    ImGui::SetNextWindowBgAlpha(1.0f); // opaque: on a light projector theme the maps showed through
     ImGui::Begin("Keys (F1 closes)", &view.showKeys,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     const char* const keys[][2] = {
