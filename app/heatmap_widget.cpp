@@ -88,8 +88,16 @@ ImU32 headColor(int head, int heads, float alpha) {
                            : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
 }
 
+void keepViewInRange(const core::Trace& trace, ViewState& view) {
+    const int lastHead = std::max(trace.attention.heads - 1, 0);
+    view.selectedHead = std::clamp(view.selectedHead, 0, lastHead);
+    view.compareHead = std::clamp(view.compareHead, 0, lastHead);
+    view.batchIndex = std::clamp(view.batchIndex, 0, std::max(trace.batch() - 1, 0));
+    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
+}
+
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    view.batchIndex = std::clamp(view.batchIndex, 0, trace.batch() - 1);
+    keepViewInRange(trace, view); // a new trace may have fewer sentences, heads or tokens
     view.maps.resize(std::size_t(trace.attention.heads));
     for (int h = 0; h < trace.attention.heads; ++h) {
         view.maps[std::size_t(h)] = core::attentionMap(trace, view.batchIndex, h);
@@ -101,14 +109,6 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     view.differenceOf[0] = view.differenceOf[1] = -1; // uploaded when the tab is shown
     gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
     view.mapsUploaded = true;
-}
-
-void keepViewInRange(const core::Trace& trace, ViewState& view) {
-    const int lastHead = std::max(trace.attention.heads - 1, 0);
-    view.selectedHead = std::clamp(view.selectedHead, 0, lastHead);
-    view.compareHead = std::clamp(view.compareHead, 0, lastHead);
-    view.batchIndex = std::clamp(view.batchIndex, 0, std::max(trace.batch() - 1, 0));
-    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
 }
 
 void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {

@@ -76,7 +76,6 @@ void designedHeadTooltip(const std::string& headName) {
 void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     const int heads = int(view.maps.size());
     if (heads == 0) return;
-    view.selectedHead = std::clamp(view.selectedHead, 0, heads - 1);
     const int h = view.selectedHead;
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];

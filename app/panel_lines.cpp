@@ -13,7 +13,6 @@ void drawLinesView(const core::Trace& trace, ViewState& view) {
     viewHeader("Queries on the left, keys on the right; each line as strong as its weight. "
                "Hover a token to keep only its lines.",
                view, ExportChoice::Lines);
-    view.selectedHead = std::clamp(view.selectedHead, 0, heads - 1);
     ImGui::Checkbox("all heads", &view.linesAllHeads);
     itemTooltip("Every head at once, each in its colour (as BertViz overlays heads).");
     if (!view.linesAllHeads) {

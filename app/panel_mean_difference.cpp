@@ -73,8 +73,6 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B does. "
                "White: they agree.",
                view, ExportChoice::Difference);
-    view.selectedHead = std::clamp(view.selectedHead, 0, heads - 1);
-    view.compareHead = std::clamp(view.compareHead, 0, heads - 1);
     auto headCombo = [&](const char* id, int& head) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
         const std::string preview = std::to_string(head + 1) + "  " + trace.headNames[std::size_t(head)];

@@ -14,7 +14,6 @@ void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
                "Argmax: the key with the largest weight.",
                view, ExportChoice::Statistics);
-    view.selectedHead = std::clamp(view.selectedHead, 0, heads - 1);
 
     // Entropy map: one row per head, one column per query.
     const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -232,7 +232,6 @@ void drawStep(int step, const StepData& s, const core::Trace& t, const ViewState
 void drawStepsView(const core::Trace& trace, ViewState& view) {
     if (view.maps.empty()) return;
     const int heads = int(view.maps.size()), rows = view.maps.front().rows;
-    view.selectedHead = std::clamp(view.selectedHead, 0, heads - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.selectedHead)].c_str())) {
         for (int h = 0; h < heads; ++h)

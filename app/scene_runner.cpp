@@ -47,9 +47,7 @@ bool SceneRunner::accept(Outcome outcome, std::shared_ptr<const core::Trace>& tr
         view.sceneError = outcome.error; // the previous trace stays on screen
         return false;
     }
-    trace = std::move(outcome.trace);
-    view.batchIndex = std::min(view.batchIndex, trace->batch() - 1);
-    if (view.pinnedQuery >= trace->queryLen()) view.pinnedQuery = -1;
+    trace = std::move(outcome.trace); // the caller uploads its maps, which keeps the view in range
     return true;
 }
 

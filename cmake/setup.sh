@@ -3,7 +3,8 @@
 #   bash cmake/setup.sh          install what is missing, build, start the demo
 #   bash cmake/setup.sh test     install what is missing, build, run every test, then the
 #                                same tests under ASan + UBSan (build-asan) and each fuzzer
-#                                for 60 s (build-fuzz); MHA_QUICK=1 skips those two stages
+#                                for 60 s (build-fuzz); MHA_QUICK=1 skips those two stages,
+#                                MHA_FUZZ_SECONDS=N fuzzes N s per target
 # Works as root, or as a normal user with sudo. Quiet and quick when nothing is missing.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-d
           python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core libgl1-mesa-dri
           libgtest-dev libbenchmark-dev xvfb xauth)
 quick=${MHA_QUICK:-0}
+fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
 if [ "$mode" = test ]; then
     packages+=(xdotool imagemagick)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
@@ -82,8 +84,8 @@ if [ "$mode" = test ]; then
         -DMHA_BUILD_BENCH=OFF >/dev/null
     cmake --build "$fuzz" --parallel "$(nproc)" --target fuzzers 2>&1 |
         { grep -v 'Built target' || true; }
-    stage "fuzzing: each target for ${MHA_FUZZ_SECONDS:-60} s"
-    bash "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "${MHA_FUZZ_SECONDS:-60}"
+    stage "fuzzing: each target for $fuzz_seconds s"
+    bash "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "$fuzz_seconds"
     stage "sanitizers and fuzzing passed in $((SECONDS - started)) s"
     exit 0
 fi
