@@ -3,6 +3,7 @@
 #include "atomic_file.h"
 #include "figure_export.h"
 #include "scene_json.h"
+#include "simd.h"
 #include "trace.h"
 #include "trace_json.h"
 
@@ -146,6 +147,14 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--bench-frames", options.benchFrames,
                    "Open the window, recompute every frame for N frames, print frame times, exit")
         ->check(CLI::Range(1, 1000000));
+    cli.add_option("--ui-scale", options.uiScale,
+                   "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
+                   "(default: the monitor's content scale)")
+        ->check(CLI::Range(0.5f, 4.0f));
+    cli.set_version_flag(
+        "--version",
+        [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
+        "Print the version and the engine's SIMD path, then exit");
     cli.add_option("--view", options.view.tab,
                    "The window's right-hand tab at start: head, mean, difference, lines, "
                    "statistics, pipeline, steps or cost")
@@ -156,6 +165,9 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
+        exitCode = cli.exit(e);
+        return std::nullopt;
+    } catch (const CLI::CallForVersion& e) {
         exitCode = cli.exit(e);
         return std::nullopt;
     } catch (const CLI::ParseError& e) {

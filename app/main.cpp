@@ -14,6 +14,7 @@
 #include "user_paths.h"
 #include "view_settings.h"
 #include "window_capture.h"
+#include "window_icon.h"
 #include "window_layout.h"
 
 #include <glad/gl.h>
@@ -103,12 +104,16 @@ int main(int argc, char** argv) {
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR,
                    GLFW_TRUE); // HiDPI: the window grows with the content scale
+    // WM_CLASS, which desktops match against the .desktop file's StartupWMClass.
+    glfwWindowHintString(GLFW_X11_CLASS_NAME, "mha-viz");
+    glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "mha-viz");
     GLFWwindow* window =
         glfwCreateWindow(1440, 900, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
     if (!window) {
         glfwTerminate();
         return 1;
     }
+    app::setWindowIcon(window);
     glfwMakeContextCurrent(window);
     if (!gladLoadGL(glfwGetProcAddress)) {
         std::cerr << "mha-viz: error: OpenGL 3.3 is not available\n";
@@ -117,8 +122,9 @@ int main(int argc, char** argv) {
     const bool benchmarking = options->benchFrames > 0;
     glfwSwapInterval(benchmarking ? 0 : 1);
 
-    float uiScale = 1.0f;
-    glfwGetWindowContentScale(window, &uiScale, nullptr);
+    // --ui-scale, else the monitor's content scale (followed when the window changes monitor).
+    float uiScale = options->uiScale;
+    if (uiScale <= 0) glfwGetWindowContentScale(window, &uiScale, nullptr);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     const std::string iniPath = app::imguiIniPath();
@@ -173,7 +179,10 @@ int main(int argc, char** argv) {
         }
         if (benchmarking) varyForBenchmark(scene, frame);
 
-        if (!(view.appearance == appliedAppearance)) { // between frames: fonts are rebuilt
+        float monitorScale = uiScale; // changes when the window moves to another monitor
+        if (options->uiScale <= 0) glfwGetWindowContentScale(window, &monitorScale, nullptr);
+        if (!(view.appearance == appliedAppearance) || monitorScale != uiScale) {
+            uiScale = monitorScale; // between frames: fonts are rebuilt
             app::applyAppearance(view.appearance, uiScale, true);
             appliedAppearance = view.appearance;
         }

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # The two commands of README's quick start, for a fresh Debian 12 machine:
-#   bash cmake/setup.sh          install what is missing, build, start the demo
+#   bash cmake/setup.sh          install what is missing, build the app (only), start the demo
 #   bash cmake/setup.sh test     install what is missing, build, run every test, then the
 #                                same tests under ASan + UBSan (build-asan) and each fuzzer
 #                                for 60 s (build-fuzz); MHA_QUICK=1 skips those two stages,
 #                                MHA_FUZZ_SECONDS=N fuzzes N s per target
+#   bash cmake/setup.sh package  install what is missing, build, make a Debian package with
+#                                CPack; its path is the last line printed
+# The build is portable (runs on any x86-64 CPU, picks AVX2 / AVX-512 at run time);
+# MHA_NATIVE=1 tunes it for this machine only.
 # Works as root, or as a normal user with sudo. Quiet and quick when nothing is missing.
 set -euo pipefail
 
 mode=${1:-demo}
-case "$mode" in demo | test) shift || true ;; *) mode=demo ;; esac
+case "$mode" in demo | test | package) shift || true ;; *) mode=demo ;; esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MHA_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
           python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core libgl1-mesa-dri
-          libgtest-dev libbenchmark-dev xvfb xauth)
+          xvfb xauth)
 quick=${MHA_QUICK:-0}
 fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
+# dpkg-shlibdeps (dpkg-dev) finds the package's library dependencies; it needs `file`.
+[ "$mode" = demo ] || packages+=(dpkg-dev file)
 if [ "$mode" = test ]; then
-    packages+=(xdotool imagemagick)
+    # The unit tests and benchmark; the window tools; qemu-user runs the binary on a CPU
+    # without AVX; desktop-file-utils and appstream validate what is installed.
+    packages+=(libgtest-dev libbenchmark-dev xdotool imagemagick qemu-user desktop-file-utils
+               appstream)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
     [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)
 fi
@@ -47,15 +56,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Configure every time (about a second): tools installed since the last run, such as the
-# end-to-end test tools, are found again.
-if [ -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" >/dev/null
-else
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
+# end-to-end test tools, are found again. The demo builds the app alone, without the tests
+# and benchmark (and their packages).
+[ "$mode" = test ] && with_tests=ON || with_tests=OFF
+native=OFF
+[ "${MHA_NATIVE:-0}" = 1 ] && native=ON
+configure=(-DMHA_NATIVE="$native" -DMHA_BUILD_TESTS="$with_tests" -DMHA_BUILD_BENCH="$with_tests")
+[ -f "$build/CMakeCache.txt" ] || configure+=(-DCMAKE_BUILD_TYPE=Release)
+cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null
+targets=()
+[ "$mode" = demo ] && targets=(--target mha-viz)
 # Show compile progress, hide the "Built target" lines of a no-op build; pipefail keeps
 # cmake's exit status.
-cmake --build "$build" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
+cmake --build "$build" --parallel "$(nproc)" "${targets[@]}" 2>&1 | { grep -v 'Built target' || true; }
+
+if [ "$mode" = package ]; then
+    # CPack runs the install rules into a staging folder, dpkg-shlibdeps fills in Depends.
+    (cd "$build" && cpack -G DEB -B "$build/package" >/dev/null)
+    ls -t "$build"/package/*.deb | head -n 1
+    exit 0
+fi
 
 stage() { printf '\n===== setup: %s =====\n' "$*"; }
 

@@ -84,6 +84,9 @@ SplitSource splitSource(int head, int row, int col, int len, int d_model, int he
 // when the shapes do not fit together.
 void forward(const AttentionInput& input, const Weights& weights, Attention& out);
 
+// c = a * b with Eigen's GEMM on the engine's active SIMD path (the benchmark's yardstick).
+void engineMultiply(const Mat& a, const Mat& b, Mat& c);
+
 // FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model);
 

@@ -1,7 +1,9 @@
-// The forward pass against the naive double-precision reference and its properties.
+// The forward pass against the naive double-precision reference and its properties, on every
+// SIMD path this machine has.
 #include "attention.h"
 
 #include "reference_checks.h"
+#include "simd_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -22,20 +24,25 @@ void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
                                                  reference::multiHeadAttention(in, w));
 }
 
+// Every test below runs once per SIMD path (scalar, SSE2, AVX2, AVX-512, as this CPU has them):
+// the exact promises (masked weights 0, rows summing to 1) must hold on each.
+class AttentionOnEveryPath : public testing_support::OnEveryPath {};
+MHA_ON_EVERY_PATH(AttentionOnEveryPath);
+
 } // namespace
 
-TEST(Attention, SelfAttentionMatchesNaiveReference) {
+TEST_P(AttentionOnEveryPath, SelfAttentionMatchesNaiveReference) {
     AttentionInput in = paddedInput({9}, 32, 4, 11);
     expectMatchesReference(in, core::randomWeights(3, 32));
 }
 
-TEST(Attention, CausalPaddedBatchMatchesNaiveReference) {
+TEST_P(AttentionOnEveryPath, CausalPaddedBatchMatchesNaiveReference) {
     AttentionInput in = paddedInput({6, 11, 2}, 48, 6, 12);
     in.causal = true;
     expectMatchesReference(in, core::randomWeights(4, 48));
 }
 
-TEST(Attention, CrossAttentionMatchesNaiveReference) {
+TEST_P(AttentionOnEveryPath, CrossAttentionMatchesNaiveReference) {
     AttentionInput in = paddedInput({5, 3}, 16, 2, 13);
     const AttentionInput src = paddedInput({7, 4}, 16, 2, 14);
     in.keyLen = src.keyLen;
@@ -44,7 +51,7 @@ TEST(Attention, CrossAttentionMatchesNaiveReference) {
     expectMatchesReference(in, core::randomWeights(5, 16));
 }
 
-TEST(Attention, EveryScaleChoiceMatchesNaiveReference) {
+TEST_P(AttentionOnEveryPath, EveryScaleChoiceMatchesNaiveReference) {
     for (core::ScaleKind s :
          {core::ScaleKind::SqrtDHead, core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
         AttentionInput in = paddedInput({8}, 16, 4, 15);
@@ -53,7 +60,7 @@ TEST(Attention, EveryScaleChoiceMatchesNaiveReference) {
     }
 }
 
-TEST(Attention, ScoresAreScaledDotProductsBeforeTheMask) {
+TEST_P(AttentionOnEveryPath, ScoresAreScaledDotProductsBeforeTheMask) {
     AttentionInput in = paddedInput({5}, 16, 4, 16);
     in.causal = true;
     const Attention a = runForward(in, core::randomWeights(7, 16));
@@ -64,7 +71,7 @@ TEST(Attention, ScoresAreScaledDotProductsBeforeTheMask) {
     EXPECT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
 }
 
-TEST(Attention, EveryUnmaskedRowSumsToOne) {
+TEST_P(AttentionOnEveryPath, EveryUnmaskedRowSumsToOne) {
     AttentionInput in = paddedInput({4, 10, 7}, 64, 8, 17);
     in.causal = true;
     const Attention a = runForward(in, core::randomWeights(8, 64));
@@ -72,7 +79,7 @@ TEST(Attention, EveryUnmaskedRowSumsToOne) {
         EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6) << "row " << r;
 }
 
-TEST(Attention, CausalUpperTriangleIsExactlyZero) {
+TEST_P(AttentionOnEveryPath, CausalUpperTriangleIsExactlyZero) {
     AttentionInput in = paddedInput({12}, 32, 8, 18);
     in.causal = true;
     const Attention a = runForward(in, core::randomWeights(9, 32));
@@ -81,7 +88,7 @@ TEST(Attention, CausalUpperTriangleIsExactlyZero) {
             for (int j = i + 1; j < 12; ++j) ASSERT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
 }
 
-TEST(Attention, PaddedKeysGetExactlyZeroWeight) {
+TEST_P(AttentionOnEveryPath, PaddedKeysGetExactlyZeroWeight) {
     const AttentionInput in = paddedInput({3, 8}, 16, 4, 19);
     const Attention a = runForward(in, core::randomWeights(10, 16));
     for (int h = 0; h < 4; ++h)
@@ -89,7 +96,7 @@ TEST(Attention, PaddedKeysGetExactlyZeroWeight) {
             for (int j = 3; j < 8; ++j) ASSERT_EQ(a.attention(a.headRow(0, h, i), j), 0.0f);
 }
 
-TEST(Attention, RowWithEveryKeyMaskedIsZeroNotNaN) {
+TEST_P(AttentionOnEveryPath, RowWithEveryKeyMaskedIsZeroNotNaN) {
     AttentionInput in = paddedInput({4, 4}, 16, 2, 20);
     in.keyPadding.row(1).setConstant(true); // sentence 2 has no visible key at all
     const Attention a = runForward(in, core::randomWeights(11, 16));
@@ -100,7 +107,7 @@ TEST(Attention, RowWithEveryKeyMaskedIsZeroNotNaN) {
     EXPECT_EQ(a.concat.middleRows(4, 4).cwiseAbs().maxCoeff(), 0.0f);
 }
 
-TEST(Attention, HugeScoresStayFinite) {
+TEST_P(AttentionOnEveryPath, HugeScoresStayFinite) {
     AttentionInput in = paddedInput({6}, 16, 1, 21);
     in.x *= 1000.0f; // scores around 1e6: a naive exp overflows, the stable softmax does not
     in.scale = core::ScaleKind::None;
@@ -110,7 +117,7 @@ TEST(Attention, HugeScoresStayFinite) {
         EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6);
 }
 
-TEST(Attention, OneHeadEqualsPlainSingleHeadAttention) {
+TEST_P(AttentionOnEveryPath, OneHeadEqualsPlainSingleHeadAttention) {
     const AttentionInput in = paddedInput({7}, 24, 1, 22);
     const core::Weights w = core::randomWeights(13, 24);
     const Attention a = runForward(in, w);
@@ -126,7 +133,7 @@ TEST(Attention, OneHeadEqualsPlainSingleHeadAttention) {
     EXPECT_LE((a.output - out).cwiseAbs().maxCoeff(), 1e-5);
 }
 
-TEST(Attention, HeadsEqualToDModelMeansOneDimensionPerHead) {
+TEST_P(AttentionOnEveryPath, HeadsEqualToDModelMeansOneDimensionPerHead) {
     AttentionInput in = paddedInput({5}, 8, 8, 23);
     const core::Weights w = core::randomWeights(14, 8);
     const Attention a = runForward(in, w);
@@ -134,7 +141,7 @@ TEST(Attention, HeadsEqualToDModelMeansOneDimensionPerHead) {
     expectMatchesReference(in, w);
 }
 
-TEST(Attention, PermutingTokensPermutesOutputsWithoutPositions) {
+TEST_P(AttentionOnEveryPath, PermutingTokensPermutesOutputsWithoutPositions) {
     const int n = 6, d = 16;
     AttentionInput in = paddedInput({n}, d, 4, 24);
     const core::Weights w = core::randomWeights(15, d);
@@ -151,7 +158,7 @@ TEST(Attention, PermutingTokensPermutesOutputsWithoutPositions) {
     }
 }
 
-TEST(Attention, ConcatPlacesEachHeadInItsOwnColumns) {
+TEST_P(AttentionOnEveryPath, ConcatPlacesEachHeadInItsOwnColumns) {
     const AttentionInput in = paddedInput({5, 3}, 24, 3, 25);
     const Attention a = runForward(in, core::randomWeights(16, 24));
     for (int b = 0; b < 2; ++b)
@@ -160,7 +167,7 @@ TEST(Attention, ConcatPlacesEachHeadInItsOwnColumns) {
                       a.headOutputs.middleRows(a.headRow(b, h), 5));
 }
 
-TEST(Attention, ReusedBuffersGiveTheSameResultAsFreshOnes) {
+TEST_P(AttentionOnEveryPath, ReusedBuffersGiveTheSameResultAsFreshOnes) {
     const core::Weights w32 = core::randomWeights(17, 32), w16 = core::randomWeights(18, 16);
     const AttentionInput big = paddedInput({9, 4}, 32, 8, 26), small = paddedInput({3}, 16, 2, 27);
     Attention reused;
@@ -172,7 +179,7 @@ TEST(Attention, ReusedBuffersGiveTheSameResultAsFreshOnes) {
     EXPECT_EQ(reused.keyPadding, fresh.keyPadding);
 }
 
-TEST(Attention, ShapesThatDoNotFitAreRejected) {
+TEST_P(AttentionOnEveryPath, ShapesThatDoNotFitAreRejected) {
     const core::Weights w = core::randomWeights(19, 16);
     AttentionInput in = paddedInput({4}, 16, 3, 28); // 3 does not divide 16
     Attention out;
@@ -182,14 +189,14 @@ TEST(Attention, ShapesThatDoNotFitAreRejected) {
     EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
 }
 
-TEST(Attention, LargeShapeUsesThreadsAndStillMatches) {
+TEST_P(AttentionOnEveryPath, LargeShapeUsesThreadsAndStillMatches) {
     // Big enough to take the multi-threaded path over (b, h) blocks.
     AttentionInput in = paddedInput({96, 80}, 64, 4, 29);
     in.causal = true;
     expectMatchesReference(in, core::randomWeights(20, 64));
 }
 
-TEST(Attention, FlopCountAddsProjectionsScoresValuesAndOutput) {
+TEST_P(AttentionOnEveryPath, FlopCountAddsProjectionsScoresValuesAndOutput) {
     // B=1, N=M=10, d=64: 4 projections 2*10*64*64 each + 2 * 2*10*10*64.
     EXPECT_DOUBLE_EQ(core::forwardFlops(1, 10, 10, 64), 4 * 81920.0 + 2 * 12800.0);
 }

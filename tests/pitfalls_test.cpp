@@ -5,6 +5,7 @@
 #include "trace.h"
 
 #include "reference_checks.h"
+#include "simd_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -69,23 +70,31 @@ void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
     }
 }
 
+// The switches change the engine's arithmetic, so they are checked on every SIMD path.
+class NoOutProjectionOnEveryPath : public testing_support::OnEveryPath {};
+class AblationOnEveryPath : public testing_support::OnEveryPath {};
+class ReshapeBugOnEveryPath : public testing_support::OnEveryPath {};
+MHA_ON_EVERY_PATH(NoOutProjectionOnEveryPath);
+MHA_ON_EVERY_PATH(AblationOnEveryPath);
+MHA_ON_EVERY_PATH(ReshapeBugOnEveryPath);
+
 } // namespace
 
 // ---- no output projection ----
 
-TEST(NoOutProjection, MatchesReferenceOnACausalPaddedBatch) {
+TEST_P(NoOutProjectionOnEveryPath, MatchesReferenceOnACausalPaddedBatch) {
     AttentionInput in = causalBatch(32, 4, 101);
     in.outProjection = false;
     expectMatchesReference(in, core::randomWeights(1, 32));
 }
 
-TEST(NoOutProjection, MatchesReferenceForCrossAttention) {
+TEST_P(NoOutProjectionOnEveryPath, MatchesReferenceForCrossAttention) {
     AttentionInput in = crossBatch(24, 3, 102);
     in.outProjection = false;
     expectMatchesReference(in, core::randomWeights(2, 24));
 }
 
-TEST(NoOutProjection, OutputEqualsConcatExactly) {
+TEST_P(NoOutProjectionOnEveryPath, OutputEqualsConcatExactly) {
     AttentionInput in = causalBatch(32, 8, 103);
     in.outProjection = false;
     const core::Weights w = core::randomWeights(3, 32);
@@ -100,26 +109,26 @@ TEST(NoOutProjection, OutputEqualsConcatExactly) {
 
 // ---- ablated heads ----
 
-TEST(Ablation, MatchesReferenceOnACausalPaddedBatch) {
+TEST_P(AblationOnEveryPath, MatchesReferenceOnACausalPaddedBatch) {
     AttentionInput in = causalBatch(48, 6, 104);
     in.ablatedHeads = {1, 4};
     expectMatchesReference(in, core::randomWeights(4, 48));
 }
 
-TEST(Ablation, MatchesReferenceForCrossAttention) {
+TEST_P(AblationOnEveryPath, MatchesReferenceForCrossAttention) {
     AttentionInput in = crossBatch(32, 4, 105);
     in.ablatedHeads = {0};
     expectMatchesReference(in, core::randomWeights(5, 32));
 }
 
-TEST(Ablation, WithoutOutProjectionMatchesReference) {
+TEST_P(AblationOnEveryPath, WithoutOutProjectionMatchesReference) {
     AttentionInput in = causalBatch(32, 4, 106);
     in.ablatedHeads = {2, 3};
     in.outProjection = false;
     expectMatchesReference(in, core::randomWeights(6, 32));
 }
 
-TEST(Ablation, ZeroesTheHeadsColumnsOfConcatAndKeepsEverythingElse) {
+TEST_P(AblationOnEveryPath, ZeroesTheHeadsColumnsOfConcatAndKeepsEverythingElse) {
     AttentionInput in = causalBatch(32, 4, 107);
     const core::Weights w = core::randomWeights(7, 32);
     const Attention full = runForward(in, w);
@@ -140,7 +149,7 @@ TEST(Ablation, ZeroesTheHeadsColumnsOfConcatAndKeepsEverythingElse) {
     EXPECT_EQ(full.headAblated, std::vector<bool>(4, false));
 }
 
-TEST(Ablation, ShiftIsTheDistanceToTheUnablatedOutput) {
+TEST_P(AblationOnEveryPath, ShiftIsTheDistanceToTheUnablatedOutput) {
     AttentionInput in = paddedInput({7, 4}, 16, 4, 108);
     const core::Weights w = core::randomWeights(8, 16);
     const Attention full = runForward(in, w);
@@ -150,7 +159,7 @@ TEST(Ablation, ShiftIsTheDistanceToTheUnablatedOutput) {
         EXPECT_NEAR(a.outputShift[r], (a.output.row(r) - full.output.row(r)).norm(), 1e-5);
 }
 
-TEST(Ablation, AllHeadsGiveExactlyZeroOutput) {
+TEST_P(AblationOnEveryPath, AllHeadsGiveExactlyZeroOutput) {
     for (bool outProjection : {true, false}) {
         AttentionInput in = causalBatch(32, 4, 109);
         in.outProjection = outProjection;
@@ -162,7 +171,7 @@ TEST(Ablation, AllHeadsGiveExactlyZeroOutput) {
     }
 }
 
-TEST(Ablation, DuplicateHeadsAreHarmless) {
+TEST_P(AblationOnEveryPath, DuplicateHeadsAreHarmless) {
     AttentionInput in = paddedInput({5}, 16, 4, 110);
     const core::Weights w = core::randomWeights(10, 16);
     in.ablatedHeads = {2};
@@ -171,7 +180,7 @@ TEST(Ablation, DuplicateHeadsAreHarmless) {
     EXPECT_EQ(runForward(in, w).output, once.output);
 }
 
-TEST(Ablation, HeadsOutsideTheRangeAreRejected) {
+TEST_P(AblationOnEveryPath, HeadsOutsideTheRangeAreRejected) {
     AttentionInput in = paddedInput({4}, 16, 4, 111);
     Attention out;
     in.ablatedHeads = {4};
@@ -180,7 +189,7 @@ TEST(Ablation, HeadsOutsideTheRangeAreRejected) {
     EXPECT_THROW(core::forward(in, core::randomWeights(11, 16), out), std::invalid_argument);
 }
 
-TEST(Ablation, ReusedBuffersForgetAnEarlierAblation) {
+TEST_P(AblationOnEveryPath, ReusedBuffersForgetAnEarlierAblation) {
     const core::Weights w = core::randomWeights(12, 16);
     AttentionInput in = paddedInput({6}, 16, 4, 112);
     in.ablatedHeads = {0, 3};
@@ -197,19 +206,19 @@ TEST(Ablation, ReusedBuffersForgetAnEarlierAblation) {
 
 // ---- the reshape bug ----
 
-TEST(ReshapeBug, MatchesReferenceOnACausalPaddedBatch) {
+TEST_P(ReshapeBugOnEveryPath, MatchesReferenceOnACausalPaddedBatch) {
     AttentionInput in = causalBatch(32, 4, 113);
     in.reshapeBug = true;
     expectMatchesReference(in, core::randomWeights(13, 32));
 }
 
-TEST(ReshapeBug, MatchesReferenceForCrossAttention) {
+TEST_P(ReshapeBugOnEveryPath, MatchesReferenceForCrossAttention) {
     AttentionInput in = crossBatch(24, 6, 114); // N = 5, M = 7: different views for Q and K/V
     in.reshapeBug = true;
     expectMatchesReference(in, core::randomWeights(14, 24));
 }
 
-TEST(ReshapeBug, MatchesReferenceWithEveryOtherSwitch) {
+TEST_P(ReshapeBugOnEveryPath, MatchesReferenceWithEveryOtherSwitch) {
     for (core::ScaleKind scale :
          {core::ScaleKind::SqrtDHead, core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
         AttentionInput in = causalBatch(16, 4, 115);
@@ -226,7 +235,7 @@ TEST(ReshapeBug, MatchesReferenceWithEveryOtherSwitch) {
     expectMatchesReference(in, core::randomWeights(16, 16));
 }
 
-TEST(ReshapeBug, LargeShapeUsesThreadsAndStillMatches) {
+TEST_P(ReshapeBugOnEveryPath, LargeShapeUsesThreadsAndStillMatches) {
     AttentionInput in = paddedInput({96, 80}, 64, 4, 117); // takes the threaded head loop
     in.causal = true;
     in.reshapeBug = true;
@@ -234,7 +243,7 @@ TEST(ReshapeBug, LargeShapeUsesThreadsAndStillMatches) {
     expectMatchesReference(in, core::randomWeights(17, 64));
 }
 
-TEST(ReshapeBug, ChangesAttentionAndOutputWithSeveralHeads) {
+TEST_P(ReshapeBugOnEveryPath, ChangesAttentionAndOutputWithSeveralHeads) {
     AttentionInput in = causalBatch(32, 4, 118);
     const core::Weights w = core::randomWeights(18, 32);
     const Attention correct = runForward(in, w);
@@ -246,7 +255,7 @@ TEST(ReshapeBug, ChangesAttentionAndOutputWithSeveralHeads) {
     EXPECT_GT((buggy.output - correct.output).cwiseAbs().maxCoeff(), 1e-2);
 }
 
-TEST(ReshapeBug, IsBitIdenticalWithOneHead) {
+TEST_P(ReshapeBugOnEveryPath, IsBitIdenticalWithOneHead) {
     const core::Weights w = core::randomWeights(19, 24);
     for (AttentionInput in : {causalBatch(24, 1, 119), crossBatch(24, 1, 120)}) {
         in.ablatedHeads = {};
@@ -261,7 +270,7 @@ TEST(ReshapeBug, IsBitIdenticalWithOneHead) {
     }
 }
 
-TEST(ReshapeBug, ScoresUseTheElementsSplitSourceNames) {
+TEST_P(ReshapeBugOnEveryPath, ScoresUseTheElementsSplitSourceNames) {
     // The UI explains the bug with splitSource; the engine must read exactly those elements.
     AttentionInput in = paddedInput({5, 5}, 12, 3, 121);
     in.reshapeBug = true;

@@ -3,6 +3,7 @@
 // committed, so this test needs no torch.
 #include "attention.h"
 
+#include "simd.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -40,10 +41,16 @@ core::Mat matrix(const json& t) {
     return m;
 }
 
-class TorchReference : public ::testing::TestWithParam<std::string> {};
+// (fixture name, SIMD path): PyTorch's numbers on every path this machine has.
+class TorchReference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
+  protected:
+    void SetUp() override { ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam()))); }
+    void TearDown() override { core::useSimdLevel(core::availableSimdLevels().back()); }
+};
 
 TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {
-    const json f = loadFixture(GetParam());
+    const std::string name = std::get<0>(GetParam());
+    const json f = loadFixture(name);
     core::AttentionInput in;
     in.batch = f["batch"], in.queryLen = f["query_len"], in.keyLen = f["key_len"];
     in.heads = f["heads"];
@@ -62,14 +69,19 @@ TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {
     const auto worst = testing_support::worstError(
         a, [&](int b, int h, int i, int j) { return f["attention"][b][h][i][j].get<double>(); },
         [&](int b, int i, int c) { return f["output"][b][i][c].get<double>(); });
-    EXPECT_LE(worst.weight, 1e-5) << GetParam();
-    EXPECT_LE(worst.output, 1e-5) << GetParam();
+    EXPECT_LE(worst.weight, 1e-5) << name;
+    EXPECT_LE(worst.output, 1e-5) << name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TorchReference,
-                         ::testing::Values("self", "causal", "padded_batch", "padded_batch_causal",
-                                           "cross", "cross_causal", "single_head", "head_per_dim",
-                                           "wide"),
-                         [](const auto& info) { return info.param; });
+                         ::testing::Combine(::testing::Values("self", "causal", "padded_batch",
+                                                              "padded_batch_causal", "cross",
+                                                              "cross_causal", "single_head",
+                                                              "head_per_dim", "wide"),
+                                            ::testing::ValuesIn(core::availableSimdLevels())),
+                         [](const auto& info) {
+                             return std::get<0>(info.param) + "_" +
+                                    std::string(core::toString(std::get<1>(info.param)));
+                         });
 
 } // namespace

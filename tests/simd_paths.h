@@ -1,0 +1,43 @@
+// Runs a test suite once per SIMD path this machine has (core/simd.h), so every exact
+// promise of the engine is checked on the scalar reference path and on each vectorised one:
+//   class MySuite : public testing_support::OnEveryPath {};
+//   TEST_P(MySuite, Something) { ... }
+//   MHA_ON_EVERY_PATH(MySuite);
+#pragma once
+
+#include "simd.h"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+namespace core {
+inline void PrintTo(SimdLevel level, std::ostream* out) {
+    *out << toString(level);
+} // gtest names it
+} // namespace core
+
+namespace testing_support {
+
+class OnEveryPath : public ::testing::TestWithParam<core::SimdLevel> {
+  protected:
+    void SetUp() override {
+        previous_ = core::activeSimdLevel();
+        ASSERT_TRUE(core::useSimdLevel(GetParam()));
+    }
+    void TearDown() override { core::useSimdLevel(previous_); }
+
+  private:
+    core::SimdLevel previous_ = core::SimdLevel::Scalar;
+};
+
+inline std::string pathName(const ::testing::TestParamInfo<core::SimdLevel>& info) {
+    return std::string(core::toString(info.param));
+}
+
+} // namespace testing_support
+
+#define MHA_ON_EVERY_PATH(Suite)                                                                   \
+    INSTANTIATE_TEST_SUITE_P(Path, Suite, ::testing::ValuesIn(core::availableSimdLevels()),        \
+                             testing_support::pathName)
