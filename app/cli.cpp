@@ -147,6 +147,9 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--bench-frames", options.benchFrames,
                    "Open the window, recompute every frame for N frames, print frame times, exit")
         ->check(CLI::Range(1, 1000000));
+    cli.add_option("--state-file", options.stateFile,
+                   "Window: after every frame write a JSON line of what it shows to FILE, for "
+                   "scripts and tests that wait for the app");
     cli.add_option("--ui-scale", options.uiScale,
                    "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
                    "(default: the monitor's content scale)")

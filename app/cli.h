@@ -18,6 +18,7 @@ struct CliOptions {
     std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
     std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
+    std::string stateFile;      // --state-file FILE: a JSON line per frame (state_file.h)
     float uiScale = 0;          // --ui-scale K: text and maps x K; 0 = the monitor's content scale
     bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
     core::SceneView view;  // --view sets the tab shown first; a scene file sets all of it

@@ -7,10 +7,12 @@
 #include "frame_stats.h"
 #include "gl_heatmaps.h"
 #include "heatmap_widget.h"
+#include "input_queue.h"
 #include "panels.h"
 #include "scene_json.h"
 #include "scene_runner.h"
 #include "shortcuts.h"
+#include "state_file.h"
 #include "user_paths.h"
 #include "view_settings.h"
 #include "window_capture.h"
@@ -131,8 +133,9 @@ int main(int argc, char** argv) {
     ImGui::GetIO().IniFilename = iniPath.c_str();
     app::applyAppearance(app::Appearance{}, uiScale,
                          false);      // dark, 1x; the backend uploads the font
-    app::installShortcutKeys(window); // before the backend, which chains to it
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    app::installFileDrop(window);
+    app::installInputQueue(window); // all input callbacks: the backend installs none
+    ImGui_ImplGlfw_InitForOpenGL(window, false);
     ImGui_ImplOpenGL3_Init("#version 330 core");
 
     app::GlHeatmaps gl;
@@ -166,7 +169,7 @@ int main(int argc, char** argv) {
         const bool exporting = view.exportPanel.job || view.exportPanel.captureCountdown > 0;
         const bool busy = benchmarking || !options->screenshotPath.empty() || framesToSettle > 0 ||
                           ImGui::IsAnyItemActive() || animating || exporting ||
-                          runner.computing();
+                          runner.computing() || app::inputPending();
         const double now = ImGui::GetTime(); // the notices' clock
         if (busy) {
             glfwPollEvents();
@@ -188,6 +191,7 @@ int main(int argc, char** argv) {
         }
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        app::feedInputQueue(); // this frame's share of the queued keys, clicks and typing
         if (!options->screenshotPath.empty()) // wherever the pointer rests, no hover in screenshots
             ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
         app::interceptEscape();
@@ -268,6 +272,11 @@ int main(int argc, char** argv) {
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
         glfwSwapBuffers(window);
+        if (!options->stateFile.empty()) // after the swap: what the line says is on screen
+            app::writeStateFile(options->stateFile,
+                                app::stateLine({frame + 1, app::inputPending(), runner.computing(),
+                                                app::syncMarks()},
+                                               scene, *trace, view));
 
         if (benchmarking) {
             glFinish(); // count the GPU's (llvmpipe's) work too

@@ -21,10 +21,6 @@ std::vector<KeyPress>& pendingPresses() {
     return presses;
 }
 
-void onKey(GLFWwindow*, int key, int, int action, int mods) {
-    if (action == GLFW_PRESS || action == GLFW_REPEAT) pendingPresses().push_back({key, mods});
-}
-
 } // namespace
 
 std::string& droppedPath() {
@@ -36,8 +32,11 @@ void onDrop(GLFWwindow*, int count, const char** paths) {
     if (count > 0) droppedPath() = paths[0]; // one scene at a time: the first file
 }
 
-void installShortcutKeys(GLFWwindow* window) {
-    glfwSetKeyCallback(window, onKey);
+void addShortcutPress(int key, int mods) {
+    pendingPresses().push_back({key, mods});
+}
+
+void installFileDrop(GLFWwindow* window) {
     glfwSetDropCallback(window, onDrop);
 }
 

@@ -1,6 +1,6 @@
 // Window-wide keys. Ctrl+E works even while typing; arrows only outside text fields.
-// Presses are queued by a GLFW key callback, so a press and release that land in the
-// same poll (fast typists, xdotool) are never lost (ImGui 1.86 only sees key state).
+// Presses come from the input queue (input_queue.h) in the order they were typed, so a
+// shortcut never overtakes the letters typed before it, and none is lost.
 #pragma once
 
 #include "scene.h"
@@ -16,8 +16,11 @@ struct ShortcutActions {
     bool saveScene = false;        // Ctrl+S
 };
 
-// Install before ImGui's GLFW backend: it chains to this callback.
-void installShortcutKeys(GLFWwindow* window);
+// A key press (or repeat), queued for handleShortcuts; called by the input queue.
+void addShortcutPress(int key, int mods);
+
+// Scene files dropped onto the window (takeDroppedPath).
+void installFileDrop(GLFWwindow* window);
 
 // Call between the platform backend's NewFrame and ImGui::NewFrame: Escape is taken
 // away from a focused text field here, so it unpins instead of reverting the typing.

@@ -9,9 +9,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
-from harness import App, check, png_info
+from harness import App, check, png_info, wait_until
 
 EMPTY_SPOT = (1000, 885)  # leave the text field, so keys are not typed into it
 # The panel opens centred on the 1440 x 900 window (ImGuiCond_Appearing).
@@ -22,17 +21,13 @@ EXPORT_BUTTON = (565, 580)
 COPY_PATH_BUTTON = (740, 628)  # right of the saved folder's path, once 24 files are saved
 
 
-def wait_for(predicate, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def files(folder, prefix=""):
     return sorted(n for n in os.listdir(folder) if n.startswith(prefix)) if os.path.isdir(folder) else []
+
+
+def export_done(app):
+    """Waits until the panel's export job has finished (its result is shown)."""
+    return app.wait_state(lambda s: not s["exporting"], "the export job finished")
 
 
 binary = sys.argv[1]
@@ -41,7 +36,8 @@ with App(binary) as app:
     app.chord("ctrl+shift+e")
     app.click(*EACH_HEAD_RADIO)
     app.click(*EXPORT_BUTTON)
-    check(wait_for(lambda: len(files(app.export_dir, "mha-viz-head-")) == 24),
+    export_done(app)
+    check(len(files(app.export_dir, "mha-viz-head-")) == 24,
           f"every head as PNG, SVG and CSV: {files(app.export_dir)}")
 
     # The same scene from the headless CLI at the panel's default 2x: identical files.
@@ -53,12 +49,12 @@ with App(binary) as app:
                 check(a.read() == b.read(), f"{name} from the window equals the CLI's")
 
     # "Copy path", then paste into the sentence field: the sentence becomes the folder.
-    time.sleep(0.5)
     app.click(*COPY_PATH_BUTTON)
+    app.wait_state(lambda s: s["notice"].startswith("Copied "), "the panel says the path was copied")
     app.click(200, 40)
     app.chord("ctrl+a")
     app.chord("ctrl+v")
-    time.sleep(0.5)
+    app.wait_state(lambda s: s["sentences"][0] == app.export_dir, "the pasted path in the sentence")
     _, trace = app.export()
     check(trace["sentences"][0]["text"] == app.export_dir,
           f"the copied path was pasted: {trace['sentences'][0]['text']!r}")
@@ -68,8 +64,10 @@ with App(binary) as app:
     before = set(files(app.export_dir))
     app.click(*WINDOW_RADIO)
     app.click(*EXPORT_BUTTON)
-    check(wait_for(lambda: any(n.endswith(".png") for n in set(files(app.export_dir)) - before), 15),
-          "the whole window was exported")
+    export_done(app)
+    wait_until(lambda: any(n.endswith(".png") for n in set(files(app.export_dir)) - before),
+               "the window PNG in " + app.export_dir)
+    check(True, "the whole window was exported")
     shot = [n for n in set(files(app.export_dir)) - before if n.endswith(".png")][0]
     width, height, _ = png_info(os.path.join(app.export_dir, shot))
     check((width, height) == app.geometry(), f"window PNG is the window's size: {width}x{height}")
@@ -80,8 +78,9 @@ with App(binary) as app:
     app.click(*FOLDER_FIELD)
     app.chord("ctrl+a")
     app.type("/proc/mha-viz-cannot-be-here")
-    app.chord("Return")  # held: ImGui 1.86 reads key state once per frame
-    time.sleep(1.5)
+    app.chord("Return")
+    app.wait_state(lambda s: s["notice"].startswith("Export failed"), "the failure in the window")
+    export_done(app)
     check(set(files(app.export_dir)) == before, "nothing written anywhere")
     check(not os.path.exists("/proc/mha-viz-cannot-be-here"), "no folder made")
     check(app.alive(), "the app is still running")

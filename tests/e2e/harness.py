@@ -3,6 +3,12 @@ ImageMagick's identify to look at the exported PNG. Starts its own Xvfb (one per
 script) and lets the server pick a free display with -displayfd, so tests that run one
 after another never race for the same display number as `xvfb-run -a` can.
 
+Nothing here waits for a guessed time. The app runs with --state-file and writes a JSON line
+after every frame (app/state_file.h); after each action the harness presses Pause, which the app
+counts in that line once its input queue reaches it (app/input_queue.h): the queue keeps the
+order, so every key, click and letter sent before has then been applied. Tests wait for what
+the app shows or writes (a state field, a file), with generous time-outs for a busy machine.
+
 Layout constants match app/window_layout.h at the default 1440 x 900 window and
 content scale 1 (Xvfb): the controls panel starts at 0.27 * 900 = 243 px.
 """
@@ -24,6 +30,7 @@ SENTENCE_FIELD = (200, 40)        # the first sentence's text field
 WO_OFF_CHECKBOX = (18, 656)       # "switch W_O off" in the pitfalls section
 RESHAPE_BUG_CHECKBOX = (18, 718)
 HEAD_BUTTON_Y = 814               # "switch heads off": buttons 1..8, 35 px apart from x = 23
+TIMEOUT = float(os.environ.get("MHA_E2E_TIMEOUT", "90"))  # seconds; only a hung app takes it
 
 
 def start_xvfb():
@@ -76,6 +83,16 @@ def xdotool(*args):
     return subprocess.run(["xdotool", *map(str, args)], check=True, capture_output=True, text=True).stdout
 
 
+def wait_until(predicate, what, timeout=TIMEOUT):
+    """Polls until predicate() is true; fails naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    fail(f"waited {timeout:.0f} s for: {what}")
+
+
 def png_info(path):
     """(width, height, standard deviation of the pixels in 0..1)."""
     out = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]", path],
@@ -84,18 +101,19 @@ def png_info(path):
 
 
 class App:
-    """Starts mha-viz with a private config and export folder; stops it on exit."""
+    """Starts mha-viz with a private config, export folder and state file; stops it on exit."""
 
     def __init__(self, binary, *args):
         self.tmp = tempfile.TemporaryDirectory(prefix="mha-e2e-")
         self.export_dir = os.path.join(self.tmp.name, "exports")
+        self.state_path = os.path.join(self.tmp.name, "state.json")
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.tmp.name, "config"))
-        command = [binary, "--export-dir", self.export_dir, *args]
+        command = [binary, "--export-dir", self.export_dir, "--state-file", self.state_path, *args]
         self.proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 20
+        deadline = time.monotonic() + TIMEOUT
         self.window = None
         retried = False
-        while time.time() < deadline and self.window is None:
+        while time.monotonic() < deadline and self.window is None:
             found = subprocess.run(["xdotool", "search", "--name", "^mha-viz"], capture_output=True, text=True)
             if found.stdout.split():
                 self.window = found.stdout.split()[0]
@@ -107,16 +125,17 @@ class App:
                     answers = subprocess.run(["xdotool", "getdisplaygeometry"], capture_output=True).returncode == 0
                     print(f"note: the app could not open the display (Xvfb answers xdotool: {answers}); retrying once")
                     retried = True
-                    time.sleep(1.0)
                     self.proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
                     continue
                 fail("mha-viz exited before opening its window: " + error)
             else:
-                time.sleep(0.1)
+                time.sleep(0.05)
         if self.window is None:
-            fail("no mha-viz window within 20 s")
-        time.sleep(0.8)  # first frames: fonts, layout, keyboard focus on the sentence
+            fail(f"no mha-viz window within {TIMEOUT:.0f} s")
+        # Ready: the first frames are drawn (fonts, layout, keyboard focus on the sentence).
+        self.wait_state(lambda s: s["frame"] >= 3, "the first frames drawn")
         xdotool("windowfocus", "--sync", self.window)
+        self.sync()
 
     def __enter__(self):
         return self
@@ -124,7 +143,7 @@ class App:
     def __exit__(self, *exc):
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.tmp.cleanup()
@@ -132,52 +151,77 @@ class App:
     def alive(self):
         return self.proc.poll() is None
 
+    def state(self):
+        """The app's last state line (app/state_file.h), or None before the first frame."""
+        try:
+            with open(self.state_path) as f:
+                return json.loads(f.read())
+        except (OSError, ValueError):
+            return None
+
+    def wait_state(self, predicate, what, timeout=TIMEOUT):
+        """Waits until the app's state line satisfies predicate; fails if the app dies."""
+        def ready():
+            if not self.alive():
+                fail(f"mha-viz died (exit {self.proc.returncode}) while waiting for: {what}; "
+                     + self.proc.stderr.read().strip()[-500:])
+            state = self.state()
+            return state is not None and predicate(state)
+        wait_until(ready, f"{what} (last state: {str(self.state())[:600]})", timeout)
+        return self.state()
+
+    def sync(self):
+        """Returns once the app has applied every input sent so far and drawn a frame after."""
+        marks = self.state()["sync_marks"]
+        xdotool("key", "Pause")
+        applied = self.wait_state(lambda s: s["sync_marks"] > marks and not s["input_pending"],
+                                  "the app applied the input sent so far")
+        return self.wait_state(lambda s: s["frame"] > applied["frame"], "one more frame drawn")
+
     def geometry(self):
         shell = dict(line.split("=", 1) for line in xdotool("getwindowgeometry", "--shell", self.window).split())
         return int(shell["WIDTH"]), int(shell["HEIGHT"])
 
     def chord(self, keys):
-        """Holds the keys for a moment: ImGui 1.86 reads key state once per frame."""
-        xdotool("keydown", keys)
-        time.sleep(0.12)
-        xdotool("keyup", keys)
-        time.sleep(0.12)
+        """Presses and releases keys (e.g. ctrl+a); the app's input queue keeps both."""
+        xdotool("key", keys)
+        return self.sync()
 
     def type(self, text):
-        xdotool("type", "--delay", 15, text)
-        time.sleep(0.3)
+        xdotool("type", "--delay", 10, text)
+        return self.sync()
 
     def click(self, x, y):
         xdotool("mousemove", "--window", self.window, x, y)
-        time.sleep(0.1)
         xdotool("click", 1)
-        time.sleep(0.3)
+        return self.sync()
 
     def drag(self, x0, y, x1):
         xdotool("mousemove", "--window", self.window, x0, y)
-        time.sleep(0.1)
         xdotool("mousedown", 1)
         for step in range(1, 11):  # several moves: the slider follows while held
             xdotool("mousemove", "--window", self.window, x0 + (x1 - x0) * step // 10, y)
-            time.sleep(0.03)
         xdotool("mouseup", 1)
-        time.sleep(0.3)
+        return self.sync()
+
+    def files(self, prefix="", folder=None):
+        folder = folder or self.export_dir
+        return sorted(n for n in os.listdir(folder) if n.startswith(prefix)) if os.path.isdir(folder) else []
 
     def export(self):
         """Ctrl+E; returns (png path, parsed trace JSON) of the new export."""
-        before = set(os.listdir(self.export_dir)) if os.path.isdir(self.export_dir) else set()
-        xdotool("key", "ctrl+e")  # a quick press on purpose: shortcuts are queued, never missed
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            now = set(os.listdir(self.export_dir)) if os.path.isdir(self.export_dir) else set()
-            new = sorted(now - before)
-            pngs = [n for n in new if n.endswith(".png")]
-            jsons = [n for n in new if n.endswith(".json")]
-            if pngs and jsons:
-                with open(os.path.join(self.export_dir, jsons[0])) as f:
-                    return os.path.join(self.export_dir, pngs[0]), json.load(f)
-            time.sleep(0.1)
-        fail("Ctrl+E wrote no PNG + JSON into " + self.export_dir)
+        before = set(self.files())
+        xdotool("key", "ctrl+e")
+        self.sync()
+
+        def written():  # the JSON is written after the PNG, atomically
+            new = sorted(set(self.files()) - before)
+            return [n for n in new if n.endswith(".png")] and [n for n in new if n.endswith(".json")]
+        wait_until(written, "Ctrl+E to write a PNG + JSON into " + self.export_dir)
+        new = sorted(set(self.files()) - before)
+        png = [n for n in new if n.endswith(".png")][0]
+        with open(os.path.join(self.export_dir, [n for n in new if n.endswith(".json")][0])) as f:
+            return os.path.join(self.export_dir, png), json.load(f)
 
 
 def head_button(head):

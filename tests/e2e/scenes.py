@@ -6,9 +6,8 @@ as JSON that holds the same settings.
 import json
 import os
 import sys
-import time
 
-from harness import App, check
+from harness import wait_until, App, check
 
 EMPTY_SPOT = (1000, 885)  # leave the text field, so digits are not typed into it
 
@@ -20,11 +19,8 @@ with App(sys.argv[1]) as app:
     check(len(trace["sentences"]) == 3, f"demo scene 3 opened: {len(trace['sentences'])} sentences")
     check(any(row[-1] for row in trace["key_padding"]), "the batch is padded")
     app.chord("ctrl+s")
-    deadline = time.time() + 10
-    saved = []
-    while time.time() < deadline and not saved:
-        saved = [n for n in os.listdir(app.export_dir) if n.startswith("mha-viz-scene")]
-        time.sleep(0.1)
+    wait_until(lambda: app.files("mha-viz-scene"), "Ctrl+S to save the scene")
+    saved = app.files("mha-viz-scene")
     check(len(saved) == 1, f"Ctrl+S saved {saved}")
     with open(os.path.join(app.export_dir, saved[0])) as f:
         scene = json.load(f)

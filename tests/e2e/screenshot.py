@@ -21,22 +21,24 @@ scenes = {
     "steps": ["--view", "steps", "--scale", "none"],
     "cost": ["--view", "cost", "--d-model", "128", "--heads", "16"],
     "long_token": ["--sentence", "a" * 4000 + " b"],  # labels are cut, not re-measured per letter
+    "ui_scale_1_5": ["--ui-scale", "1.5"],  # a projector: type and maps 1.5x, same window
+    "ui_scale_2": ["--ui-scale", "2", "--view", "pipeline"],
 }
 with tempfile.TemporaryDirectory(prefix="mha-shot-") as tmp:
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(tmp, "config"))
     for name, args in scenes.items():
         path = os.path.join(tmp, name + ".png")
         done = subprocess.run([binary, "--screenshot", path, *args], env=env, capture_output=True, text=True,
-                              timeout=60)
+                              timeout=180)
         check(done.returncode == 0, f"{name}: exit 0 ({done.stderr.strip()})")
         width, height, spread = png_info(path)
         check((width, height) == (WINDOW_W, WINDOW_H), f"{name}: {width} x {height}")
         check(spread > 0.05, f"{name}: not flat ({spread:.3f})")
     bad = subprocess.run([binary, "--screenshot", "/nonexistent-dir/shot.png"], env=env, capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=180)
     check(bad.returncode == 2 and bad.stderr.count("\n") == 1 and "/nonexistent-dir/shot.png" in bad.stderr,
           "unwritable screenshot path: exit 2, one line naming it")
-    bench = subprocess.run([binary, "--bench-frames", "5"], env=env, capture_output=True, text=True, timeout=60)
+    bench = subprocess.run([binary, "--bench-frames", "5"], env=env, capture_output=True, text=True, timeout=180)
     check(bench.returncode == 0 and re.fullmatch(r"frames=5 p50_ms=[\d.]+ p95_ms=[\d.]+ max_ms=[\d.]+\n",
                                                  bench.stdout) is not None, f"bench line: {bench.stdout.strip()}")
 print("1 passed, 0 failed")

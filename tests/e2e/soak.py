@@ -64,8 +64,7 @@ with App(sys.argv[1]) as app:
     while time.time() < warmup_end and app.alive():
         random_action(app, rng)
         actions += 1
-    xdotool("key", "ctrl+0")
-    time.sleep(0.5)
+    app.chord("ctrl+0")
     before = rss_mb(pid)
     end = time.time() + SECONDS
     while time.time() < end and app.alive():
@@ -77,9 +76,8 @@ with App(sys.argv[1]) as app:
              f"(seed {SEED}); last stderr lines:\n" + "\n".join(err))
     print(f"ok: alive after {actions} random actions (seed {SEED})")
     # Back to a known state, then the same measurement and an export.
-    xdotool("key", "Escape")
-    xdotool("key", "ctrl+0")
-    time.sleep(1.0)
+    app.chord("Escape")
+    app.chord("ctrl+0")
     after = rss_mb(pid)
     print(f"soak: RSS {before:.0f} MB after warm-up, {after:.0f} MB after {actions} actions")
     check(after - before < GROWTH_LIMIT_MB, f"RSS grew {after - before:.0f} MB (limit {GROWTH_LIMIT_MB:.0f})")

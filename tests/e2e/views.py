@@ -7,9 +7,8 @@ saved view (the line view for cross-attention) is restored with it.
 import json
 import os
 import sys
-import time
 
-from harness import App, check, png_info
+from harness import wait_until, App, check, png_info
 
 EMPTY_SPOT = (1000, 885)
 DEMOS_COMBO = (311, 111)
@@ -19,15 +18,10 @@ CROSS_ATTENTION_ITEM = (330, 197)  # the fourth demo in the open list
 def saved_scene(app):
     before = set(os.listdir(app.export_dir)) if os.path.isdir(app.export_dir) else set()
     app.chord("ctrl+s")
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        new = [n for n in set(os.listdir(app.export_dir)) - before if n.startswith("mha-viz-scene")] \
-            if os.path.isdir(app.export_dir) else []
-        if new:
-            with open(os.path.join(app.export_dir, new[0])) as f:
-                return json.load(f)
-        time.sleep(0.1)
-    check(False, "Ctrl+S saved no scene")
+    new = lambda: [n for n in set(app.files()) - before if n.startswith("mha-viz-scene")]
+    wait_until(new, "Ctrl+S to save a scene")
+    with open(os.path.join(app.export_dir, new()[0])) as f:
+        return json.load(f)
 
 
 with App(sys.argv[1]) as app:

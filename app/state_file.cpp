@@ -1,0 +1,75 @@
+#include "state_file.h"
+
+#include "atomic_file.h"
+#include "json_writer.h"
+#include "scene_json.h"
+
+#include <imgui.h>
+
+#include <iostream>
+#include <sstream>
+
+namespace app {
+
+namespace {
+
+void writeStrings(core::JsonWriter& json, std::string_view name,
+                  const std::vector<std::string>& texts) {
+    json.key(name);
+    json.beginArray();
+    for (const std::string& text : texts) json.value(text);
+    json.endArray();
+}
+
+} // namespace
+
+std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
+                      const ViewState& view) {
+    std::ostringstream out;
+    core::JsonWriter json(out);
+    json.beginObject();
+    json.key("frame");
+    json.value(facts.frame);
+    json.key("input_pending");
+    json.value(facts.inputPending);
+    json.key("sync_marks");
+    json.value(facts.syncMarks);
+    json.key("computing");
+    json.value(facts.computing);
+    json.key("typing"); // a text field has the keyboard
+    json.value(ImGui::GetIO().WantTextInput);
+    writeStrings(json, "sentences", scene.sentences);            // as edited
+    writeStrings(json, "shown_sentences", shown.scene.sentences); // the maps on screen
+    json.key("d_model");
+    json.value(scene.d_model);
+    json.key("heads");
+    json.value(scene.heads);
+    json.key("selected_head"); // numbered from 1, as the window shows it
+    json.value(view.selectedHead + 1);
+    json.key("tab");
+    json.value(core::kViewTabs[int(view.tab)]);
+    json.key("export_panel");
+    json.value(view.exportPanel.open);
+    json.key("exporting");
+    json.value(view.exportPanel.job != nullptr || view.exportPanel.captureCountdown > 0);
+    json.key("notice");
+    json.value(ImGui::GetTime() < view.noticeUntil ? view.notice : std::string());
+    json.key("error");
+    json.value(view.sceneError);
+    json.endObject();
+    return out.str();
+}
+
+void writeStateFile(const std::string& path, const std::string& line) {
+    static std::string written;
+    static bool failed = false;
+    if (line == written) return;
+    if (const std::string error = core::writeFileAtomically(path, line + "\n"); !error.empty()) {
+        if (!failed) std::cerr << "mha-viz: error: state file: " << error << '\n';
+        failed = true;
+        return;
+    }
+    written = line;
+}
+
+} // namespace app

@@ -1,0 +1,30 @@
+// --state-file FILE: after every frame the window writes one JSON line of what it shows, so a
+// script or an end-to-end test waits for the app ("the typed letter is in the scene", "the
+// export finished") instead of sleeping for a guessed time. Written atomically (rename).
+#pragma once
+
+#include "scene.h"
+#include "trace.h"
+#include "view_state.h"
+
+#include <string>
+
+namespace app {
+
+struct FrameFacts {
+    long long frame = 0;       // frames drawn so far
+    bool inputPending = false; // input events wait for later frames
+    bool computing = false;    // a worker runs the scene; the maps are the previous ones
+    long long syncMarks = 0;   // Pause presses applied (input_queue.h)
+};
+
+// The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences", "shown_sentences",
+// "d_model", "heads", "selected_head", "tab", "export_panel", "exporting", "notice", "error"}.
+std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
+                      const ViewState& view);
+
+// Writes the line when it differs from the last one written (the frame number always does
+// while frames are drawn); a failure is reported once on stderr, the window goes on.
+void writeStateFile(const std::string& path, const std::string& line);
+
+} // namespace app
