@@ -275,13 +275,20 @@ void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, flo
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImU32 color = ImGui::GetColorU32(ImGuiCol_Text);
     const float y = barMin.y + height + 2.0f;
-    for (int k = 0; k <= 4; ++k) {
+    const float span = valueMax - valueMin;
+    const char* format = span >= 0.995f ? "%.2f" : "%.3f";
+    // Quarters, halves or just the ends: as many ticks as labels fit (large type, narrow bar).
+    char widest[32];
+    std::snprintf(widest, sizeof widest, format, -std::max(std::abs(valueMin), std::abs(valueMax)));
+    // The end labels sit inside the bar, so the first two are 1.5 labels apart at least.
+    const float labelGap = ImGui::CalcTextSize(widest).x * 1.5f + ImGui::GetFontSize() * 0.5f;
+    int intervals = 4;
+    while (intervals > 1 && width / float(intervals) < labelGap) intervals /= 2;
+    for (int k = 0; k <= intervals; ++k) {
         char label[32];
-        const float span = valueMax - valueMin;
-        std::snprintf(label, sizeof label, span >= 0.995f ? "%.2f" : "%.3f",
-                      valueMin + span * float(k) / 4.0f);
+        std::snprintf(label, sizeof label, format, valueMin + span * float(k) / float(intervals));
         const float textWidth = ImGui::CalcTextSize(label).x;
-        const float x = barMin.x + width * float(k) / 4.0f;
+        const float x = barMin.x + width * float(k) / float(intervals);
         draw->AddLine(ImVec2(x, barMin.y + height), ImVec2(x, barMin.y + height + 3.0f), color);
         draw->AddText(
             ImVec2(std::clamp(x - textWidth * 0.5f, barMin.x, barMin.x + width - textWidth),

@@ -26,6 +26,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cfloat>
 #include <chrono>
@@ -76,6 +77,15 @@ void toggleFullscreen(GLFWwindow* window) {
     glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
 }
 
+// --ui-scale K: the window grows by K, as GLFW_SCALE_TO_MONITOR grows it by a monitor's content
+// scale, up to the size of the monitor (a projector at 2x gets the whole screen).
+void scaleWindowSize(float scale, int& width, int& height) {
+    width = int(width * scale), height = int(height * scale);
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    if (const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr)
+        width = std::min(width, mode->width), height = std::min(height, mode->height);
+}
+
 // --bench-frames: a different first word each frame, so every frame recomputes.
 void varyForBenchmark(core::Scene& scene, int frame) {
     static const std::string base = scene.sentences.front();
@@ -104,13 +114,15 @@ int main(int argc, char** argv) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR,
-                   GLFW_TRUE); // HiDPI: the window grows with the content scale
+    int windowWidth = 1440, windowHeight = 900;
+    if (options->uiScale > 0) scaleWindowSize(options->uiScale, windowWidth, windowHeight);
+    // HiDPI: the window grows with the monitor's content scale, unless --ui-scale says how much.
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, options->uiScale > 0 ? GLFW_FALSE : GLFW_TRUE);
     // WM_CLASS, which desktops match against the .desktop file's StartupWMClass.
     glfwWindowHintString(GLFW_X11_CLASS_NAME, "mha-viz");
     glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "mha-viz");
     GLFWwindow* window =
-        glfwCreateWindow(1440, 900, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+        glfwCreateWindow(windowWidth, windowHeight, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
     if (!window) {
         glfwTerminate();
         return 1;

@@ -32,7 +32,9 @@ with tempfile.TemporaryDirectory(prefix="mha-shot-") as tmp:
                               timeout=180)
         check(done.returncode == 0, f"{name}: exit 0 ({done.stderr.strip()})")
         width, height, spread = png_info(path)
-        check((width, height) == (WINDOW_W, WINDOW_H), f"{name}: {width} x {height}")
+        scale = float(args[args.index("--ui-scale") + 1]) if "--ui-scale" in args else 1.0
+        expected = (min(int(WINDOW_W * scale), 1600), min(int(WINDOW_H * scale), 1000))  # Xvfb screen
+        check((width, height) == expected, f"{name}: {width} x {height}")
         check(spread > 0.05, f"{name}: not flat ({spread:.3f})")
     bad = subprocess.run([binary, "--screenshot", "/nonexistent-dir/shot.png"], env=env, capture_output=True,
                          text=True, timeout=180)
