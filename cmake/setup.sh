@@ -25,10 +25,11 @@ fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
 # dpkg-shlibdeps (dpkg-dev) finds the package's library dependencies; it needs `file`.
 [ "$mode" = demo ] || packages+=(dpkg-dev file)
 if [ "$mode" = test ]; then
-    # The unit tests and benchmark; the window tools; qemu-user runs the binary on a CPU
-    # without AVX; desktop-file-utils and appstream validate what is installed.
-    packages+=(libgtest-dev libbenchmark-dev xdotool imagemagick qemu-user desktop-file-utils
-               appstream)
+    # The unit tests and benchmark; the window tools (xprop reads the window's icon); qemu-user
+    # runs the binary on a CPU without AVX; desktop-file-utils and appstream validate what is
+    # installed.
+    packages+=(libgtest-dev libbenchmark-dev xdotool imagemagick x11-utils qemu-user
+               desktop-file-utils appstream)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
     [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)
 fi

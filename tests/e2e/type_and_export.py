@@ -4,6 +4,7 @@ exported trace holds the typed tokens and the PNG is the whole, non-blank window
 Usage (ctest does this): xvfb-run -a -s "-screen 0 1600x1000x24" tests/e2e/type_and_export.py build/app/mha-viz
 """
 import os
+import subprocess
 import sys
 
 from harness import SENTENCE_FIELD, App, check, png_info
@@ -31,6 +32,11 @@ with App(sys.argv[1]) as app:
     check(png2 != png, "a second export gets a new name")
     check(trace2["sentences"][0]["tokens"] == tokens, "Escape kept the typed sentence")
     check(app.alive(), "the app is still running")
+    # What the desktop shows: the class its .desktop file matches, and the app's own icon.
+    wm_class = subprocess.run(["xprop", "-id", app.window, "WM_CLASS"], capture_output=True, text=True).stdout
+    check('"mha-viz", "mha-viz"' in wm_class, "WM_CLASS is mha-viz (StartupWMClass): " + wm_class.strip())
+    icon = subprocess.run(["xprop", "-id", app.window, "_NET_WM_ICON"], capture_output=True, text=True).stdout
+    check("Icon (16 x 16)" in icon and "Icon (128 x 128)" in icon, "the window carries its icon, 16 to 128 px")
     ini = os.path.join(app.tmp.name, "config", "mha-viz", "imgui.ini")
     app.proc.terminate()  # like Ctrl+C in the terminal: a clean shutdown
     check(app.proc.wait(timeout=10) == 0, "SIGTERM ends the app cleanly (exit 0)")
