@@ -17,7 +17,7 @@ namespace {
 struct InputEvent {
     enum class Type { Key, Char, Button, Move, Scroll } type;
     int code = 0, action = 0, mods = 0, scancode = 0; // key or button; char: code = codepoint
-    double x = 0, y = 0;                                // move: position; scroll: offsets
+    double x = 0, y = 0;                              // move: position; scroll: offsets
 };
 
 struct InputQueue {
@@ -65,9 +65,9 @@ bool isModifier(int key) {
 
 // What this frame has applied so far, to see whether the next event must wait.
 struct FrameSoFar {
-    std::set<int> keys;   // keys whose state changed
+    std::set<int> keys;     // keys whose state changed
     bool otherKeys = false; // a key that is not Ctrl, Shift, Alt or Super changed
-    unsigned buttons = 0; // buttons whose state changed (bit per button)
+    unsigned buttons = 0;   // buttons whose state changed (bit per button)
     bool text = false, moved = false, scrolled = false;
 
     bool mustWait(const InputEvent& e) const {

@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
     // WM_CLASS, which desktops match against the .desktop file's StartupWMClass.
     glfwWindowHintString(GLFW_X11_CLASS_NAME, "mha-viz");
     glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "mha-viz");
-    GLFWwindow* window =
-        glfwCreateWindow(windowWidth, windowHeight, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+    GLFWwindow* window = glfwCreateWindow(
+        windowWidth, windowHeight, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
     if (!window) {
         glfwTerminate();
         return 1;

@@ -38,7 +38,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(facts.computing);
     json.key("typing"); // a text field has the keyboard
     json.value(ImGui::GetIO().WantTextInput);
-    writeStrings(json, "sentences", scene.sentences);            // as edited
+    writeStrings(json, "sentences", scene.sentences);             // as edited
     writeStrings(json, "shown_sentences", shown.scene.sentences); // the maps on screen
     json.key("d_model");
     json.value(scene.d_model);

@@ -18,8 +18,9 @@ struct FrameFacts {
     long long syncMarks = 0;   // Pause presses applied (input_queue.h)
 };
 
-// The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences", "shown_sentences",
-// "d_model", "heads", "selected_head", "tab", "export_panel", "exporting", "notice", "error"}.
+// The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
+// "shown_sentences", "d_model", "heads", "selected_head", "tab", "export_panel", "exporting",
+// "notice", "error"}.
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
                       const ViewState& view);
 
