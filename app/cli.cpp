@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -153,16 +155,22 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--ui-scale", options.uiScale,
                    "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
                    "(default: the monitor's content scale)")
-        ->check(CLI::Range(0.5f, 4.0f));
+        ->check(CLI::Validator(
+            [](std::string& text) { // CLI::Range lets nan through (every comparison is false)
+                const float value = std::strtof(text.c_str(), nullptr);
+                return std::isfinite(value) && value >= 0.5f && value <= 4.0f
+                           ? std::string()
+                           : text + " is not a number from 0.5 to 4";
+            },
+            "0.5..4"));
     cli.set_version_flag(
-        "--version",
-        [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
+        "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
         "Print the version and the engine's SIMD path, then exit");
     cli.add_option("--view", options.view.tab,
                    "The window's right-hand tab at start: head, mean, difference, lines, "
                    "statistics, pipeline, steps or cost")
-        ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kViewTabs),
-                                                       std::end(core::kViewTabs))))
+        ->check(CLI::IsMember(
+            std::vector<std::string>(std::begin(core::kViewTabs), std::end(core::kViewTabs))))
         ->capture_default_str();
 
     try {
@@ -268,7 +276,8 @@ int runHeadless(const CliOptions& options) {
         }
     }
     if (!options.saveScenePath.empty()) {
-        if (std::string error = core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
+        if (std::string error =
+                core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
             !error.empty()) {
             printError(error);
             return kExitBadInput;
@@ -280,9 +289,8 @@ int runHeadless(const CliOptions& options) {
             return kExitBadInput;
         }
         std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
-        const core::ExportResult result =
-            core::exportFigures(trace, options.exportPath, options.exportScale,
-                                options.view.colormap);
+        const core::ExportResult result = core::exportFigures(
+            trace, options.exportPath, options.exportScale, options.view.colormap);
         if (!result.error.empty()) {
             printError(result.error);
             return kExitBadInput;

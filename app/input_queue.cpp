@@ -48,6 +48,11 @@ void onMove(GLFWwindow*, double x, double y) {
     if (!events.empty() && events.back().type == InputEvent::Type::Move) events.pop_back();
     events.push_back({InputEvent::Type::Move, 0, 0, 0, 0, x, y});
 }
+// Leaving the window: X sends no more motion, so the last position inside would stay hovered.
+void onCursorEnter(GLFWwindow* window, int entered) {
+    ImGui_ImplGlfw_CursorEnterCallback(window, entered);
+    if (!entered) onMove(window, -FLT_MAX, -FLT_MAX);
+}
 void onScroll(GLFWwindow*, double dx, double dy) {
     queue().events.push_back({InputEvent::Type::Scroll, 0, 0, 0, 0, dx, dy});
 }
@@ -67,6 +72,7 @@ bool isModifier(int key) {
 struct FrameSoFar {
     std::set<int> keys;     // keys whose state changed
     bool otherKeys = false; // a key that is not Ctrl, Shift, Alt or Super changed
+    bool editKeys = false;  // Enter, Tab, arrows, Backspace...: ImGui applies text before them
     unsigned buttons = 0;   // buttons whose state changed (bit per button)
     bool text = false, moved = false, scrolled = false;
 
@@ -75,8 +81,8 @@ struct FrameSoFar {
         case InputEvent::Type::Key: // Ctrl released after A in one frame: ImGui sees no Ctrl+A
             return keys.count(e.code) > 0 || buttons != 0 || (text && !typesOnly(e)) ||
                    (isModifier(e.code) && otherKeys);
-        case InputEvent::Type::Char:
-            return buttons != 0 || moved || scrolled;
+        case InputEvent::Type::Char: // "m" after Enter must not land in the field Enter left
+            return buttons != 0 || moved || scrolled || editKeys;
         case InputEvent::Type::Button:
             // After a move too: a slider released in the frame the pointer moved ignores the move.
             return (buttons & (1u << e.code)) != 0 || moved || scrolled || text || !keys.empty();
@@ -98,6 +104,7 @@ void apply(InputQueue& q, const InputEvent& e, FrameSoFar& frame) {
         if (e.action == GLFW_PRESS && e.code == GLFW_KEY_PAUSE) ++q.syncMarks;
         if (e.action != GLFW_REPEAT) frame.keys.insert(e.code);
         frame.otherKeys |= !isModifier(e.code);
+        frame.editKeys |= !isModifier(e.code) && !typesOnly(e);
         break;
     case InputEvent::Type::Char:
         io.AddInputCharacter(unsigned(e.code));
@@ -131,7 +138,7 @@ void installInputQueue(GLFWwindow* window) {
     glfwSetScrollCallback(window, onScroll);
     // The backend's own callbacks for what needs no queue (it is initialised without any).
     glfwSetWindowFocusCallback(window, ImGui_ImplGlfw_WindowFocusCallback);
-    glfwSetCursorEnterCallback(window, ImGui_ImplGlfw_CursorEnterCallback);
+    glfwSetCursorEnterCallback(window, onCursorEnter);
 }
 
 void feedInputQueue() {
@@ -144,8 +151,8 @@ void feedInputQueue() {
     // The backend read the live pointer and buttons; ImGui sees the queued ones instead.
     ImGuiIO& io = ImGui::GetIO();
     for (int b = 0; b < ImGuiMouseButton_COUNT; ++b) io.MouseDown[b] = q.buttons[b];
-    if (q.moved && io.MousePos.x != -FLT_MAX) // -FLT_MAX: the pointer is outside the window
-        io.MousePos = ImVec2(float(q.x), float(q.y));
+    if (q.moved && io.MousePos.x != -FLT_MAX)         // -FLT_MAX: the pointer is outside the window
+        io.MousePos = ImVec2(float(q.x), float(q.y)); // -FLT_MAX after the pointer left
 }
 
 bool inputPending() {

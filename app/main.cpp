@@ -86,6 +86,25 @@ void scaleWindowSize(float scale, int& width, int& height) {
         width = std::min(width, mode->width), height = std::min(height, mode->height);
 }
 
+// The window with an OpenGL 3.3 core context, its icon and the class desktops match it by.
+GLFWwindow* createWindow(float uiScale) {
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    int width = 1440, height = 900;
+    if (uiScale > 0) scaleWindowSize(uiScale, width, height);
+    // HiDPI: the window grows with the monitor's content scale, unless --ui-scale says how much.
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, uiScale > 0 ? GLFW_FALSE : GLFW_TRUE);
+    // WM_CLASS, which desktops match against the .desktop file's StartupWMClass.
+    glfwWindowHintString(GLFW_X11_CLASS_NAME, "mha-viz");
+    glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "mha-viz");
+    GLFWwindow* window = glfwCreateWindow(
+        width, height, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+    if (window) app::setWindowIcon(window);
+    return window;
+}
+
 // --bench-frames: a different first word each frame, so every frame recomputes.
 void varyForBenchmark(core::Scene& scene, int frame) {
     static const std::string base = scene.sentences.front();
@@ -110,24 +129,11 @@ int main(int argc, char** argv) {
                      "output\n";
         return 1;
     }
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    int windowWidth = 1440, windowHeight = 900;
-    if (options->uiScale > 0) scaleWindowSize(options->uiScale, windowWidth, windowHeight);
-    // HiDPI: the window grows with the monitor's content scale, unless --ui-scale says how much.
-    glfwWindowHint(GLFW_SCALE_TO_MONITOR, options->uiScale > 0 ? GLFW_FALSE : GLFW_TRUE);
-    // WM_CLASS, which desktops match against the .desktop file's StartupWMClass.
-    glfwWindowHintString(GLFW_X11_CLASS_NAME, "mha-viz");
-    glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "mha-viz");
-    GLFWwindow* window = glfwCreateWindow(
-        windowWidth, windowHeight, "mha-viz \xE2\x80\x94 multi-head attention", nullptr, nullptr);
+    GLFWwindow* window = createWindow(options->uiScale);
     if (!window) {
         glfwTerminate();
         return 1;
     }
-    app::setWindowIcon(window);
     glfwMakeContextCurrent(window);
     if (!gladLoadGL(glfwGetProcAddress)) {
         std::cerr << "mha-viz: error: OpenGL 3.3 is not available\n";
@@ -144,7 +150,7 @@ int main(int argc, char** argv) {
     const std::string iniPath = app::imguiIniPath();
     ImGui::GetIO().IniFilename = iniPath.c_str();
     app::applyAppearance(app::Appearance{}, uiScale,
-                         false);      // dark, 1x; the backend uploads the font
+                         false); // dark, 1x; the backend uploads the font
     app::installFileDrop(window);
     app::installInputQueue(window); // all input callbacks: the backend installs none
     ImGui_ImplGlfw_InitForOpenGL(window, false);
@@ -232,7 +238,7 @@ int main(int argc, char** argv) {
         app::drawControlsPanel(layout.controls, scene, *trace, view);
         const int headsBefore = trace->attention.heads;
         if (runner.update(scene, trace, view, !benchmarking) || // --bench-frames times the run
-            !view.mapsUploaded) { // in the same frame as the edit
+            !view.mapsUploaded) {                               // in the same frame as the edit
             app::uploadHeadMaps(*trace, view, gl);
             if (trace->attention.heads != headsBefore && headsBefore > 0)
                 app::noteHeadCountChange(view, headsBefore);
@@ -259,7 +265,8 @@ int main(int argc, char** argv) {
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
         if (app::ExportPanel& panel = view.exportPanel;
-            panel.captureCountdown > 0 && --panel.captureCountdown == 0) { // drawn without the panel
+            panel.captureCountdown > 0 &&
+            --panel.captureCountdown == 0) { // drawn without the panel
             std::string error;
             const std::string path =
                 app::exportWindow(panel.folder, app::captureFramebuffer(width, height), *trace,

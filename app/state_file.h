@@ -24,8 +24,9 @@ struct FrameFacts {
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
                       const ViewState& view);
 
-// Writes the line when it differs from the last one written (the frame number always does
-// while frames are drawn); a failure is reported once on stderr, the window goes on.
+// Writes the line unless it equals the last one written; with the frame number in it, that is
+// once per drawn frame (about twice a second when idle). A failure is reported once on stderr
+// and the window goes on.
 void writeStateFile(const std::string& path, const std::string& line);
 
 } // namespace app

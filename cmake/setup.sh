@@ -60,8 +60,8 @@ fi
 # end-to-end test tools, are found again. The demo builds the app alone, without the tests
 # and benchmark (and their packages).
 [ "$mode" = test ] && with_tests=ON || with_tests=OFF
-native=OFF
-[ "${MHA_NATIVE:-0}" = 1 ] && native=ON
+native=OFF # a package must run on any x86-64 CPU: never native there
+[ "${MHA_NATIVE:-0}" = 1 ] && [ "$mode" != package ] && native=ON
 configure=(-DMHA_NATIVE="$native" -DMHA_BUILD_TESTS="$with_tests" -DMHA_BUILD_BENCH="$with_tests")
 [ -f "$build/CMakeCache.txt" ] || configure+=(-DCMAKE_BUILD_TYPE=Release)
 cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null

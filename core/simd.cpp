@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #if defined(__linux__) || defined(__APPLE__) || defined(__unix__)
 #include <dlfcn.h>
@@ -61,12 +62,25 @@ const MhaEngineKernel* loadKernel(SimdLevel level, const std::filesystem::path& 
 #ifdef MHA_HAS_DLOPEN
     if (dir.empty()) return nullptr;
     const auto path = dir / ("libmha_engine_" + std::string(toString(level)) + ".so");
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return nullptr; // not built or not installed: fine
+    // From here on a failure is a broken installation: say so once, then run without it.
+    auto refuse = [&](const std::string& why) {
+        std::fprintf(stderr, "mha-viz: warning: engine kernel %s not used: %s\n", path.c_str(),
+                     why.c_str());
+    };
     void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) return nullptr;
+    if (!library) {
+        refuse(dlerror());
+        return nullptr;
+    }
     using Entry = const MhaEngineKernel* (*)();
     const auto entry = reinterpret_cast<Entry>(dlsym(library, "mha_engine_kernel_v1"));
     const MhaEngineKernel* kernel = entry ? entry() : nullptr;
     if (kernel && kernel->abi == kernel::kAbi && kernel->level == int(level)) return kernel;
+    refuse(!kernel                       ? "no mha_engine_kernel_v1"
+           : kernel->abi != kernel::kAbi ? "built by another version of mha-viz"
+                                         : "built for another SIMD level");
     dlclose(library);
 #else
     (void)level, (void)dir;

@@ -356,3 +356,16 @@ TEST(Cli, ReshapeBugIsRecordedAndChangesTheMaps) {
     EXPECT_EQ(bug["q"], good["q"]);
     EXPECT_NE(bug["attention"], good["attention"]);
 }
+
+TEST(Cli, UiScaleOutsideItsRangeOrNotANumber) {
+    for (const char* bad : {"0.2", "5", "nan", "big"})
+        expectBadInput({"--ui-scale", bad, "--screenshot", "/tmp/never-written.png"},
+                       std::string("--ui-scale"));
+}
+
+TEST(Cli, VersionNamesTheReleaseAndTheEnginePath) {
+    const ProcessResult r = runMhaViz({"--version"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("mha-viz " MHA_VERSION "\nengine: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("(available: scalar"), std::string::npos) << r.out;
+}

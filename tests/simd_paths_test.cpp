@@ -20,11 +20,12 @@ bool has(const std::vector<SimdLevel>& levels, SimdLevel level) {
     return std::find(levels.begin(), levels.end(), level) != levels.end();
 }
 
-// Runs `scene` on `level`, then switches back to the best path.
+// Runs `scene` on `level`, then switches back to the path active before.
 core::Trace runOn(SimdLevel level, const core::Scene& scene) {
+    const SimdLevel previous = core::activeSimdLevel();
     EXPECT_TRUE(core::useSimdLevel(level));
     core::Trace trace = core::run(scene);
-    core::useSimdLevel(core::availableSimdLevels().back());
+    core::useSimdLevel(previous);
     return trace;
 }
 
@@ -36,6 +37,7 @@ double worstDifference(const core::Mat& a, const core::Mat& b) {
     EXPECT_EQ(a.cols(), b.cols());
     if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
     if (a.size() == 0) return 0.0;
+    if (!a.allFinite() || !b.allFinite()) return INFINITY; // maxCoeff may skip a NaN
     return double((a - b).cwiseAbs().maxCoeff() / std::max(1.0f, b.cwiseAbs().maxCoeff()));
 }
 

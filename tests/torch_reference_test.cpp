@@ -44,8 +44,14 @@ core::Mat matrix(const json& t) {
 // (fixture name, SIMD path): PyTorch's numbers on every path this machine has.
 class TorchReference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
   protected:
-    void SetUp() override { ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam()))); }
-    void TearDown() override { core::useSimdLevel(core::availableSimdLevels().back()); }
+    void SetUp() override {
+        previous_ = core::activeSimdLevel();
+        ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam())));
+    }
+    void TearDown() override { core::useSimdLevel(previous_); }
+
+  private:
+    core::SimdLevel previous_ = core::SimdLevel::Scalar;
 };
 
 TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {

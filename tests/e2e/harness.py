@@ -84,13 +84,14 @@ def xdotool(*args):
 
 
 def wait_until(predicate, what, timeout=TIMEOUT):
-    """Polls until predicate() is true; fails naming `what` after `timeout` seconds."""
+    """Polls until predicate() is true; fails naming `what` (a string, or a function giving
+    one at the time of failure) after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.02)
-    fail(f"waited {timeout:.0f} s for: {what}")
+    fail(f"waited {timeout:.0f} s for: {what() if callable(what) else what}")
 
 
 def png_info(path):
@@ -167,7 +168,7 @@ class App:
                      + self.proc.stderr.read().strip()[-500:])
             state = self.state()
             return state is not None and predicate(state)
-        wait_until(ready, f"{what} (last state: {str(self.state())[:600]})", timeout)
+        wait_until(ready, lambda: f"{what} (last state: {str(self.state())[:600]})", timeout)
         return self.state()
 
     def sync(self):
