@@ -67,6 +67,34 @@ std::string parseHeadList(const std::string& list, int heads, std::vector<int>& 
     return {};
 }
 
+// The window's options (and --version), in the order --help lists them.
+void addWindowOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--export-dir", options.exportDir,
+                   "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
+    cli.add_option("--screenshot", options.screenshotPath,
+                   "Open the window, render until settled, save a PNG of it to FILE, exit");
+    cli.add_option("--bench-frames", options.benchFrames,
+                   "Open the window, recompute every frame for N frames, print frame times, exit")
+        ->check(CLI::Range(1, 1000000));
+    cli.add_option("--state-file", options.stateFile,
+                   "Window: after every frame write a JSON line of what it shows to FILE, for "
+                   "scripts and tests that wait for the app");
+    cli.add_option("--ui-scale", options.uiScale,
+                   "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
+                   "(default: the monitor's content scale)")
+        ->check(CLI::Validator(
+            [](std::string& text) { // CLI::Range lets nan through (every comparison is false)
+                const float value = std::strtof(text.c_str(), nullptr);
+                return std::isfinite(value) && value >= 0.5f && value <= 4.0f
+                           ? std::string()
+                           : text + " is not a number from 0.5 to 4";
+            },
+            "0.5..4"));
+    cli.set_version_flag(
+        "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
+        "Print the version and the engine's SIMD path, then exit");
+}
+
 } // namespace
 
 std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
@@ -142,30 +170,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
     cli.add_option("--save-scene", options.saveScenePath,
                    "Save every setting as a scene file (JSON) and exit");
-    cli.add_option("--export-dir", options.exportDir,
-                   "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
-    cli.add_option("--screenshot", options.screenshotPath,
-                   "Open the window, render until settled, save a PNG of it to FILE, exit");
-    cli.add_option("--bench-frames", options.benchFrames,
-                   "Open the window, recompute every frame for N frames, print frame times, exit")
-        ->check(CLI::Range(1, 1000000));
-    cli.add_option("--state-file", options.stateFile,
-                   "Window: after every frame write a JSON line of what it shows to FILE, for "
-                   "scripts and tests that wait for the app");
-    cli.add_option("--ui-scale", options.uiScale,
-                   "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
-                   "(default: the monitor's content scale)")
-        ->check(CLI::Validator(
-            [](std::string& text) { // CLI::Range lets nan through (every comparison is false)
-                const float value = std::strtof(text.c_str(), nullptr);
-                return std::isfinite(value) && value >= 0.5f && value <= 4.0f
-                           ? std::string()
-                           : text + " is not a number from 0.5 to 4";
-            },
-            "0.5..4"));
-    cli.set_version_flag(
-        "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
-        "Print the version and the engine's SIMD path, then exit");
+    addWindowOptions(cli, options);
     cli.add_option("--view", options.view.tab,
                    "The window's right-hand tab at start: head, mean, difference, lines, "
                    "statistics, pipeline, steps or cost")
@@ -175,10 +180,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
 
     try {
         cli.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        exitCode = cli.exit(e);
-        return std::nullopt;
-    } catch (const CLI::CallForVersion& e) {
+    } catch (const CLI::Success& e) { // --help or --version: printed, exit 0
         exitCode = cli.exit(e);
         return std::nullopt;
     } catch (const CLI::ParseError& e) {

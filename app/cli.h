@@ -21,9 +21,9 @@ struct CliOptions {
     std::string stateFile;      // --state-file FILE: a JSON line per frame (state_file.h)
     float uiScale = 0;          // --ui-scale K: text and maps x K; 0 = the monitor's content scale
     bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
-    core::SceneView view;  // --view sets the tab shown first; a scene file sets all of it
-    std::string scenePath; // --scene FILE: every setting from a saved scene
-    std::string saveScenePath; // --save-scene FILE: write the settings as a scene
+    core::SceneView view;       // --view sets the tab shown first; a scene file sets all of it
+    std::string scenePath;      // --scene FILE: every setting from a saved scene
+    std::string saveScenePath;  // --save-scene FILE: write the settings as a scene
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
     }

@@ -106,7 +106,7 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     }
     view.meanEntropy = core::meanRowEntropy(trace.attention);
     view.derivedUploaded = false; // the mean and statistics: when their tab is shown
-    view.differenceOf[0] = view.differenceOf[1] = -1; // uploaded when the tab is shown
+    view.differenceOf[0] = view.differenceOf[1] = -1;   // uploaded when the tab is shown
     gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
     view.mapsUploaded = true;
 }
@@ -115,8 +115,8 @@ void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl
     if (view.derivedUploaded) return;
     const int heads = trace.attention.heads;
     view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
-    gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(),
-                 view.meanMap.rows, view.meanMap.cols);
+    gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(), view.meanMap.rows,
+                 view.meanMap.cols);
     view.headStats.clear();
     view.entropyMap = {};
     view.entropyMap.rows = heads, view.entropyMap.cols = view.meanMap.rows;
@@ -145,7 +145,7 @@ void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& 
 }
 
 MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
-             LabelMode labels) {
+               LabelMode labels) {
     const int rows = map.rows, cols = map.cols;
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();

@@ -105,6 +105,18 @@ GLFWwindow* createWindow(float uiScale) {
     return window;
 }
 
+// Between frames: a theme or zoom change, or a move to a monitor of another content scale
+// (unless --ui-scale fixed it), rebuilds the style and the fonts.
+void followScaleAndAppearance(GLFWwindow* window, bool scaleFixed, const app::Appearance& wanted,
+                              float& uiScale, app::Appearance& applied) {
+    float monitorScale = uiScale;
+    if (!scaleFixed) glfwGetWindowContentScale(window, &monitorScale, nullptr);
+    if (wanted == applied && monitorScale == uiScale) return;
+    uiScale = monitorScale;
+    app::applyAppearance(wanted, uiScale, true);
+    applied = wanted;
+}
+
 // --bench-frames: a different first word each frame, so every frame recomputes.
 void varyForBenchmark(core::Scene& scene, int frame) {
     static const std::string base = scene.sentences.front();
@@ -200,13 +212,8 @@ int main(int argc, char** argv) {
         }
         if (benchmarking) varyForBenchmark(scene, frame);
 
-        float monitorScale = uiScale; // changes when the window moves to another monitor
-        if (options->uiScale <= 0) glfwGetWindowContentScale(window, &monitorScale, nullptr);
-        if (!(view.appearance == appliedAppearance) || monitorScale != uiScale) {
-            uiScale = monitorScale; // between frames: fonts are rebuilt
-            app::applyAppearance(view.appearance, uiScale, true);
-            appliedAppearance = view.appearance;
-        }
+        followScaleAndAppearance(window, options->uiScale > 0, view.appearance, uiScale,
+                                 appliedAppearance);
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         app::feedInputQueue(); // this frame's share of the queued keys, clicks and typing

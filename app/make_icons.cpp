@@ -14,8 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kSizes[] = {16, 24, 32, 48, 64, 128, 256}; // the hicolor sizes desktops look up
-
 // Creates OUTDIR/hicolor/<subdir>/apps and returns the icon's path in it ("" on failure).
 std::string iconPath(const fs::path& outDir, const std::string& subdir, const char* extension,
                      std::string& error) {
@@ -35,7 +33,7 @@ std::string writeIcons(const fs::path& outDir) {
     if (svgPath.empty()) return error;
     if (error = core::writeFileAtomically(svgPath, core::appIconSvg()); !error.empty())
         return error;
-    for (int size : kSizes) {
+    for (int size : core::kAppIconSizes) {
         const std::string name = std::to_string(size) + "x" + std::to_string(size);
         const std::string pngPath = iconPath(outDir, name, ".png", error);
         if (pngPath.empty()) return error;

@@ -68,7 +68,8 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
         const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
         const bool shift = (press.mods & GLFW_MOD_SHIFT) != 0;
         if (ctrl && !shift && press.key == GLFW_KEY_E) actions.exportWindow = true;
-        if (ctrl && shift && press.key == GLFW_KEY_E) view.exportPanel.open = !view.exportPanel.open;
+        if (ctrl && shift && press.key == GLFW_KEY_E)
+            view.exportPanel.open = !view.exportPanel.open;
         if (ctrl && press.key == GLFW_KEY_S) actions.saveScene = true;
         // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
         float& zoom = view.appearance.zoom;

@@ -2,7 +2,7 @@
 
 #include "atomic_file.h"
 #include "json_writer.h"
-#include "scene_json.h"
+#include "view_settings.h"
 
 #include <imgui.h>
 
@@ -47,7 +47,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.key("selected_head"); // numbered from 1, as the window shows it
     json.value(view.selectedHead + 1);
     json.key("tab");
-    json.value(core::kViewTabs[int(view.tab)]);
+    json.value(sceneViewOf(view).tab); // the name a saved scene uses
     json.key("export_panel");
     json.value(view.exportPanel.open);
     json.key("exporting");

@@ -15,7 +15,7 @@ target_link_libraries(make_icons PRIVATE mha_core)
 
 set(MHA_ICON_DIR ${CMAKE_BINARY_DIR}/icons)
 set(MHA_ICON_FILES ${MHA_ICON_DIR}/hicolor/scalable/apps/mha-viz.svg)
-foreach(size 16 24 32 48 64 128 256) # the sizes app/make_icons.cpp writes
+foreach(size 16 24 32 48 64 128 256) # core::kAppIconSizes, which app/make_icons.cpp writes
   list(APPEND MHA_ICON_FILES ${MHA_ICON_DIR}/hicolor/${size}x${size}/apps/mha-viz.png)
 endforeach()
 add_custom_command(

@@ -11,6 +11,8 @@ namespace core {
 
 inline constexpr int kAppIconCells = 6;        // query rows = key columns
 inline constexpr double kAppIconUnits = 256.0; // design units (the SVG's viewBox)
+// The PNG sizes of the hicolor theme that desktops look up (cmake/install.cmake lists the same).
+inline constexpr int kAppIconSizes[] = {16, 24, 32, 48, 64, 128, 256};
 
 // The attention weight the icon shows for query `row` on key `col`: each row is a softmax of a
 // fixed sequence of scores over the keys up to the row; 0 above the diagonal (masked).

@@ -13,8 +13,6 @@
 
 namespace {
 
-constexpr int kSizes[] = {16, 24, 32, 48, 64, 128, 256};
-
 std::array<int, 4> pixel(const core::Image& image, int x, int y) {
     const std::uint8_t* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
     return {p[0], p[1], p[2], p[3]};
@@ -35,7 +33,7 @@ int count(const std::string& text, const std::string& what) {
 }
 
 TEST(AppIcon, EverySizeIsSquareWithTheAskedDimensions) {
-    for (int size : kSizes) {
+    for (int size : core::kAppIconSizes) {
         const core::Image icon = core::appIcon(size);
         EXPECT_EQ(icon.width, size);
         EXPECT_EQ(icon.height, size);
@@ -45,7 +43,7 @@ TEST(AppIcon, EverySizeIsSquareWithTheAskedDimensions) {
 }
 
 TEST(AppIcon, CornersAreTransparentAndTheMiddleIsOpaque) {
-    for (int size : kSizes) {
+    for (int size : core::kAppIconSizes) {
         const core::Image icon = core::appIcon(size);
         const int last = size - 1;
         for (auto [x, y] : {std::pair{0, 0}, {last, 0}, {0, last}, {last, last}})

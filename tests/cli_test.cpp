@@ -141,14 +141,14 @@ TEST(Cli, SceneWithBrokenUtf8SavesAndGivesTheSameTrace) {
     std::filesystem::remove(path);
 }
 TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("mha-cli-view-" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("mha-cli-view-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     const std::string scene = (dir / "s.json").string();
-    ASSERT_EQ(runMhaViz({"--sentence", "the cat sat", "--view", "lines", "--save-scene", scene})
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        runMhaViz({"--sentence", "the cat sat", "--view", "lines", "--save-scene", scene}).exitCode,
+        0);
     const json saved = json::parse(testing_support::readFile(scene));
     EXPECT_EQ(saved["view"]["tab"], "lines");
     EXPECT_EQ(saved["view"]["colormap"], "viridis");

@@ -16,20 +16,11 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from checks import check, fail
+
 ICON_SIZES = [16, 24, 32, 48, 64, 128, 256]
 APP_ID = "io.github.mha_viz.mha_viz"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print("ok: " + message)
 
 
 def note(message):

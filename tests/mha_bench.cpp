@@ -80,8 +80,9 @@ BENCHMARK(BM_Forward)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime()
     // With --benchmark_repetitions: the fastest run, the figure least moved by a busy machine.
-    ->ComputeStatistics("min",
-                        [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
+    ->ComputeStatistics("min", [](const std::vector<double>& v) {
+        return *std::min_element(v.begin(), v.end());
+    });
 BENCHMARK(BM_EigenGemm)->Arg(64)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 int main(int argc, char** argv) {

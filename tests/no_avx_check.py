@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, fail
+
 TOLERANCE = 1e-5
 CASES = [
     [],
@@ -24,17 +26,6 @@ CASES = [
     ["--sentence", "Where is the station?", "--source", "Wo ist der Bahnhof, bitte?",
      "--weights", "designed", "--ablate", "2"],
 ]
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print("ok: " + message)
 
 
 def worst_difference(a, b, path="trace"):

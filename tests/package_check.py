@@ -16,18 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, fail
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print("ok: " + message)
 
 
 def run(command, **kwargs):

@@ -20,6 +20,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checks import check, fail  # noqa: E402  (re-exported to the e2e scripts)
+
 WINDOW_W, WINDOW_H = 1440, 900
 CONTROLS_TOP = int(WINDOW_H * 0.27)
 ROW = 26                          # one slider row: 22 px frame + 4 px spacing
@@ -66,17 +69,6 @@ def start_xvfb():
 
 if "MHA_E2E_USE_DISPLAY" not in os.environ:  # set it to drive an existing display instead
     start_xvfb()
-
-
-def fail(message):
-    print("FAIL: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-    print("ok: " + message)
 
 
 def xdotool(*args):
