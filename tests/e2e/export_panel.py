@@ -18,7 +18,7 @@ EACH_HEAD_RADIO = (512, 322)
 WINDOW_RADIO = (512, 452)
 FOLDER_FIELD = (726, 555)
 EXPORT_BUTTON = (565, 580)
-COPY_PATH_BUTTON = (740, 628)  # right of the saved folder's path, once 24 files are saved
+COPY_PATH_BUTTON = (777, 625)  # right of the saved folder's path (harness: digits, so one width)
 
 
 def files(folder, prefix=""):

@@ -15,6 +15,8 @@ content scale 1 (Xvfb): the controls panel starts at 0.27 * 900 = 243 px.
 import atexit
 import json
 import os
+import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,11 +95,30 @@ def png_info(path):
     return int(out[0]), int(out[1]), float(out[2])
 
 
+class DigitsTempDir:
+    """A private temporary folder named /tmp/mha-e2e-NNNNNNNN: digits only, which the UI font
+    draws all at one width, so the export folder's path (shown in the window, with buttons
+    after it) takes the same space on every run."""
+
+    def __init__(self):
+        rng = random.SystemRandom()
+        while True:
+            self.name = os.path.join(tempfile.gettempdir(), f"mha-e2e-{rng.randrange(10**7, 10**8)}")
+            try:
+                os.mkdir(self.name, 0o700)
+                return
+            except FileExistsError:
+                continue
+
+    def cleanup(self):
+        shutil.rmtree(self.name, ignore_errors=True)
+
+
 class App:
     """Starts mha-viz with a private config, export folder and state file; stops it on exit."""
 
     def __init__(self, binary, *args):
-        self.tmp = tempfile.TemporaryDirectory(prefix="mha-e2e-")
+        self.tmp = DigitsTempDir()
         self.export_dir = os.path.join(self.tmp.name, "exports")
         self.state_path = os.path.join(self.tmp.name, "state.json")
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.tmp.name, "config"))
