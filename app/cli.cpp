@@ -1,11 +1,11 @@
 #include "cli.h"
 
-#include "atomic_file.h"
-#include "figure_export.h"
-#include "scene_json.h"
-#include "simd.h"
-#include "trace.h"
-#include "trace_json.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "io/scene_json.h"
+#include "engine/simd.h"
+#include "engine/trace.h"
+#include "io/trace_json.h"
 
 #include <CLI/CLI.hpp>
 

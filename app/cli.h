@@ -1,8 +1,8 @@
 // The command line: flags -> Scene + what to do with it (DESIGN.md's CLI contract).
 #pragma once
 
-#include "scene.h"
-#include "scene_json.h"
+#include "engine/scene.h"
+#include "io/scene_json.h"
 
 #include <optional>
 #include <string>

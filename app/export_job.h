@@ -2,8 +2,8 @@
 // freezes the window; the export panel shows its progress and the files it wrote.
 #pragma once
 
-#include "figure_export.h"
-#include "trace.h"
+#include "io/figure_export.h"
+#include "engine/trace.h"
 
 #include <atomic>
 #include <memory>

@@ -1,6 +1,6 @@
 #include "fonts.h"
 
-#include "figure.h" // findFigureFont
+#include "figures/figure.h" // findFigureFont
 
 #include <imgui.h>
 

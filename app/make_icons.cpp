@@ -1,9 +1,9 @@
 // make_icons OUTDIR: writes the app icon into a hicolor icon theme tree under OUTDIR,
 //   OUTDIR/hicolor/scalable/apps/mha-viz.svg and OUTDIR/hicolor/NxN/apps/mha-viz.png,
 // all drawn from core/app_icon.h. Run by the build; the files stay in the build folder.
-#include "app_icon.h"
-#include "atomic_file.h"
-#include "image.h"
+#include "figures/app_icon.h"
+#include "io/atomic_file.h"
+#include "figures/image.h"
 
 #include <filesystem>
 #include <iostream>

@@ -1,6 +1,6 @@
 #include "scene_runner.h"
 
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 // screen (with a "computing" note) and the window keeps answering.
 #pragma once
 
-#include "trace.h"
+#include "engine/trace.h"
 #include "view_state.h"
 
 #include <future>

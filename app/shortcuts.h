@@ -3,7 +3,7 @@
 // shortcut never overtakes the letters typed before it, and none is lost.
 #pragma once
 
-#include "scene.h"
+#include "engine/scene.h"
 #include "view_state.h"
 
 struct GLFWwindow;

@@ -1,7 +1,7 @@
 #include "state_file.h"
 
-#include "atomic_file.h"
-#include "json_writer.h"
+#include "io/atomic_file.h"
+#include "io/json_writer.h"
 #include "view_settings.h"
 
 #include <imgui.h>

@@ -3,8 +3,8 @@
 // export finished") instead of sleeping for a guessed time. Written atomically (rename).
 #pragma once
 
-#include "scene.h"
-#include "trace.h"
+#include "engine/scene.h"
+#include "engine/trace.h"
 #include "view_state.h"
 
 #include <string>

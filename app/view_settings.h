@@ -2,7 +2,7 @@
 // loaded scene shows as it was saved, and Ctrl+S saves what is on screen.
 #pragma once
 
-#include "scene_json.h"
+#include "io/scene_json.h"
 #include "view_state.h"
 
 namespace app {

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "appearance.h"
-#include "attention_map.h"
-#include "colormap.h"
+#include "figures/attention_map.h"
+#include "figures/colormap.h"
 #include "export_job.h"
-#include "head_views.h"
+#include "figures/head_views.h"
 
 #include <imgui.h>
 

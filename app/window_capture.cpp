@@ -1,8 +1,8 @@
 #include "window_capture.h"
 
-#include "atomic_file.h"
-#include "figure_export.h" // freeStem
-#include "trace_json.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h" // freeStem
+#include "io/trace_json.h"
 
 #include <glad/gl.h>
 

@@ -1,6 +1,6 @@
 #include "window_icon.h"
 
-#include "app_icon.h"
+#include "figures/app_icon.h"
 
 #include <GLFW/glfw3.h>
 

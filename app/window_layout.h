@@ -2,7 +2,7 @@
 // left, the grid of heads in the middle, the selected head large on the right.
 #pragma once
 
-#include "panels.h"
+#include "panels/panels.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // The app icon (core/app_icon.h): what a desktop relies on from the PNGs at every hicolor
 // size and the scalable SVG, and that the map in it reads as a causal attention map.
-#include "app_icon.h"
+#include "figures/app_icon.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The forward pass against the naive double-precision reference and its properties, on every
 // SIMD path this machine has.
-#include "attention.h"
+#include "engine/attention.h"
 
 #include "reference_checks.h"
 #include "simd_paths.h"

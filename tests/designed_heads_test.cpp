@@ -1,7 +1,7 @@
 // Designed heads: ordinary W_Q / W_K matrices over the feature embedding that make each
 // head look where its name says, checked by the argmax of real attention rows.
-#include "designed_heads.h"
-#include "trace.h"
+#include "engine/designed_heads.h"
+#include "engine/trace.h"
 
 #include "reference_checks.h"
 

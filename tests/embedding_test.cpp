@@ -1,7 +1,7 @@
 // Toy embeddings: deterministic per token, unit variance, sinusoidal positions.
-#include "embedding.h"
+#include "engine/embedding.h"
 
-#include "prng.h"
+#include "text/prng.h"
 
 #include <gtest/gtest.h>
 

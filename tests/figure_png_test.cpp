@@ -1,8 +1,9 @@
 // The PNG rasteriser for attention-map figures (core/figure_png.cpp), on figures built by hand.
-#include "attention_map.h"
-#include "colormap.h"
-#include "figure.h"
-#include "image.h"
+#include "figures/attention_map.h"
+#include "figures/colormap.h"
+#include "figures/figure.h"
+#include "io/atomic_file.h"
+#include "figures/image.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,13 @@
 // The views beside the grid (core/head_views.h) and their figures and exports: the mean over
 // heads, the difference of two heads, per-row statistics and the line view, checked against
 // the trace's own weights with tolerances, plus what a reader of the files relies on.
-#include "attention_map.h"
-#include "figure.h"
-#include "figure_export.h"
-#include "head_views.h"
-#include "scene.h"
-#include "trace.h"
+#include "figures/attention_map.h"
+#include "figures/figure.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "figures/head_views.h"
+#include "engine/scene.h"
+#include "engine/trace.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,7 @@
-#include "lexicon.h"
+#include "text/lexicon.h"
 
-#include "colormap.h" // assetFile
-#include "prng.h"
-#include "tokenizer.h"
+#include "text/prng.h"
+#include "text/tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +30,7 @@ core::PartOfSpeech pos(std::string_view token) {
 // Data rows of the embedded table, split on tabs (comments and blank lines skipped).
 std::vector<std::vector<std::string>> tableRows() {
     std::vector<std::vector<std::string>> rows;
-    const std::string_view text = core::assetFile("lexicon.tsv");
+    const std::string_view text = core::textAsset("lexicon.tsv");
     std::size_t start = 0;
     while (start < text.size()) {
         std::size_t end = text.find('\n', start);

@@ -3,9 +3,9 @@
 // Counters: GFLOPs = forward FLOP/s, vs_gemm = that rate / Eigen's own GEMM rate on a
 // d_model x d_model x d_model product measured in the same run (1.0 = GEMM speed). Both run on
 // the engine's SIMD path, printed first ("engine: avx2 ..."); MHA_SIMD=sse2 picks another.
-#include "attention.h"
-#include "simd.h"
-#include "weights.h"
+#include "engine/attention.h"
+#include "engine/simd.h"
+#include "engine/weights.h"
 
 #include "test_support.h"
 

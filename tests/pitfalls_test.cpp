@@ -1,8 +1,8 @@
 // The classic pitfalls as switches: no W_O, ablated heads, the reshape bug, the scale;
 // each against the naive double-precision reference, plus the entropy statistics.
-#include "attention.h"
-#include "attention_stats.h"
-#include "trace.h"
+#include "engine/attention.h"
+#include "engine/attention_stats.h"
+#include "engine/trace.h"
 
 #include "reference_checks.h"
 #include "simd_paths.h"

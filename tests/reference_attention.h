@@ -5,8 +5,8 @@
 // each written from its own definition.
 #pragma once
 
-#include "attention.h"
-#include "weights.h"
+#include "engine/attention.h"
+#include "engine/weights.h"
 
 #include <cmath>
 #include <limits>

@@ -2,7 +2,7 @@
 // shared by the unit tests of the forward pass and of the pitfall switches.
 #pragma once
 
-#include "attention.h"
+#include "engine/attention.h"
 #include "reference_attention.h"
 #include "test_support.h"
 

@@ -1,8 +1,8 @@
 // Scenes as JSON: save -> load gives the same scene and the same trace; bad files give
 // one-line errors and never crash.
-#include "scene_json.h"
-#include "trace.h"
-#include "trace_json.h"
+#include "io/scene_json.h"
+#include "engine/trace.h"
+#include "io/trace_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Scene validation and core::run: tokens -> padded batch -> trace.
-#include "trace.h"
+#include "engine/trace.h"
 
 #include <gtest/gtest.h>
 

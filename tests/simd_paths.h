@@ -5,7 +5,7 @@
 //   MHA_ON_EVERY_PATH(MySuite);
 #pragma once
 
-#include "simd.h"
+#include "engine/simd.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Small helpers shared by the unit tests: random inputs from the portable PRNG.
 #pragma once
 
-#include "attention.h"
-#include "prng.h"
-#include "weights.h"
+#include "engine/attention.h"
+#include "text/prng.h"
+#include "engine/weights.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "tokenizer.h"
+#include "text/tokenizer.h"
 
-#include "utf8.h"
+#include "text/utf8.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The engine against PyTorch's nn.MultiheadAttention(batch_first=True, bias=False).
 // Fixtures come from make_torch_fixtures.py (float64 torch on float32 inputs) and are
 // committed, so this test needs no torch.
-#include "attention.h"
+#include "engine/attention.h"
 
-#include "simd.h"
+#include "engine/simd.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

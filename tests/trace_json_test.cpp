@@ -1,5 +1,5 @@
 // The trace JSON contract of DESIGN.md: every key, every shape, exact floats.
-#include "trace_json.h"
+#include "io/trace_json.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // Seeded Glorot-uniform weights: fixed by the seed alone.
-#include "weights.h"
+#include "engine/weights.h"
 
 #include <gtest/gtest.h>
 

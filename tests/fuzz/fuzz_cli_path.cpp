@@ -4,10 +4,10 @@
 #include "fuzz_check.h"
 #include "fuzz_csv.h"
 
-#include "figure.h"
-#include "figure_export.h"
-#include "scene_json.h"
-#include "trace_json.h"
+#include "figures/figure.h"
+#include "io/figure_export.h"
+#include "io/scene_json.h"
+#include "io/trace_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 // sentences no JSON file gave: the CLI's --sentence takes any bytes.
 #include "fuzz_check.h"
 
-#include "scene_json.h"
+#include "io/scene_json.h"
 
 #include <cstdint>
 #include <stdexcept>

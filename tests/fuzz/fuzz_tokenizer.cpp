@@ -3,8 +3,8 @@
 // promises that can be checked on any input.
 #include "fuzz_check.h"
 
-#include "tokenizer.h"
-#include "utf8.h"
+#include "text/tokenizer.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,0 +1,73 @@
+// Ctrl+O: open a demo scene or a scene file (no file-dialog library on Debian: a path field).
+#include "panels/panels.h"
+
+#include "io/scene_json.h"
+#include "view_settings.h"
+
+#include <imgui_stdlib.h>
+
+namespace app {
+
+namespace {
+
+void loaded(core::Scene& scene, const core::Scene& next, const core::SceneView& settings,
+            ViewState& view, const std::string& what) {
+    scene = next;
+    view.pinnedQuery = -1;
+    view.batchIndex = 0;
+    applySceneView(settings, view); // tab, colours, theme, heads shown
+    view.showScenes = false;
+    showNotice(view, "Opened " + what, 3.0);
+}
+
+} // namespace
+
+bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path) {
+    core::Scene next;
+    core::SceneView settings;
+    if (std::string error = core::loadSceneFile(path, next, &settings); !error.empty()) {
+        showNotice(view, error, 5.0); // the current scene stays
+        return false;
+    }
+    loaded(scene, next, settings, view, path);
+    return true;
+}
+
+void openDemoScene(core::Scene& scene, ViewState& view, const char* name) {
+    core::SceneView settings;
+    const core::Scene next = core::demoScene(name, &settings); // embedded: always valid
+    loaded(scene, next, settings, view, std::string("demo scene ") + name);
+}
+
+void drawScenesPanel(core::Scene& scene, ViewState& view) {
+    if (!view.showScenes) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.4f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::Begin("Open a scene (Ctrl+O)", &view.showScenes,
+                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::TextUnformatted("Demo scenes (or press 1-5):");
+    int index = 0;
+    for (const char* name : core::kDemoScenes) {
+        ++index;
+        const std::string label = std::to_string(index) + "  " + name;
+        const bool key = !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed('0' + index, false);
+        if (ImGui::Selectable(label.c_str()) || key) {
+            openDemoScene(scene, view, name);
+            break;
+        }
+    }
+    ImGui::Separator();
+    ImGui::TextUnformatted("A scene file (.json), or drop one onto the window:");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 26);
+    const bool enter =
+        ImGui::InputTextWithHint("##path", "/path/to/scene.json", &view.scenePathInput,
+                                 ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Open") || enter) && !view.scenePathInput.empty())
+        openSceneFile(scene, view, view.scenePathInput);
+    ImGui::TextDisabled("Ctrl+S saves the current scene into the export folder.");
+    ImGui::End();
+}
+
+} // namespace app

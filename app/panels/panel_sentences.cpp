@@ -1,0 +1,164 @@
+// Panel: the sentence(s) the user types, with their tokens.
+#include "panels/panels.h"
+#include "io/scene_json.h"
+
+#include "figures/attention_map.h"
+
+#include <imgui_stdlib.h>
+
+#include <cstdio>
+#include <string>
+
+namespace app {
+
+namespace {
+
+constexpr int kMaxBatch = 8;
+const char* const kSecondSentence = "A dog barked.";
+const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
+
+// Tokens as small chips; hovering one lights its row up in every head.
+void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, ViewState& view) {
+    const int count = tokens ? int(tokens->tokens.size()) : 0;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    for (int i = 0; i < std::max(count, paddedLength); ++i) {
+        const bool isPad = i >= count;
+        const std::string label = isPad ? core::kPadLabel : tokens->tokens[std::size_t(i)].text;
+        const float width =
+            ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+        if (i > 0) {
+            ImGui::SameLine(0, 3);
+            if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
+        }
+        ImGui::PushID(i);
+        const bool lit = isShown && (view.hover.query == i || view.pinnedQuery == i);
+        if (isPad)
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (lit)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::SmallButton(label.c_str()) && isShown)
+            view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+        if (lit) ImGui::PopStyleColor();
+        if (isPad) ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered() && isShown) {
+            view.nextHover.query = i;
+            ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
+                                    : "token %d; click to pin its row",
+                              i + 1);
+        }
+        ImGui::PopID();
+    }
+}
+
+} // namespace
+
+void itemTooltip(const char* text) {
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                        ViewState& view) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Sentences", nullptr, kPanelFlags);
+    const int batch = int(scene.sentences.size());
+    const bool traceMatchesBatch = trace.batch() == batch;
+    const float removeWidth = ImGui::GetFrameHeight();
+
+    for (int b = 0; b < batch; ++b) {
+        ImGui::PushID(b);
+        if (batch > 1) {
+            if (ImGui::RadioButton("##show", view.batchIndex == b)) {
+                view.batchIndex = b;
+                view.mapsUploaded = false;
+            }
+            itemTooltip("Show this sentence's attention maps in the heads panels.");
+            ImGui::SameLine();
+        }
+        // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
+        if (view.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
+            ImGui::SetKeyboardFocusHere();
+            view.focusSentence = false;
+        }
+        ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x)
+                                          : -1.0f);
+        ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
+        itemTooltip("Type any sentence: the maps update with every keystroke.");
+        if (batch > 1) {
+            ImGui::SameLine();
+            if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
+                scene.sentences.erase(scene.sentences.begin() + b);
+                if (scene.sources.size() > 1) // one source per sentence: keep them paired
+                    scene.sources.erase(
+                        scene.sources.begin() +
+                        std::min<std::ptrdiff_t>(b, std::ptrdiff_t(scene.sources.size()) - 1));
+                ImGui::PopID();
+                break;
+            }
+            itemTooltip("Remove this sentence from the batch.");
+        }
+        const core::Tokenized* tokens =
+            traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+        tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.batchIndex, view);
+        ImGui::PopID();
+        ImGui::Spacing();
+    }
+
+    ImGui::BeginDisabled(batch >= kMaxBatch);
+    if (ImGui::Button("+ Add sentence")) {
+        scene.sentences.push_back(kSecondSentence);
+        if (scene.sources.size() > 1) scene.sources.push_back(scene.sources.back());
+    }
+    ImGui::EndDisabled();
+    itemTooltip(
+        "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
+
+    bool cross = scene.isCross();
+    ImGui::SameLine();
+    if (ImGui::Checkbox("Cross-attention", &cross)) {
+        if (cross)
+            scene.sources = {kDefaultSource};
+        else
+            scene.sources.clear();
+    }
+    itemTooltip("Take keys and values from a second (source) sentence, as a decoder attends to its "
+                "encoder.");
+    // The demo scenes, one click away (Ctrl+O opens them too, and files).
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("Demos").x + ImGui::GetFrameHeight() +
+                            ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::BeginCombo("##demo", "Demos", ImGuiComboFlags_HeightLarge)) {
+        for (const char* name : core::kDemoScenes)
+            if (ImGui::Selectable(name)) openDemoScene(scene, view, name);
+        ImGui::Separator();
+        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.showScenes = true;
+        ImGui::EndCombo();
+    }
+    itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
+                "cross-attention, the sqrt(d_model) pitfall.");
+    if (scene.isCross()) {
+        ImGui::TextDisabled("Source (keys and values)");
+        ImGui::SetNextItemWidth(-1.0f);
+        ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
+        itemTooltip("The sentence whose tokens every query attends to.");
+        if (trace.scene.isCross() && !trace.sources.empty())
+            tokenChips(&trace.sources[0], 0, false, view);
+    }
+
+    ImGui::Spacing();
+    auto wrapped = [](ImVec4 color, const std::string& text) {
+        ImGui::PushStyleColor(ImGuiCol_Text, color);
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+    };
+    if (!view.sceneError.empty())
+        wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f),
+                view.sceneError + " (the maps show the last valid input)");
+    else if (!view.sceneHint.empty())
+        wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), view.sceneHint);
+    for (const std::string& warning : trace.warnings)
+        wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
+    ImGui::End();
+}
+
+} // namespace app

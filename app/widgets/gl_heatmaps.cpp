@@ -1,0 +1,188 @@
+#include "widgets/gl_heatmaps.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <array>
+
+namespace app {
+
+namespace {
+
+unsigned compileShader(GLenum type, std::string_view name, std::string& error) {
+    const std::string_view source = shaderSource(name);
+    if (source.empty()) {
+        error = "shader " + std::string(name) + " is not embedded";
+        return 0;
+    }
+    const GLuint shader = glCreateShader(type);
+    const char* text = source.data();
+    const GLint length = GLint(source.size());
+    glShaderSource(shader, 1, &text, &length);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        std::array<char, 2048> log{};
+        glGetShaderInfoLog(shader, GLsizei(log.size()), nullptr, log.data());
+        error = std::string(name) + ": " + log.data();
+        glDeleteShader(shader);
+        return 0;
+    }
+    return shader;
+}
+
+// Nearest-filtered RGBA8 texture: lookup tables and patterns must not blend.
+unsigned makeRgbaTexture(int width, int height, const unsigned char* rgba, GLint wrap) {
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, wrap);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, wrap);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    return texture;
+}
+
+} // namespace
+
+bool GlHeatmaps::init(std::string& error) {
+    const unsigned vert = compileShader(GL_VERTEX_SHADER, "fullscreen.vert", error);
+    const unsigned frag = vert ? compileShader(GL_FRAGMENT_SHADER, "heatmap.frag", error) : 0;
+    if (!vert || !frag) return false;
+    program_ = glCreateProgram();
+    glAttachShader(program_, vert);
+    glAttachShader(program_, frag);
+    glLinkProgram(program_);
+    glDeleteShader(vert);
+    glDeleteShader(frag);
+    GLint ok = 0;
+    glGetProgramiv(program_, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        std::array<char, 2048> log{};
+        glGetProgramInfoLog(program_, GLsizei(log.size()), nullptr, log.data());
+        error = std::string("heatmap program: ") + log.data();
+        return false;
+    }
+    locValues_ = glGetUniformLocation(program_, "values");
+    locColormap_ = glGetUniformLocation(program_, "colormap");
+    locRange_ = glGetUniformLocation(program_, "valueRange");
+    locHatch_ = glGetUniformLocation(program_, "hatchPattern");
+    glGenVertexArrays(1, &vertexArray_); // core profile draws need a bound VAO
+
+    for (core::ColormapId id :
+         {core::ColormapId::Viridis, core::ColormapId::Magma, core::ColormapId::Cividis,
+          core::ColormapId::Greys, core::ColormapId::RdBu}) {
+        std::array<unsigned char, 256 * 4> rgba{};
+        const core::ColormapTable& table = core::colormapTable(id);
+        for (int i = 0; i < 256; ++i) {
+            rgba[i * 4 + 0] = table[i].r, rgba[i * 4 + 1] = table[i].g;
+            rgba[i * 4 + 2] = table[i].b, rgba[i * 4 + 3] = 255;
+        }
+        colormapTextures_.push_back(makeRgbaTexture(256, 1, rgba.data(), GL_CLAMP_TO_EDGE));
+    }
+
+    // Masked cells: light grey with darker diagonal stripes, 2 of every 8 pixels. A texture
+    // lookup is cheaper than computing the pattern per pixel in llvmpipe.
+    std::array<unsigned char, 8 * 8 * 4> hatch{};
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) {
+            const unsigned char grey = (x + y) % 8 < 2 ? 140 : 205;
+            unsigned char* px = &hatch[std::size_t(y * 8 + x) * 4];
+            px[0] = grey, px[1] = grey, px[2] = static_cast<unsigned char>(grey + 4), px[3] = 255;
+        }
+    hatchTexture_ = makeRgbaTexture(8, 8, hatch.data(), GL_REPEAT);
+    return true;
+}
+
+void GlHeatmaps::shutdown() {
+    for (Slot& s : slots_) glDeleteTextures(1, &s.valueTexture);
+    slots_.clear();
+    draws_.clear();
+    glDeleteTextures(GLsizei(colormapTextures_.size()), colormapTextures_.data());
+    glDeleteTextures(1, &hatchTexture_);
+    colormapTextures_.clear();
+    glDeleteVertexArrays(1, &vertexArray_);
+    glDeleteProgram(program_);
+    program_ = vertexArray_ = 0;
+}
+
+void GlHeatmaps::keepSlots(int count) {
+    for (std::size_t k = std::size_t(std::max(count, 0)); k < slots_.size(); ++k)
+        glDeleteTextures(1, &slots_[k].valueTexture);
+    if (count < int(slots_.size())) slots_.resize(std::size_t(std::max(count, 0)));
+}
+
+void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
+    if (index >= int(slots_.size())) slots_.resize(std::size_t(index) + 1);
+    Slot& s = slots_[std::size_t(index)];
+    if (!s.valueTexture) {
+        glGenTextures(1, &s.valueTexture);
+        glBindTexture(GL_TEXTURE_2D, s.valueTexture);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    }
+    glBindTexture(GL_TEXTURE_2D, s.valueTexture);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    if (rows != s.rows || cols != s.cols)
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, values);
+    else
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RED, GL_FLOAT, values);
+    s.rows = rows, s.cols = cols;
+}
+
+void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
+                      core::ColormapId colormap, float valueMin, float valueMax) {
+    if (slot < 0 || slot >= int(slots_.size()) || !slots_[std::size_t(slot)].valueTexture) return;
+    const Slot& s = slots_[std::size_t(slot)];
+    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.rows, s.cols, min, max,
+                          valueMin, valueMax});
+    drawList->AddCallback(renderCallback, &draws_.back());
+    drawList->AddCallback(ImDrawCallback_ResetRenderState,
+                          nullptr); // hand GL back to ImGui's renderer
+}
+
+void GlHeatmaps::renderCallback(const ImDrawList*, const ImDrawCmd* command) {
+    const Draw& d = *static_cast<const Draw*>(command->UserCallbackData);
+    d.self->render(d, *command);
+}
+
+void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
+    const ImDrawData* data = ImGui::GetDrawData();
+    const ImVec2 origin = data->DisplayPos, scale = data->FramebufferScale;
+    const float framebufferHeight = data->DisplaySize.y * scale.y;
+    // Screen rectangle -> GL window coordinates (origin bottom-left).
+    const float x0 = (d.min.x - origin.x) * scale.x, x1 = (d.max.x - origin.x) * scale.x;
+    const float y0 = framebufferHeight - (d.max.y - origin.y) * scale.y;
+    const float y1 = framebufferHeight - (d.min.y - origin.y) * scale.y;
+    const ImVec4 clip = command.ClipRect; // the panel's visible area
+    const float cx0 = (clip.x - origin.x) * scale.x, cx1 = (clip.z - origin.x) * scale.x;
+    const float cy0 = framebufferHeight - (clip.w - origin.y) * scale.y;
+    const float cy1 = framebufferHeight - (clip.y - origin.y) * scale.y;
+    if (cx1 <= cx0 || cy1 <= cy0) return;
+
+    glViewport(GLint(x0), GLint(y0), GLsizei(x1 - x0 + 0.5f), GLsizei(y1 - y0 + 0.5f));
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(GLint(cx0), GLint(cy0), GLsizei(cx1 - cx0), GLsizei(cy1 - cy0));
+    glDisable(GL_BLEND);
+    glUseProgram(program_);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, d.colormapTexture);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, d.valueTexture);
+    glUniform1i(locValues_, 0);
+    glUniform1i(locColormap_, 1);
+    glUniform2f(locRange_, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
+    glUniform1i(locHatch_, 2);
+    glBindVertexArray(vertexArray_);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+unsigned GlHeatmaps::colormapTexture(core::ColormapId colormap) const {
+    return colormapTextures_.at(std::size_t(colormap));
+}
+
+} // namespace app

@@ -1,0 +1,65 @@
+// GPU side of the heatmaps: one R32F value texture per map, coloured by
+// shaders/heatmap.frag straight into the window while ImGui renders (a draw-list
+// callback: no extra framebuffers, exact pixels, 512 x 512 maps stay cheap).
+#pragma once
+
+#include "figures/colormap.h"
+
+#include <imgui.h>
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace app {
+
+class GlHeatmaps {
+  public:
+    // Compiles the shaders and uploads the colormap tables. Needs a current GL 3.3 context.
+    bool init(std::string& error);
+    void shutdown();
+
+    // Call once per frame before any draw(): forgets the previous frame's draws.
+    void beginFrame() { draws_.clear(); }
+
+    // Values of map `slot`: rows x cols, row-major, masked cells < 0.
+    void setValues(int slot, const float* values, int rows, int cols);
+
+    // Frees the textures of slots >= count (after H went down).
+    void keepSlots(int count);
+
+    // Queues map `slot` into `drawList`, filling [min, max] on screen.
+    void draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap,
+              float valueMin, float valueMax);
+
+    // 256 x 1 texture of a colormap, for colour bars.
+    unsigned colormapTexture(core::ColormapId colormap) const;
+
+  private:
+    struct Slot {
+        unsigned valueTexture = 0;
+        int rows = 0, cols = 0;
+    };
+    struct Draw { // what one callback needs; lives until the next beginFrame()
+        const GlHeatmaps* self = nullptr;
+        unsigned valueTexture = 0, colormapTexture = 0;
+        int rows = 0, cols = 0;
+        ImVec2 min, max;
+        float valueMin = 0, valueMax = 1;
+    };
+    static void renderCallback(const ImDrawList* list, const ImDrawCmd* command);
+    void render(const Draw& d, const ImDrawCmd& command) const;
+
+    std::vector<Slot> slots_;
+    std::deque<Draw> draws_; // deque: pointers stay valid as draws are added
+    std::vector<unsigned> colormapTextures_;
+    unsigned program_ = 0, vertexArray_ = 0;
+    int locValues_ = -1, locColormap_ = -1, locRange_ = -1, locHatch_ = -1;
+    unsigned hatchTexture_ = 0;
+};
+
+// GLSL sources embedded from shaders/ at build time.
+std::string_view shaderSource(std::string_view name);
+
+} // namespace app

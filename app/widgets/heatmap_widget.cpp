@@ -1,0 +1,301 @@
+#include "widgets/heatmap_widget.h"
+
+#include "engine/attention_stats.h"
+#include "figures/head_views.h"
+
+#include "text/utf8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace app {
+
+namespace {
+
+ImVec2 operator+(ImVec2 a, ImVec2 b) {
+    return ImVec2(a.x + b.x, a.y + b.y);
+}
+
+// Cuts text to fit maxWidth, ending in an ellipsis; whole code points only.
+std::string fitText(const std::string& text, float maxWidth) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= maxWidth) return text;
+    const bool hasEllipsis = ImGui::GetFont()->FindGlyphNoFallback(0x2026) != nullptr;
+    const std::string ellipsis = hasEllipsis ? "\xE2\x80\xA6" : "..";
+    const std::u32string points = core::decodeUtf8(text);
+    auto prefix = [&](std::size_t n) {
+        std::string candidate;
+        for (std::size_t k = 0; k < n; ++k) core::appendUtf8(candidate, points[k]);
+        return candidate + ellipsis;
+    };
+    // The longest prefix that fits, by binary search: labels are measured every frame.
+    std::size_t lo = 0, hi = points.size();
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (ImGui::CalcTextSize(prefix(mid).c_str()).x <= maxWidth)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo == 0 ? std::string() : prefix(lo);
+}
+
+// Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
+// ImGui has no rotated text: draw it flat at `flat` (a spot inside the widget, so the
+// clip rectangle keeps every glyph), then rotate the vertices it added.
+void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color,
+                     const std::string& text) {
+    const int first = draw->VtxBuffer.Size;
+    draw->AddText(flat, color, text.c_str());
+    for (int v = first; v < draw->VtxBuffer.Size; ++v) {
+        ImVec2& p = draw->VtxBuffer[v].pos;
+        p = ImVec2(anchor.x + (p.y - flat.y), anchor.y - (p.x - flat.x));
+    }
+}
+
+float widestLabel(const std::vector<std::string>& labels) {
+    float widest = 0;
+    for (const std::string& label : labels)
+        widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+    return widest;
+}
+
+void cellTooltip(const core::Trace& trace, const ViewState& view, int head, int i, int j) {
+    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    const core::Attention& a = trace.attention;
+    const float value = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
+    const float score = a.scores(a.headRow(view.batchIndex, head, i), j);
+    ImGui::BeginTooltip();
+    ImGui::TextDisabled("%s", trace.headNames[std::size_t(head)].c_str());
+    ImGui::Text("query  %s  (#%d)", map.queryLabels[std::size_t(i)].c_str(), i + 1);
+    ImGui::Text("key    %s  (#%d)", map.keyLabels[std::size_t(j)].c_str(), j + 1);
+    if (value == core::kMaskedCell)
+        ImGui::TextUnformatted("weight masked (\xE2\x88\x92\xE2\x88\x9E before softmax)");
+    else
+        ImGui::Text("weight %.4f", value);
+    ImGui::Text("score  %.4f  (scaled q\xC2\xB7k, before the mask)", score);
+    ImGui::EndTooltip();
+}
+
+} // namespace
+
+ImU32 headColor(int head, int heads, float alpha) {
+    const float hue = heads > 0 ? float(head) / float(heads) : 0.0f;
+    // Same hue on every theme; darker and more saturated on a light background to stay readable.
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    const bool lightBackground = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
+    return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha)
+                           : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
+}
+
+void keepViewInRange(const core::Trace& trace, ViewState& view) {
+    const int lastHead = std::max(trace.attention.heads - 1, 0);
+    view.selectedHead = std::clamp(view.selectedHead, 0, lastHead);
+    view.compareHead = std::clamp(view.compareHead, 0, lastHead);
+    view.batchIndex = std::clamp(view.batchIndex, 0, std::max(trace.batch() - 1, 0));
+    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
+}
+
+void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    keepViewInRange(trace, view); // a new trace may have fewer sentences, heads or tokens
+    view.maps.resize(std::size_t(trace.attention.heads));
+    for (int h = 0; h < trace.attention.heads; ++h) {
+        view.maps[std::size_t(h)] = core::attentionMap(trace, view.batchIndex, h);
+        const core::AttentionMap& map = view.maps[std::size_t(h)];
+        gl.setValues(h, map.values.data(), map.rows, map.cols);
+    }
+    view.meanEntropy = core::meanRowEntropy(trace.attention);
+    view.derivedUploaded = false; // the mean and statistics: when their tab is shown
+    view.differenceOf[0] = view.differenceOf[1] = -1;   // uploaded when the tab is shown
+    gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
+    view.mapsUploaded = true;
+}
+
+void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    if (view.derivedUploaded) return;
+    const int heads = trace.attention.heads;
+    view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
+    gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(), view.meanMap.rows,
+                 view.meanMap.cols);
+    view.headStats.clear();
+    view.entropyMap = {};
+    view.entropyMap.rows = heads, view.entropyMap.cols = view.meanMap.rows;
+    view.entropyMap.keyLabels = view.meanMap.queryLabels;
+    for (int h = 0; h < heads; ++h) {
+        view.headStats.push_back(core::headStatistics(trace, view.batchIndex, h));
+        view.entropyMap.queryLabels.push_back(trace.headNames[std::size_t(h)]);
+        for (const core::RowStatistics& row : view.headStats.back().rows)
+            view.entropyMap.values.push_back(row.argmaxKey < 0 ? core::kMaskedCell
+                                                               : float(row.entropyBits));
+        view.entropyMap.maxWeight =
+            std::max(view.entropyMap.maxWeight, float(view.headStats.back().maxEntropyBits));
+    }
+    gl.setValues(derivedSlot(view, DerivedMap::Entropy), view.entropyMap.values.data(),
+                 view.entropyMap.rows, view.entropyMap.cols);
+    view.derivedUploaded = true;
+}
+
+void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+                         int headB) {
+    if (view.differenceOf[0] == headA && view.differenceOf[1] == headB) return;
+    view.differenceMap = core::headDifferenceMap(trace, view.batchIndex, headA, headB);
+    gl.setValues(derivedSlot(view, DerivedMap::Difference), view.differenceMap.values.data(),
+                 view.differenceMap.rows, view.differenceMap.cols);
+    view.differenceOf[0] = headA, view.differenceOf[1] = headB;
+}
+
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
+               LabelMode labels) {
+    const int rows = map.rows, cols = map.cols;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float fontSize = ImGui::GetFontSize();
+    const float pad = 4.0f;
+
+    // Labels only where a map is big enough to carry them; tooltips always name tokens.
+    const bool showLabels = std::min(size.x, size.y) >= 7.0f * fontSize;
+    const float labelShare = labels == LabelMode::Full ? 0.30f : 0.24f;
+    const float rowLabelWidth =
+        showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
+    const float colLabelHeight =
+        showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
+    const float cell = std::max(1e-3f, std::min( // cells may be sub-pixel: the shader samples them
+                                           (size.x - rowLabelWidth) / float(cols),
+                                           (size.y - colLabelHeight) / float(rows)));
+    const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
+    const ImVec2 mapMax = mapMin + ImVec2(cell * float(cols), cell * float(rows));
+
+    style.gl->draw(draw, style.slot, mapMin, mapMax, style.colormap, style.valueMin,
+                   style.valueMax);
+    if (cell >= 10.0f) { // seams between cells once they are big enough to read as a grid
+        const ImU32 seam = IM_COL32(0, 0, 0, 80);
+        for (int i = 1; i < rows; ++i)
+            draw->AddLine(ImVec2(mapMin.x, mapMin.y + cell * float(i)),
+                          ImVec2(mapMax.x, mapMin.y + cell * float(i)), seam);
+        for (int j = 1; j < cols; ++j)
+            draw->AddLine(ImVec2(mapMin.x + cell * float(j), mapMin.y),
+                          ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
+    }
+
+    // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
+    const CellRef hover = style.shareHover ? view.hover : CellRef{};
+    const int pinned = style.shareHover ? view.pinnedQuery : -1;
+    const ImU32 textColor = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 dimColor = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 accent = IM_COL32(255, 140, 0, 255);
+    if (showLabels) {
+        const int step =
+            std::max(1, int(std::ceil(fontSize * 0.95f / cell))); // every k-th when crowded
+        for (int i = 0; i < rows; i += step) {
+            const std::string text = fitText(map.queryLabels[std::size_t(i)], rowLabelWidth - pad);
+            const float width = ImGui::CalcTextSize(text.c_str()).x;
+            const bool lit = i == hover.query || i == pinned;
+            const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
+            draw->AddText(ImVec2(mapMin.x - 4.0f - width,
+                                 mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
+                          i == pinned ? accent : (lit || !isPad ? textColor : dimColor),
+                          text.c_str());
+        }
+        for (int j = 0; j < cols; j += step) {
+            const std::string text = fitText(map.keyLabels[std::size_t(j)], colLabelHeight - pad);
+            const bool isPad = map.keyLabels[std::size_t(j)] == core::kPadLabel;
+            addVerticalText(
+                draw,
+                ImVec2(mapMin.x + cell * (float(j) + 0.5f) - fontSize * 0.5f, mapMin.y - 4.0f),
+                origin, j == hover.key || !isPad ? textColor : dimColor, text);
+        }
+    }
+
+    // Highlights from the previous frame's hover, so every head lights up together.
+    if (hover.query >= 0 && hover.query < rows)
+        draw->AddRect(ImVec2(mapMin.x, mapMin.y + cell * float(hover.query)),
+                      ImVec2(mapMax.x, mapMin.y + cell * float(hover.query + 1)),
+                      IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
+    if (hover.key >= 0 && hover.key < cols)
+        draw->AddRect(ImVec2(mapMin.x + cell * float(hover.key), mapMin.y),
+                      ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y),
+                      IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
+    if (pinned >= 0 && pinned < rows)
+        draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(pinned) - 1),
+                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(pinned + 1) + 1), accent, 0, 0,
+                      2.5f);
+    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2), style.frameColor, 0, 0,
+                  style.frameThickness);
+
+    MapHit hit;
+    ImGui::PushID(style.slot);
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::InvisibleButton("map", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
+    hit.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    if (ImGui::IsItemHovered()) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const int j = int(std::floor((mouse.x - mapMin.x) / cell));
+        const int i = int(std::floor((mouse.y - mapMin.y) / cell));
+        const bool inRows = i >= 0 && i < rows, inCols = j >= 0 && j < cols;
+        if (inRows && inCols) {
+            hit.row = i, hit.col = j;
+            if (style.shareHover) view.nextHover = {i, j};
+            if (hit.clicked && style.shareHover) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+        } else if (inRows && mouse.x < mapMin.x) {
+            if (style.shareHover) view.nextHover.query = i;
+            ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
+        } else if (inCols && mouse.y < mapMin.y) {
+            if (style.shareHover) view.nextHover.key = j;
+            ImGui::SetTooltip("%s", map.keyLabels[std::size_t(j)].c_str());
+        }
+    }
+    ImGui::PopID();
+    return hit;
+}
+
+bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+                 LabelMode labels) {
+    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    MapStyle style;
+    style.gl = &gl;
+    style.slot = head;
+    style.valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = view.colormap;
+    style.frameColor = headColor(head, int(view.maps.size()));
+    style.frameThickness = head == view.selectedHead ? 3.0f : 1.5f;
+    const MapHit hit = drawMap(map, style, view, size, labels);
+    if (ImGui::IsItemHovered()) view.nextHoverHead = head; // its slice lights up in the pipeline
+    if (hit.row >= 0) cellTooltip(trace, view, head, hit.row, hit.col);
+    if (hit.clicked) view.selectedHead = head;
+    return hit.clicked;
+}
+
+void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, float valueMax,
+                  float width) {
+    const float height = ImGui::GetFontSize() * 0.8f;
+    ImGui::Image(
+        reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(gl.colormapTexture(colormap))),
+        ImVec2(width, height));
+    const ImVec2 barMin = ImGui::GetItemRectMin();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 color = ImGui::GetColorU32(ImGuiCol_Text);
+    const float y = barMin.y + height + 2.0f;
+    const float span = valueMax - valueMin;
+    const char* format = span >= 0.995f ? "%.2f" : "%.3f";
+    // Quarters, halves or just the ends: as many ticks as labels fit (large type, narrow bar).
+    char widest[32];
+    std::snprintf(widest, sizeof widest, format, -std::max(std::abs(valueMin), std::abs(valueMax)));
+    // The end labels sit inside the bar, so the first two are 1.5 labels apart at least.
+    const float labelGap = ImGui::CalcTextSize(widest).x * 1.5f + ImGui::GetFontSize() * 0.5f;
+    int intervals = 4;
+    while (intervals > 1 && width / float(intervals) < labelGap) intervals /= 2;
+    for (int k = 0; k <= intervals; ++k) {
+        char label[32];
+        std::snprintf(label, sizeof label, format, valueMin + span * float(k) / float(intervals));
+        const float textWidth = ImGui::CalcTextSize(label).x;
+        const float x = barMin.x + width * float(k) / float(intervals);
+        draw->AddLine(ImVec2(x, barMin.y + height), ImVec2(x, barMin.y + height + 3.0f), color);
+        draw->AddText(
+            ImVec2(std::clamp(x - textWidth * 0.5f, barMin.x, barMin.x + width - textWidth),
+                   y + 2.0f),
+            color, label);
+    }
+    ImGui::Dummy(ImVec2(width, ImGui::GetFontSize() + 6.0f));
+}
+
+} // namespace app

@@ -1,0 +1,69 @@
+// One attention heatmap with token labels, hover highlights, tooltip and clicks.
+#pragma once
+
+#include "widgets/gl_heatmaps.h"
+#include "engine/trace.h"
+#include "view_state.h"
+
+#include <imgui.h>
+
+namespace app {
+
+// Rebuilds view.maps for the shown sentence and uploads them (call after a recompute).
+void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+
+// Brings the selected and compared heads, the shown sentence and the pinned row back inside
+// the trace on screen. Keys, scene files and a smaller H can leave them outside; every panel
+// after this call may index with them. Call every frame, after the trace may have changed.
+void keepViewInRange(const core::Trace& trace, ViewState& view);
+
+// The views beside the grid keep their textures in the slots after the heads'.
+enum class DerivedMap { Mean, Difference, Entropy };
+inline constexpr int kDerivedMaps = 3;
+inline int derivedSlot(const ViewState& view, DerivedMap which) {
+    return int(view.maps.size()) + int(which);
+}
+
+// view.meanMap, entropyMap and headStats for the shown sentence, once per recompute (only
+// when a tab shows them: they cost as much as a frame at H x N x M = 16 x 128 x 128).
+void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+
+// view.differenceMap = head a - head b, uploaded when those heads changed.
+void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+                         int headB);
+
+enum class LabelMode { Compact, Full };
+
+struct MapStyle {
+    GlHeatmaps* gl = nullptr;
+    int slot = 0; // texture slot; also the widget's ImGui id
+    float valueMin = 0, valueMax = 1;
+    core::ColormapId colormap = core::ColormapId::Viridis;
+    ImU32 frameColor = IM_COL32(128, 128, 128, 255);
+    float frameThickness = 1.5f;
+    bool shareHover = true; // rows x columns are this sentence's queries x keys
+};
+
+struct MapHit {
+    int row = -1, col = -1; // the cell under the mouse
+    bool clicked = false;
+};
+
+// Any map with labels, hover highlights and clicks, `size` pixels at the cursor. The caller
+// adds the cell's tooltip. The invisible button is the last item (IsItemHovered works).
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
+               LabelMode labels);
+
+// Draws head `head` into the rectangle at the cursor, `size` pixels, labels included.
+// Returns true when the map was clicked.
+bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+                 LabelMode labels);
+
+// Horizontal colour bar `width` wide, valueMin..valueMax, with labelled ends and middle.
+void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, float valueMax,
+                  float width);
+
+// Colour of head h's frame and slice (the same hue everywhere it appears).
+ImU32 headColor(int head, int heads, float alpha = 1.0f);
+
+} // namespace app

@@ -1,0 +1,126 @@
+#include "engine/attention.h"
+
+#include "engine/attention_kernel.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace core {
+
+std::string_view toString(ScaleKind scale) {
+    switch (scale) {
+    case ScaleKind::SqrtDHead:
+        return "sqrt_d_head";
+    case ScaleKind::SqrtDModel:
+        return "sqrt_d_model";
+    case ScaleKind::None:
+        return "none";
+    }
+    return "sqrt_d_head";
+}
+
+std::string_view toString(MaskKind mask) {
+    return mask == MaskKind::Causal ? "causal" : "none";
+}
+
+std::optional<ScaleKind> parseScaleKind(std::string_view text) {
+    for (ScaleKind s : {ScaleKind::SqrtDHead, ScaleKind::SqrtDModel, ScaleKind::None})
+        if (text == toString(s)) return s;
+    return std::nullopt;
+}
+
+std::optional<MaskKind> parseMaskKind(std::string_view text) {
+    for (MaskKind m : {MaskKind::None, MaskKind::Causal})
+        if (text == toString(m)) return m;
+    return std::nullopt;
+}
+
+Scalar scaleFactor(ScaleKind scale, int d_model, int heads) {
+    switch (scale) {
+    case ScaleKind::SqrtDHead:
+        return Scalar(1.0 / std::sqrt(double(d_model / heads)));
+    case ScaleKind::SqrtDModel:
+        return Scalar(1.0 / std::sqrt(double(d_model)));
+    case ScaleKind::None:
+        return 1;
+    }
+    return 1;
+}
+
+double forwardFlops(int batch, int queryLen, int keyLen, int d_model) {
+    const double b = batch, n = queryLen, m = keyLen, d = d_model;
+    const double projections = 2 * b * (n + 2 * m) * d * d; // Q from N rows, K and V from M
+    const double scores = 2 * b * n * m * d;                // summed over heads: H * d_head = d
+    const double weightedValues = 2 * b * n * m * d;
+    const double outProjection = 2 * b * n * d * d;
+    return projections + scores + weightedValues + outProjection;
+}
+
+namespace {
+
+void checkShapes(const AttentionInput& in, const Weights& w) {
+    const int d_model = w.dModel();
+    auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+    if (in.batch < 1 || in.queryLen < 1 || in.keyLen < 1) fail("batch and lengths must be >= 1");
+    if (in.heads < 1 || d_model % in.heads != 0)
+        fail("heads (" + std::to_string(in.heads) + ") must divide d_model (" +
+             std::to_string(d_model) + ")");
+    for (const Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO})
+        if (m->rows() != d_model || m->cols() != d_model) fail("weights must be d_model x d_model");
+    if (in.x.rows() != Eigen::Index(in.batch) * in.queryLen || in.x.cols() != d_model)
+        fail("x must be (B*N) x d_model");
+    if (in.isCross()) {
+        if (in.xSource.rows() != Eigen::Index(in.batch) * in.keyLen || in.xSource.cols() != d_model)
+            fail("x_source must be (B*M) x d_model");
+    } else if (in.keyLen != in.queryLen) {
+        fail("self-attention needs M = N");
+    }
+    if (in.keyPadding.size() > 0 &&
+        (in.keyPadding.rows() != in.batch || in.keyPadding.cols() != in.keyLen))
+        fail("key padding must be B x M");
+    for (int h : in.ablatedHeads)
+        if (h < 0 || h >= in.heads)
+            fail("ablated head " + std::to_string(h + 1) +
+                 " does not exist (heads = " + std::to_string(in.heads) + ")");
+}
+
+} // namespace
+
+SplitSource splitSource(int head, int row, int col, int len, int d_model, int heads,
+                        bool reshapeBug) {
+    const int d_head = d_model / heads;
+    if (!reshapeBug) return {row, head * d_head + col};
+    const long long flat = (static_cast<long long>(head) * len + row) * d_head + col;
+    return {int(flat / d_model), int(flat % d_model)};
+}
+
+void forward(const AttentionInput& in, const Weights& w, Attention& out) {
+    checkShapes(in, w);
+    const int B = in.batch, N = in.queryLen, M = in.keyLen, H = in.heads;
+    const int d_model = w.dModel(), d_head = d_model / H;
+    out.batch = B, out.queryLen = N, out.keyLen = M, out.heads = H;
+    out.d_model = d_model, out.d_head = d_head;
+    out.causal = in.causal;
+    out.scale = scaleFactor(in.scale, d_model, H);
+    out.outProjection = in.outProjection;
+    out.reshapeBug = in.reshapeBug;
+    out.headAblated.assign(H, false);
+    for (int h : in.ablatedHeads) out.headAblated[h] = true;
+    if (in.keyPadding.size() > 0)
+        out.keyPadding = in.keyPadding;
+    else
+        out.keyPadding.setConstant(B, M, false);
+    const Eigen::Index headRows = Eigen::Index(B) * H * N;
+    out.scores.resize(headRows, M);                  // (B*H*N) x M
+    out.attention.resize(headRows, M);               // (B*H*N) x M
+    out.headOutputs.resize(headRows, d_head);        // (B*H*N) x d_head
+    out.concat.resize(Eigen::Index(B) * N, d_model); // (B*N) x d_model
+    kernel::active().forward(in, w, out);            // the arithmetic, on this CPU's SIMD path
+}
+
+void engineMultiply(const Mat& a, const Mat& b, Mat& c) {
+    kernel::active().multiply(a, b, c);
+}
+
+} // namespace core

@@ -1,0 +1,93 @@
+// The multi-head attention forward pass: projections, split, scaled dot-product
+// attention per head, merge, output projection. No GUI, no I/O.
+#pragma once
+
+#include "engine/scalar.h"
+#include "engine/weights.h"
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// What the scores are divided by. sqrt_d_head is the Transformer's (and PyTorch's).
+enum class ScaleKind { SqrtDHead, SqrtDModel, None };
+enum class MaskKind { None, Causal };
+
+std::string_view toString(ScaleKind scale);
+std::string_view toString(MaskKind mask);
+std::optional<ScaleKind> parseScaleKind(std::string_view text);
+std::optional<MaskKind> parseMaskKind(std::string_view text);
+
+struct AttentionInput {
+    int batch = 1;       // B
+    int queryLen = 0;    // N, after padding
+    int keyLen = 0;      // M (= N for self-attention)
+    int heads = 1;       // H, divides d_model
+    Mat x;               // (B*N) x d_model, query side; rows of sentence b are [b*N, (b+1)*N)
+    Mat xSource;         // (B*M) x d_model, keys and values; empty means self-attention
+    BoolMat keyPadding;  // B x M, true where the key is padding; empty means none
+    bool causal = false; // key j > query i is masked
+    ScaleKind scale = ScaleKind::SqrtDHead;
+    // Teaching switches (the classic pitfalls), each changing the real computation:
+    bool outProjection = true;     // false: output = concat, heads never mixed by W_O
+    std::vector<int> ablatedHeads; // 0-based heads whose outputs are zeroed before W_O
+    bool reshapeBug = false;       // split/merge heads by viewing (N, d_model) as (H, N, d_head)
+
+    bool isCross() const { return xSource.size() > 0; }
+};
+
+// Every intermediate of one forward pass. Per-head tensors stack the (b, h) blocks:
+// block (b, h) holds rows [(b*H + h)*N, (b*H + h + 1)*N), see headRow().
+struct Attention {
+    int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0;
+    Scalar scale = 1; // the factor the scores were multiplied by
+    bool causal = false;
+    BoolMat keyPadding; // B x M
+    Mat q;              // (B*N) x d_model, projected, before the split
+    Mat k;              // (B*M) x d_model
+    Mat v;              // (B*M) x d_model
+    Mat scores;         // (B*H*N) x M, scaled, before the mask
+    Mat attention;      // (B*H*N) x M, softmax weights; masked entries are exactly 0
+    Mat headOutputs;    // (B*H*N) x d_head, attention * V per head
+    Mat concat;         // (B*N) x d_model, heads merged side by side (ablated heads zeroed)
+    Mat output;         // (B*N) x d_model, concat * W_O (= concat without the out projection)
+    bool outProjection = true;
+    bool reshapeBug = false;
+    std::vector<bool> headAblated; // H
+    RowVec outputShift; // 1 x (B*N): |output - output with no head ablated| per token; empty
+                        // when nothing is ablated
+
+    Eigen::Index headRow(int b, int h, int i = 0) const {
+        return (Eigen::Index(b) * heads + h) * queryLen + i;
+    }
+    // True when query i of sentence b may not see key j (padding or causal).
+    bool masked(int b, int i, int j) const {
+        return (causal && j > i) || (keyPadding.size() > 0 && keyPadding(b, j));
+    }
+};
+
+Scalar scaleFactor(ScaleKind scale, int d_model, int heads);
+
+// Where element (row r, column c) of head h's d_head-wide slice really comes from in the
+// (len x d_model) matrix it is split from: with the correct split, token r and dimension
+// h*d_head + c; with the reshape bug, the flat position (h*len + r)*d_head + c.
+struct SplitSource {
+    int token = 0, dim = 0;
+};
+SplitSource splitSource(int head, int row, int col, int len, int d_model, int heads,
+                        bool reshapeBug);
+
+// Fills `out`, reusing its buffers when the shapes are unchanged (the window
+// recomputes every frame while a slider moves). Throws std::invalid_argument
+// when the shapes do not fit together.
+void forward(const AttentionInput& input, const Weights& weights, Attention& out);
+
+// c = a * b with Eigen's GEMM on the engine's active SIMD path (the benchmark's yardstick).
+void engineMultiply(const Mat& a, const Mat& b, Mat& c);
+
+// FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
+double forwardFlops(int batch, int queryLen, int keyLen, int d_model);
+
+} // namespace core

@@ -1,0 +1,144 @@
+// The forward pass's arithmetic (attention_kernel.h). Compiled into mha_core for the
+// baseline, and with MHA_ENGINE_VARIANT into one shared object per SIMD level.
+#include "engine/attention_kernel.h"
+
+#include "engine/simd.h"
+
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace core::kernel {
+
+namespace {
+
+// Head h's (len x d_head) slice of sentence b in m, a (B*len) x d_model matrix. A sentence's
+// rows are contiguous (row-major), so the slice is a strided view. Correct split: the column
+// block [h*d_head, (h+1)*d_head). Reshape bug: the flat run [h*len*d_head, (h+1)*len*d_head)
+// of the block read as len x d_head, i.e. (len, d_model) viewed as (H, len, d_head) with no
+// transpose. One Map type for both: the correct split runs the same kernels a block would,
+// and with H = 1 the bug reads the very same numbers (same start, same stride).
+template <class Matrix>
+auto headView(Matrix& m, int b, int h, int len, int d_head, bool reshapeBug) {
+    using View = Eigen::Map<std::conditional_t<std::is_const_v<Matrix>, const Mat, Mat>, 0,
+                            Eigen::OuterStride<>>; // len x d_head
+    const Eigen::Index d_model = m.cols();
+    auto* sentence = m.data() + Eigen::Index(b) * len * d_model;
+    if (reshapeBug)
+        return View(sentence + Eigen::Index(h) * len * d_head, len, d_head,
+                    Eigen::OuterStride<>(d_head));
+    return View(sentence + Eigen::Index(h) * d_head, len, d_head, Eigen::OuterStride<>(d_model));
+}
+
+// Softmax of one (b, h) block in place, over the keys each query may see. A row with no
+// visible key stays all 0 (PyTorch would give NaN there). Masked weights are set to 0 after
+// the exp, not left to exp(-inf): vectorised exp clamps its argument on some SIMD paths
+// (AVX2 gives 2.9e-39 for -inf), and the trace contract says masked weights are exactly 0.
+void maskedSoftmax(const Attention& a, int b, Eigen::Ref<Mat> block /* N x M */) {
+    constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
+    for (int i = 0; i < a.queryLen; ++i) {
+        auto row = block.row(i); // 1 x M
+        Scalar rowMax = kNegInf;
+        for (int j = 0; j < a.keyLen; ++j)
+            if (!a.masked(b, i, j)) rowMax = std::max(rowMax, row[j]);
+        if (rowMax == kNegInf) { // every key masked
+            row.setZero();
+            continue;
+        }
+        row = (row.array() - rowMax).exp();
+        for (int j = 0; j < a.keyLen; ++j)
+            if (a.masked(b, i, j)) row[j] = 0;
+        row /= row.sum();
+    }
+}
+
+// Scores, weights and weights * V of every (b, h) block, merged into out.concat.
+void attendPerHead(Attention& out) {
+    const int B = out.batch, N = out.queryLen, M = out.keyLen, H = out.heads;
+    const int d_head = out.d_head;
+    const bool bug = out.reshapeBug;
+    // Heads are independent: spread the (b, h) blocks over threads when each is
+    // big enough to pay for it; small scenes stay on one thread (no wake-up cost).
+    const int blocks = B * H;
+    const double blockFlops = 4.0 * N * M * d_head;
+#pragma omp parallel for schedule(static) if (blocks > 1 && blockFlops * blocks > 4e6)
+    for (int bh = 0; bh < blocks; ++bh) {
+        const int b = bh / H, h = bh % H;
+        const Eigen::Index r0 = out.headRow(b, h);
+        const auto qHead = headView(std::as_const(out.q), b, h, N, d_head, bug); // N x d_head
+        const auto kHead = headView(std::as_const(out.k), b, h, M, d_head, bug); // M x d_head
+        const auto vHead = headView(std::as_const(out.v), b, h, M, d_head, bug); // M x d_head
+        auto scores = out.scores.middleRows(r0, N);                              // N x M
+        auto weights = out.attention.middleRows(r0, N);                          // N x M
+        auto headOut = out.headOutputs.middleRows(r0, N);                        // N x d_head
+        scores.noalias() = out.scale * (qHead * kHead.transpose());
+        weights = scores;
+        maskedSoftmax(out, b, weights);
+        headOut.noalias() = weights * vHead;
+        // Merge, the inverse of the split: correct, head h fills columns
+        // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
+        headView(out.concat, b, h, N, d_head, bug) = headOut;
+    }
+}
+
+// output = concat * W_O, or concat itself with the out projection switched off.
+void project(const Attention& out, const Weights& w, Mat& result /* (B*N) x d_model */) {
+    if (out.outProjection)
+        result.noalias() = out.concat * w.wO;
+    else
+        result = out.concat; // heads side by side, never mixed
+}
+
+} // namespace
+
+void forward(const AttentionInput& in, const Weights& w, Attention& out) {
+    const Mat& source = in.isCross() ? in.xSource : in.x; // (B*M) x d_model
+    // One GEMM per projection for all tokens and all heads at once.
+    out.q.noalias() = in.x * w.wQ;   // (B*N) x d_model
+    out.k.noalias() = source * w.wK; // (B*M) x d_model
+    out.v.noalias() = source * w.wV; // (B*M) x d_model
+    attendPerHead(out);
+    if (in.ablatedHeads.empty()) {
+        project(out, w, out.output);
+        out.outputShift.resize(0);
+        return;
+    }
+    // Ablation: the output with every head on, for outputShift; one extra GEMM, only here.
+    Mat unablated; // (B*N) x d_model
+    project(out, w, unablated);
+    // Zero the ablated heads where the merge put them; headOutputs keep their values
+    // so the UI can show what was removed.
+    for (int b = 0; b < out.batch; ++b)
+        for (int h = 0; h < out.heads; ++h)
+            if (out.headAblated[h]) // N x d_head
+                headView(out.concat, b, h, out.queryLen, out.d_head, out.reshapeBug).setZero();
+    project(out, w, out.output);
+    out.outputShift = (out.output - unablated).rowwise().norm().transpose(); // 1 x (B*N)
+}
+
+void multiply(const Mat& a, const Mat& b, Mat& c) {
+    c.noalias() = a * b;
+}
+
+int compiledLevel() {
+#if !defined(EIGEN_VECTORIZE)
+    return int(SimdLevel::Scalar);
+#elif defined(EIGEN_VECTORIZE_AVX512)
+    return int(SimdLevel::Avx512);
+#elif defined(EIGEN_VECTORIZE_AVX2) && defined(EIGEN_VECTORIZE_FMA)
+    return int(SimdLevel::Avx2);
+#else
+    return int(SimdLevel::Sse2);
+#endif
+}
+
+} // namespace core::kernel
+
+#ifdef MHA_ENGINE_VARIANT
+// The one symbol the shared object exports (everything else is hidden, then made local).
+extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_engine_kernel_v1() {
+    static const MhaEngineKernel kernel{core::kernel::kAbi, core::kernel::compiledLevel(),
+                                        core::kernel::forward, core::kernel::multiply};
+    return &kernel;
+}
+#endif

@@ -1,0 +1,48 @@
+// The hot part of the forward pass, compiled once per SIMD level (see simd.h): the built-in
+// copy inside mha_core, and one shared object per level that simd.cpp loads at run time.
+// Matrices allocated on one side are resized on the other (q, k, v, output, outputShift):
+// safe because every target is built with the same EIGEN_MAX_ALIGN_BYTES (CMakeLists.txt).
+// Everything a kernel uses is inline (Eigen and this header), so each shared object is
+// self-contained and its Eigen instantiations never mix with another level's.
+#pragma once
+
+#include "engine/attention.h"
+
+namespace core::kernel {
+
+// Fills out.q, k, v, scores, attention, headOutputs, concat, output and outputShift. The
+// caller (core::forward) has checked the shapes, sized scores, attention, headOutputs and
+// concat, and set the scale, causal flag, key padding and ablated heads.
+void forward(const AttentionInput& in, const Weights& w, Attention& out);
+
+// c = a * b with the same Eigen GEMM the kernel uses (the benchmark's yardstick).
+void multiply(const Mat& a, const Mat& b, Mat& c);
+
+// The level this copy was compiled for, from the compiler's own macros.
+int compiledLevel(); // a SimdLevel
+
+// Changes whenever a type crossing the shared-object boundary may have changed: a hash of the
+// headers that define them and of the compiler (made by core/CMakeLists.txt), with the sizes
+// and the heap alignment, so a stale kernel from another build is refused, not misread.
+#ifndef MHA_ENGINE_ABI_HASH
+#error "MHA_ENGINE_ABI_HASH comes from core/CMakeLists.txt"
+#endif
+constexpr unsigned long long kAbi = (MHA_ENGINE_ABI_HASH << 24) ^ (sizeof(AttentionInput) << 16) ^
+                                    (sizeof(Attention) << 4) ^ (sizeof(Weights) << 8) ^
+                                    EIGEN_MAX_ALIGN_BYTES;
+
+} // namespace core::kernel
+
+// What each shared object exports (and nothing else: see engine_kernel.map).
+struct MhaEngineKernel {
+    unsigned long long abi; // core::kernel::kAbi of the build that made it
+    int level;              // core::SimdLevel
+    void (*forward)(const core::AttentionInput&, const core::Weights&, core::Attention&);
+    void (*multiply)(const core::Mat&, const core::Mat&, core::Mat&);
+};
+extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
+
+namespace core::kernel {
+// The kernel of the active SIMD path (simd.cpp).
+const MhaEngineKernel& active();
+} // namespace core::kernel

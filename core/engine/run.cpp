@@ -1,0 +1,124 @@
+// core::run: Scene -> tokens -> embeddings -> forward -> Trace.
+#include "engine/trace.h"
+
+#include "engine/designed_heads.h"
+#include "engine/embedding.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace core {
+
+namespace {
+
+std::string ordinal(std::size_t index) {
+    return std::to_string(index + 1);
+}
+
+std::vector<Tokenized> tokenizeAll(const std::vector<std::string>& texts, const char* what,
+                                   std::vector<std::string>& warnings) {
+    std::vector<Tokenized> out;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        out.push_back(tokenize(texts[i]));
+        const Tokenized& t = out.back();
+        if (t.tokens.empty())
+            throw std::invalid_argument(std::string(what) + " " + ordinal(i) + " has no tokens");
+        if (t.droppedTokens > 0)
+            warnings.push_back(std::string(what) + " " + ordinal(i) + " has " +
+                               std::to_string(t.tokens.size() + t.droppedTokens) +
+                               " tokens; kept the first " + std::to_string(t.tokens.size()) +
+                               " (cap " + std::to_string(kMaxTokens) + ")");
+    }
+    return out;
+}
+
+int longest(const std::vector<Tokenized>& sentences) {
+    std::size_t n = 0;
+    for (const Tokenized& t : sentences) n = std::max(n, t.tokens.size());
+    return int(n);
+}
+
+// Stacks the sentences' embeddings, each padded with zero rows to `len`.
+Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s, bool features) {
+    Mat x = Mat::Zero(Eigen::Index(sentences.size()) * len, s.d_model); // (B*len) x d_model
+    for (std::size_t b = 0; b < sentences.size(); ++b) {
+        std::vector<std::string> tokens;
+        for (const Token& t : sentences[b].tokens) tokens.push_back(t.text);
+        x.middleRows(Eigen::Index(b) * len, Eigen::Index(tokens.size())) =
+            features ? featureEmbedTokens(tokens, s.d_model, s.positional)
+                     : embedTokens(tokens, s.d_model, s.positional);
+    }
+    return x;
+}
+
+} // namespace
+
+Trace run(const Scene& scene, const Trace* previous) {
+    if (std::string error = validationError(scene); !error.empty())
+        throw std::invalid_argument(error);
+    Trace trace;
+    trace.scene = scene;
+    trace.sentences = tokenizeAll(scene.sentences, "sentence", trace.warnings);
+    if (scene.isCross()) {
+        std::vector<std::string> sources = scene.sources;
+        sources.resize(scene.sentences.size(), scene.sources.front()); // one source serves all
+        trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
+    }
+    // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so.
+    const bool designed =
+        scene.weights == "designed" && designedHeadsFit(scene.d_model, scene.heads);
+    if (scene.weights == "designed" && !designed)
+        trace.warnings.push_back(
+            "designed heads need d_model >= 64 and d_head >= 8; using random weights");
+    const std::vector<std::string> presets = !designed ? std::vector<std::string>{}
+                                             : scene.headPresets.empty()
+                                                 ? defaultHeadPresets(scene.heads)
+                                                 : scene.headPresets;
+    for (int h = 0; h < scene.heads; ++h) {
+        const bool named = h < int(presets.size()) && presets[std::size_t(h)] != kRandomPreset;
+        trace.headNames.push_back(named ? presets[std::size_t(h)]
+                                        : "head " + std::to_string(h + 1));
+    }
+
+    const Scene* before = previous ? &previous->scene : nullptr;
+    const bool sameWeights =
+        previous && previous->weights && before->seed == scene.seed &&
+        before->d_model == scene.d_model && before->weights == scene.weights &&
+        (!designed || (before->heads == scene.heads && before->headPresets == scene.headPresets));
+    trace.weights = sameWeights ? previous->weights
+                    : designed
+                        ? std::make_shared<const Weights>(
+                              designedWeights(scene.seed, scene.d_model, scene.heads, presets))
+                        : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
+
+    const auto& keySentences = scene.isCross() ? trace.sources : trace.sentences;
+    AttentionInput& in = trace.input;
+    in.batch = int(scene.sentences.size());
+    in.queryLen = longest(trace.sentences);
+    in.keyLen = longest(keySentences);
+    // scores and attention each hold B*H*N*M floats: refuse what would not fit in memory
+    // rather than die half-way (2^26 floats = 256 MB per tensor).
+    const double cells = double(in.batch) * scene.heads * in.queryLen * in.keyLen;
+    if (cells > double(kMaxAttentionCells))
+        throw std::invalid_argument(
+            "scene too large: B*H*N*M = " + std::to_string(static_cast<long long>(cells)) +
+            " attention weights (at most " + std::to_string(kMaxAttentionCells) +
+            "); use fewer sentences, tokens or heads");
+    in.heads = scene.heads;
+    in.causal = scene.mask == MaskKind::Causal;
+    in.scale = scene.scale;
+    in.outProjection = scene.outProjection;
+    in.ablatedHeads = scene.ablatedHeads;
+    in.reshapeBug = scene.reshapeBug;
+    in.x = stackPadded(trace.sentences, in.queryLen, scene, designed);
+    if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene, designed);
+    in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M
+    for (int b = 0; b < in.batch; ++b)
+        for (int j = int(keySentences[b].tokens.size()); j < in.keyLen; ++j)
+            in.keyPadding(b, j) = true;
+
+    forward(in, *trace.weights, trace.attention);
+    return trace;
+}
+
+} // namespace core

@@ -1,0 +1,37 @@
+// The result of running a Scene: the inputs as the engine saw them and every
+// intermediate tensor. Panels draw it, exporters write it.
+#pragma once
+
+#include "engine/attention.h"
+#include "engine/scene.h"
+#include "text/tokenizer.h"
+#include "engine/weights.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace core {
+
+struct Trace {
+    Scene scene;                            // how this trace was made
+    std::vector<std::string> headNames;     // H
+    std::vector<Tokenized> sentences;       // B
+    std::vector<Tokenized> sources;         // B when cross, else empty
+    std::vector<std::string> warnings;      // e.g. tokens cut at the cap
+    std::shared_ptr<const Weights> weights; // shared: unchanged across recomputes of one seed
+    AttentionInput input;                   // x: (B*N) x d_model, xSource: (B*M) x d_model
+    Attention attention;                    // q, k, v, scores, weights, head outputs, output
+
+    int batch() const { return attention.batch; }
+    int queryLen() const { return attention.queryLen; }
+    int keyLen() const { return attention.keyLen; }
+    const Tokenized& keySide(int b) const { return scene.isCross() ? sources[b] : sentences[b]; }
+};
+
+// Runs the scene. `previous` lets it reuse weights that did not change (the
+// window recomputes on every keystroke). Throws std::invalid_argument with
+// validationError()'s message for a bad scene.
+Trace run(const Scene& scene, const Trace* previous = nullptr);
+
+} // namespace core

@@ -1,0 +1,29 @@
+#include "engine/weights.h"
+
+#include "text/prng.h"
+
+#include <cmath>
+
+namespace core {
+
+namespace {
+
+Mat glorotUniform(std::uint64_t streamSeed, int d_model) {
+    SplitMix64 rng(streamSeed);
+    const float limit = std::sqrt(3.0f / float(d_model));
+    Mat w(d_model, d_model); // d_model x d_model
+    for (int r = 0; r < d_model; ++r)
+        for (int c = 0; c < d_model; ++c) w(r, c) = rng.symmetric(limit);
+    return w;
+}
+
+} // namespace
+
+Weights randomWeights(std::uint64_t seed, int d_model) {
+    constexpr std::uint64_t kStream = 0x6D68612D76697A00ull; // "mha-viz\0"
+    return Weights{
+        glorotUniform(seed ^ (kStream + 0), d_model), glorotUniform(seed ^ (kStream + 1), d_model),
+        glorotUniform(seed ^ (kStream + 2), d_model), glorotUniform(seed ^ (kStream + 3), d_model)};
+}
+
+} // namespace core

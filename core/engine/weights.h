@@ -1,0 +1,27 @@
+// The four projection matrices of one attention layer.
+#pragma once
+
+#include "engine/scalar.h"
+
+#include <cstdint>
+
+namespace core {
+
+// Row-vector convention of the NumPy reference: Q = X * wQ. PyTorch's
+// in_proj_weight is [wQ^T; wK^T; wV^T] and out_proj.weight is wO^T. No biases.
+struct Weights {
+    Mat wQ; // d_model x d_model
+    Mat wK; // d_model x d_model
+    Mat wV; // d_model x d_model
+    Mat wO; // d_model x d_model
+
+    int dModel() const { return int(wQ.rows()); }
+    long long parameterCount() const { return wQ.size() + wK.size() + wV.size() + wO.size(); }
+};
+
+// Glorot-uniform U(-sqrt(6 / (fan_in + fan_out)), +same) = U(-sqrt(3 / d), sqrt(3 / d)).
+// Matrix m (0 = Q, 1 = K, 2 = V, 3 = O) is filled row by row from
+// SplitMix64(seed ^ (0x6D68612D76697A00 + m)), so the seed alone fixes every value.
+Weights randomWeights(std::uint64_t seed, int d_model);
+
+} // namespace core

@@ -1,0 +1,26 @@
+// One head's attention map as a view or an exporter wants it: values with masked
+// cells marked, token labels on both axes.
+#pragma once
+
+#include "engine/trace.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+inline constexpr float kMaskedCell = -2.0f; // weights are in [0, 1], differences of two heads
+                                            // in [-1, 1]: -2 is neither
+inline constexpr const char* kPadLabel = "<pad>";
+inline constexpr int kMaxLabelCodePoints = 48; // longer tokens are cut, with an ellipsis
+
+struct AttentionMap {
+    int rows = 0, cols = 0;    // N queries x M keys
+    std::vector<float> values; // rows x cols, row-major; kMaskedCell where masked
+    std::vector<std::string> queryLabels, keyLabels; // "<pad>" past a sentence's end
+    float maxWeight = 0; // largest unmasked weight (per-head colour scale)
+};
+
+AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
+
+} // namespace core

@@ -1,0 +1,160 @@
+// Figures from a trace: the numbers and labels of one head, and the caption that says how
+// the map was made (so a figure on a slide can always be reproduced).
+#include "figures/figure.h"
+
+#include "figures/attention_map.h"
+#include "figures/head_views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace core {
+
+namespace {
+
+std::vector<std::string> sceneCaption(const Trace& t, int b) {
+    const Scene& s = t.scene;
+    char sizes[200];
+    std::snprintf(sizes, sizeof sizes,
+                  "d_model %d, H %d, d_head %d, mask %s, scale %s, seed %llu, weights %s%s",
+                  s.d_model, s.heads, s.dHead(), std::string(toString(s.mask)).c_str(),
+                  std::string(toString(s.scale)).c_str(), static_cast<unsigned long long>(s.seed),
+                  s.weights.c_str(), s.positional ? "" : ", no positions");
+    std::vector<std::string> lines{"\"" + t.sentences[std::size_t(b)].text + "\"", sizes};
+    if (s.isCross())
+        lines.insert(lines.begin() + 1, "keys from \"" + t.sources[std::size_t(b)].text + "\"");
+    std::string switches;
+    if (!s.outProjection) switches += "W_O off; ";
+    if (s.reshapeBug) switches += "reshape bug; ";
+    if (!s.ablatedHeads.empty()) {
+        switches += "heads off:";
+        for (int h : s.ablatedHeads) switches.append(" ").append(std::to_string(h + 1));
+        switches += "; ";
+    }
+    if (!switches.empty()) lines.push_back(switches.substr(0, switches.size() - 2));
+    return lines;
+}
+
+// A figure of one sentence's map with the scene's caption plus `what` as the last line.
+HeatmapFigure mapFigure(const Trace& trace, int b, const AttentionMap& map, std::string title,
+                        ColormapId colormap) {
+    HeatmapFigure f;
+    f.title = std::move(title);
+    f.captionLines = sceneCaption(trace, b);
+    f.captionLines.push_back(f.title +
+                             (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
+    f.rowLabels = map.queryLabels;
+    f.colLabels = map.keyLabels;
+    f.rows = map.rows, f.cols = map.cols;
+    f.values = map.values;
+    f.colormap = colormap;
+    return f;
+}
+
+std::string headTitle(const Trace& t, int h) {
+    const std::string& name = t.headNames[std::size_t(h)];
+    const std::string number = "head " + std::to_string(h + 1);
+    return name == number ? number : number + ": " + name;
+}
+
+} // namespace
+
+float colorPosition(const HeatmapFigure& f, float v) {
+    const float range = f.valueMax - f.valueMin;
+    if (!std::isfinite(v) || !(range > 0) || !std::isfinite(range)) return 0.0f;
+    return std::clamp((v - f.valueMin) / range, 0.0f, 1.0f);
+}
+
+float tickValue(const HeatmapFigure& f, int k) {
+    const bool sane = std::isfinite(f.valueMin) && std::isfinite(f.valueMax) && f.valueMax > f.valueMin;
+    const float lo = sane ? f.valueMin : 0.0f, hi = sane ? f.valueMax : 1.0f;
+    return lo + (hi - lo) * float(k) / 4.0f;
+}
+
+HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap) {
+    HeatmapFigure f =
+        mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
+    f.valueMax = 1.0f; // one scale for every figure, so they compare
+    return f;
+}
+
+GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap) {
+    GridFigure g;
+    for (int h = 0; h < trace.attention.heads; ++h) {
+        g.panels.push_back(headFigure(trace, b, h, colormap));
+        g.panels.back().captionLines.clear(); // one caption for the grid
+    }
+    g.columns = trace.attention.heads <= 4   ? trace.attention.heads
+                : trace.attention.heads <= 9 ? 4
+                                             : 8;
+    g.captionLines = sceneCaption(trace, b);
+    if (trace.batch() > 1) g.captionLines.push_back("sentence " + std::to_string(b + 1));
+    return g;
+}
+
+HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
+    return mapFigure(trace, b, meanAttentionMap(trace, b),
+                     "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
+}
+
+HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) {
+    const AttentionMap diff = headDifferenceMap(trace, b, headA, headB);
+    HeatmapFigure f =
+        mapFigure(trace, b, diff,
+                  headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
+                  ColormapId::RdBu);
+    // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
+    const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
+    f.valueMin = -extent, f.valueMax = extent;
+    f.captionLines.push_back("red: head " + std::to_string(headA + 1) + " attends more; blue: head " +
+                             std::to_string(headB + 1) + " attends more");
+    return f;
+}
+
+HeatmapFigure entropyFigure(const Trace& trace, int b, ColormapId colormap) {
+    const AttentionMap queries = attentionMap(trace, b, 0); // labels
+    HeatmapFigure f;
+    f.title = "row entropy (bits) per head";
+    f.captionLines = sceneCaption(trace, b);
+    f.captionLines.push_back("0 bits: one key takes all; log2(keys seen): uniform" +
+                             (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
+    f.rows = trace.attention.heads, f.cols = queries.rows;
+    f.rowLabelChars = 26; // "head 5: pronoun-antecedent"
+    f.colLabels = queries.queryLabels;
+    f.valueMax = 0;
+    for (int h = 0; h < f.rows; ++h) {
+        const HeadStatistics stats = headStatistics(trace, b, h);
+        f.rowLabels.push_back(headTitle(trace, h));
+        for (const RowStatistics& row : stats.rows)
+            f.values.push_back(row.argmaxKey < 0 ? kMaskedCell : float(row.entropyBits));
+        f.valueMax = std::max(f.valueMax, float(stats.maxEntropyBits));
+    }
+    if (!(f.valueMax > 0)) f.valueMax = 1.0f; // one key each: every entropy is 0
+    f.colormap = colormap;
+    return f;
+}
+
+std::string statisticsCsv(const Trace& trace, int b) {
+    const AttentionMap labels = attentionMap(trace, b, 0);
+    const auto field = csvField;
+    std::ostringstream out;
+    out << "head,head_name,query_index,query,entropy_bits,argmax_key_index,argmax_key,max_weight\n";
+    for (int h = 0; h < trace.attention.heads; ++h) {
+        const HeadStatistics stats = headStatistics(trace, b, h);
+        for (int i = 0; i < int(stats.rows.size()); ++i) {
+            const RowStatistics& r = stats.rows[std::size_t(i)];
+            out << h + 1 << ',' << field(trace.headNames[std::size_t(h)]) << ',' << i + 1 << ','
+                << field(labels.queryLabels[std::size_t(i)]) << ',' << r.entropyBits << ',';
+            if (r.argmaxKey >= 0)
+                out << r.argmaxKey + 1 << ',' << field(labels.keyLabels[std::size_t(r.argmaxKey)])
+                    << ',' << r.maxWeight << '\n';
+            else
+                out << ",,\n"; // every key masked
+        }
+    }
+    return out.str();
+}
+
+} // namespace core

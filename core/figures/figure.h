@@ -1,0 +1,90 @@
+// A head's attention map as a figure for slides and papers: cells, token labels on both
+// axes, a colour bar and a caption that says how it was made. Written as SVG, PNG (no
+// OpenGL, no display) and CSV by core/figure_*.cpp.
+#pragma once
+
+#include "figures/colormap.h"
+#include "figures/image.h"
+#include "engine/trace.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+struct HeatmapFigure {
+    std::string title;                     // e.g. "head 3: previous-token"
+    std::vector<std::string> captionLines; // sentence; d_model, H, d_head, mask, scale, seed, head
+    std::vector<std::string> rowLabels;    // query tokens (N), "<pad>" past the sentence
+    std::vector<std::string> colLabels;    // key tokens (M)
+    int rows = 0, cols = 0;
+    std::vector<float> values; // rows x cols, row-major; kMaskedCell (-2) = masked
+    float valueMin = 0.0f, valueMax = 1.0f; // colour scale; a difference of heads is signed
+    int tickDecimals = 2;                   // colour-bar labels
+    int rowLabelChars = 14, colLabelChars = 14; // PNG labels are cut to this many code points
+    ColormapId colormap = ColormapId::Viridis;
+};
+
+// Where value v falls on the figure's colour scale, 0..1 (clamped; non-finite -> 0).
+float colorPosition(const HeatmapFigure& figure, float v);
+// The colour bar's k-th of 5 tick values (k = 0..4), from valueMin to valueMax.
+float tickValue(const HeatmapFigure& figure, int k);
+
+// All heads of one sentence side by side, one shared caption.
+struct GridFigure {
+    std::vector<HeatmapFigure> panels;
+    int columns = 4;
+    std::vector<std::string> captionLines;
+};
+
+HeatmapFigure headFigure(const Trace& trace, int batchIndex, int head,
+                         ColormapId colormap = ColormapId::Viridis);
+GridFigure gridFigure(const Trace& trace, int batchIndex,
+                      ColormapId colormap = ColormapId::Viridis);
+
+// The views beside the grid (numbers from core/head_views.h).
+HeatmapFigure meanFigure(const Trace& trace, int batchIndex,
+                         ColormapId colormap = ColormapId::Viridis);
+// Head a minus head b on the diverging RdBu map, symmetric around 0 (red: a attends more).
+HeatmapFigure differenceFigure(const Trace& trace, int batchIndex, int headA, int headB);
+// Row entropy in bits: one row per head, one column per query token.
+HeatmapFigure entropyFigure(const Trace& trace, int batchIndex,
+                            ColormapId colormap = ColormapId::Viridis);
+// Per head and query: entropy (bits), the key with the largest weight and that weight.
+std::string statisticsCsv(const Trace& trace, int batchIndex);
+
+// A head as two token columns joined by lines (BertViz's head view): queries on the left,
+// keys on the right, each line as opaque as its weight.
+struct LineFigure {
+    std::string title;
+    std::vector<std::string> captionLines;
+    std::vector<std::string> queryLabels, keyLabels; // N, M
+    int rows = 0, cols = 0;
+    std::vector<float> weights; // rows x cols, row-major; masked cells 0
+    Rgb color{31, 119, 180};
+    float minWeight = 0.01f; // lighter lines are left out (invisible, and N x M of them)
+};
+
+LineFigure lineFigure(const Trace& trace, int batchIndex, int head);
+std::string lineSvg(const LineFigure& figure);
+Image linePng(const LineFigure& figure, int scale, std::string& error);
+
+// SVG 1.1: real vector (rect and text elements), tokens XML-escaped.
+std::string heatmapSvg(const HeatmapFigure& figure);
+std::string gridSvg(const GridFigure& figure);
+
+// "query,key1,key2,..." header, one row per query token; masked cells are 0.
+std::string heatmapCsv(const HeatmapFigure& figure);
+
+// One CSV field, RFC 4180: quoted when it holds a comma, quote or line break.
+std::string csvField(const std::string& text);
+
+// Rasterised with stb_truetype and DejaVu Sans (found like the window's font); `scale` 1..4
+// multiplies the resolution. On failure (no font file) returns an empty image and sets error.
+Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error);
+Image gridPng(const GridFigure& figure, int scale, std::string& error);
+
+// The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
+std::string findFigureFont();
+
+} // namespace core

@@ -1,0 +1,297 @@
+// PNG rasteriser for attention-map figures: cells, token labels, colour bar and caption drawn
+// into an RGBA8 image with stb_truetype (implementation in libstb), no OpenGL, no display.
+//
+// Every layout dimension is computed once in scale-1 pixels (text measured at the scale-1
+// font sizes) and then multiplied by `scale`, so a scale-2 image is exactly twice as wide and
+// tall as the scale-1 one; only the glyphs are rendered at the larger size.
+#include "figures/figure.h"
+
+#include "figures/attention_map.h"
+#include "figures/figure_raster.h"
+#include "text/utf8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace core {
+
+namespace {
+
+using namespace raster;
+
+// ---- layout (scale-1 pixels) -----------------------------------------------------------------
+
+constexpr int kMargin = 16;
+constexpr float kTitlePx = 15, kLabelPx = 12, kTickPx = 11, kCaptionPx = 12;
+constexpr int kTitleGap = 6; // title -> column labels
+constexpr int kLabelGap = 5; // labels -> grid
+constexpr int kBarGap = 14;  // grid -> colour bar
+constexpr int kBarHeight = 12;
+constexpr int kTickLength = 3;
+constexpr int kCaptionGap = 10; // tick labels -> caption
+constexpr int kMinBarWidth = 180;
+constexpr int kMaxGrid = 640, kMaxCell = 22, kMinCell = 2;
+constexpr int kSeamMinCell = 10;
+constexpr int kHatchPeriod = 6;
+constexpr int kCaptionMinWidth = 520; // captions may widen a narrow figure up to this width
+
+const Rgb kTitleColor{40, 40, 45}, kLabelColor{50, 50, 55}, kTickColor{70, 70, 75},
+    kCaptionColor{105, 105, 110}, kSeamColor{250, 250, 252}, kMaskedColor{205, 205, 208},
+    kHatchColor{140, 140, 145}, kBarBorder{150, 150, 155};
+
+
+struct Label {
+    std::u32string text;
+    int width = 0; // scale-1 px
+};
+
+struct PanelLayout {
+    int width = 0, height = 0; // without captions: up to the tick labels + bottom margin
+    std::u32string title;
+    int cell = 0, rowStep = 1, colStep = 1;
+    int titleTop = 0, gridLeft = 0, gridTop = 0, gridW = 0, gridH = 0;
+    int barTop = 0, barW = 0, tickTop = 0, bottom = 0; // bottom: end of tick labels
+    int labelLine = 0, tickLine = 0;
+    std::vector<Label> rowLabels, colLabels, tickLabels;
+};
+
+int cellSize(int rows, int cols) {
+    const int n = std::max(1, std::max(rows, cols));
+    return std::clamp(kMaxGrid / n, kMinCell, kMaxCell);
+}
+
+PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f) {
+    PanelLayout L;
+    L.cell = cellSize(f.rows, f.cols);
+    L.gridW = L.cell * f.cols;
+    L.gridH = L.cell * f.rows;
+    L.labelLine = ceilInt(lineHeight(font, kLabelPx));
+    L.tickLine = ceilInt(lineHeight(font, kTickPx));
+    // One label every k rows/columns when cells are smaller than the font.
+    const int step = L.cell >= int(kLabelPx) ? 1 : ceilInt(kLabelPx / float(L.cell));
+    L.rowStep = L.colStep = step;
+
+    int rowLabelW = 0, colLabelH = 0;
+    for (int r = 0; r < f.rows; ++r) {
+        Label label;
+        if (r % L.rowStep == 0 && r < int(f.rowLabels.size())) {
+            label.text = cutToCodePoints(f.rowLabels[std::size_t(r)], std::size_t(f.rowLabelChars));
+            label.width = ceilInt(textWidth(font, label.text, kLabelPx));
+        }
+        rowLabelW = std::max(rowLabelW, label.width);
+        L.rowLabels.push_back(std::move(label));
+    }
+    for (int c = 0; c < f.cols; ++c) {
+        Label label;
+        if (c % L.colStep == 0 && c < int(f.colLabels.size())) {
+            label.text = cutToCodePoints(f.colLabels[std::size_t(c)], std::size_t(f.colLabelChars));
+            label.width = ceilInt(textWidth(font, label.text, kLabelPx));
+        }
+        colLabelH = std::max(colLabelH, label.width);
+        L.colLabels.push_back(std::move(label));
+    }
+    for (int i = 0; i <= 4; ++i) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(f.tickDecimals, 0, 6),
+                      double(tickValue(f, i)));
+        Label label{decodeUtf8(buffer), 0};
+        label.width = ceilInt(textWidth(font, label.text, kTickPx));
+        L.tickLabels.push_back(std::move(label));
+    }
+
+    L.title = cutToWidth(font, f.title, kTitlePx, float(kMaxGrid + 200));
+    const int titleW = ceilInt(textWidth(font, L.title, kTitlePx));
+    const int titleH = ceilInt(lineHeight(font, kTitlePx));
+
+    L.titleTop = kMargin;
+    const int labelsLeftRoom = rowLabelW > 0 ? rowLabelW + kLabelGap : 0;
+    L.gridLeft = kMargin + std::max(labelsLeftRoom, L.tickLabels.front().width / 2 + 1);
+    L.gridTop = L.titleTop + titleH + kTitleGap + (colLabelH > 0 ? colLabelH + kLabelGap : 0);
+    L.barTop = L.gridTop + L.gridH + kBarGap;
+    L.barW = std::max(L.gridW, kMinBarWidth);
+    L.tickTop = L.barTop + kBarHeight + kTickLength + 1;
+    L.bottom = L.tickTop + L.tickLine;
+
+    const int right =
+        std::max({L.gridLeft + L.gridW, L.gridLeft + L.barW + L.tickLabels.back().width / 2 + 1,
+                  kMargin + titleW});
+    L.width = right + kMargin;
+    L.height = L.bottom + kMargin;
+    return L;
+}
+
+// Caption lines cut to fit `width` (scale-1 figure width); may widen a narrow figure first.
+std::vector<std::u32string> layoutCaption(const Font& font, const std::vector<std::string>& lines,
+                                          int& width) {
+    int widest = 0;
+    for (const std::string& line : lines)
+        widest = std::max(widest, ceilInt(textWidth(font, line, kCaptionPx)));
+    if (widest + 2 * kMargin > width)
+        width = std::max(width, std::min(widest + 2 * kMargin, kCaptionMinWidth));
+    std::vector<std::u32string> cut;
+    for (const std::string& line : lines)
+        cut.push_back(cutToWidth(font, line, kCaptionPx, float(width - 2 * kMargin)));
+    return cut;
+}
+
+int captionHeight(const Font& font, std::size_t lineCount) {
+    if (lineCount == 0) return 0;
+    return kCaptionGap + int(lineCount) * (ceilInt(lineHeight(font, kCaptionPx)) + 2);
+}
+
+// ---- drawing ---------------------------------------------------------------------------------
+
+void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const PanelLayout& L,
+               int originX, int originY) {
+    const int s = canvas.scale;
+    const auto X = [&](int v) { return (originX + v) * s; };
+    const auto Y = [&](int v) { return (originY + v) * s; };
+
+    // Title.
+    canvas.drawMask(renderText(font, L.title, kTitlePx * float(s)), X(kMargin) - s, Y(L.titleTop),
+                    kTitleColor);
+
+    // Cells.
+    const int cellPx = L.cell * s;
+    const int seam = L.cell >= kSeamMinCell ? s : 0;
+    const int period = kHatchPeriod * s;
+    if (seam) canvas.fill(X(L.gridLeft), Y(L.gridTop), L.gridW * s, L.gridH * s, kSeamColor);
+    for (int r = 0; r < f.rows; ++r) {
+        for (int c = 0; c < f.cols; ++c) {
+            const float v = f.values[std::size_t(r) * f.cols + c];
+            const int x0 = X(L.gridLeft) + c * cellPx + (c > 0 ? seam : 0);
+            const int y0 = Y(L.gridTop) + r * cellPx + (r > 0 ? seam : 0);
+            const int x1 = X(L.gridLeft) + (c + 1) * cellPx;
+            const int y1 = Y(L.gridTop) + (r + 1) * cellPx;
+            if (v == kMaskedCell) { // masked: grey with diagonal hatching, continuous across cells
+                for (int y = y0; y < y1; ++y)
+                    for (int x = x0; x < x1; ++x)
+                        canvas.put(x, y,
+                                   (x + y) % period < std::max(1, s) ? kHatchColor : kMaskedColor);
+            } else {
+                canvas.fill(x0, y0, x1 - x0, y1 - y0,
+                            sampleColormap(f.colormap, colorPosition(f, v)));
+            }
+        }
+    }
+
+    // Row labels: right-aligned, centred on their row.
+    const int labelLinePx = ceilInt(lineHeight(font, kLabelPx * float(s)));
+    for (int r = 0; r < f.rows; ++r) {
+        const Label& label = L.rowLabels[std::size_t(r)];
+        if (label.text.empty()) continue;
+        const TextMask mask = renderText(font, label.text, kLabelPx * float(s));
+        const int w = ceilInt(textWidth(font, label.text, kLabelPx * float(s)));
+        const int right = X(L.gridLeft - kLabelGap);
+        const int centre = Y(L.gridTop) + r * cellPx + cellPx / 2;
+        canvas.drawMask(mask, right - w - mask.pad, centre - labelLinePx / 2, kLabelColor);
+    }
+    // Column labels: rotated, reading bottom to top, starting just above the grid.
+    for (int c = 0; c < f.cols; ++c) {
+        const Label& label = L.colLabels[std::size_t(c)];
+        if (label.text.empty()) continue;
+        const TextMask mask = renderText(font, label.text, kLabelPx * float(s));
+        const int bottom = Y(L.gridTop - kLabelGap); // text start (mask x = pad) lands here
+        const int centre = X(L.gridLeft) + c * cellPx + cellPx / 2;
+        canvas.drawMaskRotated(mask, centre - labelLinePx / 2, bottom - (mask.width - 1 - mask.pad),
+                               kLabelColor);
+    }
+
+    // Colour bar with a thin border, ticks and labels.
+    const int bx = X(L.gridLeft), by = Y(L.barTop), bw = L.barW * s, bh = kBarHeight * s;
+    canvas.fill(bx - s, by - s, bw + 2 * s, bh + 2 * s, kBarBorder);
+    for (int x = 0; x < bw; ++x) {
+        const float t = bw > 1 ? float(x) / float(bw - 1) : 0.0f;
+        canvas.fill(bx + x, by, 1, bh, sampleColormap(f.colormap, t));
+    }
+    for (int i = 0; i <= 4; ++i) {
+        const int tx = bx + std::min(bw - 1, (bw * i) / 4);
+        canvas.fill(tx - (s - 1) / 2, by + bh + s, s, kTickLength * s, kTickColor);
+        const Label& label = L.tickLabels[std::size_t(i)];
+        const TextMask mask = renderText(font, label.text, kTickPx * float(s));
+        const int w = ceilInt(textWidth(font, label.text, kTickPx * float(s)));
+        canvas.drawMask(mask, tx - w / 2 - mask.pad, Y(L.tickTop), kTickColor);
+    }
+}
+
+void drawCaption(Canvas& canvas, const Font& font, const std::vector<std::u32string>& lines,
+                 int top) {
+    const int s = canvas.scale;
+    const int line = ceilInt(lineHeight(font, kCaptionPx)) + 2;
+    int y = top + kCaptionGap;
+    for (const std::u32string& text : lines) {
+        canvas.drawMask(renderText(font, text, kCaptionPx * float(s)), kMargin * s - s, y * s,
+                        kCaptionColor);
+        y += line;
+    }
+}
+
+std::string checkFigure(const HeatmapFigure& f) {
+    if (f.rows <= 0 || f.cols <= 0) return "figure has no cells";
+    if (f.values.size() != std::size_t(f.rows) * std::size_t(f.cols))
+        return "figure values do not match rows x cols";
+    return {};
+}
+
+} // namespace
+
+Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error) {
+    error.clear();
+    if (!checkScale(scale, error)) return {};
+    if (std::string problem = checkFigure(figure); !problem.empty()) {
+        error = problem;
+        return {};
+    }
+    const auto font = figureFont(error);
+    if (!font) return {};
+
+    const PanelLayout layout = layoutPanel(*font, figure);
+    int width = layout.width;
+    const std::vector<std::u32string> caption = layoutCaption(*font, figure.captionLines, width);
+    const int height = layout.bottom + captionHeight(*font, caption.size()) + kMargin;
+    Canvas canvas(width, height, scale);
+    drawPanel(canvas, *font, figure, layout, 0, 0);
+    drawCaption(canvas, *font, caption, layout.bottom);
+    return std::move(canvas.image);
+}
+
+Image gridPng(const GridFigure& figure, int scale, std::string& error) {
+    error.clear();
+    if (!checkScale(scale, error)) return {};
+    if (figure.panels.empty()) {
+        error = "grid figure has no panels";
+        return {};
+    }
+    for (const HeatmapFigure& panel : figure.panels)
+        if (std::string problem = checkFigure(panel); !problem.empty()) {
+            error = problem;
+            return {};
+        }
+    const auto font = figureFont(error);
+    if (!font) return {};
+
+    std::vector<PanelLayout> layouts;
+    int panelW = 0, panelH = 0;
+    for (const HeatmapFigure& panel : figure.panels) {
+        layouts.push_back(layoutPanel(*font, panel));
+        panelW = std::max(panelW, layouts.back().width);
+        panelH = std::max(panelH, layouts.back().height);
+    }
+    const int count = int(figure.panels.size());
+    const int columns = std::clamp(figure.columns, 1, count);
+    const int rows = (count + columns - 1) / columns;
+    int width = columns * panelW;
+    const int gridBottom = rows * panelH - kMargin; // last panel's margin doubles as caption's
+    const std::vector<std::u32string> caption = layoutCaption(*font, figure.captionLines, width);
+    const int height = gridBottom + captionHeight(*font, caption.size()) + kMargin;
+
+    Canvas canvas(width, height, scale);
+    for (int i = 0; i < count; ++i)
+        drawPanel(canvas, *font, figure.panels[std::size_t(i)], layouts[std::size_t(i)],
+                  (i % columns) * panelW, (i / columns) * panelH);
+    drawCaption(canvas, *font, caption, gridBottom);
+    return std::move(canvas.image);
+}
+
+} // namespace core

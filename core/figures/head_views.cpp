@@ -1,0 +1,100 @@
+#include "figures/head_views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace core {
+
+AttentionMap meanAttentionMap(const Trace& trace, int b) {
+    const Attention& a = trace.attention;
+    AttentionMap mean = attentionMap(trace, b, 0); // labels and mask
+    const int heads = a.heads;
+    std::vector<double> sum(mean.values.size(), 0.0); // double: H may be large
+    for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < a.queryLen; ++i) {
+            const auto row = a.attention.row(a.headRow(b, h, i)); // 1 x M
+            for (int j = 0; j < a.keyLen; ++j) sum[std::size_t(i) * a.keyLen + j] += row[j];
+        }
+    mean.maxWeight = 0;
+    for (std::size_t c = 0; c < sum.size(); ++c) {
+        if (mean.values[c] == kMaskedCell) continue; // the mask is the same in every head
+        mean.values[c] = float(sum[c] / double(std::max(heads, 1)));
+        mean.maxWeight = std::max(mean.maxWeight, mean.values[c]);
+    }
+    return mean;
+}
+
+AttentionMap headDifferenceMap(const Trace& trace, int b, int headA, int headB) {
+    AttentionMap diff = attentionMap(trace, b, headA);
+    const AttentionMap other = attentionMap(trace, b, headB);
+    diff.maxWeight = 0;
+    for (std::size_t c = 0; c < diff.values.size(); ++c) {
+        if (diff.values[c] == kMaskedCell) continue;
+        diff.values[c] -= other.values[c];
+        diff.maxWeight = std::max(diff.maxWeight, std::abs(diff.values[c]));
+    }
+    return diff;
+}
+
+HeadStatistics headStatistics(const Trace& trace, int b, int h) {
+    const Attention& a = trace.attention;
+    HeadStatistics stats;
+    std::map<int, int> offsets, keys; // offset or key -> rows whose maximum sits there
+    int rowsSeeing = 0;
+    for (int i = 0; i < a.queryLen; ++i) {
+        const auto row = a.attention.row(a.headRow(b, h, i)); // 1 x M
+        RowStatistics r;
+        int visible = 0;
+        for (int j = 0; j < a.keyLen; ++j) {
+            if (a.masked(b, i, j)) continue;
+            ++visible;
+            const double p = row[j];
+            if (p > 0) r.entropyBits -= p * std::log2(p);
+            if (r.argmaxKey < 0 || row[j] > r.maxWeight) r.argmaxKey = j, r.maxWeight = row[j];
+        }
+        if (visible > 0) {
+            ++rowsSeeing;
+            stats.meanEntropyBits += r.entropyBits;
+            stats.maxEntropyBits = std::max(stats.maxEntropyBits, std::log2(double(visible)));
+            ++offsets[r.argmaxKey - i];
+            ++keys[r.argmaxKey];
+        }
+        stats.rows.push_back(r);
+    }
+    if (rowsSeeing > 0) {
+        stats.meanEntropyBits /= rowsSeeing;
+        const auto typical = std::max_element( // ties: the offset nearest the query wins
+            offsets.begin(), offsets.end(), [](const auto& x, const auto& y) {
+                return x.second != y.second ? x.second < y.second
+                                            : std::abs(x.first) > std::abs(y.first);
+            });
+        stats.typicalOffset = typical->first;
+        stats.typicalShare = double(typical->second) / rowsSeeing;
+        const auto key = std::max_element( // ties: the earlier key
+            keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+        stats.typicalKey = key->first;
+        stats.typicalKeyShare = double(key->second) / rowsSeeing;
+    }
+    return stats;
+}
+
+std::string describeOffset(int offset) {
+    if (offset == 0) return "self";
+    if (offset == -1) return "previous token";
+    if (offset == 1) return "next token";
+    return offset < 0 ? std::to_string(-offset) + " back" : std::to_string(offset) + " ahead";
+}
+
+std::string describeMaximum(const HeadStatistics& s, const std::vector<std::string>& keyLabels) {
+    if (s.typicalKey < 0) return "every key masked";
+    const bool byKey = s.typicalKeyShare > s.typicalShare && s.typicalKey < int(keyLabels.size());
+    const std::string where =
+        byKey ? "key " + std::to_string(s.typicalKey + 1) + " '" +
+                    keyLabels[std::size_t(s.typicalKey)] + "'"
+              : describeOffset(s.typicalOffset);
+    const double share = byKey ? s.typicalKeyShare : s.typicalShare;
+    return where + " (" + std::to_string(int(std::lround(100.0 * share))) + "% of rows)";
+}
+
+} // namespace core

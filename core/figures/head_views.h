@@ -1,0 +1,49 @@
+// Views derived from the heads' attention maps: the mean over heads, the difference of two
+// heads, and per-row statistics (entropy, where the maximum sits). The window draws them and
+// the exporters write them from these same numbers.
+#pragma once
+
+#include "figures/attention_map.h"
+#include "engine/trace.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+// Mean of every head's weights (switched-off heads included: their weights are still
+// computed). Rows still sum to 1; masked cells stay kMaskedCell.
+AttentionMap meanAttentionMap(const Trace& trace, int batchIndex);
+
+// Head a minus head b, cell by cell, in [-1, 1]; maxWeight holds the largest |difference|.
+AttentionMap headDifferenceMap(const Trace& trace, int batchIndex, int headA, int headB);
+
+struct RowStatistics {
+    double entropyBits = 0; // of the row over the keys it may see; 0 when all are masked
+    int argmaxKey = -1;     // key with the largest weight; -1 when every key is masked
+    float maxWeight = 0;
+};
+
+struct HeadStatistics {
+    std::vector<RowStatistics> rows; // N, one per query
+    double meanEntropyBits = 0;      // over rows that see at least one key
+    double maxEntropyBits = 0;       // log2 of the most keys a row sees: a uniform row
+    // Where the maximum usually sits, as an offset from the query (key - query): the most
+    // common one, and the share of rows whose maximum sits there.
+    int typicalOffset = 0;
+    double typicalShare = 0;
+    // The same for a fixed key (an attention sink such as the first token).
+    int typicalKey = -1;
+    double typicalKeyShare = 0;
+};
+
+HeadStatistics headStatistics(const Trace& trace, int batchIndex, int head);
+
+// "self", "previous token", "3 back", "next token", "2 ahead": an offset in words.
+std::string describeOffset(int offset);
+
+// Where a head's maximum usually sits, in words: the offset or the fixed key that explains
+// more rows, e.g. "previous token (91% of rows)" or "key 1 'The' (100% of rows)".
+std::string describeMaximum(const HeadStatistics& stats, const std::vector<std::string>& keyLabels);
+
+} // namespace core

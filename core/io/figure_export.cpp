@@ -1,0 +1,215 @@
+#include "io/figure_export.h"
+
+#include "io/atomic_file.h"
+#include "figures/figure.h"
+#include "figures/image.h"
+#include "io/trace_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace core {
+
+namespace fs = std::filesystem;
+
+std::string freeStem(const std::string& dir, const std::string& stem,
+                     std::initializer_list<std::string> exts) {
+    for (int k = 1;; ++k) {
+        std::string candidate = (fs::path(dir) / stem).string();
+        if (k > 1)
+            candidate.append("-").append(std::to_string(k)); // not "-" + ...: GCC 12 -Wrestrict
+        std::error_code ec;
+        bool free = true;
+        for (const std::string& ext : exts) free = free && !fs::exists(candidate + ext, ec);
+        if (free) return candidate;
+    }
+}
+
+std::string prepareExportFolder(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+        return "cannot create the export folder '" + dir + "'" + (ec ? ": " + ec.message() : "");
+    return {};
+}
+
+std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
+    return freeStem(dir, stem, {ext}) + ext;
+}
+
+namespace {
+
+// A head name as a file name part: letters, digits and '-' only.
+std::string slug(const std::string& name) {
+    std::string out;
+    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    return out;
+}
+
+} // namespace
+
+namespace {
+
+// One figure's files: which of PNG, SVG, CSV it can be written as, and how.
+struct FigureJob {
+    std::string stem;
+    std::function<std::string()> svg, csv;
+    std::function<Image(int scale, std::string& error)> png;
+};
+
+std::string headStem(const Trace& trace, const std::string& prefix, int h) {
+    char number[16];
+    std::snprintf(number, sizeof number, "%02d", h + 1);
+    const std::string& name = trace.headNames[std::size_t(h)];
+    std::string stem = prefix + "-head-" + number;
+    if (name != std::string("head ").append(std::to_string(h + 1)))
+        stem.append("-").append(slug(name)); // a preset's name; plain "head N" adds nothing
+    return stem;
+}
+
+FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
+    auto f = std::make_shared<const HeatmapFigure>(std::move(figure));
+    FigureJob job{std::move(stem), [f] { return heatmapSvg(*f); }, {},
+                  [f](int scale, std::string& error) { return heatmapPng(*f, scale, error); }};
+    if (csv) job.csv = [f] { return heatmapCsv(*f); };
+    return job;
+}
+
+std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b) {
+    const std::string prefix =
+        trace.batch() > 1 ? "mha-viz-sentence-" + std::to_string(b + 1) : "mha-viz";
+    const int heads = trace.attention.heads;
+    const int head = std::clamp(r.head, 0, heads - 1), headB = std::clamp(r.headB, 0, heads - 1);
+    std::vector<FigureJob> jobs;
+    switch (r.what) {
+    case ExportWhat::Head:
+        jobs.push_back(heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
+        break;
+    case ExportWhat::EachHead:
+        for (int h = 0; h < heads; ++h)
+            jobs.push_back(heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
+        break;
+    case ExportWhat::Grid: {
+        auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
+        jobs.push_back({prefix + "-grid", [grid] { return gridSvg(*grid); }, {},
+                        [grid](int scale, std::string& error) { return gridPng(*grid, scale, error); }});
+        break;
+    }
+    case ExportWhat::Mean:
+        jobs.push_back(heatmapJob(prefix + "-mean", meanFigure(trace, b, r.colormap)));
+        break;
+    case ExportWhat::Difference: {
+        char stem[64];
+        std::snprintf(stem, sizeof stem, "-difference-head-%02d-head-%02d", head + 1, headB + 1);
+        jobs.push_back(heatmapJob(prefix + stem, differenceFigure(trace, b, head, headB)));
+        break;
+    }
+    case ExportWhat::Lines: {
+        auto lines = std::make_shared<const LineFigure>(lineFigure(trace, b, head));
+        const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
+        jobs.push_back({headStem(trace, prefix + "-lines", head), [lines] { return lineSvg(*lines); },
+                        [weights] { return heatmapCsv(weights); },
+                        [lines](int scale, std::string& error) { return linePng(*lines, scale, error); }});
+        break;
+    }
+    case ExportWhat::Statistics: {
+        FigureJob job = heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
+        job.csv = [&trace, b] { return statisticsCsv(trace, b); };
+        jobs.push_back(std::move(job));
+        break;
+    }
+    }
+    return jobs;
+}
+
+std::vector<int> sentencesOf(const Trace& trace, const ExportRequest& r) {
+    if (r.batchIndex >= 0) return {std::clamp(r.batchIndex, 0, trace.batch() - 1)};
+    std::vector<int> all(std::size_t(trace.batch()));
+    for (int b = 0; b < trace.batch(); ++b) all[std::size_t(b)] = b;
+    return all;
+}
+
+int filesPerJob(const ExportFormats& f) {
+    return int(f.png) + int(f.svg) + int(f.csv);
+}
+
+} // namespace
+
+int exportFileCount(const Trace& trace, const ExportRequest& r) {
+    if (trace.batch() == 0) return 0;
+    int count = 0;
+    for (int b : sentencesOf(trace, r))
+        for (const FigureJob& job : jobsFor(trace, r, b))
+            count += int(r.formats.png && job.png) + int(r.formats.svg && job.svg) +
+                     int(r.formats.csv && job.csv);
+    return count + int(r.formats.json);
+}
+
+ExportResult exportView(const Trace& trace, const ExportRequest& r, const ExportProgress& progress) {
+    ExportResult result;
+    if (r.scale < 1 || r.scale > 4) {
+        result.error = "export scale " + std::to_string(r.scale) + " must be 1 to 4";
+        return result;
+    }
+    if (trace.batch() == 0 || trace.attention.heads == 0) {
+        result.error = "nothing to export yet: type a sentence first";
+        return result;
+    }
+    if (filesPerJob(r.formats) == 0 && !r.formats.json) {
+        result.error = "choose at least one format to export";
+        return result;
+    }
+    if (result.error = prepareExportFolder(r.dir); !result.error.empty()) return result;
+    const int total = exportFileCount(trace, r);
+    auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
+        if (!result.error.empty()) return;
+        const std::string path = freePath(r.dir, stem, ext);
+        result.error = writeFileAtomically(path, contents);
+        if (!result.error.empty()) return;
+        result.files.push_back(path);
+        if (progress) progress(int(result.files.size()), total);
+    };
+    for (int b : sentencesOf(trace, r))
+        for (const FigureJob& job : jobsFor(trace, r, b)) {
+            if (r.formats.svg && job.svg) write(job.stem, ".svg", job.svg());
+            if (r.formats.png && job.png && result.error.empty()) {
+                std::string pngError;
+                const Image image = job.png(r.scale, pngError);
+                if (!pngError.empty()) {
+                    result.error = pngError;
+                    return result;
+                }
+                const std::vector<std::uint8_t> png = encodePng(image);
+                write(job.stem, ".png",
+                      std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+            }
+            if (r.formats.csv && job.csv) write(job.stem, ".csv", job.csv());
+        }
+    if (r.formats.json) write("mha-viz-trace", ".json", traceJson(trace));
+    return result;
+}
+
+ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale,
+                           ColormapId colormap) {
+    ExportResult all;
+    ExportRequest request;
+    request.dir = dir, request.scale = scale, request.colormap = colormap;
+    request.batchIndex = -1; // every sentence
+    for (ExportWhat what :
+         {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
+        request.what = what;
+        request.formats.json = what == ExportWhat::Statistics; // once, at the end
+        ExportResult part = exportView(trace, request);
+        all.files.insert(all.files.end(), part.files.begin(), part.files.end());
+        if (!part.error.empty()) {
+            all.error = part.error;
+            break;
+        }
+    }
+    return all;
+}
+
+} // namespace core

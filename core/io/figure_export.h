@@ -1,0 +1,70 @@
+// Writing figures to a folder, without a display and without overwriting anything: one view
+// (the window's export panel) or everything (`mha-viz --export DIR`).
+#pragma once
+
+#include "figures/colormap.h"
+#include "engine/trace.h"
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace core {
+
+struct ExportResult {
+    std::vector<std::string> files; // written, in order
+    std::string error;              // empty on success; one line naming the problem
+};
+
+enum class ExportWhat {
+    Head,       // the selected head: PNG, SVG, CSV
+    Grid,       // all heads side by side: PNG, SVG
+    EachHead,   // every head, one file each: PNG, SVG, CSV
+    Mean,       // the mean over heads: PNG, SVG, CSV
+    Difference, // head - headB: PNG, SVG, CSV
+    Lines,      // the selected head as a line view: PNG, SVG (CSV = its weights)
+    Statistics, // row entropy per head and query: PNG, SVG; CSV with entropy and argmax
+};
+
+struct ExportFormats {
+    bool png = true, svg = true, csv = true;
+    bool json = false; // the trace JSON beside the figures
+};
+
+struct ExportRequest {
+    ExportWhat what = ExportWhat::Head;
+    ExportFormats formats;
+    int scale = 1; // PNG resolution multiplier, 1..4
+    std::string dir;
+    int batchIndex = 0; // which sentence; -1 = every sentence
+    int head = 0, headB = 1;
+    ColormapId colormap = ColormapId::Viridis;
+};
+
+// Called after each file with (files done, files in all); may run on a worker thread.
+using ExportProgress = std::function<void(int done, int total)>;
+
+ExportResult exportView(const Trace& trace, const ExportRequest& request,
+                        const ExportProgress& progress = {});
+
+// How many files exportView will write (for a progress bar).
+int exportFileCount(const Trace& trace, const ExportRequest& request);
+
+// `mha-viz --export DIR`: every head (SVG, PNG, CSV), the grid, the mean over heads and the
+// statistics of every sentence, and the trace JSON. `scale` (1..4) multiplies PNG resolution.
+ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale,
+                           ColormapId colormap = ColormapId::Viridis);
+
+// Creates `dir` if missing. Empty on success, else one line naming the folder and why.
+std::string prepareExportFolder(const std::string& dir);
+
+// "<dir>/<stem>", or "<dir>/<stem>-2", -3, ... : the first for which no "<that><ext>" exists
+// for any of `exts` (a PNG and its JSON get the same free name).
+std::string freeStem(const std::string& dir, const std::string& stem,
+                     std::initializer_list<std::string> exts);
+
+// freeStem for one extension, with the extension: "<dir>/<stem>[-k]<ext>".
+std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext);
+
+} // namespace core

@@ -1,0 +1,53 @@
+// Scenes as JSON ("format": "mha-scene", "version": 1): every setting, so a demo can be
+// saved, shared and replayed. Loading never crashes: bad files give one-line messages.
+#pragma once
+
+#include "figures/colormap.h"
+#include "engine/scene.h"
+
+#include <string>
+#include <string_view>
+
+namespace core {
+
+inline constexpr int kSceneJsonVersion = 1;
+
+// How the window shows a scene ("view" in the file, optional): saved with it so a demo
+// replays exactly. Not part of Scene: changing it never recomputes anything.
+struct SceneView {
+    std::string tab = "head"; // one of kViewTabs
+    ColormapId colormap = ColormapId::Viridis;
+    std::string theme = "dark"; // one of kThemes
+    int selectedHead = 0;       // 0-based; the file numbers heads from 1
+    int compareHead = 1;        // the difference view's second head
+    bool perHeadScale = false;
+    bool operator==(const SceneView&) const = default;
+};
+inline constexpr const char* kViewTabs[] = {"head",  "mean",     "difference", "lines",
+                                            "statistics", "pipeline", "steps", "cost"};
+inline constexpr const char* kThemes[] = {"dark", "light", "high-contrast"};
+
+// `view` (optional) is written as the "view" object.
+std::string sceneToJson(const Scene& scene, const SceneView* view = nullptr);
+
+// Throws std::invalid_argument with one line naming the problem (bad JSON, wrong type,
+// out-of-range value, nesting deeper than 32, unknown format); the scene is validated.
+// `view`, when given, receives the file's view settings (defaults where it has none;
+// heads beyond H are clamped).
+Scene sceneFromJson(std::string_view text, SceneView* view = nullptr);
+
+// The demo scenes shipped in assets/scenes (embedded): file name without .json.
+inline constexpr const char* kDemoScenes[] = {"designed-heads", "causal-mask", "batch-with-padding",
+                                              "cross-attention", "pitfall-sqrt-d-model"};
+// Throws std::invalid_argument for an unknown name.
+Scene demoScene(std::string_view name, SceneView* view = nullptr);
+
+// File versions: load reads at most 16 MB; save writes atomically. Empty string = success.
+std::string loadSceneFile(const std::string& path, Scene& scene, SceneView* view = nullptr);
+std::string saveSceneFile(const std::string& path, const Scene& scene,
+                          const SceneView* view = nullptr);
+
+// The embedded demo scenes, by path under assets/ (generated at build time).
+std::string_view sceneAsset(std::string_view name);
+
+} // namespace core

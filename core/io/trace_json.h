@@ -1,0 +1,16 @@
+// The trace as JSON ("format": "mha-trace", "version": 1), the contract in DESIGN.md.
+#pragma once
+
+#include "engine/trace.h"
+
+#include <ostream>
+#include <string>
+
+namespace core {
+
+inline constexpr int kTraceJsonVersion = 1;
+
+void writeTraceJson(const Trace& trace, std::ostream& out);
+std::string traceJson(const Trace& trace);
+
+} // namespace core
