@@ -1,0 +1,194 @@
+#include "session.h"
+
+#include "input_queue.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "io/scene_json.h"
+#include "panels/panels.h"
+#include "shortcuts.h"
+#include "state_file.h"
+#include "user_paths.h"
+#include "view_settings.h"
+#include "widgets/heatmap_widget.h"
+#include "window.h"
+#include "window_capture.h"
+#include "window_layout.h"
+
+#include <glad/gl.h>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <filesystem>
+#include <iostream>
+
+namespace app {
+
+namespace {
+
+void drawNotice(const ViewState& view, double now) {
+    if (view.notice.empty() || now > view.noticeUntil) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    ImGui::Begin("##notice", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav);
+    ImGui::TextUnformatted(view.notice.c_str());
+    ImGui::End();
+}
+
+// --bench-frames: a different first word each frame, so every frame recomputes.
+void varyForBenchmark(core::Scene& scene, int frame) {
+    static const std::string base = scene.sentences.front();
+    scene.sentences.front() = (frame % 2 ? "One " : "Two ") + base;
+}
+
+} // namespace
+
+Session::Session(const CliOptions& options, float uiScale)
+    : options_(options), uiScale_(uiScale), scene_(options.scene),
+      exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
+    if (!options.weightsGiven)
+        scene_.weights = "designed"; // the demo shows heads that specialise
+    applySceneView(options.view, view_); // --view, or a scene file's view settings
+}
+
+bool Session::init() {
+    if (std::string error; !gl_.init(error)) {
+        std::cerr << "mha-viz: error: " << error << '\n';
+        return false;
+    }
+    runner_.update(scene_, trace_, view_, false); // the first maps before the first frame
+    uploadHeadMaps(*trace_, view_, gl_);
+    return true;
+}
+
+void Session::pollEvents() {
+    frameStart_ = std::chrono::steady_clock::now();
+    const double now = ImGui::GetTime();
+    const bool animating = view_.animStart >= 0 && now - view_.animStart < 0.7;
+    const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
+    const bool busy = options_.benchFrames > 0 || !options_.screenshotPath.empty() ||
+                      framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating ||
+                      exporting || runner_.computing() || inputPending();
+    if (busy) {
+        glfwPollEvents();
+        framesToSettle_ = std::max(0, framesToSettle_ - 1);
+    } else {
+        glfwWaitEventsTimeout(now < view_.noticeUntil ? std::min(0.5, view_.noticeUntil - now)
+                                                      : 0.5);
+        framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
+    }
+    if (options_.benchFrames > 0) varyForBenchmark(scene_, frame_);
+}
+
+void Session::followAppearance(GLFWwindow* window) {
+    followScaleAndAppearance(window, options_.uiScale > 0, view_.appearance, uiScale_,
+                             appliedAppearance_);
+}
+
+void Session::feedInput() {
+    feedInputQueue(); // this frame's share of the queued keys, clicks and typing
+    if (!options_.screenshotPath.empty()) // wherever the pointer rests, no hover in screenshots
+        ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    interceptEscape();
+}
+
+void Session::drawPanels(GLFWwindow* window) {
+    gl_.beginFrame();
+    view_.nextHover = {};
+    view_.nextHoverHead = -1;
+    const ShortcutActions actions = handleShortcuts(scene_, view_);
+    if (actions.toggleFullscreen) toggleFullscreen(window);
+    if (const std::string dropped = takeDroppedPath(); !dropped.empty())
+        openSceneFile(scene_, view_, dropped);
+    if (actions.saveScene) saveScene();
+    exportWindowRequested_ = actions.exportWindow;
+
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.appearance.zoom);
+    drawSentencesPanel(layout.sentences, scene_, *trace_, view_);
+    drawControlsPanel(layout.controls, scene_, *trace_, view_);
+    const int headsBefore = trace_->attention.heads;
+    const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
+    if (runner_.update(scene_, trace_, view_, !benchmarking) || !view_.mapsUploaded) {
+        uploadHeadMaps(*trace_, view_, gl_);
+        if (trace_->attention.heads != headsBefore && headsBefore > 0)
+            noteHeadCountChange(view_, headsBefore);
+    }
+    keepViewInRange(*trace_, view_); // before any panel indexes heads with it
+    drawHeadsPanel(layout.heads, *trace_, view_, gl_);
+    drawViewsPanel(layout.head, scene_, *trace_, view_, gl_);
+    drawKeyLegend(view_);
+    drawScenesPanel(scene_, view_);
+    drawExportPanel(trace_, view_, exportDir_);
+    drawNotice(view_, ImGui::GetTime());
+    view_.hover = view_.nextHover;
+    view_.hoverHead = view_.nextHoverHead;
+}
+
+void Session::saveScene() {
+    std::error_code ec;
+    std::filesystem::create_directories(exportDir_, ec);
+    const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
+    const core::SceneView settings = sceneViewOf(view_);
+    const std::string error = core::saveSceneFile(path, scene_, &settings);
+    showNotice(view_, error.empty() ? "Saved " + path : "Scene not saved: " + error);
+    std::cerr << "mha-viz: " << view_.notice << '\n';
+}
+
+void Session::afterRender(GLFWwindow* window) {
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(window, &width, &height);
+    if (ExportPanel& panel = view_.exportPanel; // drawn without the panel
+        panel.captureCountdown > 0 && --panel.captureCountdown == 0) {
+        std::string error;
+        const std::string path = exportWindow(panel.folder, captureFramebuffer(width, height),
+                                              *trace_, error, panel.formats.json);
+        finishWindowCapture(view_, path, error);
+    }
+    if (exportWindowRequested_) exportWholeWindow(width, height);
+    if (!options_.screenshotPath.empty() && frame_ >= 5) { // fonts, layout, maps have settled
+        const std::string error =
+            core::writePng(options_.screenshotPath, captureFramebuffer(width, height));
+        if (!error.empty()) {
+            std::cerr << "mha-viz: error: " << error << '\n';
+            exitCode_ = kExitBadInput;
+        }
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
+    }
+}
+
+void Session::exportWholeWindow(int width, int height) {
+    std::string error;
+    const std::string path =
+        exportWindow(exportDir_, captureFramebuffer(width, height), *trace_, error);
+    showNotice(view_,
+               path.empty() ? "Export failed: " + error : "Saved " + path + " (+ .json)");
+    std::cerr << "mha-viz: " << view_.notice << '\n';
+}
+
+void Session::afterSwap(GLFWwindow* window) {
+    if (!options_.stateFile.empty()) // after the swap: what the line says is on screen
+        writeStateFile(options_.stateFile,
+                       stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks()},
+                                 scene_, *trace_, view_));
+    if (options_.benchFrames > 0) {
+        glFinish(); // count the GPU's (llvmpipe's) work too
+        benchStats_.millis.push_back(std::chrono::duration<double, std::milli>(
+                                         std::chrono::steady_clock::now() - frameStart_)
+                                         .count());
+        if (int(benchStats_.millis.size()) >= options_.benchFrames) {
+            std::cout << benchStats_.summary() << std::endl;
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+        }
+    }
+    ++frame_;
+}
+
+} // namespace app

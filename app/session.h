@@ -1,0 +1,65 @@
+// One run of the window: the Scene the user edits, the Trace drawn, how it is drawn, the runner
+// that recomputes it and the textures that show it; and the steps of a frame that main.cpp's
+// loop calls in order (poll -> input -> panels -> after render -> after swap).
+#pragma once
+
+#include "appearance.h"
+#include "cli.h"
+#include "frame_stats.h"
+#include "scene_runner.h"
+#include "view_state.h"
+#include "widgets/gl_heatmaps.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+struct GLFWwindow;
+
+namespace app {
+
+class Session {
+  public:
+    Session(const CliOptions& options, float uiScale);
+
+    // The textures and the first maps, before the first frame. False after printing why.
+    bool init();
+
+    // Polls when something moves (an active control, an animation, a computation, queued
+    // input, a benchmark), else sleeps until input or half a second (to notice a stop signal).
+    void pollEvents();
+    // A theme, zoom or monitor-scale change since the last frame rebuilds style and fonts.
+    void followAppearance(GLFWwindow* window);
+    // This frame's share of the queued input, handed to ImGui before NewFrame.
+    void feedInput();
+    // Shortcuts, dropped files, every panel; recomputes the trace when the scene changed.
+    void drawPanels(GLFWwindow* window);
+    // Reads the rendered frame back where asked: window export, Ctrl+E, --screenshot.
+    void afterRender(GLFWwindow* window);
+    // The --state-file line and --bench-frames timings, once the frame is on screen.
+    void afterSwap(GLFWwindow* window);
+
+    void shutdown() { gl_.shutdown(); } // while the GL context still exists
+    int exitCode() const { return exitCode_; }
+
+  private:
+    void saveScene();
+    void exportWholeWindow(int width, int height);
+
+    const CliOptions& options_;
+    float uiScale_;
+    core::Scene scene_;
+    std::shared_ptr<const core::Trace> trace_ = std::make_shared<const core::Trace>();
+    ViewState view_;
+    SceneRunner runner_;
+    Appearance appliedAppearance_;
+    GlHeatmaps gl_;
+    std::string exportDir_;
+    bool exportWindowRequested_ = false;
+    FrameStats benchStats_;
+    std::chrono::steady_clock::time_point frameStart_;
+    int frame_ = 0, framesToSettle_ = 3;
+    int exitCode_ = 0;
+};
+
+} // namespace app
