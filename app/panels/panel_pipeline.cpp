@@ -1,9 +1,9 @@
 // Tab: the whole multi-head attention pipeline as blocks with the scene's real shapes.
 // Each head's d_head-wide slice has its colour everywhere: Q/K/V, the per-head blocks,
 // the concat, the rows of W_O it multiplies and its heatmap's frame.
-#include "widgets/heatmap_widget.h"
 #include "model_presets.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -224,10 +224,8 @@ class PipelineDrawer {
     float blockWidth_ = 300, rowHeight_ = 20, regroup_ = 1;
 };
 
-} // namespace
-
-void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,
-                      GlHeatmaps& gl) {
+// The sizes drawn (live, or a real model's from the Cost tab) and the controls above the blocks.
+Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
     const core::Attention& a = trace.attention;
     Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
     if (view.presetIndex >= 0) {
@@ -247,9 +245,12 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
     ImGui::SameLine();
     ImGui::TextDisabled("hover a block or a head's slice");
 
-    PipelineDrawer p(d, trace, view, gl);
+    return d;
+}
+
+// X -> Q, K, V -> reshape -> transpose: the split into heads.
+void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug) {
     const float row = p.rowHeight();
-    const bool bug = scene.reshapeBug && d.live;
     const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
     p.stage("X  (embedding + position)", nd,
             "One d_model-wide row per token: the toy embedding plus the sinusoidal position.", row,
@@ -284,6 +285,11 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
             shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"d_head", d.d_head}}),
             "Heads become a batch axis: each head now holds all N tokens of its own slice.",
             row * 1.6f, [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, false); });
+}
+
+// Per head: scores, softmax with the mask, weights V.
+void drawAttentionStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d) {
+    const float row = p.rowHeight();
     char scoreName[64];
     std::snprintf(scoreName, sizeof scoreName, "scores  Q K^T %s",
                   scene.scale == core::ScaleKind::SqrtDHead    ? "/ sqrt(d_head)"
@@ -300,6 +306,12 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
             "Each query's weighted average of the value vectors, per head. Switched-off heads are "
             "zeroed here.",
             row * 1.6f, [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, true); });
+}
+
+// Transpose back -> concat -> W_O -> output: the merge.
+void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug) {
+    const float row = p.rowHeight();
+    const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
     p.stage(bug ? "(no transpose back)" : "transpose back",
             shapeText({{"B", d.B}, {"N", d.N}, {"H", d.H}, {"d_head", d.d_head}}),
             "Heads go back beside each other for every token.", row,
@@ -324,6 +336,18 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
             else
                 p.slices(a0, a1, 0.0f, true);
         });
+}
+
+} // namespace
+
+void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,
+                      GlHeatmaps& gl) {
+    const Dims d = pipelineHeader(trace, view);
+    PipelineDrawer p(d, trace, view, gl);
+    const bool bug = scene.reshapeBug && d.live;
+    drawSplitStages(p, scene, d, bug);
+    drawAttentionStages(p, scene, d);
+    drawMergeStages(p, scene, d, bug);
 }
 
 // Called when the scene's H changed: the pipeline animates from the old grouping.

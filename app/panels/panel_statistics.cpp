@@ -1,32 +1,35 @@
 // Tab: per-head statistics. How spread each head's attention is (row entropy in bits) and
 // where its maximum sits, for every head and for each query of the selected head.
-#include "widgets/heatmap_widget.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include <algorithm>
 
 namespace app {
 
-void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    uploadDerivedMaps(trace, view, gl);
-    const int heads = int(view.maps.size());
-    if (heads == 0 || int(view.headStats.size()) != heads) return;
-    viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
-               "Argmax: the key with the largest weight.",
-               view, ExportChoice::Statistics);
+namespace {
 
-    // Entropy map: one row per head, one column per query.
+constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                        ImGuiTableFlags_BordersInnerV |
+                                        ImGuiTableFlags_SizingStretchProp;
+
+// Entropy map: one row per head, one column per query; hover for the numbers, click to select.
+void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    const int heads = int(view.maps.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float mapHeight = std::min(avail.y * 0.42f, ImGui::GetFontSize() * (3.0f + 1.6f * float(heads)));
+    const float mapHeight =
+        std::min(avail.y * 0.42f, ImGui::GetFontSize() * (3.0f + 1.6f * float(heads)));
     MapStyle style;
     style.gl = &gl;
     style.slot = derivedSlot(view, DerivedMap::Entropy);
     style.valueMax = std::max(view.entropyMap.maxWeight, 1e-3f);
     style.colormap = view.colormap;
     style.shareHover = false; // rows are heads, not queries
-    const MapHit hit = drawMap(view.entropyMap, style, view, ImVec2(avail.x, mapHeight), LabelMode::Full);
+    const MapHit hit =
+        drawMap(view.entropyMap, style, view, ImVec2(avail.x, mapHeight), LabelMode::Full);
     if (hit.row >= 0) {
-        const core::RowStatistics& r = view.headStats[std::size_t(hit.row)].rows[std::size_t(hit.col)];
+        const core::RowStatistics& r =
+            view.headStats[std::size_t(hit.row)].rows[std::size_t(hit.col)];
         const core::AttentionMap& map = view.maps[std::size_t(hit.row)];
         ImGui::BeginTooltip();
         ImGui::TextUnformatted(trace.headNames[std::size_t(hit.row)].c_str());
@@ -44,13 +47,14 @@ void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     drawColorBar(gl, view.colormap, 0.0f, style.valueMax, std::min(avail.x * 0.5f, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("entropy (bits)");
+}
 
-    // Per head: mean entropy and where the maximum usually sits. Click a row to select it.
+// Per head: mean entropy and where the maximum usually sits. Click a row to select it.
+void drawHeadTable(const core::Trace& trace, ViewState& view) {
+    const int heads = int(view.maps.size());
     const float tableHeight = std::min(ImGui::GetContentRegionAvail().y * 0.5f,
                                        ImGui::GetFrameHeightWithSpacing() * (float(heads) + 1.5f));
-    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                  ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("heads", 3, flags, ImVec2(0, tableHeight))) {
+    if (ImGui::BeginTable("heads", 3, kTableFlags, ImVec2(0, tableHeight))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("head");
         ImGui::TableSetupColumn("mean entropy (bits)");
@@ -60,26 +64,32 @@ void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
             const core::HeadStatistics& s = view.headStats[std::size_t(h)];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+            ImGui::PushStyleColor(ImGuiCol_Text,
+                                  ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
             const std::string name = std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
-            if (ImGui::Selectable(name.c_str(), h == view.selectedHead, ImGuiSelectableFlags_SpanAllColumns))
+            if (ImGui::Selectable(name.c_str(), h == view.selectedHead,
+                                  ImGuiSelectableFlags_SpanAllColumns))
                 view.selectedHead = h;
             ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::Text("%.2f of %.2f", s.meanEntropyBits, s.maxEntropyBits);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(core::describeMaximum(s, view.maps[std::size_t(h)].keyLabels).c_str());
+            ImGui::TextUnformatted(
+                core::describeMaximum(s, view.maps[std::size_t(h)].keyLabels).c_str());
         }
         ImGui::EndTable();
     }
+}
 
-    // The selected head, query by query.
+// The selected head, query by query: where each row's maximum sits and how spread it is.
+void drawQueryTable(const core::Trace& trace, const ViewState& view) {
+    const int heads = int(view.maps.size());
     const int h = view.selectedHead;
     const core::AttentionMap& map = view.maps[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
     ImGui::Text("%s, query by query", trace.headNames[std::size_t(h)].c_str());
     ImGui::PopStyleColor();
-    if (ImGui::BeginTable("rows", 4, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+    if (ImGui::BeginTable("rows", 4, kTableFlags, ImVec2(0, ImGui::GetContentRegionAvail().y))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("query");
         ImGui::TableSetupColumn("maximum on");
@@ -106,6 +116,20 @@ void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
         }
         ImGui::EndTable();
     }
+}
+
+} // namespace
+
+void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    uploadDerivedMaps(trace, view, gl);
+    const int heads = int(view.maps.size());
+    if (heads == 0 || int(view.headStats.size()) != heads) return;
+    viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
+               "Argmax: the key with the largest weight.",
+               view, ExportChoice::Statistics);
+    drawEntropyMap(trace, view, gl);
+    drawHeadTable(trace, view);
+    drawQueryTable(trace, view);
 }
 
 } // namespace app

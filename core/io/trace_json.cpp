@@ -48,16 +48,8 @@ void writeBoolMatrix(JsonWriter& w, const BoolMat& m) {
     w.endArray();
 }
 
-} // namespace
-
-void writeTraceJson(const Trace& t, std::ostream& out) {
-    const Scene& s = t.scene;
-    const Attention& a = t.attention;
-    JsonWriter w(out);
-    w.beginObject();
-    w.field("format", "mha-trace");
-    w.field("version", kTraceJsonVersion);
-    w.key("config");
+// config: every setting that changes the numbers (DESIGN.md's trace contract).
+void writeConfig(JsonWriter& w, const Scene& s) {
     w.beginObject();
     w.field("d_model", s.d_model);
     w.field("heads", s.heads);
@@ -75,20 +67,12 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     w.endArray();
     w.field("reshape_bug", s.reshapeBug);
     w.endObject();
-    w.key("head_names");
-    w.beginArray();
-    for (const std::string& name : t.headNames) w.value(name);
-    w.endArray();
-    w.key("warnings");
-    w.beginArray();
-    for (const std::string& warning : t.warnings) w.value(warning);
-    w.endArray();
-    w.key("sentences");
-    writeSentences(w, t.sentences);
-    if (s.isCross()) {
-        w.key("sources");
-        writeSentences(w, t.sources);
-    }
+}
+
+// x .. output: every tensor of the forward, in the order it is computed.
+void writeTensors(JsonWriter& w, const Trace& t) {
+    const Scene& s = t.scene;
+    const Attention& a = t.attention;
     w.key("x");
     w.tensor3(t.input.x, a.queryLen);
     if (s.isCross()) {
@@ -132,6 +116,32 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
         }
         w.endArray();
     }
+}
+
+} // namespace
+
+void writeTraceJson(const Trace& t, std::ostream& out) {
+    JsonWriter w(out);
+    w.beginObject();
+    w.field("format", "mha-trace");
+    w.field("version", kTraceJsonVersion);
+    w.key("config");
+    writeConfig(w, t.scene);
+    w.key("head_names");
+    w.beginArray();
+    for (const std::string& name : t.headNames) w.value(name);
+    w.endArray();
+    w.key("warnings");
+    w.beginArray();
+    for (const std::string& warning : t.warnings) w.value(warning);
+    w.endArray();
+    w.key("sentences");
+    writeSentences(w, t.sentences);
+    if (t.scene.isCross()) {
+        w.key("sources");
+        writeSentences(w, t.sources);
+    }
+    writeTensors(w, t);
     w.endObject();
     out << '\n';
 }
