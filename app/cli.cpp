@@ -217,9 +217,10 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
                 return std::nullopt;
             }
         const std::string tabGiven = options.view.tab;
-        if (std::string error = core::loadSceneFile(options.scenePath, scene, &options.view);
-            !error.empty()) {
-            printError(oneLine(error));
+        try {
+            scene = core::loadSceneFile(options.scenePath, &options.view);
+        } catch (const std::exception& e) {
+            printError(oneLine(e.what()));
             exitCode = kExitBadInput;
             return std::nullopt;
         }
@@ -249,6 +250,33 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     return options;
 }
 
+namespace {
+
+// --json, --save-scene, --export: each throws with one line naming what failed.
+void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
+    if (options.jsonPath == "-") {
+        core::writeTraceJson(trace, std::cout);
+        std::cout.flush();
+        if (!std::cout) // e.g. a full disk behind a redirection
+            throw std::runtime_error("cannot write the trace to stdout");
+    } else if (!options.jsonPath.empty()) {
+        core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
+    }
+    if (!options.saveScenePath.empty())
+        core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
+    if (!options.exportPath.empty()) {
+        core::prepareExportFolder(options.exportPath); // before any progress line: bad input
+                                                       // gives exactly one line
+        std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
+        const std::vector<std::string> files = core::exportFigures(
+            trace, options.exportPath, options.exportScale, options.view.colormap);
+        std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
+                  << '\n';
+    }
+}
+
+} // namespace
+
 int runHeadless(const CliOptions& options) {
     core::Trace trace;
     try {
@@ -262,43 +290,11 @@ int runHeadless(const CliOptions& options) {
     }
     for (const std::string& warning : trace.warnings)
         std::cerr << "mha-viz: warning: " << warning << '\n';
-    if (!options.jsonPath.empty()) {
-        if (options.jsonPath == "-") {
-            core::writeTraceJson(trace, std::cout);
-            std::cout.flush();
-            if (!std::cout) { // e.g. a full disk behind a redirection
-                printError("cannot write the trace to stdout");
-                return kExitBadInput;
-            }
-        } else if (std::string error =
-                       core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
-                   !error.empty()) {
-            printError(error);
-            return kExitBadInput;
-        }
-    }
-    if (!options.saveScenePath.empty()) {
-        if (std::string error =
-                core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
-            !error.empty()) {
-            printError(error);
-            return kExitBadInput;
-        }
-    }
-    if (!options.exportPath.empty()) {
-        if (std::string error = core::prepareExportFolder(options.exportPath); !error.empty()) {
-            printError(error); // before any progress line: bad input gives exactly one line
-            return kExitBadInput;
-        }
-        std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
-        const core::ExportResult result = core::exportFigures(
-            trace, options.exportPath, options.exportScale, options.view.colormap);
-        if (!result.error.empty()) {
-            printError(result.error);
-            return kExitBadInput;
-        }
-        std::cerr << "mha-viz: wrote " << result.files.size() << " files to " << options.exportPath
-                  << '\n';
+    try {
+        writeHeadlessOutputs(trace, options);
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
     }
     return 0;
 }

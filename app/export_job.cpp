@@ -10,10 +10,12 @@ ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportReque
     total_ = core::exportFileCount(*trace_, request_);
     worker_ = std::thread([this] {
         try {
-            result_ = core::exportView(*trace_, request_, [this](int done, int total) {
+            result_.files = core::exportView(*trace_, request_, [this](int done, int total) {
                 done_ = done;
                 total_ = total;
             });
+        } catch (const core::ExportError& e) {
+            result_ = {e.written, e.what()};
         } catch (const std::bad_alloc&) {
             result_.error = "not enough memory for this export; try a smaller scale";
         } catch (const std::exception& e) {

@@ -13,6 +13,13 @@
 
 namespace app {
 
+// What a finished export did, as the panel reports it: the files written and, when it
+// stopped early, why (one line). The files written before a failure stay.
+struct ExportReport {
+    std::vector<std::string> files;
+    std::string error;
+};
+
 class ExportJob {
   public:
     // Starts at once. The trace is shared, so a recompute meanwhile does not disturb it.
@@ -24,14 +31,14 @@ class ExportJob {
     bool finished() const { return finished_; }
     int done() const { return done_; }
     int total() const { return total_; }
-    const core::ExportResult& result() const { return result_; } // once finished()
+    const ExportReport& result() const { return result_; } // once finished()
 
   private:
     std::shared_ptr<const core::Trace> trace_;
     core::ExportRequest request_;
     std::atomic<int> done_{0}, total_{0};
     std::atomic<bool> finished_{false};
-    core::ExportResult result_; // written by the worker before finished_ is set
+    ExportReport result_; // written by the worker before finished_ is set
     std::thread worker_;
 };
 

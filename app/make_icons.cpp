@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -14,32 +15,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Creates OUTDIR/hicolor/<subdir>/apps and returns the icon's path in it ("" on failure).
-std::string iconPath(const fs::path& outDir, const std::string& subdir, const char* extension,
-                     std::string& error) {
+// Creates OUTDIR/hicolor/<subdir>/apps and returns the icon's path in it.
+std::string iconPath(const fs::path& outDir, const std::string& subdir, const char* extension) {
     const fs::path dir = outDir / "hicolor" / subdir / "apps";
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) {
-        error = "cannot create '" + dir.string() + "': " + ec.message();
-        return {};
-    }
+    if (ec) throw std::runtime_error("cannot create '" + dir.string() + "': " + ec.message());
     return (dir / (std::string("mha-viz") + extension)).string();
 }
 
-std::string writeIcons(const fs::path& outDir) {
-    std::string error;
-    const std::string svgPath = iconPath(outDir, "scalable", ".svg", error);
-    if (svgPath.empty()) return error;
-    if (error = core::writeFileAtomically(svgPath, core::appIconSvg()); !error.empty())
-        return error;
+void writeIcons(const fs::path& outDir) {
+    core::writeFileAtomically(iconPath(outDir, "scalable", ".svg"), core::appIconSvg());
     for (int size : core::kAppIconSizes) {
         const std::string name = std::to_string(size) + "x" + std::to_string(size);
-        const std::string pngPath = iconPath(outDir, name, ".png", error);
-        if (pngPath.empty()) return error;
-        if (error = core::writePng(pngPath, core::appIcon(size)); !error.empty()) return error;
+        core::writePng(iconPath(outDir, name, ".png"), core::appIcon(size));
     }
-    return {};
 }
 
 } // namespace
@@ -49,8 +39,10 @@ int main(int argc, char** argv) {
         std::cerr << "usage: make_icons OUTDIR\n";
         return 1;
     }
-    if (const std::string error = writeIcons(argv[1]); !error.empty()) {
-        std::cerr << "make_icons: error: " << error << '\n';
+    try {
+        writeIcons(argv[1]);
+    } catch (const std::exception& e) {
+        std::cerr << "make_icons: error: " << e.what() << '\n';
         return 1;
     }
     return 0;

@@ -59,8 +59,10 @@ Session::Session(const CliOptions& options, float uiScale)
 }
 
 bool Session::init() {
-    if (std::string error; !gl_.init(error)) {
-        std::cerr << "mha-viz: error: " << error << '\n';
+    try {
+        gl_.init();
+    } catch (const std::exception& e) {
+        std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
     }
     runner_.update(scene_, trace_, view_, false); // the first maps before the first frame
@@ -137,8 +139,12 @@ void Session::saveScene() {
     std::filesystem::create_directories(exportDir_, ec);
     const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
     const core::SceneView settings = sceneViewOf(view_);
-    const std::string error = core::saveSceneFile(path, scene_, &settings);
-    showNotice(view_, error.empty() ? "Saved " + path : "Scene not saved: " + error);
+    try {
+        core::saveSceneFile(path, scene_, &settings);
+        showNotice(view_, "Saved " + path);
+    } catch (const std::exception& e) {
+        showNotice(view_, std::string("Scene not saved: ") + e.what());
+    }
     std::cerr << "mha-viz: " << view_.notice << '\n';
 }
 
@@ -147,17 +153,21 @@ void Session::afterRender(GLFWwindow* window) {
     glfwGetFramebufferSize(window, &width, &height);
     if (ExportPanel& panel = view_.exportPanel; // drawn without the panel
         panel.captureCountdown > 0 && --panel.captureCountdown == 0) {
-        std::string error;
-        const std::string path = exportWindow(panel.folder, captureFramebuffer(width, height),
-                                              *trace_, error, panel.formats.json);
-        finishWindowCapture(view_, path, error);
+        try {
+            finishWindowCapture(view_,
+                                exportWindow(panel.folder, captureFramebuffer(width, height),
+                                             *trace_, panel.formats.json),
+                                "");
+        } catch (const std::exception& e) {
+            finishWindowCapture(view_, "", e.what());
+        }
     }
     if (exportWindowRequested_) exportWholeWindow(width, height);
     if (!options_.screenshotPath.empty() && frame_ >= 5) { // fonts, layout, maps have settled
-        const std::string error =
+        try {
             core::writePng(options_.screenshotPath, captureFramebuffer(width, height));
-        if (!error.empty()) {
-            std::cerr << "mha-viz: error: " << error << '\n';
+        } catch (const std::exception& e) {
+            std::cerr << "mha-viz: error: " << e.what() << '\n';
             exitCode_ = kExitBadInput;
         }
         glfwSetWindowShouldClose(window, GLFW_TRUE);
@@ -165,11 +175,12 @@ void Session::afterRender(GLFWwindow* window) {
 }
 
 void Session::exportWholeWindow(int width, int height) {
-    std::string error;
-    const std::string path =
-        exportWindow(exportDir_, captureFramebuffer(width, height), *trace_, error);
-    showNotice(view_,
-               path.empty() ? "Export failed: " + error : "Saved " + path + " (+ .json)");
+    try {
+        const std::string path = exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
+        showNotice(view_, "Saved " + path + " (+ .json)");
+    } catch (const std::exception& e) {
+        showNotice(view_, std::string("Export failed: ") + e.what());
+    }
     std::cerr << "mha-viz: " << view_.notice << '\n';
 }
 

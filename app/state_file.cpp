@@ -64,8 +64,10 @@ void writeStateFile(const std::string& path, const std::string& line) {
     static std::string written;
     static bool failed = false;
     if (line == written) return;
-    if (const std::string error = core::writeFileAtomically(path, line + "\n"); !error.empty()) {
-        if (!failed) std::cerr << "mha-viz: error: state file: " << error << '\n';
+    try {
+        core::writeFileAtomically(path, line + "\n");
+    } catch (const std::exception& e) {
+        if (!failed) std::cerr << "mha-viz: error: state file: " << e.what() << '\n';
         failed = true;
         return;
     }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 
 namespace app {
 
@@ -35,23 +36,20 @@ core::Image captureFramebuffer(int width, int height) {
 }
 
 std::string exportWindow(const std::string& dir, const core::Image& window,
-                         const core::Trace& trace, std::string& error, bool withTrace) {
+                         const core::Trace& trace, bool withTrace) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec) {
-        error = "cannot create '" + dir + "': " + ec.message();
-        return {};
-    }
+    if (ec) throw std::runtime_error("cannot create '" + dir + "': " + ec.message());
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "mha-viz-%Y%m%d-%H%M%S", std::localtime(&now));
     const std::string stem = core::freeStem(dir, stamp, {".png", ".json"});
-    error = core::writePng(stem + ".png", window);
-    if (error.empty() && withTrace)
-        error = core::writeFileAtomically(stem + ".json", core::traceJson(trace));
-    if (!error.empty()) {
+    core::writePng(stem + ".png", window);
+    try {
+        if (withTrace) core::writeFileAtomically(stem + ".json", core::traceJson(trace));
+    } catch (const std::runtime_error&) {
         std::filesystem::remove(stem + ".png", ec); // nothing half-exported
-        return {};
+        throw;
     }
     return stem + ".png";
 }

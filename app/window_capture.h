@@ -12,8 +12,9 @@ namespace app {
 core::Image captureFramebuffer(int width, int height);
 
 // Ctrl+E: the window as PNG and (withTrace) the trace as JSON into `dir`, never overwriting.
-// Returns the PNG path, or an empty string with `error` set.
+// Returns the PNG path; throws std::runtime_error naming what failed (nothing is left
+// half-exported).
 std::string exportWindow(const std::string& dir, const core::Image& window,
-                         const core::Trace& trace, std::string& error, bool withTrace = true);
+                         const core::Trace& trace, bool withTrace = true);
 
 } // namespace app

@@ -3,6 +3,7 @@
 #include "figures/colormap.h"
 #include "figures/figure.h"
 #include "io/atomic_file.h"
+#include "thrown_message.h"
 #include "figures/image.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+using testing_support::thrownMessage;
 
 namespace {
 
@@ -99,9 +102,8 @@ Box findColour(const Image& image, std::tuple<int, int, int> c, int yMax) {
 }
 
 Image render(const core::HeatmapFigure& f, int scale = 1) {
-    std::string error;
-    Image image = core::heatmapPng(f, scale, error);
-    EXPECT_EQ(error, "");
+    Image image;
+    EXPECT_EQ(thrownMessage([&] { image = core::heatmapPng(f, scale); }), "");
     EXPECT_GT(image.width, 0);
     EXPECT_EQ(image.rgba.size(), std::size_t(image.width) * image.height * 4);
     return image;
@@ -148,25 +150,19 @@ TEST(FigurePng, ScaleTwoDoublesTheSizeExactly) {
 
 TEST(FigurePng, BadScaleIsAnError) {
     for (int scale : {0, 5, -1}) {
-        std::string error;
-        const Image image = core::heatmapPng(smallFigure(), scale, error);
-        EXPECT_EQ(error, "export scale must be 1 to 4");
-        EXPECT_EQ(image.width, 0);
-        EXPECT_TRUE(image.rgba.empty());
+        EXPECT_EQ(thrownMessage([&] { core::heatmapPng(smallFigure(), scale); }),
+                  "export scale must be 1 to 4");
         core::GridFigure grid;
         grid.panels = {smallFigure()};
-        const Image gridImage = core::gridPng(grid, scale, error);
-        EXPECT_EQ(error, "export scale must be 1 to 4");
-        EXPECT_TRUE(gridImage.rgba.empty());
+        EXPECT_EQ(thrownMessage([&] { core::gridPng(grid, scale); }),
+                  "export scale must be 1 to 4");
     }
 }
 
 TEST(FigurePng, MismatchedValuesAreAnError) {
     core::HeatmapFigure f = smallFigure();
     f.values.pop_back();
-    std::string error;
-    EXPECT_TRUE(core::heatmapPng(f, 1, error).rgba.empty());
-    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(thrownMessage([&] { core::heatmapPng(f, 1); }).empty());
 }
 
 TEST(FigurePng, CellColoursMatchTheColormap) {
@@ -288,16 +284,15 @@ TEST(FigurePng, GridLaysOutPanelsByColumns) {
         grid.panels.push_back(panel);
     }
     grid.captionLines = demoFigure().captionLines;
-    std::string error;
-    const Image image = core::gridPng(grid, 1, error);
-    ASSERT_EQ(error, "");
+    Image image;
+    ASSERT_EQ(thrownMessage([&] { image = core::gridPng(grid, 1); }), "");
     core::HeatmapFigure single = grid.panels[0];
     const Image panel = render(single);
     EXPECT_EQ(image.width, 2 * panel.width);
     EXPECT_GT(image.height, 2 * panel.height - 40); // two rows of panels plus the caption
     EXPECT_LT(image.height, 2 * panel.height + 80);
 
-    const Image two = core::gridPng(grid, 2, error);
+    const Image two = core::gridPng(grid, 2);
     EXPECT_EQ(two.width, 2 * image.width);
     EXPECT_EQ(two.height, 2 * image.height);
 
@@ -316,22 +311,19 @@ TEST(FigurePng, GridLaysOutPanelsByColumns) {
 
     // More columns than panels: one row.
     grid.columns = 8;
-    const Image row = core::gridPng(grid, 1, error);
+    const Image row = core::gridPng(grid, 1);
     EXPECT_EQ(row.width, 3 * panel.width);
 }
 
 TEST(FigurePng, EmptyGridIsAnError) {
-    std::string error;
-    EXPECT_TRUE(core::gridPng(core::GridFigure{}, 1, error).rgba.empty());
-    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(thrownMessage([&] { core::gridPng(core::GridFigure{}, 1); }).empty());
 }
 
 // Writes the demo figures for a human to look at (and the test to check they encode).
 TEST(FigurePng, WritesDemoFigures) {
-    std::string error;
-    const Image figure = core::heatmapPng(demoFigure(), 2, error);
-    ASSERT_EQ(error, "");
-    EXPECT_EQ(core::writePng("/tmp/figure_demo.png", figure), "");
+    Image figure;
+    ASSERT_EQ(thrownMessage([&] { figure = core::heatmapPng(demoFigure(), 2); }), "");
+    EXPECT_EQ(thrownMessage([&] { core::writePng("/tmp/figure_demo.png", figure); }), "");
 
     core::GridFigure grid;
     grid.columns = 2;
@@ -351,9 +343,9 @@ TEST(FigurePng, WritesDemoFigures) {
         grid.panels.push_back(panel);
     }
     grid.captionLines = demoFigure().captionLines;
-    const Image gridImage = core::gridPng(grid, 1, error);
-    ASSERT_EQ(error, "");
-    EXPECT_EQ(core::writePng("/tmp/figure_grid.png", gridImage), "");
+    Image gridImage;
+    ASSERT_EQ(thrownMessage([&] { gridImage = core::gridPng(grid, 1); }), "");
+    EXPECT_EQ(thrownMessage([&] { core::writePng("/tmp/figure_grid.png", gridImage); }), "");
 }
 
 } // namespace

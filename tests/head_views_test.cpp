@@ -5,6 +5,7 @@
 #include "figures/figure.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
+#include "thrown_message.h"
 #include "figures/head_views.h"
 #include "engine/scene.h"
 #include "engine/trace.h"
@@ -17,6 +18,8 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+
+using testing_support::thrownMessage;
 
 namespace {
 
@@ -188,10 +191,10 @@ TEST(LineFigure, SvgHasOneLinePerVisibleWeightAndBothColumns) {
 TEST(LineFigure, PngIsDrawnAndScales) {
     const core::Trace t = demoTrace();
     const core::LineFigure f = core::lineFigure(t, 0, 0);
-    std::string error;
-    const core::Image one = core::linePng(f, 1, error);
+    core::Image one;
+    const std::string error = thrownMessage([&] { one = core::linePng(f, 1); });
     ASSERT_TRUE(error.empty()) << error;
-    const core::Image two = core::linePng(f, 2, error);
+    const core::Image two = core::linePng(f, 2);
     EXPECT_EQ(two.width, 2 * one.width);
     EXPECT_EQ(two.height, 2 * one.height);
     // The lines are the figure's colour, blended: some pixels are bluish, not grey.
@@ -201,10 +204,9 @@ TEST(LineFigure, PngIsDrawnAndScales) {
     EXPECT_GT(tinted, 200);
     if (const char* dir = std::getenv("MHA_VIZ_FIGURE_DUMP")) { // to look at them by hand
         core::writePng(std::string(dir) + "/lines.png", one);
-        std::string e;
         core::writePng(std::string(dir) + "/difference.png",
-                       core::heatmapPng(core::differenceFigure(t, 0, 0, 1), 1, e));
-        core::writePng(std::string(dir) + "/mean.png", core::heatmapPng(core::meanFigure(t, 0), 1, e));
+                       core::heatmapPng(core::differenceFigure(t, 0, 0, 1), 1));
+        core::writePng(std::string(dir) + "/mean.png", core::heatmapPng(core::meanFigure(t, 0), 1));
     }
 }
 
@@ -219,26 +221,30 @@ TEST(ExportView, WritesOnlyTheChosenViewAndFormats) {
     request.head = 0, request.headB = 2;
     request.formats = {true, false, true, false}; // PNG and CSV
     int calls = 0, lastTotal = 0;
-    const core::ExportResult r =
-        core::exportView(t, request, [&](int done, int total) {
+    std::vector<std::string> files;
+    const std::string error = thrownMessage([&] {
+        files = core::exportView(t, request, [&](int done, int total) {
             EXPECT_EQ(done, ++calls);
             lastTotal = total;
         });
-    ASSERT_TRUE(r.error.empty()) << r.error;
-    ASSERT_EQ(r.files.size(), 2u);
+    });
+    ASSERT_TRUE(error.empty()) << error;
+    ASSERT_EQ(files.size(), 2u);
     EXPECT_EQ(calls, 2);
     EXPECT_EQ(lastTotal, core::exportFileCount(t, request));
-    EXPECT_NE(r.files[0].find("mha-viz-difference-head-01-head-03.png"), std::string::npos);
-    EXPECT_NE(r.files[1].find(".csv"), std::string::npos);
+    EXPECT_NE(files[0].find("mha-viz-difference-head-01-head-03.png"), std::string::npos);
+    EXPECT_NE(files[1].find(".csv"), std::string::npos);
 
     request.what = core::ExportWhat::EachHead;
     request.formats = {false, true, false, true}; // SVG and the trace JSON
-    const core::ExportResult each = core::exportView(t, request);
-    ASSERT_TRUE(each.error.empty()) << each.error;
-    EXPECT_EQ(int(each.files.size()), t.attention.heads + 1);
+    std::vector<std::string> each;
+    const std::string eachError = thrownMessage([&] { each = core::exportView(t, request); });
+    ASSERT_TRUE(eachError.empty()) << eachError;
+    EXPECT_EQ(int(each.size()), t.attention.heads + 1);
 
     request.formats = {false, false, false, false};
-    EXPECT_EQ(core::exportView(t, request).error, "choose at least one format to export");
+    EXPECT_EQ(thrownMessage([&] { core::exportView(t, request); }),
+              "choose at least one format to export");
     std::filesystem::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 #include "io/scene_json.h"
 #include "engine/trace.h"
 #include "io/trace_json.h"
+#include "thrown_message.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <unistd.h>
+
+using testing_support::thrownMessage;
 
 namespace {
 
@@ -56,9 +59,9 @@ TEST(SceneJson, SaveThenLoadGivesTheSameSceneAndTrace) {
 TEST(SceneJson, FileRoundTrip) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-scene-" + std::to_string(::getpid()) + ".json");
-    ASSERT_EQ(core::saveSceneFile(path.string(), richScene()), "");
+    ASSERT_EQ(thrownMessage([&] { core::saveSceneFile(path.string(), richScene()); }), "");
     core::Scene loaded;
-    ASSERT_EQ(core::loadSceneFile(path.string(), loaded), "");
+    ASSERT_EQ(thrownMessage([&] { loaded = core::loadSceneFile(path.string()); }), "");
     EXPECT_EQ(loaded, richScene());
     std::filesystem::remove(path);
 }
@@ -126,8 +129,8 @@ TEST(SceneJson, BrokenUtf8IsSavedAsReplacementCharsAndComputesTheSame) {
 }
 
 TEST(SceneJson, MissingFileIsNamed) {
-    core::Scene s;
-    EXPECT_NE(core::loadSceneFile("/nonexistent/scene.json", s).find("/nonexistent/scene.json"),
+    EXPECT_NE(thrownMessage([] { core::loadSceneFile("/nonexistent/scene.json"); })
+                  .find("/nonexistent/scene.json"),
               std::string::npos);
 }
 
@@ -135,7 +138,8 @@ TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
     int count = 0;
     for (const auto& entry : std::filesystem::directory_iterator(MHA_SCENE_DIR)) {
         core::Scene s;
-        ASSERT_EQ(core::loadSceneFile(entry.path().string(), s), "") << entry.path();
+        ASSERT_EQ(thrownMessage([&] { s = core::loadSceneFile(entry.path().string()); }), "")
+            << entry.path();
         EXPECT_NO_THROW(core::run(s)) << entry.path();
         ++count;
     }
@@ -145,7 +149,8 @@ TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
 TEST(SceneJson, EmbeddedDemoScenesMatchTheFiles) {
     for (const char* name : core::kDemoScenes) {
         core::Scene fromFile;
-        ASSERT_EQ(core::loadSceneFile(std::string(MHA_SCENE_DIR) + "/" + name + ".json", fromFile), "") << name;
+        const std::string path = std::string(MHA_SCENE_DIR) + "/" + name + ".json";
+        ASSERT_EQ(thrownMessage([&] { fromFile = core::loadSceneFile(path); }), "") << name;
         EXPECT_EQ(core::demoScene(name), fromFile) << name;
     }
     EXPECT_THROW(core::demoScene("nope"), std::invalid_argument);

@@ -104,7 +104,7 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
                      const std::string& defaultFolder) {
     ExportPanel& panel = view.exportPanel;
     if (panel.job && panel.job->finished()) { // collect a finished export, even when closed
-        const core::ExportResult result = panel.job->result();
+        const ExportReport result = panel.job->result();
         panel.job.reset();
         finish(view, result.files, result.error);
     }

@@ -23,14 +23,15 @@ void loaded(core::Scene& scene, const core::Scene& next, const core::SceneView& 
 } // namespace
 
 bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path) {
-    core::Scene next;
     core::SceneView settings;
-    if (std::string error = core::loadSceneFile(path, next, &settings); !error.empty()) {
-        showNotice(view, error, 5.0); // the current scene stays
+    try {
+        const core::Scene next = core::loadSceneFile(path, &settings);
+        loaded(scene, next, settings, view, path);
+        return true;
+    } catch (const std::exception& e) {
+        showNotice(view, e.what(), 5.0); // the current scene stays
         return false;
     }
-    loaded(scene, next, settings, view, path);
-    return true;
 }
 
 void openDemoScene(core::Scene& scene, ViewState& view, const char* name) {

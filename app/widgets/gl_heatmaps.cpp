@@ -4,17 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 
 namespace app {
 
 namespace {
 
-unsigned compileShader(GLenum type, std::string_view name, std::string& error) {
+unsigned compileShader(GLenum type, std::string_view name) {
     const std::string_view source = shaderSource(name);
-    if (source.empty()) {
-        error = "shader " + std::string(name) + " is not embedded";
-        return 0;
-    }
+    if (source.empty())
+        throw std::runtime_error("shader " + std::string(name) + " is not embedded");
     const GLuint shader = glCreateShader(type);
     const char* text = source.data();
     const GLint length = GLint(source.size());
@@ -25,9 +24,8 @@ unsigned compileShader(GLenum type, std::string_view name, std::string& error) {
     if (!ok) {
         std::array<char, 2048> log{};
         glGetShaderInfoLog(shader, GLsizei(log.size()), nullptr, log.data());
-        error = std::string(name) + ": " + log.data();
         glDeleteShader(shader);
-        return 0;
+        throw std::runtime_error(std::string(name) + ": " + log.data());
     }
     return shader;
 }
@@ -47,10 +45,15 @@ unsigned makeRgbaTexture(int width, int height, const unsigned char* rgba, GLint
 
 } // namespace
 
-bool GlHeatmaps::init(std::string& error) {
-    const unsigned vert = compileShader(GL_VERTEX_SHADER, "fullscreen.vert", error);
-    const unsigned frag = vert ? compileShader(GL_FRAGMENT_SHADER, "heatmap.frag", error) : 0;
-    if (!vert || !frag) return false;
+void GlHeatmaps::init() {
+    const unsigned vert = compileShader(GL_VERTEX_SHADER, "fullscreen.vert");
+    unsigned frag = 0;
+    try {
+        frag = compileShader(GL_FRAGMENT_SHADER, "heatmap.frag");
+    } catch (const std::runtime_error&) {
+        glDeleteShader(vert);
+        throw;
+    }
     program_ = glCreateProgram();
     glAttachShader(program_, vert);
     glAttachShader(program_, frag);
@@ -62,8 +65,7 @@ bool GlHeatmaps::init(std::string& error) {
     if (!ok) {
         std::array<char, 2048> log{};
         glGetProgramInfoLog(program_, GLsizei(log.size()), nullptr, log.data());
-        error = std::string("heatmap program: ") + log.data();
-        return false;
+        throw std::runtime_error(std::string("heatmap program: ") + log.data());
     }
     locValues_ = glGetUniformLocation(program_, "values");
     locColormap_ = glGetUniformLocation(program_, "colormap");
@@ -93,7 +95,6 @@ bool GlHeatmaps::init(std::string& error) {
             px[0] = grey, px[1] = grey, px[2] = static_cast<unsigned char>(grey + 4), px[3] = 255;
         }
     hatchTexture_ = makeRgbaTexture(8, 8, hatch.data(), GL_REPEAT);
-    return true;
 }
 
 void GlHeatmaps::shutdown() {

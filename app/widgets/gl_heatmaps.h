@@ -17,7 +17,8 @@ namespace app {
 class GlHeatmaps {
   public:
     // Compiles the shaders and uploads the colormap tables. Needs a current GL 3.3 context.
-    bool init(std::string& error);
+    // Throws std::runtime_error with the shader compiler's message.
+    void init();
     void shutdown();
 
     // Call once per frame before any draw(): forgets the previous frame's draws.

@@ -67,7 +67,7 @@ struct LineFigure {
 
 LineFigure lineFigure(const Trace& trace, int batchIndex, int head);
 std::string lineSvg(const LineFigure& figure);
-Image linePng(const LineFigure& figure, int scale, std::string& error);
+Image linePng(const LineFigure& figure, int scale);
 
 // SVG 1.1: real vector (rect and text elements), tokens XML-escaped.
 std::string heatmapSvg(const HeatmapFigure& figure);
@@ -80,9 +80,10 @@ std::string heatmapCsv(const HeatmapFigure& figure);
 std::string csvField(const std::string& text);
 
 // Rasterised with stb_truetype and DejaVu Sans (found like the window's font); `scale` 1..4
-// multiplies the resolution. On failure (no font file) returns an empty image and sets error.
-Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error);
-Image gridPng(const GridFigure& figure, int scale, std::string& error);
+// multiplies the resolution. Throws std::invalid_argument for a bad scale or an empty figure,
+// std::runtime_error when there is no font file.
+Image heatmapPng(const HeatmapFigure& figure, int scale);
+Image gridPng(const GridFigure& figure, int scale);
 
 // The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
 std::string findFigureFont();

@@ -7,6 +7,7 @@
 #include "text/utf8.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 
 namespace core {
@@ -72,16 +73,13 @@ std::vector<std::u32string> cutLabels(const Font& font, const std::vector<std::s
 
 } // namespace
 
-Image linePng(const LineFigure& f, int scale, std::string& error) {
-    error.clear();
-    if (!checkScale(scale, error)) return {};
+Image linePng(const LineFigure& f, int scale) {
+    checkScale(scale);
     if (f.rows <= 0 || f.cols <= 0 ||
-        f.weights.size() != std::size_t(f.rows) * std::size_t(f.cols)) {
-        error = "line figure has no cells or its weights do not match rows x cols";
-        return {};
-    }
-    const auto font = figureFont(error);
-    if (!font) return {};
+        f.weights.size() != std::size_t(f.rows) * std::size_t(f.cols))
+        throw std::invalid_argument(
+            "line figure has no cells or its weights do not match rows x cols");
+    const auto font = figureFont();
 
     const int longest = std::max(f.rows, f.cols);
     const int rowH = std::clamp(600 / longest, 3, 20);

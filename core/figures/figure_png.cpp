@@ -11,6 +11,7 @@
 #include "text/utf8.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <cstdio>
 
@@ -227,24 +228,18 @@ void drawCaption(Canvas& canvas, const Font& font, const std::vector<std::u32str
     }
 }
 
-std::string checkFigure(const HeatmapFigure& f) {
-    if (f.rows <= 0 || f.cols <= 0) return "figure has no cells";
+void checkFigure(const HeatmapFigure& f) {
+    if (f.rows <= 0 || f.cols <= 0) throw std::invalid_argument("figure has no cells");
     if (f.values.size() != std::size_t(f.rows) * std::size_t(f.cols))
-        return "figure values do not match rows x cols";
-    return {};
+        throw std::invalid_argument("figure values do not match rows x cols");
 }
 
 } // namespace
 
-Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error) {
-    error.clear();
-    if (!checkScale(scale, error)) return {};
-    if (std::string problem = checkFigure(figure); !problem.empty()) {
-        error = problem;
-        return {};
-    }
-    const auto font = figureFont(error);
-    if (!font) return {};
+Image heatmapPng(const HeatmapFigure& figure, int scale) {
+    checkScale(scale);
+    checkFigure(figure);
+    const auto font = figureFont();
 
     const PanelLayout layout = layoutPanel(*font, figure);
     int width = layout.width;
@@ -256,20 +251,11 @@ Image heatmapPng(const HeatmapFigure& figure, int scale, std::string& error) {
     return std::move(canvas.image);
 }
 
-Image gridPng(const GridFigure& figure, int scale, std::string& error) {
-    error.clear();
-    if (!checkScale(scale, error)) return {};
-    if (figure.panels.empty()) {
-        error = "grid figure has no panels";
-        return {};
-    }
-    for (const HeatmapFigure& panel : figure.panels)
-        if (std::string problem = checkFigure(panel); !problem.empty()) {
-            error = problem;
-            return {};
-        }
-    const auto font = figureFont(error);
-    if (!font) return {};
+Image gridPng(const GridFigure& figure, int scale) {
+    checkScale(scale);
+    if (figure.panels.empty()) throw std::invalid_argument("grid figure has no panels");
+    for (const HeatmapFigure& panel : figure.panels) checkFigure(panel);
+    const auto font = figureFont();
 
     std::vector<PanelLayout> layouts;
     int panelW = 0, panelH = 0;

@@ -4,6 +4,7 @@
 #include "text/utf8.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -141,21 +142,18 @@ int ceilInt(float v) {
     return int(std::ceil(v - 1e-4f));
 }
 
-std::shared_ptr<const Font> figureFont(std::string& error) {
+std::shared_ptr<const Font> figureFont() {
     const std::string path = findFigureFont();
-    if (path.empty()) {
-        error = "no font for the PNG figure: DejaVuSans.ttf not found (set MHA_VIZ_FONT)";
-        return nullptr;
-    }
+    if (path.empty())
+        throw std::runtime_error(
+            "no font for the PNG figure: DejaVuSans.ttf not found (set MHA_VIZ_FONT)");
     auto font = loadFont(path);
-    if (!font) error = "cannot read the font " + path;
+    if (!font) throw std::runtime_error("cannot read the font " + path);
     return font;
 }
 
-bool checkScale(int scale, std::string& error) {
-    if (scale >= 1 && scale <= 4) return true;
-    error = "export scale must be 1 to 4";
-    return false;
+void checkScale(int scale) {
+    if (scale < 1 || scale > 4) throw std::invalid_argument("export scale must be 1 to 4");
 }
 
 } // namespace raster

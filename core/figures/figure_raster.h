@@ -21,8 +21,9 @@ struct Font {
     bool hasReplacement = false;
 };
 
-// The figure font (findFigureFont), read and parsed once per process; null with `error` set.
-std::shared_ptr<const Font> figureFont(std::string& error);
+// The figure font (findFigureFont), read and parsed once per process; throws
+// std::runtime_error when there is none or it cannot be read.
+std::shared_ptr<const Font> figureFont();
 
 float textWidth(const Font& font, const std::u32string& text, float px);
 float textWidth(const Font& font, const std::string& utf8, float px);
@@ -44,8 +45,8 @@ std::u32string cutToWidth(const Font& font, const std::string& utf8, float px, f
 // Rounds a layout size up, forgiving float noise.
 int ceilInt(float v);
 
-// True for an export scale of 1..4; else sets `error`.
-bool checkScale(int scale, std::string& error);
+// Throws std::invalid_argument unless the export scale is 1..4.
+void checkScale(int scale);
 
 
 struct Canvas {

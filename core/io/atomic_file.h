@@ -8,11 +8,11 @@
 
 namespace core {
 
-// Returns an empty string on success, else one line naming the path and the problem.
-// On failure the destination is untouched and the temp file is removed.
-std::string writeFileAtomically(const std::string& path, std::string_view contents);
+// Throws std::runtime_error with one line naming the path and the problem; then the
+// destination is untouched and the temp file is removed.
+void writeFileAtomically(const std::string& path, std::string_view contents);
 
-// Encodes the image as PNG and writes it atomically; same result convention.
-std::string writePng(const std::string& path, const Image& image);
+// Encodes the image as PNG and writes it atomically; throws like writeFileAtomically.
+void writePng(const std::string& path, const Image& image);
 
 } // namespace core

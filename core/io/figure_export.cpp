@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 namespace core {
 
@@ -28,13 +29,16 @@ std::string freeStem(const std::string& dir, const std::string& stem,
     }
 }
 
-std::string prepareExportFolder(const std::string& dir) {
+void prepareExportFolder(const std::string& dir) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir, ec))
-        return "cannot create the export folder '" + dir + "'" + (ec ? ": " + ec.message() : "");
-    return {};
+        throw std::runtime_error("cannot create the export folder '" + dir + "'" +
+                                 (ec ? ": " + ec.message() : ""));
 }
+
+ExportError::ExportError(const std::string& what, std::vector<std::string> written)
+    : std::runtime_error(what), written(std::move(written)) {}
 
 std::string freePath(const std::string& dir, const std::string& stem, const std::string& ext) {
     return freeStem(dir, stem, {ext}) + ext;
@@ -57,7 +61,7 @@ namespace {
 struct FigureJob {
     std::string stem;
     std::function<std::string()> svg, csv;
-    std::function<Image(int scale, std::string& error)> png;
+    std::function<Image(int scale)> png;
 };
 
 std::string headStem(const Trace& trace, const std::string& prefix, int h) {
@@ -73,7 +77,7 @@ std::string headStem(const Trace& trace, const std::string& prefix, int h) {
 FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     auto f = std::make_shared<const HeatmapFigure>(std::move(figure));
     FigureJob job{std::move(stem), [f] { return heatmapSvg(*f); }, {},
-                  [f](int scale, std::string& error) { return heatmapPng(*f, scale, error); }};
+                  [f](int scale) { return heatmapPng(*f, scale); }};
     if (csv) job.csv = [f] { return heatmapCsv(*f); };
     return job;
 }
@@ -95,7 +99,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     case ExportWhat::Grid: {
         auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
         jobs.push_back({prefix + "-grid", [grid] { return gridSvg(*grid); }, {},
-                        [grid](int scale, std::string& error) { return gridPng(*grid, scale, error); }});
+                        [grid](int scale) { return gridPng(*grid, scale); }});
         break;
     }
     case ExportWhat::Mean:
@@ -112,7 +116,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
         jobs.push_back({headStem(trace, prefix + "-lines", head), [lines] { return lineSvg(*lines); },
                         [weights] { return heatmapCsv(weights); },
-                        [lines](int scale, std::string& error) { return linePng(*lines, scale, error); }});
+                        [lines](int scale) { return linePng(*lines, scale); }});
         break;
     }
     case ExportWhat::Statistics: {
@@ -148,53 +152,63 @@ int exportFileCount(const Trace& trace, const ExportRequest& r) {
     return count + int(r.formats.json);
 }
 
-ExportResult exportView(const Trace& trace, const ExportRequest& r, const ExportProgress& progress) {
-    ExportResult result;
-    if (r.scale < 1 || r.scale > 4) {
-        result.error = "export scale " + std::to_string(r.scale) + " must be 1 to 4";
-        return result;
-    }
-    if (trace.batch() == 0 || trace.attention.heads == 0) {
-        result.error = "nothing to export yet: type a sentence first";
-        return result;
-    }
-    if (filesPerJob(r.formats) == 0 && !r.formats.json) {
-        result.error = "choose at least one format to export";
-        return result;
-    }
-    if (result.error = prepareExportFolder(r.dir); !result.error.empty()) return result;
+namespace {
+
+// Refuses a request that cannot write anything, before any file is touched.
+void checkRequest(const Trace& trace, const ExportRequest& r) {
+    if (r.scale < 1 || r.scale > 4)
+        throw ExportError("export scale " + std::to_string(r.scale) + " must be 1 to 4", {});
+    if (trace.batch() == 0 || trace.attention.heads == 0)
+        throw ExportError("nothing to export yet: type a sentence first", {});
+    if (filesPerJob(r.formats) == 0 && !r.formats.json)
+        throw ExportError("choose at least one format to export", {});
+}
+
+// Every file of the request, in order; `files` grows as they are written.
+void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress& progress,
+                std::vector<std::string>& files) {
+    prepareExportFolder(r.dir);
     const int total = exportFileCount(trace, r);
     auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
-        if (!result.error.empty()) return;
         const std::string path = freePath(r.dir, stem, ext);
-        result.error = writeFileAtomically(path, contents);
-        if (!result.error.empty()) return;
-        result.files.push_back(path);
-        if (progress) progress(int(result.files.size()), total);
+        writeFileAtomically(path, contents);
+        files.push_back(path);
+        if (progress) progress(int(files.size()), total);
     };
     for (int b : sentencesOf(trace, r))
         for (const FigureJob& job : jobsFor(trace, r, b)) {
             if (r.formats.svg && job.svg) write(job.stem, ".svg", job.svg());
-            if (r.formats.png && job.png && result.error.empty()) {
-                std::string pngError;
-                const Image image = job.png(r.scale, pngError);
-                if (!pngError.empty()) {
-                    result.error = pngError;
-                    return result;
-                }
-                const std::vector<std::uint8_t> png = encodePng(image);
+            if (r.formats.png && job.png) {
+                const std::vector<std::uint8_t> png = encodePng(job.png(r.scale));
                 write(job.stem, ".png",
                       std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
             }
             if (r.formats.csv && job.csv) write(job.stem, ".csv", job.csv());
         }
     if (r.formats.json) write("mha-viz-trace", ".json", traceJson(trace));
-    return result;
 }
 
-ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale,
-                           ColormapId colormap) {
-    ExportResult all;
+} // namespace
+
+std::vector<std::string> exportView(const Trace& trace, const ExportRequest& r,
+                                    const ExportProgress& progress) {
+    checkRequest(trace, r);
+    std::vector<std::string> files;
+    try {
+        writeFiles(trace, r, progress, files);
+    } catch (const ExportError&) {
+        throw;
+    } catch (const std::runtime_error& e) { // a file or the font: keep what was written
+        throw ExportError(e.what(), std::move(files));
+    } catch (const std::invalid_argument& e) {
+        throw ExportError(e.what(), std::move(files));
+    }
+    return files;
+}
+
+std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
+                                       ColormapId colormap) {
+    std::vector<std::string> all;
     ExportRequest request;
     request.dir = dir, request.scale = scale, request.colormap = colormap;
     request.batchIndex = -1; // every sentence
@@ -202,11 +216,12 @@ ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale
          {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
         request.what = what;
         request.formats.json = what == ExportWhat::Statistics; // once, at the end
-        ExportResult part = exportView(trace, request);
-        all.files.insert(all.files.end(), part.files.begin(), part.files.end());
-        if (!part.error.empty()) {
-            all.error = part.error;
-            break;
+        try {
+            const std::vector<std::string> part = exportView(trace, request);
+            all.insert(all.end(), part.begin(), part.end());
+        } catch (ExportError& e) {
+            all.insert(all.end(), e.written.begin(), e.written.end());
+            throw ExportError(e.what(), std::move(all));
         }
     }
     return all;

@@ -7,14 +7,18 @@
 
 #include <functional>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace core {
 
-struct ExportResult {
-    std::vector<std::string> files; // written, in order
-    std::string error;              // empty on success; one line naming the problem
+// Why an export stopped (one line naming the problem), and the files it wrote before: they
+// stay, nothing is lost.
+class ExportError : public std::runtime_error {
+  public:
+    ExportError(const std::string& what, std::vector<std::string> written);
+    std::vector<std::string> written; // in order
 };
 
 enum class ExportWhat {
@@ -45,19 +49,21 @@ struct ExportRequest {
 // Called after each file with (files done, files in all); may run on a worker thread.
 using ExportProgress = std::function<void(int done, int total)>;
 
-ExportResult exportView(const Trace& trace, const ExportRequest& request,
-                        const ExportProgress& progress = {});
+// The files written, in order; throws ExportError.
+std::vector<std::string> exportView(const Trace& trace, const ExportRequest& request,
+                                    const ExportProgress& progress = {});
 
 // How many files exportView will write (for a progress bar).
 int exportFileCount(const Trace& trace, const ExportRequest& request);
 
 // `mha-viz --export DIR`: every head (SVG, PNG, CSV), the grid, the mean over heads and the
 // statistics of every sentence, and the trace JSON. `scale` (1..4) multiplies PNG resolution.
-ExportResult exportFigures(const Trace& trace, const std::string& dir, int scale,
-                           ColormapId colormap = ColormapId::Viridis);
+// Throws ExportError.
+std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
+                                       ColormapId colormap = ColormapId::Viridis);
 
-// Creates `dir` if missing. Empty on success, else one line naming the folder and why.
-std::string prepareExportFolder(const std::string& dir);
+// Creates `dir` if missing; else throws std::runtime_error naming the folder and why.
+void prepareExportFolder(const std::string& dir);
 
 // "<dir>/<stem>", or "<dir>/<stem>-2", -3, ... : the first for which no "<that><ext>" exists
 // for any of `exts` (a PNG and its JSON get the same free name).

@@ -200,25 +200,24 @@ Scene demoScene(std::string_view name, SceneView* view) {
     return sceneFromJson(text, view);
 }
 
-std::string loadSceneFile(const std::string& path, Scene& scene, SceneView* view) {
+Scene loadSceneFile(const std::string& path, SceneView* view) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return "cannot read scene '" + path + "'";
+    if (!in) throw std::runtime_error("cannot read scene '" + path + "'");
     std::string text;
     text.resize(16u << 20);
     in.read(text.data(), std::streamsize(text.size()));
     if (in.gcount() == std::streamsize(text.size()))
-        return "scene '" + path + "' is larger than 16 MB";
+        throw std::invalid_argument("scene '" + path + "' is larger than 16 MB");
     text.resize(std::size_t(in.gcount()));
     try {
-        scene = sceneFromJson(text, view);
-    } catch (const std::exception& e) {
-        return std::string(e.what()) + " ('" + path + "')";
+        return sceneFromJson(text, view);
+    } catch (const std::exception& e) { // the file's own one-line message, with its path
+        throw std::invalid_argument(std::string(e.what()) + " ('" + path + "')");
     }
-    return {};
 }
 
-std::string saveSceneFile(const std::string& path, const Scene& scene, const SceneView* view) {
-    return writeFileAtomically(path, sceneToJson(scene, view));
+void saveSceneFile(const std::string& path, const Scene& scene, const SceneView* view) {
+    writeFileAtomically(path, sceneToJson(scene, view));
 }
 
 } // namespace core

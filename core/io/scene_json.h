@@ -42,10 +42,11 @@ inline constexpr const char* kDemoScenes[] = {"designed-heads", "causal-mask", "
 // Throws std::invalid_argument for an unknown name.
 Scene demoScene(std::string_view name, SceneView* view = nullptr);
 
-// File versions: load reads at most 16 MB; save writes atomically. Empty string = success.
-std::string loadSceneFile(const std::string& path, Scene& scene, SceneView* view = nullptr);
-std::string saveSceneFile(const std::string& path, const Scene& scene,
-                          const SceneView* view = nullptr);
+// File versions: load reads at most 16 MB and throws std::invalid_argument for a bad file,
+// std::runtime_error for one it cannot read, naming the path; save writes atomically and
+// throws std::runtime_error (io/atomic_file.h).
+Scene loadSceneFile(const std::string& path, SceneView* view = nullptr);
+void saveSceneFile(const std::string& path, const Scene& scene, const SceneView* view = nullptr);
 
 // The embedded demo scenes, by path under assets/ (generated at build time).
 std::string_view sceneAsset(std::string_view name);
