@@ -1,4 +1,4 @@
-// The command line: flags -> Scene + what to do with it (DESIGN.md's CLI contract).
+// The command line: flags -> Scene + what to do with it (README, "Command line").
 #pragma once
 
 #include "engine/scene.h"

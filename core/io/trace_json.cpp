@@ -48,7 +48,7 @@ void writeBoolMatrix(JsonWriter& w, const BoolMat& m) {
     w.endArray();
 }
 
-// config: every setting that changes the numbers (DESIGN.md's trace contract).
+// config: every setting that changes the numbers (README, "Trace JSON").
 void writeConfig(JsonWriter& w, const Scene& s) {
     w.beginObject();
     w.field("d_model", s.d_model);

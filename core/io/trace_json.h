@@ -1,4 +1,4 @@
-// The trace as JSON ("format": "mha-trace", "version": 1), the contract in DESIGN.md.
+// The trace as JSON ("format": "mha-trace", "version": 1), the contract in README ("Trace JSON").
 #pragma once
 
 #include "engine/trace.h"
