@@ -15,6 +15,7 @@
 #include "shortcuts.h"
 #include "state_file.h"
 #include "user_paths.h"
+#include "view_range.h"
 #include "view_settings.h"
 #include "window_capture.h"
 #include "window_icon.h"
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
     app::applySceneView(options->view, view); // --view, or a scene file's view settings
     app::SceneRunner runner;
     app::Appearance appliedAppearance;
-    runner.update(scene, trace, view, false); // the first maps before the first frame
+    runner.update(scene, trace, view, ImGui::GetTime(), false); // the maps before frame 1
     app::uploadHeadMaps(*trace, view, gl);
     const std::string exportDir =
         options->exportDir.empty() ? app::defaultExportDir() : options->exportDir;
@@ -245,8 +246,9 @@ int main(int argc, char** argv) {
         app::drawSentencesPanel(layout.sentences, scene, *trace, view);
         app::drawControlsPanel(layout.controls, scene, *trace, view);
         const int headsBefore = trace->attention.heads;
-        if (runner.update(scene, trace, view, !benchmarking) || // --bench-frames times the run
-            !view.mapsUploaded) {                               // in the same frame as the edit
+        // --bench-frames times the run in the same frame as the edit (no worker).
+        if (runner.update(scene, trace, view, ImGui::GetTime(), !benchmarking) ||
+            !view.mapsUploaded) {
             app::uploadHeadMaps(*trace, view, gl);
             if (trace->attention.heads != headsBefore && headsBefore > 0)
                 app::noteHeadCountChange(view, headsBefore);
