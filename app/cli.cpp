@@ -1,10 +1,10 @@
 #include "cli.h"
 
+#include "engine/simd.h"
+#include "engine/trace.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
 #include "io/scene_json.h"
-#include "engine/simd.h"
-#include "engine/trace.h"
 #include "io/trace_json.h"
 
 #include <CLI/CLI.hpp>
@@ -67,6 +67,99 @@ std::string parseHeadList(const std::string& list, int heads, std::vector<int>& 
     return {};
 }
 
+// What the scene flags are read into before they become a Scene.
+struct SceneFlags {
+    std::vector<std::string> sentences;
+    std::string mask = "none", scale = "sqrt_d_head";
+    bool noPositional = false, noOutProjection = false;
+    std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
+};
+
+// The flags that say what is computed; --scene sets all of them at once.
+constexpr const char* kSceneFlags[] = {
+    "--sentence", "--source", "--d-model",       "--heads",       "--mask",   "--seed",
+    "--weights",  "--scale",  "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"};
+
+// CLI11 would wrap -1 to 2^64 - 1 and saturate what does not fit.
+std::string seedError(const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        return "seed " + text + " is too large (at most 18446744073709551615)";
+    if (ec != std::errc() || end != text.data() + text.size())
+        return "seed " + text + " must be a whole number >= 0";
+    return std::string();
+}
+
+// CLI::Range lets nan through (every comparison is false).
+std::string uiScaleError(const std::string& text) {
+    const float value = std::strtof(text.c_str(), nullptr);
+    return std::isfinite(value) && value >= 0.5f && value <= 4.0f
+               ? std::string()
+               : text + " is not a number from 0.5 to 4";
+}
+
+// What is computed: sentences, sizes, mask, seed, weights, scale and the teaching switches.
+void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
+    cli.add_option("--sentence", flags.sentences,
+                   "Query sentence; repeat for a batch, padded to the longest with a "
+                   "key-padding mask (default: the demo sentence)")
+        ->allow_extra_args(false); // one sentence per flag: unquoted words are an error
+    cli.add_option("--source", scene.sources,
+                   "Cross-attention: keys and values come from this sentence (one, or one per "
+                   "--sentence)")
+        ->allow_extra_args(false);
+    cli.add_option("--d-model", scene.d_model, "Model width, an even number 2..1024")
+        ->capture_default_str();
+    cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
+        ->capture_default_str();
+    cli.add_option("--mask", flags.mask,
+                   "none or causal (padding masking is automatic for batches)")
+        ->check(CLI::IsMember({"none", "causal"}))
+        ->capture_default_str();
+    cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
+        ->check(CLI::Validator(seedError, "UINT"))
+        ->capture_default_str();
+    cli.add_option("--weights", scene.weights,
+                   "random (seeded) or designed (heads built to specialise: previous-token, "
+                   "same-word, ...)")
+        ->check(CLI::IsMember({"random", "designed"}))
+        ->capture_default_str();
+    cli.add_option("--scale", flags.scale, "Score scale: sqrt_d_head, sqrt_d_model or none")
+        ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
+        ->capture_default_str();
+    cli.add_flag("--no-positional", flags.noPositional,
+                 "Leave out the sinusoidal positional encoding");
+    cli.add_flag("--no-out-proj", flags.noOutProjection,
+                 "Skip the output projection W_O: the output is the concatenated heads");
+    cli.add_option("--ablate", flags.ablate,
+                   "Switch off these heads (numbered from 1, e.g. 2,5) by zeroing their outputs "
+                   "before W_O")
+        ->type_name("LIST")
+        ->expected(1) // one list per --ablate; repeating it adds heads
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cli.add_flag("--reshape-bug", scene.reshapeBug,
+                 "Split heads with a plain reshape of (N, d_model) to (H, N, d_head), without "
+                 "the transpose");
+}
+
+// What the headless run writes, and scene files.
+void addOutputOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
+    cli.add_option(
+        "--export", options.exportPath,
+        "Write every head as SVG, PNG and CSV, the all-heads grid and the trace into DIR "
+        "(no display needed; never overwrites)");
+    cli.add_option("--export-scale", options.exportScale,
+                   "PNG resolution multiplier for --export, 1 to 4")
+        ->check(CLI::Range(1, 4))
+        ->capture_default_str();
+    cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
+    cli.add_option("--save-scene", options.saveScenePath,
+                   "Save every setting as a scene file (JSON) and exit");
+}
+
 // The window's options (and --version), in the order --help lists them.
 void addWindowOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--export-dir", options.exportDir,
@@ -82,170 +175,91 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--ui-scale", options.uiScale,
                    "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
                    "(default: the monitor's content scale)")
-        ->check(CLI::Validator(
-            [](std::string& text) { // CLI::Range lets nan through (every comparison is false)
-                const float value = std::strtof(text.c_str(), nullptr);
-                return std::isfinite(value) && value >= 0.5f && value <= 4.0f
-                           ? std::string()
-                           : text + " is not a number from 0.5 to 4";
-            },
-            "0.5..4"));
+        ->check(CLI::Validator(uiScaleError, "0.5..4"));
     cli.set_version_flag(
         "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
         "Print the version and the engine's SIMD path, then exit");
-}
-
-} // namespace
-
-std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
-    CliOptions options;
-    core::Scene& scene = options.scene;
-    std::vector<std::string> sentences;
-    std::string mask = "none", scale = "sqrt_d_head";
-    bool noPositional = false, noOutProjection = false;
-    std::vector<std::string> ablate;
-
-    CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
-                 "Without --json it opens the window; with it, it runs headless."};
-    cli.add_option("--sentence", sentences,
-                   "Query sentence; repeat for a batch, padded to the longest with a "
-                   "key-padding mask (default: the demo sentence)")
-        ->allow_extra_args(false); // one sentence per flag: unquoted words are an error
-    cli.add_option("--source", scene.sources,
-                   "Cross-attention: keys and values come from this sentence (one, or one per "
-                   "--sentence)")
-        ->allow_extra_args(false);
-    cli.add_option("--d-model", scene.d_model, "Model width, an even number 2..1024")
-        ->capture_default_str();
-    cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
-        ->capture_default_str();
-    cli.add_option("--mask", mask, "none or causal (padding masking is automatic for batches)")
-        ->check(CLI::IsMember({"none", "causal"}))
-        ->capture_default_str();
-    cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
-        ->check(CLI::Validator(
-            [](std::string& text) {
-                // CLI11 would wrap -1 to 2^64 - 1 and saturate what does not fit.
-                std::uint64_t value = 0;
-                const auto [end, ec] =
-                    std::from_chars(text.data(), text.data() + text.size(), value);
-                if (ec == std::errc::result_out_of_range)
-                    return "seed " + text + " is too large (at most 18446744073709551615)";
-                if (ec != std::errc() || end != text.data() + text.size())
-                    return "seed " + text + " must be a whole number >= 0";
-                return std::string();
-            },
-            "UINT"))
-        ->capture_default_str();
-    cli.add_option("--weights", scene.weights,
-                   "random (seeded) or designed (heads built to specialise: previous-token, "
-                   "same-word, ...)")
-        ->check(CLI::IsMember({"random", "designed"}))
-        ->capture_default_str();
-    cli.add_option("--scale", scale, "Score scale: sqrt_d_head, sqrt_d_model or none")
-        ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
-        ->capture_default_str();
-    cli.add_flag("--no-positional", noPositional, "Leave out the sinusoidal positional encoding");
-    cli.add_flag("--no-out-proj", noOutProjection,
-                 "Skip the output projection W_O: the output is the concatenated heads");
-    cli.add_option("--ablate", ablate,
-                   "Switch off these heads (numbered from 1, e.g. 2,5) by zeroing their outputs "
-                   "before W_O")
-        ->type_name("LIST")
-        ->expected(1) // one list per --ablate; repeating it adds heads
-        ->allow_extra_args(false)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cli.add_flag("--reshape-bug", scene.reshapeBug,
-                 "Split heads with a plain reshape of (N, d_model) to (H, N, d_head), without "
-                 "the transpose");
-    cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
-    cli.add_option(
-        "--export", options.exportPath,
-        "Write every head as SVG, PNG and CSV, the all-heads grid and the trace into DIR "
-        "(no display needed; never overwrites)");
-    cli.add_option("--export-scale", options.exportScale,
-                   "PNG resolution multiplier for --export, 1 to 4")
-        ->check(CLI::Range(1, 4))
-        ->capture_default_str();
-    cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
-    cli.add_option("--save-scene", options.saveScenePath,
-                   "Save every setting as a scene file (JSON) and exit");
-    addWindowOptions(cli, options);
     cli.add_option("--view", options.view.tab,
                    "The window's right-hand tab at start: head, mean, difference, lines, "
                    "statistics, pipeline, steps or cost")
         ->check(CLI::IsMember(
             std::vector<std::string>(std::begin(core::kViewTabs), std::end(core::kViewTabs))))
         ->capture_default_str();
+}
 
+// Output flags given without a value, or headless output mixed with window-only flags.
+std::string outputError(const CLI::App& cli, const CliOptions& options) {
+    if (cli.count("--json") > 0 && options.jsonPath.empty())
+        return "--json needs a file name, or - for stdout";
+    if (cli.count("--export") > 0 && options.exportPath.empty())
+        return "--export needs a folder name";
+    const bool windowOnly = !options.screenshotPath.empty() || options.benchFrames > 0;
+    if (options.headless() && windowOnly)
+        return "--json and --export run headless; --screenshot and --bench-frames need the window";
+    return {};
+}
+
+// --scene: every setting from the file; --view still picks the tab.
+std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
+    // A scene is every setting at once: mixing it with single settings would be ambiguous.
+    for (const char* flag : kSceneFlags)
+        if (cli.count(flag) > 0)
+            return std::string("--scene sets every setting; leave out ") + flag;
+    const std::string tabGiven = options.view.tab;
+    try {
+        options.scene = core::loadSceneFile(options.scenePath, &options.view);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (cli.count("--view") > 0) options.view.tab = tabGiven; // the flag beats the file
+    options.weightsGiven = true;
+    return {};
+}
+
+// The scene flags into `scene`, then the scene's own validation.
+std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
+    if (!flags.sentences.empty()) scene.sentences = flags.sentences;
+    scene.mask = *core::parseMaskKind(flags.mask);
+    scene.scale = *core::parseScaleKind(flags.scale);
+    scene.positional = !flags.noPositional;
+    scene.outProjection = !flags.noOutProjection;
+    for (const std::string& list : flags.ablate)
+        if (std::string error = parseHeadList(list, scene.heads, scene.ablatedHeads);
+            !error.empty())
+            return error;
+    return core::validationError(scene);
+}
+
+} // namespace
+
+std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
+    CliOptions options;
+    SceneFlags flags;
+    CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
+                 "Without --json it opens the window; with it, it runs headless."};
+    addSceneOptions(cli, options.scene, flags);
+    addOutputOptions(cli, options);
+    addWindowOptions(cli, options);
+    // The one place bad input ends: one line naming the value, exit code 2.
+    auto refuse = [&exitCode](const std::string& message) -> std::optional<CliOptions> {
+        printError(oneLine(message));
+        exitCode = kExitBadInput;
+        return std::nullopt;
+    };
     try {
         cli.parse(argc, argv);
     } catch (const CLI::Success& e) { // --help or --version: printed, exit 0
         exitCode = cli.exit(e);
         return std::nullopt;
     } catch (const CLI::ParseError& e) {
-        printError(oneLine(e.what()));
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    }
-    const bool windowOnly = !options.screenshotPath.empty() || options.benchFrames > 0;
-    if (cli.count("--json") > 0 && options.jsonPath.empty()) {
-        printError("--json needs a file name, or - for stdout");
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    }
-    if (cli.count("--export") > 0 && options.exportPath.empty()) {
-        printError("--export needs a folder name");
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    }
-    if (options.headless() && windowOnly) {
-        printError(
-            "--json and --export run headless; --screenshot and --bench-frames need the window");
-        exitCode = kExitBadInput;
-        return std::nullopt;
+        return refuse(e.what());
     }
     options.weightsGiven = cli.count("--weights") > 0;
-    if (!options.scenePath.empty()) {
-        // A scene is every setting at once: mixing it with single settings would be ambiguous.
-        for (const char* flag :
-             {"--sentence", "--source", "--d-model", "--heads", "--mask", "--seed", "--weights",
-              "--scale", "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"})
-            if (cli.count(flag) > 0) {
-                printError(std::string("--scene sets every setting; leave out ") + flag);
-                exitCode = kExitBadInput;
-                return std::nullopt;
-            }
-        const std::string tabGiven = options.view.tab;
-        try {
-            scene = core::loadSceneFile(options.scenePath, &options.view);
-        } catch (const std::exception& e) {
-            printError(oneLine(e.what()));
-            exitCode = kExitBadInput;
-            return std::nullopt;
-        }
-        if (cli.count("--view") > 0) options.view.tab = tabGiven; // the flag beats the file
-        options.weightsGiven = true;
-        exitCode = 0;
-        return options;
-    }
-    if (!sentences.empty()) scene.sentences = sentences;
-    scene.mask = *core::parseMaskKind(mask);
-    scene.scale = *core::parseScaleKind(scale);
-    scene.positional = !noPositional;
-    scene.outProjection = !noOutProjection;
-    for (const std::string& list : ablate)
-        if (std::string error = parseHeadList(list, scene.heads, scene.ablatedHeads);
-            !error.empty()) {
-            printError(oneLine(error));
-            exitCode = kExitBadInput;
-            return std::nullopt;
-        }
-    if (std::string error = core::validationError(scene); !error.empty()) {
-        printError(error);
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    }
+    std::string error = outputError(cli, options);
+    if (error.empty())
+        error = options.scenePath.empty() ? applySceneFlags(flags, options.scene)
+                                          : loadSceneOptions(cli, options);
+    if (!error.empty()) return refuse(error);
     exitCode = 0;
     return options;
 }

@@ -52,7 +52,7 @@ bool SceneRunner::accept(Outcome outcome, std::shared_ptr<const core::Trace>& tr
 }
 
 bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
-                         ViewState& view, bool allowWorker) {
+                         ViewState& view, double now, bool allowWorker) {
     bool replaced = false;
     if (worker_.valid()) {
         if (worker_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
@@ -79,7 +79,7 @@ bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::T
         workerScene_ = scene;
         worker_ = std::async(std::launch::async, runScene, scene, trace);
         view.computing = true;
-        view.computingSince = ImGui::GetTime();
+        view.computingSince = now;
         return replaced;
     }
     return accept(runScene(scene, trace), trace, view) || replaced;

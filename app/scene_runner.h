@@ -17,8 +17,10 @@ class SceneRunner {
     // True when `trace` was replaced (the maps must be uploaded again). Traces are shared and
     // never changed once made: an export on a worker thread keeps the one it started with.
     // With `allowWorker` false (start-up, --bench-frames) every run happens here and now.
+    // `now` (seconds, ImGui's clock in the window) stamps view.computingSince; it comes in as a
+    // value so that the runner needs no window and tests can drive it.
     bool update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
-                ViewState& view, bool allowWorker = true);
+                ViewState& view, double now, bool allowWorker);
 
     bool computing() const { return worker_.valid(); }
     ~SceneRunner(); // waits for a running worker (core::run cannot be interrupted)

@@ -8,6 +8,7 @@
 #include "shortcuts.h"
 #include "state_file.h"
 #include "user_paths.h"
+#include "view_range.h"
 #include "view_settings.h"
 #include "widgets/heatmap_widget.h"
 #include "window.h"
@@ -65,7 +66,7 @@ bool Session::init() {
         std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
     }
-    runner_.update(scene_, trace_, view_, false); // the first maps before the first frame
+    runner_.update(scene_, trace_, view_, ImGui::GetTime(), false); // the maps before frame 1
     uploadHeadMaps(*trace_, view_, gl_);
     return true;
 }
@@ -118,7 +119,7 @@ void Session::drawPanels(GLFWwindow* window) {
     drawControlsPanel(layout.controls, scene_, *trace_, view_);
     const int headsBefore = trace_->attention.heads;
     const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
-    if (runner_.update(scene_, trace_, view_, !benchmarking) || !view_.mapsUploaded) {
+    if (runner_.update(scene_, trace_, view_, ImGui::GetTime(), !benchmarking) || !view_.mapsUploaded) {
         uploadHeadMaps(*trace_, view_, gl_);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(view_, headsBefore);

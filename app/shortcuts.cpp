@@ -12,10 +12,6 @@ namespace app {
 
 namespace {
 
-struct KeyPress {
-    int key = 0, mods = 0;
-};
-
 std::vector<KeyPress>& pendingPresses() {
     static std::vector<KeyPress> presses;
     return presses;
@@ -57,57 +53,175 @@ int stepHeads(const core::Scene& scene, int direction) {
     return scene.heads;
 }
 
+// Ctrl+key: these work even while typing.
+ShortcutAction controlShortcut(int key, bool shift) {
+    if (key == GLFW_KEY_E)
+        return shift ? ShortcutAction::ToggleExportPanel : ShortcutAction::ExportWindow;
+    if (key == GLFW_KEY_S) return ShortcutAction::SaveScene;
+    // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
+    if (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) return ShortcutAction::ZoomIn;
+    if (key == GLFW_KEY_MINUS || key == GLFW_KEY_KP_SUBTRACT) return ShortcutAction::ZoomOut;
+    if (key == GLFW_KEY_0) return ShortcutAction::ZoomReset;
+    if (key == GLFW_KEY_O) return ShortcutAction::OpenScenes;
+    return ShortcutAction::None;
+}
+
+// Keys without Ctrl, outside text fields: heads, rows, steps, tabs, theme, mask, H.
+ShortcutAction plainShortcut(int key, bool shift) {
+    switch (key) {
+    case GLFW_KEY_RIGHT:
+        return ShortcutAction::NextHead;
+    case GLFW_KEY_LEFT:
+        return ShortcutAction::PreviousHead;
+    case GLFW_KEY_DOWN:
+        return ShortcutAction::PinnedRowDown;
+    case GLFW_KEY_UP:
+        return ShortcutAction::PinnedRowUp;
+    case GLFW_KEY_N:
+        return ShortcutAction::NextStep;
+    case GLFW_KEY_P:
+        return ShortcutAction::PreviousStep;
+    case GLFW_KEY_SPACE:
+        return ShortcutAction::TogglePin;
+    case GLFW_KEY_V:
+        return shift ? ShortcutAction::PreviousTab : ShortcutAction::NextTab;
+    case GLFW_KEY_T:
+        return ShortcutAction::NextTheme;
+    case GLFW_KEY_M:
+        return ShortcutAction::ToggleMask;
+    case GLFW_KEY_LEFT_BRACKET:
+        return ShortcutAction::FewerHeads;
+    case GLFW_KEY_RIGHT_BRACKET:
+        return ShortcutAction::MoreHeads;
+    default:
+        return ShortcutAction::None;
+    }
+}
+
 } // namespace
+
+ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown) {
+    const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
+    const bool shift = (press.mods & GLFW_MOD_SHIFT) != 0;
+    if (ctrl) {
+        if (const ShortcutAction action = controlShortcut(press.key, shift);
+            action != ShortcutAction::None)
+            return action;
+    }
+    if (press.key == GLFW_KEY_ESCAPE) return ShortcutAction::Unpin;
+    if (press.key == GLFW_KEY_F11) return ShortcutAction::ToggleFullscreen;
+    if (press.key == GLFW_KEY_F1) return ShortcutAction::ToggleKeys;
+    if (typing || !mapsShown || ctrl) return ShortcutAction::None; // arrows move the caret
+    return plainShortcut(press.key, shift);
+}
+
+namespace {
+
+// The Ctrl keys, Esc, F1 and F11: what works while typing. Other actions are left alone.
+void applyWindowShortcut(ShortcutAction action, ViewState& view, ShortcutActions& actions) {
+    float& zoom = view.appearance.zoom;
+    switch (action) {
+    case ShortcutAction::ExportWindow:
+        actions.exportWindow = true;
+        break;
+    case ShortcutAction::ToggleExportPanel:
+        view.exportPanel.open = !view.exportPanel.open;
+        break;
+    case ShortcutAction::SaveScene:
+        actions.saveScene = true;
+        break;
+    case ShortcutAction::ZoomIn:
+        zoom = std::min(zoom + 0.25f, kMaxZoom);
+        break;
+    case ShortcutAction::ZoomOut:
+        zoom = std::max(zoom - 0.25f, kMinZoom);
+        break;
+    case ShortcutAction::ZoomReset:
+        zoom = kMinZoom;
+        break;
+    case ShortcutAction::OpenScenes:
+        view.showScenes = true;
+        break;
+    case ShortcutAction::Unpin:
+        view.pinnedQuery = -1;
+        break;
+    case ShortcutAction::ToggleFullscreen:
+        actions.toggleFullscreen = true;
+        break;
+    case ShortcutAction::ToggleKeys:
+        view.showKeys = !view.showKeys;
+        break;
+    default:
+        break;
+    }
+}
+
+// The plain keys, outside text fields and only with heads on screen (view.maps).
+void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& view) {
+    const int heads = int(view.maps.size());
+    const int rows = view.maps.empty() ? 0 : view.maps.front().rows;
+    const int tabs = int(ViewState::Tab::Cost) + 1;
+    switch (action) {
+    case ShortcutAction::NextHead:
+        view.selectedHead = (view.selectedHead + 1) % heads;
+        break;
+    case ShortcutAction::PreviousHead:
+        view.selectedHead = (view.selectedHead + heads - 1) % heads;
+        break;
+    // Up/Down walk the pinned query row through the sentence.
+    case ShortcutAction::PinnedRowDown:
+        view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
+        break;
+    case ShortcutAction::PinnedRowUp:
+        view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
+        break;
+    // N / P walk the step-through (the panel clamps the step).
+    case ShortcutAction::NextStep:
+        view.step += 1;
+        break;
+    case ShortcutAction::PreviousStep:
+        view.step = std::max(view.step - 1, 0);
+        break;
+    // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
+    case ShortcutAction::TogglePin:
+        view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
+        break;
+    case ShortcutAction::NextTab:
+    case ShortcutAction::PreviousTab: { // Shift+V: the previous one
+        const bool shift = action == ShortcutAction::PreviousTab;
+        view.tab = ViewState::Tab((int(view.tab) + (shift ? tabs - 1 : 1)) % tabs);
+        view.tabRequested = true;
+        break;
+    }
+    case ShortcutAction::NextTheme: // cycle dark -> light -> high contrast
+        view.appearance.theme = Theme((int(view.appearance.theme) + 1) % 3);
+        break;
+    case ShortcutAction::ToggleMask:
+        scene.mask =
+            scene.mask == core::MaskKind::Causal ? core::MaskKind::None : core::MaskKind::Causal;
+        break;
+    case ShortcutAction::FewerHeads:
+    case ShortcutAction::MoreHeads:
+        core::setHeads(scene, stepHeads(scene, action == ShortcutAction::MoreHeads ? +1 : -1));
+        break;
+    default:
+        break;
+    }
+}
+
+} // namespace
+
+void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
+                   ShortcutActions& actions) {
+    applyWindowShortcut(action, view, actions); // each action is one of the two kinds
+    applyPlainShortcut(action, scene, view);
+}
 
 ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
-    const int heads = int(view.maps.size());
-    const int rows = view.maps.empty() ? 0 : view.maps.front().rows;
-    for (const KeyPress& press : pendingPresses()) {
-        const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
-        const bool shift = (press.mods & GLFW_MOD_SHIFT) != 0;
-        if (ctrl && !shift && press.key == GLFW_KEY_E) actions.exportWindow = true;
-        if (ctrl && shift && press.key == GLFW_KEY_E)
-            view.exportPanel.open = !view.exportPanel.open;
-        if (ctrl && press.key == GLFW_KEY_S) actions.saveScene = true;
-        // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
-        float& zoom = view.appearance.zoom;
-        if (ctrl && (press.key == GLFW_KEY_EQUAL || press.key == GLFW_KEY_KP_ADD))
-            zoom = std::min(zoom + 0.25f, kMaxZoom);
-        if (ctrl && (press.key == GLFW_KEY_MINUS || press.key == GLFW_KEY_KP_SUBTRACT))
-            zoom = std::max(zoom - 0.25f, kMinZoom);
-        if (ctrl && press.key == GLFW_KEY_0) zoom = kMinZoom;
-        if (ctrl && press.key == GLFW_KEY_O) view.showScenes = true;
-        if (press.key == GLFW_KEY_ESCAPE) view.pinnedQuery = -1;
-        if (press.key == GLFW_KEY_F11) actions.toggleFullscreen = true;
-        if (press.key == GLFW_KEY_F1) view.showKeys = !view.showKeys;
-        if (typing || heads == 0 || ctrl) continue; // arrows move the caret in a text field
-        if (press.key == GLFW_KEY_RIGHT) view.selectedHead = (view.selectedHead + 1) % heads;
-        if (press.key == GLFW_KEY_LEFT) view.selectedHead = (view.selectedHead + heads - 1) % heads;
-        // Up/Down walk the pinned query row through the sentence.
-        if (press.key == GLFW_KEY_DOWN) view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
-        if (press.key == GLFW_KEY_UP) view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
-        // N / P walk the step-through (the panel clamps the step).
-        if (press.key == GLFW_KEY_N) view.step += 1;
-        if (press.key == GLFW_KEY_P) view.step = std::max(view.step - 1, 0);
-        // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
-        if (press.key == GLFW_KEY_SPACE)
-            view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
-        if (press.key == GLFW_KEY_V) { // next view tab; Shift+V the previous one
-            const int tabs = int(ViewState::Tab::Cost) + 1;
-            view.tab = ViewState::Tab((int(view.tab) + (shift ? tabs - 1 : 1)) % tabs);
-            view.tabRequested = true;
-        }
-        if (press.key == GLFW_KEY_T) // cycle dark -> light -> high contrast
-            view.appearance.theme = Theme((int(view.appearance.theme) + 1) % 3);
-        if (press.key == GLFW_KEY_M)
-            scene.mask = scene.mask == core::MaskKind::Causal ? core::MaskKind::None
-                                                              : core::MaskKind::Causal;
-        if (press.key == GLFW_KEY_LEFT_BRACKET || press.key == GLFW_KEY_RIGHT_BRACKET) {
-            core::setHeads(scene, stepHeads(scene, press.key == GLFW_KEY_RIGHT_BRACKET ? +1 : -1));
-        }
-    }
+    for (const KeyPress& press : pendingPresses()) // heads on screen: view.maps, as applied
+        applyShortcut(shortcutFor(press, typing, !view.maps.empty()), scene, view, actions);
     pendingPresses().clear();
     return actions;
 }

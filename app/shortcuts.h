@@ -10,6 +10,43 @@ struct GLFWwindow;
 
 namespace app {
 
+// One key press (or repeat): a GLFW key and its GLFW_MOD_* bits.
+struct KeyPress {
+    int key = 0, mods = 0;
+};
+
+// What a key press does; each press does at most one thing.
+enum class ShortcutAction {
+    None,
+    ExportWindow,      // Ctrl+E
+    ToggleExportPanel, // Ctrl+Shift+E
+    SaveScene,         // Ctrl+S
+    ZoomIn,            // Ctrl+plus
+    ZoomOut,           // Ctrl+minus
+    ZoomReset,         // Ctrl+0
+    OpenScenes,        // Ctrl+O
+    Unpin,             // Esc
+    ToggleFullscreen,  // F11
+    ToggleKeys,        // F1
+    NextHead,          // Right
+    PreviousHead,      // Left
+    PinnedRowDown,     // Down
+    PinnedRowUp,       // Up
+    NextStep,          // N
+    PreviousStep,      // P
+    TogglePin,         // Space
+    NextTab,           // V
+    PreviousTab,       // Shift+V
+    NextTheme,         // T
+    ToggleMask,        // M
+    FewerHeads,        // [
+    MoreHeads,         // ]
+};
+
+// The action of `press`. `typing`: a text field has the keyboard (then only the Ctrl keys, Esc,
+// F1 and F11 act); `mapsShown`: there are heads on screen for the plain keys to work on.
+ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown);
+
 struct ShortcutActions {
     bool exportWindow = false;
     bool toggleFullscreen = false; // F11
@@ -25,6 +62,12 @@ void installFileDrop(GLFWwindow* window);
 // Call between the platform backend's NewFrame and ImGui::NewFrame: Escape is taken
 // away from a focused text field here, so it unpins instead of reverting the typing.
 void interceptEscape();
+
+// Does `action` to the scene and the view; what only the window can do (export, fullscreen,
+// saving) is set in `actions` for the frame loop. The plain keys' actions need heads on screen
+// (view.maps), as shortcutFor gives them.
+void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
+                   ShortcutActions& actions);
 
 // Call after ImGui::NewFrame: applies the queued presses to the view.
 ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view);

@@ -1,5 +1,7 @@
 #include "widgets/heatmap_widget.h"
 
+#include "view_range.h"
+
 #include "engine/attention_stats.h"
 #include "figures/head_views.h"
 
@@ -86,14 +88,6 @@ ImU32 headColor(int head, int heads, float alpha) {
     const bool lightBackground = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
     return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha)
                            : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
-}
-
-void keepViewInRange(const core::Trace& trace, ViewState& view) {
-    const int lastHead = std::max(trace.attention.heads - 1, 0);
-    view.selectedHead = std::clamp(view.selectedHead, 0, lastHead);
-    view.compareHead = std::clamp(view.compareHead, 0, lastHead);
-    view.batchIndex = std::clamp(view.batchIndex, 0, std::max(trace.batch() - 1, 0));
-    if (view.pinnedQuery >= trace.queryLen()) view.pinnedQuery = -1;
 }
 
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {

@@ -12,11 +12,6 @@ namespace app {
 // Rebuilds view.maps for the shown sentence and uploads them (call after a recompute).
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
-// Brings the selected and compared heads, the shown sentence and the pinned row back inside
-// the trace on screen. Keys, scene files and a smaller H can leave them outside; every panel
-// after this call may index with them. Call every frame, after the trace may have changed.
-void keepViewInRange(const core::Trace& trace, ViewState& view);
-
 // The views beside the grid keep their textures in the slots after the heads'.
 enum class DerivedMap { Mean, Difference, Entropy };
 inline constexpr int kDerivedMaps = 3;

@@ -1,0 +1,229 @@
+// Key presses -> actions (shortcutFor) and what each action does to the scene and the view
+// (applyShortcut), without a window: GLFW's key codes are only numbers here.
+#include "shortcuts.h"
+
+#include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
+
+#include <utility>
+
+namespace {
+
+using app::KeyPress;
+using app::ShortcutAction;
+using Action = app::ShortcutAction;
+
+constexpr int kCtrl = GLFW_MOD_CONTROL, kShift = GLFW_MOD_SHIFT;
+
+// Outside a text field, with heads on screen.
+ShortcutAction plain(int key, int mods = 0) {
+    return app::shortcutFor({key, mods}, false, true);
+}
+
+// A view with `heads` maps of `rows` query rows, as after an upload.
+app::ViewState viewWithMaps(int heads, int rows) {
+    app::ViewState view;
+    view.maps.resize(std::size_t(heads));
+    for (core::AttentionMap& map : view.maps) map.rows = map.cols = rows;
+    return view;
+}
+
+// Applies the action of each press, as handleShortcuts does for one frame.
+app::ShortcutActions press(std::initializer_list<KeyPress> presses, core::Scene& scene,
+                           app::ViewState& view, bool typing = false) {
+    app::ShortcutActions actions;
+    for (const KeyPress& p : presses)
+        app::applyShortcut(app::shortcutFor(p, typing, !view.maps.empty()), scene, view, actions);
+    return actions;
+}
+
+} // namespace
+
+TEST(AppShortcuts, ControlKeysWorkEvenWhileTyping) {
+    const std::pair<KeyPress, ShortcutAction> cases[] = {
+        {{GLFW_KEY_E, kCtrl}, Action::ExportWindow},
+        {{GLFW_KEY_E, kCtrl | kShift}, Action::ToggleExportPanel},
+        {{GLFW_KEY_S, kCtrl}, Action::SaveScene},
+        {{GLFW_KEY_S, kCtrl | kShift}, Action::SaveScene},
+        {{GLFW_KEY_O, kCtrl}, Action::OpenScenes},
+        {{GLFW_KEY_EQUAL, kCtrl}, Action::ZoomIn},
+        {{GLFW_KEY_KP_ADD, kCtrl}, Action::ZoomIn},
+        {{GLFW_KEY_MINUS, kCtrl}, Action::ZoomOut},
+        {{GLFW_KEY_KP_SUBTRACT, kCtrl}, Action::ZoomOut},
+        {{GLFW_KEY_0, kCtrl}, Action::ZoomReset},
+    };
+    for (const auto& [key, action] : cases)
+        for (const bool typing : {false, true})
+            for (const bool mapsShown : {false, true})
+                EXPECT_EQ(app::shortcutFor(key, typing, mapsShown), action)
+                    << key.key << " " << key.mods << " typing " << typing;
+}
+
+TEST(AppShortcuts, EscapeF1AndF11WorkEverywhere) {
+    for (const int mods : {0, kCtrl, kShift})
+        for (const bool typing : {false, true}) {
+            EXPECT_EQ(app::shortcutFor({GLFW_KEY_ESCAPE, mods}, typing, false), Action::Unpin);
+            EXPECT_EQ(app::shortcutFor({GLFW_KEY_F1, mods}, typing, true), Action::ToggleKeys);
+            EXPECT_EQ(app::shortcutFor({GLFW_KEY_F11, mods}, typing, true),
+                      Action::ToggleFullscreen);
+        }
+}
+
+TEST(AppShortcuts, PlainKeysOutsideTextFields) {
+    const std::pair<int, ShortcutAction> cases[] = {
+        {GLFW_KEY_RIGHT, Action::NextHead},
+        {GLFW_KEY_LEFT, Action::PreviousHead},
+        {GLFW_KEY_DOWN, Action::PinnedRowDown},
+        {GLFW_KEY_UP, Action::PinnedRowUp},
+        {GLFW_KEY_N, Action::NextStep},
+        {GLFW_KEY_P, Action::PreviousStep},
+        {GLFW_KEY_SPACE, Action::TogglePin},
+        {GLFW_KEY_V, Action::NextTab},
+        {GLFW_KEY_T, Action::NextTheme},
+        {GLFW_KEY_M, Action::ToggleMask},
+        {GLFW_KEY_LEFT_BRACKET, Action::FewerHeads},
+        {GLFW_KEY_RIGHT_BRACKET, Action::MoreHeads},
+    };
+    for (const auto& [key, action] : cases) EXPECT_EQ(plain(key), action) << key;
+    EXPECT_EQ(plain(GLFW_KEY_V, kShift), Action::PreviousTab);
+    EXPECT_EQ(plain(GLFW_KEY_RIGHT, kShift), Action::NextHead); // Shift changes only V
+}
+
+TEST(AppShortcuts, PlainKeysDoNothingWhileTypingWithoutMapsOrWithControl) {
+    for (const int key : {GLFW_KEY_RIGHT, GLFW_KEY_LEFT, GLFW_KEY_UP, GLFW_KEY_DOWN, GLFW_KEY_N,
+                          GLFW_KEY_P, GLFW_KEY_SPACE, GLFW_KEY_V, GLFW_KEY_T, GLFW_KEY_M,
+                          GLFW_KEY_LEFT_BRACKET, GLFW_KEY_RIGHT_BRACKET}) {
+        EXPECT_EQ(app::shortcutFor({key, 0}, true, true), Action::None) << key; // the caret moves
+        EXPECT_EQ(app::shortcutFor({key, 0}, false, false), Action::None) << key;
+        EXPECT_EQ(app::shortcutFor({key, kCtrl}, false, true), Action::None) << key;
+    }
+}
+
+TEST(AppShortcuts, KeysWithoutAShortcutDoNothing) {
+    for (const int key : {GLFW_KEY_A, GLFW_KEY_E, GLFW_KEY_S, GLFW_KEY_O, GLFW_KEY_0, GLFW_KEY_1,
+                          GLFW_KEY_5, GLFW_KEY_ENTER, GLFW_KEY_F2})
+        EXPECT_EQ(plain(key), Action::None) << key; // Ctrl-less E, S, O, 0: letters to type
+    EXPECT_EQ(plain(GLFW_KEY_A, kCtrl), Action::None);
+    EXPECT_EQ(plain(GLFW_KEY_1, kCtrl), Action::None);
+}
+
+TEST(AppShortcuts, WindowActionsAreLeftToTheFrameLoop) {
+    core::Scene scene;
+    app::ViewState view; // no maps: these work without heads on screen
+    const app::ShortcutActions actions =
+        press({{GLFW_KEY_E, kCtrl}, {GLFW_KEY_S, kCtrl}, {GLFW_KEY_F11, 0}}, scene, view, true);
+    EXPECT_TRUE(actions.exportWindow);
+    EXPECT_TRUE(actions.saveScene);
+    EXPECT_TRUE(actions.toggleFullscreen);
+    EXPECT_EQ(press({{GLFW_KEY_E, kCtrl | kShift}}, scene, view).exportWindow, false);
+    EXPECT_TRUE(view.exportPanel.open); // Ctrl+Shift+E toggles the panel
+    press({{GLFW_KEY_E, kCtrl | kShift}, {GLFW_KEY_O, kCtrl}, {GLFW_KEY_F1, 0}}, scene, view);
+    EXPECT_FALSE(view.exportPanel.open);
+    EXPECT_TRUE(view.showScenes);
+    EXPECT_TRUE(view.showKeys);
+}
+
+TEST(AppShortcuts, ZoomStaysBetweenOneAndThree) {
+    core::Scene scene;
+    app::ViewState view;
+    for (int i = 0; i < 12; ++i) press({{GLFW_KEY_EQUAL, kCtrl}}, scene, view);
+    EXPECT_EQ(view.appearance.zoom, app::kMaxZoom);
+    press({{GLFW_KEY_MINUS, kCtrl}}, scene, view);
+    EXPECT_EQ(view.appearance.zoom, app::kMaxZoom - 0.25f);
+    press({{GLFW_KEY_0, kCtrl}}, scene, view);
+    EXPECT_EQ(view.appearance.zoom, app::kMinZoom);
+    press({{GLFW_KEY_KP_SUBTRACT, kCtrl}}, scene, view);
+    EXPECT_EQ(view.appearance.zoom, app::kMinZoom);
+}
+
+TEST(AppShortcuts, ArrowsWalkTheHeadsAndWrapAround) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(4, 6);
+    press({{GLFW_KEY_LEFT, 0}}, scene, view);
+    EXPECT_EQ(view.selectedHead, 3);
+    press({{GLFW_KEY_RIGHT, 0}, {GLFW_KEY_RIGHT, 0}}, scene, view);
+    EXPECT_EQ(view.selectedHead, 1);
+}
+
+TEST(AppShortcuts, PinnedRowMovesWithinTheSentenceAndEscapeUnpins) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(2, 3);
+    view.hover.query = 2;
+    press({{GLFW_KEY_SPACE, 0}}, scene, view);
+    EXPECT_EQ(view.pinnedQuery, 2); // the hovered row
+    press({{GLFW_KEY_DOWN, 0}}, scene, view);
+    EXPECT_EQ(view.pinnedQuery, 2); // the last row stays the last
+    press({{GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}}, scene, view);
+    EXPECT_EQ(view.pinnedQuery, 0);
+    press({{GLFW_KEY_SPACE, 0}}, scene, view);
+    EXPECT_EQ(view.pinnedQuery, -1); // Space again unpins
+    view.hover.query = -1;
+    press({{GLFW_KEY_SPACE, 0}}, scene, view);
+    EXPECT_EQ(view.pinnedQuery, 0); // nothing hovered: the first row
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, true);
+    EXPECT_EQ(view.pinnedQuery, -1); // Esc unpins even while typing
+}
+
+TEST(AppShortcuts, StepKeysWalkTheStepThroughFromZero) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(2, 3);
+    press({{GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}}, scene, view);
+    EXPECT_EQ(view.step, 3);
+    press({{GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}}, scene, view);
+    EXPECT_EQ(view.step, 0);
+}
+
+TEST(AppShortcuts, VCyclesEveryTabBothWays) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(2, 3);
+    view.tabRequested = false;
+    press({{GLFW_KEY_V, 0}}, scene, view);
+    EXPECT_EQ(view.tab, app::ViewState::Tab::Mean);
+    EXPECT_TRUE(view.tabRequested);
+    press({{GLFW_KEY_V, kShift}, {GLFW_KEY_V, kShift}}, scene, view);
+    EXPECT_EQ(view.tab, app::ViewState::Tab::Cost); // from the first back to the last
+    for (int i = 0; i < 8; ++i) press({{GLFW_KEY_V, 0}}, scene, view);
+    EXPECT_EQ(view.tab, app::ViewState::Tab::Cost); // eight tabs, round once
+}
+
+TEST(AppShortcuts, TCyclesTheThemesAndMTogglesTheMask) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(2, 3);
+    press({{GLFW_KEY_T, 0}}, scene, view);
+    EXPECT_EQ(view.appearance.theme, app::Theme::Light);
+    press({{GLFW_KEY_T, 0}, {GLFW_KEY_T, 0}}, scene, view);
+    EXPECT_EQ(view.appearance.theme, app::Theme::Dark);
+    press({{GLFW_KEY_M, 0}}, scene, view);
+    EXPECT_EQ(scene.mask, core::MaskKind::Causal);
+    press({{GLFW_KEY_M, 0}}, scene, view);
+    EXPECT_EQ(scene.mask, core::MaskKind::None);
+}
+
+TEST(AppShortcuts, BracketsStepThroughTheHeadCountsThatDivideDModel) {
+    core::Scene scene; // d_model 64, 8 heads
+    scene.ablatedHeads = {6};
+    app::ViewState view = viewWithMaps(8, 3);
+    press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view);
+    EXPECT_EQ(scene.heads, 4);
+    EXPECT_TRUE(scene.ablatedHeads.empty()); // head 7 is gone (setHeads)
+    press({{GLFW_KEY_RIGHT_BRACKET, 0}, {GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view);
+    EXPECT_EQ(scene.heads, 16);
+    scene.d_model = 12, scene.heads = 4;
+    press({{GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view);
+    EXPECT_EQ(scene.heads, 6);
+    for (int i = 0; i < 5; ++i) press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view);
+    EXPECT_EQ(scene.heads, 1); // stays at 1
+}
+
+TEST(AppShortcuts, APressSetsNothingElse) {
+    core::Scene scene;
+    app::ViewState view = viewWithMaps(4, 5);
+    const core::Scene sceneBefore = scene;
+    press({{GLFW_KEY_RIGHT, 0}}, scene, view);
+    EXPECT_EQ(scene, sceneBefore);
+    EXPECT_EQ(view.pinnedQuery, -1);
+    EXPECT_EQ(view.step, 0);
+    EXPECT_EQ(view.tab, app::ViewState::Tab::Head);
+    EXPECT_FALSE(view.showKeys);
+    EXPECT_EQ(view.appearance, app::Appearance{});
+}
