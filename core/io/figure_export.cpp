@@ -1,8 +1,8 @@
 #include "io/figure_export.h"
 
-#include "io/atomic_file.h"
 #include "figures/figure.h"
 #include "figures/image.h"
+#include "io/atomic_file.h"
 #include "io/trace_json.h"
 
 #include <algorithm>
@@ -51,6 +51,13 @@ std::string slug(const std::string& name) {
 
 } // namespace
 
+ExportFormats offeredFormats(ExportWhat what) {
+    ExportFormats offered;
+    offered.csv = what != ExportWhat::Grid; // a grid's cells are several heads' maps
+    offered.json = true;
+    return offered;
+}
+
 namespace {
 
 // One figure's files: which of PNG, SVG, CSV it can be written as, and how.
@@ -72,7 +79,9 @@ std::string headStem(const Trace& trace, const std::string& prefix, int h) {
 
 FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     auto f = std::make_shared<const HeatmapFigure>(std::move(figure));
-    FigureJob job{std::move(stem), [f] { return heatmapSvg(*f); }, {},
+    FigureJob job{std::move(stem),
+                  [f] { return heatmapSvg(*f); },
+                  {},
                   [f](int scale, std::string& error) { return heatmapPng(*f, scale, error); }};
     if (csv) job.csv = [f] { return heatmapCsv(*f); };
     return job;
@@ -86,16 +95,21 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     std::vector<FigureJob> jobs;
     switch (r.what) {
     case ExportWhat::Head:
-        jobs.push_back(heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
+        jobs.push_back(
+            heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
         break;
     case ExportWhat::EachHead:
         for (int h = 0; h < heads; ++h)
-            jobs.push_back(heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
+            jobs.push_back(
+                heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
         break;
     case ExportWhat::Grid: {
         auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
-        jobs.push_back({prefix + "-grid", [grid] { return gridSvg(*grid); }, {},
-                        [grid](int scale, std::string& error) { return gridPng(*grid, scale, error); }});
+        jobs.push_back(
+            {prefix + "-grid",
+             [grid] { return gridSvg(*grid); },
+             {},
+             [grid](int scale, std::string& error) { return gridPng(*grid, scale, error); }});
         break;
     }
     case ExportWhat::Mean:
@@ -110,13 +124,15 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     case ExportWhat::Lines: {
         auto lines = std::make_shared<const LineFigure>(lineFigure(trace, b, head));
         const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
-        jobs.push_back({headStem(trace, prefix + "-lines", head), [lines] { return lineSvg(*lines); },
-                        [weights] { return heatmapCsv(weights); },
-                        [lines](int scale, std::string& error) { return linePng(*lines, scale, error); }});
+        jobs.push_back(
+            {headStem(trace, prefix + "-lines", head), [lines] { return lineSvg(*lines); },
+             [weights] { return heatmapCsv(weights); },
+             [lines](int scale, std::string& error) { return linePng(*lines, scale, error); }});
         break;
     }
     case ExportWhat::Statistics: {
-        FigureJob job = heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
+        FigureJob job =
+            heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
         job.csv = [&trace, b] { return statisticsCsv(trace, b); };
         jobs.push_back(std::move(job));
         break;
@@ -136,19 +152,28 @@ int filesPerJob(const ExportFormats& f) {
     return int(f.png) + int(f.svg) + int(f.csv);
 }
 
+// What the request asks for, of what its view offers.
+ExportFormats formatsToWrite(const ExportRequest& r) {
+    const ExportFormats offered = offeredFormats(r.what);
+    return {r.formats.png && offered.png, r.formats.svg && offered.svg,
+            r.formats.csv && offered.csv, r.formats.json && offered.json};
+}
+
 } // namespace
 
 int exportFileCount(const Trace& trace, const ExportRequest& r) {
     if (trace.batch() == 0) return 0;
+    const ExportFormats formats = formatsToWrite(r);
     int count = 0;
     for (int b : sentencesOf(trace, r))
         for (const FigureJob& job : jobsFor(trace, r, b))
-            count += int(r.formats.png && job.png) + int(r.formats.svg && job.svg) +
-                     int(r.formats.csv && job.csv);
-    return count + int(r.formats.json);
+            count += int(formats.png && job.png) + int(formats.svg && job.svg) +
+                     int(formats.csv && job.csv);
+    return count + int(formats.json);
 }
 
-ExportResult exportView(const Trace& trace, const ExportRequest& r, const ExportProgress& progress) {
+ExportResult exportView(const Trace& trace, const ExportRequest& r,
+                        const ExportProgress& progress) {
     ExportResult result;
     if (r.scale < 1 || r.scale > 4) {
         result.error = "export scale " + std::to_string(r.scale) + " must be 1 to 4";
@@ -163,6 +188,7 @@ ExportResult exportView(const Trace& trace, const ExportRequest& r, const Export
         return result;
     }
     if (result.error = prepareExportFolder(r.dir); !result.error.empty()) return result;
+    const ExportFormats formats = formatsToWrite(r);
     const int total = exportFileCount(trace, r);
     auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
         if (!result.error.empty()) return;
@@ -174,8 +200,8 @@ ExportResult exportView(const Trace& trace, const ExportRequest& r, const Export
     };
     for (int b : sentencesOf(trace, r))
         for (const FigureJob& job : jobsFor(trace, r, b)) {
-            if (r.formats.svg && job.svg) write(job.stem, ".svg", job.svg());
-            if (r.formats.png && job.png && result.error.empty()) {
+            if (formats.svg && job.svg) write(job.stem, ".svg", job.svg());
+            if (formats.png && job.png && result.error.empty()) {
                 std::string pngError;
                 const Image image = job.png(r.scale, pngError);
                 if (!pngError.empty()) {
@@ -186,9 +212,9 @@ ExportResult exportView(const Trace& trace, const ExportRequest& r, const Export
                 write(job.stem, ".png",
                       std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
             }
-            if (r.formats.csv && job.csv) write(job.stem, ".csv", job.csv());
+            if (formats.csv && job.csv) write(job.stem, ".csv", job.csv());
         }
-    if (r.formats.json) write("mha-viz-trace", ".json", traceJson(trace));
+    if (formats.json) write("mha-viz-trace", ".json", traceJson(trace));
     return result;
 }
 
