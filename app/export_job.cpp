@@ -29,4 +29,28 @@ ExportJob::~ExportJob() {
     if (worker_.joinable()) worker_.join();
 }
 
+core::ExportWhat coreExportWhat(ExportChoice what) {
+    switch (what) {
+    case ExportChoice::Grid:
+        return core::ExportWhat::Grid;
+    case ExportChoice::EachHead:
+        return core::ExportWhat::EachHead;
+    case ExportChoice::Mean:
+        return core::ExportWhat::Mean;
+    case ExportChoice::Difference:
+        return core::ExportWhat::Difference;
+    case ExportChoice::Lines:
+        return core::ExportWhat::Lines;
+    case ExportChoice::Statistics:
+        return core::ExportWhat::Statistics;
+    default:
+        return core::ExportWhat::Head;
+    }
+}
+
+core::ExportFormats offeredFormats(ExportChoice what) {
+    if (what == ExportChoice::Window) return {true, false, false, true};
+    return core::offeredFormats(coreExportWhat(what));
+}
+
 } // namespace app

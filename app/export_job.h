@@ -2,8 +2,8 @@
 // freezes the window; the export panel shows its progress and the files it wrote.
 #pragma once
 
-#include "io/figure_export.h"
 #include "engine/trace.h"
+#include "io/figure_export.h"
 
 #include <atomic>
 #include <memory>
@@ -45,6 +45,11 @@ class ExportJob {
 // What the export panel can write: core's views, plus the whole window (a screenshot).
 enum class ExportChoice { Head, Grid, EachHead, Mean, Difference, Lines, Statistics, Window };
 
+// The view core exports for a choice (the window is captured by the frame loop instead).
+core::ExportWhat coreExportWhat(ExportChoice what);
+// core::offeredFormats of the choice's view; a screenshot of the window is pixels: PNG only.
+core::ExportFormats offeredFormats(ExportChoice what);
+
 struct ExportPanel {
     bool open = false;
     ExportChoice what = ExportChoice::Head;
@@ -52,8 +57,8 @@ struct ExportPanel {
     int scale = 2;      // PNG resolution multiplier: 2x reads well on slides
     std::string folder; // empty until first opened: then the export folder
     std::unique_ptr<ExportJob> job;
-    double jobStart = 0;        // ImGui time the job started (progress shows after a moment)
-    int captureCountdown = 0;   // whole window: frames left until the capture (panel hidden)
+    double jobStart = 0;      // ImGui time the job started (progress shows after a moment)
+    int captureCountdown = 0; // whole window: frames left until the capture (panel hidden)
     std::vector<std::string> lastFiles;
     std::string lastError;
 };

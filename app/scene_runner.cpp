@@ -1,5 +1,6 @@
 #include "scene_runner.h"
 
+#include "engine/cost_model.h"
 #include "text/tokenizer.h"
 
 #include <algorithm>
@@ -17,17 +18,7 @@ constexpr double kInlineFlops = 4e8;
 } // namespace
 
 double estimatedFlops(const core::Scene& s) {
-    // Tokens are at most one per byte and capped; a generous bound is fine here.
-    auto tokens = [](const std::string& text) {
-        return double(std::min<std::size_t>(text.size(), core::kMaxTokens));
-    };
-    double n = 0, m = 0;
-    for (const std::string& t : s.sentences) n = std::max(n, tokens(t));
-    for (const std::string& t : s.sources) m = std::max(m, tokens(t));
-    if (s.sources.empty()) m = n;
-    const double b = double(s.sentences.size()), d = double(s.d_model);
-    // Projections (Q, K, V, W_O) and per-head scores and weights . V.
-    return 2.0 * b * (2.0 * n + 2.0 * m) * d * d + 4.0 * b * n * m * d;
+    return core::estimatedForwardFlops(s); // the Cost tab's model, on a bound of the sizes
 }
 
 SceneRunner::Outcome SceneRunner::runScene(const core::Scene& scene,

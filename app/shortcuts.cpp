@@ -48,9 +48,7 @@ namespace {
 
 // [ and ]: the previous / next head count that divides d_model.
 int stepHeads(const core::Scene& scene, int direction) {
-    for (int h = scene.heads + direction; h >= 1 && h <= scene.d_model; h += direction)
-        if (scene.d_model % h == 0) return h;
-    return scene.heads;
+    return core::nextHeadCount(scene.d_model, scene.heads, direction);
 }
 
 // Ctrl+key: these work even while typing.

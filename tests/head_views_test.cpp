@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -136,6 +137,59 @@ TEST(HeadStatistics, AllMaskedRowsHaveNoArgmax) {
     EXPECT_EQ(stats.rows[0].argmaxKey, 0); // "one" sees itself only
     EXPECT_NEAR(stats.meanEntropyBits, 0.0, 1e-9);
     for (const auto& row : stats.rows) EXPECT_FALSE(std::isnan(row.entropyBits));
+}
+
+TEST(EntropyMap, OneRowPerHeadFromItsStatistics) {
+    const core::Trace t = demoTrace(core::MaskKind::Causal, 4);
+    const core::EntropyMap e = core::entropyMap(t, 0);
+    ASSERT_EQ(e.map.rows, 4);
+    ASSERT_EQ(e.map.cols, t.queryLen());
+    ASSERT_EQ(e.heads.size(), 4u);
+    ASSERT_EQ(e.map.values.size(), std::size_t(4 * t.queryLen()));
+    EXPECT_EQ(e.map.queryLabels, t.headNames);
+    EXPECT_EQ(e.map.keyLabels, core::attentionMap(t, 0, 0).queryLabels);
+    float largest = 0;
+    for (int h = 0; h < 4; ++h) {
+        const core::HeadStatistics stats = core::headStatistics(t, 0, h);
+        ASSERT_EQ(e.heads[std::size_t(h)].rows.size(), stats.rows.size());
+        for (int i = 0; i < e.map.cols; ++i) {
+            EXPECT_EQ(e.heads[std::size_t(h)].rows[std::size_t(i)].argmaxKey,
+                      stats.rows[std::size_t(i)].argmaxKey);
+            EXPECT_NEAR(e.map.values[std::size_t(h) * e.map.cols + i],
+                        stats.rows[std::size_t(i)].entropyBits, 1e-6);
+        }
+        largest = std::max(largest, float(stats.maxEntropyBits));
+    }
+    // Causal: the last query sees every key, the first one key (0 bits).
+    EXPECT_NEAR(e.map.maxWeight, std::log2(double(t.keyLen())), 1e-6);
+    EXPECT_EQ(e.map.maxWeight, largest);
+    EXPECT_NEAR(e.map.values[0], 0.0f, 1e-6);
+}
+
+TEST(EntropyMap, IsWhatTheEntropyFigureExports) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat .", "A dog ."};
+    scene.sources = {"Le chat .", "Un chien a aboye ."};
+    scene.heads = 2;
+    const core::Trace t = core::run(scene);
+    const core::EntropyMap e = core::entropyMap(t, 1);
+    EXPECT_EQ(e.map.cols, t.queryLen());
+    // The window draws the map, the exporter writes the figure: the same numbers.
+    const core::HeatmapFigure f = core::entropyFigure(t, 1);
+    EXPECT_EQ(f.values, e.map.values);
+    EXPECT_EQ(f.colLabels, e.map.keyLabels);
+    EXPECT_EQ(f.valueMax, e.map.maxWeight);
+}
+
+TEST(EntropyMap, OneKeyEachIsZeroBitsAndTheFigureKeepsAScale) {
+    core::Scene scene;
+    scene.sentences = {"Hi"};
+    scene.heads = 2;
+    const core::Trace t = core::run(scene);
+    const core::EntropyMap e = core::entropyMap(t, 0);
+    EXPECT_EQ(e.map.maxWeight, 0.0f);
+    for (float v : e.map.values) EXPECT_NEAR(v, 0.0f, 1e-9);
+    EXPECT_EQ(core::entropyFigure(t, 0).valueMax, 1.0f); // not a 0-wide colour scale
 }
 
 TEST(DifferenceFigure, IsSignedAndSymmetricOnADivergingMap) {

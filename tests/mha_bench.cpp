@@ -4,6 +4,7 @@
 // d_model x d_model x d_model product measured in the same run (1.0 = GEMM speed). Both run on
 // the engine's SIMD path, printed first ("engine: avx2 ..."); MHA_SIMD=sse2 picks another.
 #include "engine/attention.h"
+#include "engine/cost_model.h"
 #include "engine/simd.h"
 #include "engine/weights.h"
 
@@ -48,7 +49,7 @@ void BM_Forward(benchmark::State& state) {
         core::forward(in, w, out);
         benchmark::DoNotOptimize(out.output.data());
     }
-    const double flops = core::forwardFlops(1, n, n, d);
+    const double flops = core::forwardCost(core::costShape(out)).flops; // the Cost tab's count
     state.counters["GFLOPs"] =
         benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["vs_gemm"] =

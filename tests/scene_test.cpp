@@ -61,6 +61,68 @@ TEST(Scene, SourcesAreOneOrOnePerSentence) {
     EXPECT_EQ(core::validationError(s), "");
 }
 
+TEST(HeadCounts, AreTheDivisorsOfDModel) {
+    EXPECT_EQ(core::validHeadCounts(12), (std::vector<int>{1, 2, 3, 4, 6, 12}));
+    EXPECT_EQ(core::validHeadCounts(2), (std::vector<int>{1, 2}));
+    for (int h : core::validHeadCounts(64)) {
+        Scene s;
+        s.heads = h;
+        EXPECT_EQ(core::validationError(s), "") << h;
+    }
+}
+
+TEST(HeadCounts, NearestKeepsHValidWhenDModelMoves) {
+    EXPECT_EQ(core::nearestHeadCount(64, 8), 8);
+    EXPECT_EQ(core::nearestHeadCount(60, 8), 6); // 6 and 10 are 2 away: the smaller
+    EXPECT_EQ(core::nearestHeadCount(62, 8), 2);
+    EXPECT_EQ(core::nearestHeadCount(8, 100), 8);
+}
+
+TEST(HeadCounts, NextAndPreviousStepOverNonDivisors) {
+    EXPECT_EQ(core::nextHeadCount(64, 8, +1), 16);
+    EXPECT_EQ(core::nextHeadCount(64, 8, -1), 4);
+    EXPECT_EQ(core::nextHeadCount(12, 4, +1), 6);
+    EXPECT_EQ(core::nextHeadCount(12, 4, +2), 12);
+    EXPECT_EQ(core::nextHeadCount(12, 4, -3), 1);   // stops at the first
+    EXPECT_EQ(core::nextHeadCount(64, 64, +1), 64); // none further: H stays
+    EXPECT_EQ(core::nextHeadCount(64, 1, -1), 1);
+    EXPECT_EQ(core::nextHeadCount(64, 8, 0), 8);
+}
+
+TEST(Sentences, AddStopsAtTheWindowsCap) {
+    Scene s;
+    while (core::addSentence(s)) EXPECT_EQ(s.sentences.back(), core::kAddedSentence);
+    EXPECT_EQ(int(s.sentences.size()), core::kMaxAddedSentences);
+    EXPECT_FALSE(core::canAddSentence(s));
+    EXPECT_EQ(core::validationError(s), ""); // within what a scene may hold
+}
+
+TEST(Sentences, PerSentenceSourcesStayPaired) {
+    Scene s = sceneWith({"a b", "c d"});
+    s.sources = {"one", "two"};
+    ASSERT_TRUE(core::addSentence(s));
+    EXPECT_EQ(s.sources, (std::vector<std::string>{"one", "two", "two"}));
+    ASSERT_TRUE(core::removeSentence(s, 0));
+    EXPECT_EQ(s.sentences, (std::vector<std::string>{"c d", core::kAddedSentence}));
+    EXPECT_EQ(s.sources, (std::vector<std::string>{"two", "two"}));
+    EXPECT_EQ(core::validationError(s), "");
+
+    s.sources = {"shared"}; // one source for every sentence: untouched
+    ASSERT_TRUE(core::addSentence(s));
+    ASSERT_TRUE(core::removeSentence(s, 2));
+    EXPECT_EQ(s.sources, (std::vector<std::string>{"shared"}));
+}
+
+TEST(Sentences, TheLastSentenceStays) {
+    Scene s = sceneWith({"a", "b"});
+    EXPECT_FALSE(core::removeSentence(s, 2));
+    EXPECT_FALSE(core::removeSentence(s, -1));
+    EXPECT_TRUE(core::removeSentence(s, 1));
+    EXPECT_FALSE(core::canRemoveSentence(s));
+    EXPECT_FALSE(core::removeSentence(s, 0));
+    EXPECT_EQ(s.sentences, (std::vector<std::string>{"a"}));
+}
+
 TEST(Run, DemoSentenceGivesElevenTokensAndEightHeads) {
     const core::Trace t = core::run(Scene{});
     ASSERT_EQ(t.sentences.size(), 1u);

@@ -11,49 +11,30 @@ namespace app {
 
 namespace {
 
-std::vector<int> divisorsOf(int n) {
-    std::vector<int> divisors;
-    for (int d = 1; d <= n; ++d)
-        if (n % d == 0) divisors.push_back(d);
-    return divisors;
-}
-
-// The divisor of n nearest to `wanted` (keeps H valid when d_model moves).
-int nearestDivisor(int n, int wanted) {
-    int best = 1;
-    for (int d : divisorsOf(n))
-        if (std::abs(d - wanted) < std::abs(best - wanted)) best = d;
-    return best;
-}
-
-} // namespace
-
-void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                       ViewState& view) {
-    ImGui::SetNextWindowPos(rect.pos);
-    ImGui::SetNextWindowSize(rect.size);
-    ImGui::Begin("Controls", nullptr, kPanelFlags);
-    ImGui::PushItemWidth(-ImGui::CalcTextSize("positional ").x);
-
+// d_model (even only) and H (only the counts d_model allows), with d_head shown.
+void sizeSliders(core::Scene& scene) {
     int d_model = scene.d_model;
     if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp)) {
         scene.d_model = d_model - d_model % 2; // even values only
-        core::setHeads(scene, nearestDivisor(scene.d_model, scene.heads));
+        core::setHeads(scene, core::nearestHeadCount(scene.d_model, scene.heads));
     }
     itemTooltip("Width of every token vector; d_head = d_model / heads.");
 
-    const std::vector<int> divisors = divisorsOf(scene.d_model);
+    const std::vector<int> counts = core::validHeadCounts(scene.d_model);
     int index = 0;
-    for (int k = 0; k < int(divisors.size()); ++k)
-        if (divisors[std::size_t(k)] == scene.heads) index = k;
+    for (int k = 0; k < int(counts.size()); ++k)
+        if (counts[std::size_t(k)] == scene.heads) index = k;
     char format[64];
     std::snprintf(format, sizeof format, "H = %d   (d_head = %d)", scene.heads,
                   scene.d_model / scene.heads);
-    if (ImGui::SliderInt("heads", &index, 0, int(divisors.size()) - 1, format,
+    if (ImGui::SliderInt("heads", &index, 0, int(counts.size()) - 1, format,
                          ImGuiSliderFlags_AlwaysClamp))
-        core::setHeads(scene, divisors[std::size_t(index)]);
+        core::setHeads(scene, counts[std::size_t(index)]);
     itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
+}
 
+// Seed, re-roll, and random or designed weights.
+void weightControls(core::Scene& scene) {
     const std::uint64_t step = 1, fastStep = 10;
     ImGui::InputScalar("seed", ImGuiDataType_U64, &scene.seed, &step, &fastStep);
     itemTooltip(
@@ -73,8 +54,10 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))
         ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
                            "designed heads need d_model >= 64 and d_head >= 8");
+}
 
-    ImGui::Separator();
+// Mask, positional encoding and the score scale.
+void attentionControls(core::Scene& scene) {
     int mask = scene.mask == core::MaskKind::Causal ? 1 : 0;
     ImGui::TextUnformatted("mask");
     ImGui::SameLine();
@@ -92,8 +75,10 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     if (ImGui::Combo("scale", &scale, scales, 3)) scene.scale = core::ScaleKind(scale);
     itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the "
                 "Transformer's.");
+}
 
-    ImGui::Separator();
+// Colormap, shared or per-head colour scale, theme.
+void colourControls(ViewState& view) {
     int colormap = int(view.colormap);
     const char* colormaps[] = {"viridis", "magma", "cividis", "greys"};
     if (ImGui::Combo("colours", &colormap, colormaps, 4))
@@ -112,6 +97,23 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     if (ImGui::Combo("theme", &theme, themes, 3)) view.appearance.theme = Theme(theme);
     itemTooltip(
         "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
+}
+
+} // namespace
+
+void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                       ViewState& view) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Controls", nullptr, kPanelFlags);
+    ImGui::PushItemWidth(-ImGui::CalcTextSize("positional ").x);
+
+    sizeSliders(scene);
+    weightControls(scene);
+    ImGui::Separator();
+    attentionControls(scene);
+    ImGui::Separator();
+    colourControls(view);
     ImGui::PopItemWidth();
 
     ImGui::Separator();

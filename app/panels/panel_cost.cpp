@@ -1,4 +1,5 @@
 // Tab: what this attention layer costs, and that the head count does not change it.
+#include "engine/cost_model.h"
 #include "model_presets.h"
 #include "panels/panels.h"
 
@@ -33,12 +34,42 @@ void costRow(const char* step, const char* formula, double oneHead, double curre
     ImGui::TextUnformatted(grouped(current).c_str());
 }
 
+void costRow(const core::ForwardCost& oneHead, const core::ForwardCost& current,
+             core::CostStep step) {
+    const core::StepCost& row = current[step];
+    costRow(row.name, row.formula, oneHead[step].flops, row.flops);
+}
+
+// The FLOPs of every step that multiplies, for H = 1 and the current H, from core's model.
+void flopsTable(const core::Scene& scene, const core::Attention& a) {
+    core::CostShape shape = core::costShape(a);
+    shape.outProjection = scene.outProjection; // as set now, like the parameter line above
+    const core::ForwardCost current = core::forwardCost(shape);
+    shape.heads = 1;
+    const core::ForwardCost oneHead = core::forwardCost(shape);
+    if (!ImGui::BeginTable("flops", 4,
+                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupColumn("step");
+    ImGui::TableSetupColumn("formula");
+    ImGui::TableSetupColumn("H = 1");
+    ImGui::TableSetupColumn(("H = " + std::to_string(a.heads)).c_str());
+    ImGui::TableHeadersRow();
+    for (core::CostStep step : {core::CostStep::Projections, core::CostStep::Scores,
+                                core::CostStep::WeightedValues, core::CostStep::OutProjection})
+        costRow(oneHead, current, step);
+    costRow("total", "", oneHead.flops, current.flops);
+    costRow("attention weights kept", "B H N M values", oneHead.attentionWeights(),
+            current.attentionWeights());
+    ImGui::EndTable();
+}
+
 } // namespace
 
 void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view) {
     const core::Attention& a = trace.attention;
-    const double B = a.batch, N = a.queryLen, M = a.keyLen, d = a.d_model, H = a.heads,
-                 dh = a.d_head;
+    const double d = a.d_model;
     ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s", a.d_model, grouped(4 * d * d).c_str());
     ImGui::TextDisabled("W_Q, W_K, W_V and W_O, each d_model x d_model, no biases.%s",
                         scene.outProjection ? ""
@@ -46,25 +77,7 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
     ImGui::Spacing();
     ImGui::Text("Multiply-adds x 2 (FLOPs) for this scene: B=%d, N=%d, M=%d", a.batch, a.queryLen,
                 a.keyLen);
-    if (ImGui::BeginTable("flops", 4,
-                          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                              ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn("step");
-        ImGui::TableSetupColumn("formula");
-        ImGui::TableSetupColumn("H = 1");
-        ImGui::TableSetupColumn(("H = " + std::to_string(a.heads)).c_str());
-        ImGui::TableHeadersRow();
-        const double projections = 2 * B * (N + 2 * M) * d * d;
-        const double scores1 = 2 * B * 1 * N * M * d, scoresH = 2 * B * H * N * M * dh;
-        const double out = scene.outProjection ? 2 * B * N * d * d : 0;
-        costRow("Q, K, V projections", "2 B (N + 2M) d^2", projections, projections);
-        costRow("scores Q K^T", "2 B H N M d_head", scores1, scoresH);
-        costRow("weights x V", "2 B H N M d_head", scores1, scoresH);
-        costRow("x W_O", "2 B N d^2", out, out);
-        costRow("total", "", projections + 2 * scores1 + out, projections + 2 * scoresH + out);
-        costRow("attention weights kept", "B H N M values", B * N * M, B * H * N * M);
-        ImGui::EndTable();
-    }
+    flopsTable(scene, a);
     ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX());
     ImGui::TextDisabled(
         "H only decides how d_model is cut (H x d_head = d_model): the work is the same for any H. "

@@ -15,37 +15,18 @@ namespace {
 struct Choice {
     ExportChoice what;
     const char* label;
-    bool png, svg, csv; // formats that make sense for it
 };
 
 constexpr Choice kChoices[] = {
-    {ExportChoice::Head, "Selected head", true, true, true},
-    {ExportChoice::Grid, "All heads as a grid", true, true, false},
-    {ExportChoice::EachHead, "All heads, one file each", true, true, true},
-    {ExportChoice::Mean, "Mean over heads", true, true, true},
-    {ExportChoice::Difference, "Difference of two heads", true, true, true},
-    {ExportChoice::Lines, "Line view of the selected head", true, true, true},
-    {ExportChoice::Statistics, "Head statistics (entropy, argmax)", true, true, true},
-    {ExportChoice::Window, "The whole window (screenshot)", true, false, false},
+    {ExportChoice::Head, "Selected head"},
+    {ExportChoice::Grid, "All heads as a grid"},
+    {ExportChoice::EachHead, "All heads, one file each"},
+    {ExportChoice::Mean, "Mean over heads"},
+    {ExportChoice::Difference, "Difference of two heads"},
+    {ExportChoice::Lines, "Line view of the selected head"},
+    {ExportChoice::Statistics, "Head statistics (entropy, argmax)"},
+    {ExportChoice::Window, "The whole window (screenshot)"},
 };
-
-const Choice& choiceOf(ExportChoice what) {
-    for (const Choice& c : kChoices)
-        if (c.what == what) return c;
-    return kChoices[0];
-}
-
-core::ExportWhat coreWhat(ExportChoice what) {
-    switch (what) {
-    case ExportChoice::Grid: return core::ExportWhat::Grid;
-    case ExportChoice::EachHead: return core::ExportWhat::EachHead;
-    case ExportChoice::Mean: return core::ExportWhat::Mean;
-    case ExportChoice::Difference: return core::ExportWhat::Difference;
-    case ExportChoice::Lines: return core::ExportWhat::Lines;
-    case ExportChoice::Statistics: return core::ExportWhat::Statistics;
-    default: return core::ExportWhat::Head;
-    }
-}
 
 void finish(ViewState& view, std::vector<std::string> files, std::string error) {
     ExportPanel& panel = view.exportPanel;
@@ -72,11 +53,11 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ViewState& vie
         panel.captureCountdown = 2; // the next frame is drawn without this panel, then captured
         return;
     }
-    const Choice& choice = choiceOf(panel.what);
+    const core::ExportFormats offered = offeredFormats(panel.what);
     core::ExportRequest request;
-    request.what = coreWhat(panel.what);
-    request.formats = {panel.formats.png && choice.png, panel.formats.svg && choice.svg,
-                       panel.formats.csv && choice.csv, panel.formats.json};
+    request.what = coreExportWhat(panel.what);
+    request.formats = {panel.formats.png && offered.png, panel.formats.svg && offered.svg,
+                       panel.formats.csv && offered.csv, panel.formats.json};
     request.scale = panel.scale;
     request.dir = panel.folder;
     request.batchIndex = view.batchIndex;
@@ -100,6 +81,91 @@ void finishWindowCapture(ViewState& view, const std::string& path, const std::st
     finish(view, std::move(files), error);
 }
 
+namespace {
+
+// The radio list of what to export, each naming the heads it would take.
+void choiceList(const core::Trace& trace, ViewState& view) {
+    ExportPanel& panel = view.exportPanel;
+    ImGui::TextDisabled("What");
+    for (const Choice& c : kChoices) {
+        std::string label = c.label;
+        if (c.what == ExportChoice::Head || c.what == ExportChoice::Lines)
+            label += "  (" + trace.headNames[std::size_t(view.selectedHead)] + ")";
+        if (c.what == ExportChoice::Difference)
+            label += "  (head " + std::to_string(view.selectedHead + 1) + " \xE2\x88\x92 head " +
+                     std::to_string(view.compareHead + 1) + ")";
+        if (ImGui::RadioButton(label.c_str(), panel.what == c.what)) panel.what = c.what;
+    }
+}
+
+// PNG, SVG, CSV (those the choice does not offer disabled, saying why), JSON, the PNG scale.
+void formatControls(ExportPanel& panel) {
+    const core::ExportFormats offered = offeredFormats(panel.what);
+    ImGui::Spacing();
+    ImGui::TextDisabled("Format");
+    auto format = [](const char* label, bool& value, bool applies, const char* why) {
+        ImGui::BeginDisabled(!applies);
+        bool shown = value && applies;
+        if (ImGui::Checkbox(label, &shown) && applies) value = shown;
+        ImGui::EndDisabled();
+        if (!applies && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", why);
+        ImGui::SameLine();
+    };
+    format("PNG", panel.formats.png, offered.png, "");
+    format("SVG", panel.formats.svg, offered.svg, "A screenshot is pixels: PNG only.");
+    format("CSV", panel.formats.csv, offered.csv,
+           panel.what == ExportChoice::Grid ? "One CSV per head: choose 'All heads, one file each'."
+                                            : "A screenshot is pixels: PNG only.");
+    ImGui::Checkbox("JSON (the trace)", &panel.formats.json);
+    itemTooltip("Every number of this computation (mha-trace v1), beside the figures.");
+
+    ImGui::TextDisabled("PNG scale");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    ImGui::BeginDisabled(panel.what == ExportChoice::Window);
+    ImGui::SliderInt("##scale", &panel.scale, 1, 4, "%dx");
+    ImGui::EndDisabled();
+    itemTooltip("Multiplies the PNG's resolution: 2x for slides, 4x for print.");
+}
+
+// While exporting: the progress; after: the error, or what was saved with "Copy path".
+void exportStatus(ViewState& view, bool busy) {
+    ExportPanel& panel = view.exportPanel;
+    if (busy) {
+        // A progress bar once it takes more than a moment; quick exports just finish.
+        if (ImGui::GetTime() - panel.jobStart > 0.15) {
+            char overlay[64];
+            std::snprintf(overlay, sizeof overlay, "%d / %d files", panel.job->done(),
+                          panel.job->total());
+            ImGui::ProgressBar(panel.job->total() > 0
+                                   ? float(panel.job->done()) / float(panel.job->total())
+                                   : 0.0f,
+                               ImVec2(-1, 0), overlay);
+        }
+    } else if (!panel.lastError.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 90, 255));
+        ImGui::TextWrapped("Not exported: %s", panel.lastError.c_str());
+        ImGui::PopStyleColor();
+    } else if (!panel.lastFiles.empty()) {
+        // One file: its path; several: the folder they went to.
+        const std::string& path =
+            panel.lastFiles.size() == 1 ? panel.lastFiles.front() : panel.folder;
+        ImGui::Text("Saved %zu file%s:", panel.lastFiles.size(),
+                    panel.lastFiles.size() == 1 ? "" : "s");
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 26);
+        ImGui::TextUnformatted(path.c_str()); // wrapped: a long path must not widen the panel
+        ImGui::PopTextWrapPos();
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Copy path")) {
+            ImGui::SetClipboardText(path.c_str());
+            showNotice(view, "Copied " + path, 2.5);
+        }
+    }
+}
+
+} // namespace
+
 void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState& view,
                      const std::string& defaultFolder) {
     ExportPanel& panel = view.exportPanel;
@@ -119,52 +185,14 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     const bool busy = panel.job != nullptr;
     ImGui::BeginDisabled(busy);
-
-    ImGui::TextDisabled("What");
-    for (const Choice& c : kChoices) {
-        std::string label = c.label;
-        if (c.what == ExportChoice::Head || c.what == ExportChoice::Lines)
-            label += "  (" + trace->headNames[std::size_t(view.selectedHead)] + ")";
-        if (c.what == ExportChoice::Difference)
-            label += "  (head " + std::to_string(view.selectedHead + 1) + " \xE2\x88\x92 head " +
-                     std::to_string(view.compareHead + 1) + ")";
-        if (ImGui::RadioButton(label.c_str(), panel.what == c.what)) panel.what = c.what;
-    }
-    const Choice& choice = choiceOf(panel.what);
-
-    ImGui::Spacing();
-    ImGui::TextDisabled("Format");
-    auto format = [](const char* label, bool& value, bool applies, const char* why) {
-        ImGui::BeginDisabled(!applies);
-        bool shown = value && applies;
-        if (ImGui::Checkbox(label, &shown) && applies) value = shown;
-        ImGui::EndDisabled();
-        if (!applies && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("%s", why);
-        ImGui::SameLine();
-    };
-    format("PNG", panel.formats.png, choice.png, "");
-    format("SVG", panel.formats.svg, choice.svg,
-           "A screenshot is pixels: PNG only.");
-    format("CSV", panel.formats.csv, choice.csv,
-           panel.what == ExportChoice::Grid ? "One CSV per head: choose 'All heads, one file each'."
-                                            : "A screenshot is pixels: PNG only.");
-    ImGui::Checkbox("JSON (the trace)", &panel.formats.json);
-    itemTooltip("Every number of this computation (mha-trace v1), beside the figures.");
-
-    ImGui::TextDisabled("PNG scale");
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    ImGui::BeginDisabled(panel.what == ExportChoice::Window);
-    ImGui::SliderInt("##scale", &panel.scale, 1, 4, "%dx");
-    ImGui::EndDisabled();
-    itemTooltip("Multiplies the PNG's resolution: 2x for slides, 4x for print.");
+    choiceList(*trace, view);
+    formatControls(panel);
 
     ImGui::TextDisabled("Folder");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 24);
-    const bool enter = ImGui::InputText("##folder", &panel.folder,
-                                        ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputText("##folder", &panel.folder, ImGuiInputTextFlags_EnterReturnsTrue);
     itemTooltip("Created if missing. Nothing is overwritten: new files get -2, -3, ...");
 
     const bool enterKey = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
@@ -173,36 +201,7 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
     if (ImGui::Button("Export", ImVec2(ImGui::GetFontSize() * 8, 0)) || enter || enterKey)
         startExport(trace, view);
     ImGui::EndDisabled();
-
-    if (busy) {
-        // A progress bar once it takes more than a moment; quick exports just finish.
-        if (ImGui::GetTime() - panel.jobStart > 0.15) {
-            char overlay[64];
-            std::snprintf(overlay, sizeof overlay, "%d / %d files", panel.job->done(),
-                          panel.job->total());
-            ImGui::ProgressBar(panel.job->total() > 0
-                                   ? float(panel.job->done()) / float(panel.job->total())
-                                   : 0.0f,
-                               ImVec2(-1, 0), overlay);
-        }
-    } else if (!panel.lastError.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 90, 255));
-        ImGui::TextWrapped("Not exported: %s", panel.lastError.c_str());
-        ImGui::PopStyleColor();
-    } else if (!panel.lastFiles.empty()) {
-        // One file: its path; several: the folder they went to.
-        const std::string& path = panel.lastFiles.size() == 1 ? panel.lastFiles.front() : panel.folder;
-        ImGui::Text("Saved %zu file%s:", panel.lastFiles.size(),
-                    panel.lastFiles.size() == 1 ? "" : "s");
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 26);
-        ImGui::TextUnformatted(path.c_str()); // wrapped: a long path must not widen the panel
-        ImGui::PopTextWrapPos();
-        ImGui::SameLine();
-        if (ImGui::SmallButton("Copy path")) {
-            ImGui::SetClipboardText(path.c_str());
-            showNotice(view, "Copied " + path, 2.5);
-        }
-    }
+    exportStatus(view, busy);
     ImGui::End();
 }
 

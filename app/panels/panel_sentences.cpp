@@ -1,6 +1,6 @@
 // Panel: the sentence(s) the user types, with their tokens.
-#include "panels/panels.h"
 #include "io/scene_json.h"
+#include "panels/panels.h"
 
 #include "figures/attention_map.h"
 
@@ -13,8 +13,6 @@ namespace app {
 
 namespace {
 
-constexpr int kMaxBatch = 8;
-const char* const kSecondSentence = "A dog barked.";
 const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
 
 // Tokens as small chips; hovering one lights its row up in every head.
@@ -56,59 +54,51 @@ void itemTooltip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
-void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                        ViewState& view) {
-    ImGui::SetNextWindowPos(rect.pos);
-    ImGui::SetNextWindowSize(rect.size);
-    ImGui::Begin("Sentences", nullptr, kPanelFlags);
+namespace {
+
+// One sentence: which one is shown (in a batch), its text, its remove button and its tokens.
+// False when it was removed (the loop over the batch stops: the indexes moved).
+bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState& view) {
     const int batch = int(scene.sentences.size());
     const bool traceMatchesBatch = trace.batch() == batch;
     const float removeWidth = ImGui::GetFrameHeight();
-
-    for (int b = 0; b < batch; ++b) {
-        ImGui::PushID(b);
-        if (batch > 1) {
-            if (ImGui::RadioButton("##show", view.batchIndex == b)) {
-                view.batchIndex = b;
-                view.mapsUploaded = false;
-            }
-            itemTooltip("Show this sentence's attention maps in the heads panels.");
-            ImGui::SameLine();
+    ImGui::PushID(b);
+    if (batch > 1) {
+        if (ImGui::RadioButton("##show", view.batchIndex == b)) {
+            view.batchIndex = b;
+            view.mapsUploaded = false;
         }
-        // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
-        if (view.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
-            ImGui::SetKeyboardFocusHere();
-            view.focusSentence = false;
-        }
-        ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x)
-                                          : -1.0f);
-        ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
-        itemTooltip("Type any sentence: the maps update with every keystroke.");
-        if (batch > 1) {
-            ImGui::SameLine();
-            if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
-                scene.sentences.erase(scene.sentences.begin() + b);
-                if (scene.sources.size() > 1) // one source per sentence: keep them paired
-                    scene.sources.erase(
-                        scene.sources.begin() +
-                        std::min<std::ptrdiff_t>(b, std::ptrdiff_t(scene.sources.size()) - 1));
-                ImGui::PopID();
-                break;
-            }
-            itemTooltip("Remove this sentence from the batch.");
-        }
-        const core::Tokenized* tokens =
-            traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
-        tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.batchIndex, view);
-        ImGui::PopID();
-        ImGui::Spacing();
+        itemTooltip("Show this sentence's attention maps in the heads panels.");
+        ImGui::SameLine();
     }
-
-    ImGui::BeginDisabled(batch >= kMaxBatch);
-    if (ImGui::Button("+ Add sentence")) {
-        scene.sentences.push_back(kSecondSentence);
-        if (scene.sources.size() > 1) scene.sources.push_back(scene.sources.back());
+    // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
+    if (view.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
+        ImGui::SetKeyboardFocusHere();
+        view.focusSentence = false;
     }
+    ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
+    ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
+    itemTooltip("Type any sentence: the maps update with every keystroke.");
+    if (core::canRemoveSentence(scene)) {
+        ImGui::SameLine();
+        if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
+            core::removeSentence(scene, b);
+            ImGui::PopID();
+            return false;
+        }
+        itemTooltip("Remove this sentence from the batch.");
+    }
+    const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.batchIndex, view);
+    ImGui::PopID();
+    ImGui::Spacing();
+    return true;
+}
+
+// "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
+void batchButtons(core::Scene& scene, ViewState& view) {
+    ImGui::BeginDisabled(!core::canAddSentence(scene));
+    if (ImGui::Button("+ Add sentence")) core::addSentence(scene);
     ImGui::EndDisabled();
     itemTooltip(
         "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
@@ -136,16 +126,10 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
     }
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
                 "cross-attention, the sqrt(d_model) pitfall.");
-    if (scene.isCross()) {
-        ImGui::TextDisabled("Source (keys and values)");
-        ImGui::SetNextItemWidth(-1.0f);
-        ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
-        itemTooltip("The sentence whose tokens every query attends to.");
-        if (trace.scene.isCross() && !trace.sources.empty())
-            tokenChips(&trace.sources[0], 0, false, view);
-    }
+}
 
-    ImGui::Spacing();
+// The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
+void sceneMessages(const core::Trace& trace, const ViewState& view) {
     auto wrapped = [](ImVec4 color, const std::string& text) {
         ImGui::PushStyleColor(ImGuiCol_Text, color);
         ImGui::TextWrapped("%s", text.c_str());
@@ -158,6 +142,28 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
         wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), view.sceneHint);
     for (const std::string& warning : trace.warnings)
         wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
+}
+
+} // namespace
+
+void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                        ViewState& view) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Sentences", nullptr, kPanelFlags);
+    for (int b = 0; b < int(scene.sentences.size()); ++b)
+        if (!sentenceRow(b, scene, trace, view)) break;
+    batchButtons(scene, view);
+    if (scene.isCross()) {
+        ImGui::TextDisabled("Source (keys and values)");
+        ImGui::SetNextItemWidth(-1.0f);
+        ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
+        itemTooltip("The sentence whose tokens every query attends to.");
+        if (trace.scene.isCross() && !trace.sources.empty())
+            tokenChips(&trace.sources[0], 0, false, view);
+    }
+    ImGui::Spacing();
+    sceneMessages(trace, view);
     ImGui::End();
 }
 

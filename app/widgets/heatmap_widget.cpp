@@ -107,23 +107,12 @@ void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
 
 void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     if (view.derivedUploaded) return;
-    const int heads = trace.attention.heads;
     view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
     gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(), view.meanMap.rows,
                  view.meanMap.cols);
-    view.headStats.clear();
-    view.entropyMap = {};
-    view.entropyMap.rows = heads, view.entropyMap.cols = view.meanMap.rows;
-    view.entropyMap.keyLabels = view.meanMap.queryLabels;
-    for (int h = 0; h < heads; ++h) {
-        view.headStats.push_back(core::headStatistics(trace, view.batchIndex, h));
-        view.entropyMap.queryLabels.push_back(trace.headNames[std::size_t(h)]);
-        for (const core::RowStatistics& row : view.headStats.back().rows)
-            view.entropyMap.values.push_back(row.argmaxKey < 0 ? core::kMaskedCell
-                                                               : float(row.entropyBits));
-        view.entropyMap.maxWeight =
-            std::max(view.entropyMap.maxWeight, float(view.headStats.back().maxEntropyBits));
-    }
+    core::EntropyMap entropy = core::entropyMap(trace, view.batchIndex);
+    view.entropyMap = std::move(entropy.map);
+    view.headStats = std::move(entropy.heads);
     gl.setValues(derivedSlot(view, DerivedMap::Entropy), view.entropyMap.values.data(),
                  view.entropyMap.rows, view.entropyMap.cols);
     view.derivedUploaded = true;
@@ -138,108 +127,143 @@ void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& 
     view.differenceOf[0] = headA, view.differenceOf[1] = headB;
 }
 
-MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
-               LabelMode labels) {
-    const int rows = map.rows, cols = map.cols;
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const float fontSize = ImGui::GetFontSize();
-    const float pad = 4.0f;
+namespace {
 
+// Where a map's parts go on screen: labels left and above, then square cells.
+struct MapGeometry {
+    ImVec2 origin, mapMin, mapMax;
+    float cell = 1, rowLabelWidth = 0, colLabelHeight = 0;
+    bool showLabels = false;
+};
+
+constexpr float kLabelPad = 4.0f;
+
+MapGeometry mapGeometry(const core::AttentionMap& map, ImVec2 size, LabelMode labels) {
+    MapGeometry g;
+    g.origin = ImGui::GetCursorScreenPos();
     // Labels only where a map is big enough to carry them; tooltips always name tokens.
-    const bool showLabels = std::min(size.x, size.y) >= 7.0f * fontSize;
+    g.showLabels = std::min(size.x, size.y) >= 7.0f * ImGui::GetFontSize();
     const float labelShare = labels == LabelMode::Full ? 0.30f : 0.24f;
-    const float rowLabelWidth =
-        showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + pad : 0;
-    const float colLabelHeight =
-        showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + pad : 0;
-    const float cell = std::max(1e-3f, std::min( // cells may be sub-pixel: the shader samples them
-                                           (size.x - rowLabelWidth) / float(cols),
-                                           (size.y - colLabelHeight) / float(rows)));
-    const ImVec2 mapMin = origin + ImVec2(rowLabelWidth, colLabelHeight);
-    const ImVec2 mapMax = mapMin + ImVec2(cell * float(cols), cell * float(rows));
+    g.rowLabelWidth =
+        g.showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + kLabelPad : 0;
+    g.colLabelHeight =
+        g.showLabels ? std::min(widestLabel(map.keyLabels), size.y * labelShare) + kLabelPad : 0;
+    g.cell = std::max(1e-3f, std::min( // cells may be sub-pixel: the shader samples them
+                                 (size.x - g.rowLabelWidth) / float(map.cols),
+                                 (size.y - g.colLabelHeight) / float(map.rows)));
+    g.mapMin = g.origin + ImVec2(g.rowLabelWidth, g.colLabelHeight);
+    g.mapMax = g.mapMin + ImVec2(g.cell * float(map.cols), g.cell * float(map.rows));
+    return g;
+}
 
-    style.gl->draw(draw, style.slot, mapMin, mapMax, style.colormap, style.valueMin,
-                   style.valueMax);
-    if (cell >= 10.0f) { // seams between cells once they are big enough to read as a grid
-        const ImU32 seam = IM_COL32(0, 0, 0, 80);
-        for (int i = 1; i < rows; ++i)
-            draw->AddLine(ImVec2(mapMin.x, mapMin.y + cell * float(i)),
-                          ImVec2(mapMax.x, mapMin.y + cell * float(i)), seam);
-        for (int j = 1; j < cols; ++j)
-            draw->AddLine(ImVec2(mapMin.x + cell * float(j), mapMin.y),
-                          ImVec2(mapMin.x + cell * float(j), mapMax.y), seam);
-    }
+// Seams between cells once they are big enough to read as a grid.
+void drawSeams(ImDrawList* draw, const MapGeometry& g, int rows, int cols) {
+    if (g.cell < 10.0f) return;
+    const ImU32 seam = IM_COL32(0, 0, 0, 80);
+    for (int i = 1; i < rows; ++i)
+        draw->AddLine(ImVec2(g.mapMin.x, g.mapMin.y + g.cell * float(i)),
+                      ImVec2(g.mapMax.x, g.mapMin.y + g.cell * float(i)), seam);
+    for (int j = 1; j < cols; ++j)
+        draw->AddLine(ImVec2(g.mapMin.x + g.cell * float(j), g.mapMin.y),
+                      ImVec2(g.mapMin.x + g.cell * float(j), g.mapMax.y), seam);
+}
 
-    // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
-    const CellRef hover = style.shareHover ? view.hover : CellRef{};
-    const int pinned = style.shareHover ? view.pinnedQuery : -1;
+constexpr ImU32 kPinnedColor = IM_COL32(255, 140, 0, 255);
+
+// Query labels left of the rows, key labels above the columns (turned), every k-th when crowded.
+void drawLabels(ImDrawList* draw, const core::AttentionMap& map, const MapGeometry& g,
+                CellRef hover, int pinned) {
+    const float fontSize = ImGui::GetFontSize();
     const ImU32 textColor = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dimColor = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const ImU32 accent = IM_COL32(255, 140, 0, 255);
-    if (showLabels) {
-        const int step =
-            std::max(1, int(std::ceil(fontSize * 0.95f / cell))); // every k-th when crowded
-        for (int i = 0; i < rows; i += step) {
-            const std::string text = fitText(map.queryLabels[std::size_t(i)], rowLabelWidth - pad);
-            const float width = ImGui::CalcTextSize(text.c_str()).x;
-            const bool lit = i == hover.query || i == pinned;
-            const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
-            draw->AddText(ImVec2(mapMin.x - 4.0f - width,
-                                 mapMin.y + cell * (float(i) + 0.5f) - fontSize * 0.5f),
-                          i == pinned ? accent : (lit || !isPad ? textColor : dimColor),
-                          text.c_str());
-        }
-        for (int j = 0; j < cols; j += step) {
-            const std::string text = fitText(map.keyLabels[std::size_t(j)], colLabelHeight - pad);
-            const bool isPad = map.keyLabels[std::size_t(j)] == core::kPadLabel;
-            addVerticalText(
-                draw,
-                ImVec2(mapMin.x + cell * (float(j) + 0.5f) - fontSize * 0.5f, mapMin.y - 4.0f),
-                origin, j == hover.key || !isPad ? textColor : dimColor, text);
-        }
+    const int step = std::max(1, int(std::ceil(fontSize * 0.95f / g.cell)));
+    for (int i = 0; i < map.rows; i += step) {
+        const std::string text =
+            fitText(map.queryLabels[std::size_t(i)], g.rowLabelWidth - kLabelPad);
+        const float width = ImGui::CalcTextSize(text.c_str()).x;
+        const bool lit = i == hover.query || i == pinned;
+        const bool isPad = map.queryLabels[std::size_t(i)] == core::kPadLabel;
+        draw->AddText(ImVec2(g.mapMin.x - 4.0f - width,
+                             g.mapMin.y + g.cell * (float(i) + 0.5f) - fontSize * 0.5f),
+                      i == pinned ? kPinnedColor : (lit || !isPad ? textColor : dimColor),
+                      text.c_str());
     }
+    for (int j = 0; j < map.cols; j += step) {
+        const std::string text =
+            fitText(map.keyLabels[std::size_t(j)], g.colLabelHeight - kLabelPad);
+        const bool isPad = map.keyLabels[std::size_t(j)] == core::kPadLabel;
+        addVerticalText(
+            draw,
+            ImVec2(g.mapMin.x + g.cell * (float(j) + 0.5f) - fontSize * 0.5f, g.mapMin.y - 4.0f),
+            g.origin, j == hover.key || !isPad ? textColor : dimColor, text);
+    }
+}
 
-    // Highlights from the previous frame's hover, so every head lights up together.
-    if (hover.query >= 0 && hover.query < rows)
-        draw->AddRect(ImVec2(mapMin.x, mapMin.y + cell * float(hover.query)),
-                      ImVec2(mapMax.x, mapMin.y + cell * float(hover.query + 1)),
+// The hovered row and column, the pinned row and the frame.
+void drawHighlights(ImDrawList* draw, const MapGeometry& g, const core::AttentionMap& map,
+                    const MapStyle& style, CellRef hover, int pinned) {
+    const float cell = g.cell;
+    if (hover.query >= 0 && hover.query < map.rows)
+        draw->AddRect(ImVec2(g.mapMin.x, g.mapMin.y + cell * float(hover.query)),
+                      ImVec2(g.mapMax.x, g.mapMin.y + cell * float(hover.query + 1)),
                       IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
-    if (hover.key >= 0 && hover.key < cols)
-        draw->AddRect(ImVec2(mapMin.x + cell * float(hover.key), mapMin.y),
-                      ImVec2(mapMin.x + cell * float(hover.key + 1), mapMax.y),
+    if (hover.key >= 0 && hover.key < map.cols)
+        draw->AddRect(ImVec2(g.mapMin.x + cell * float(hover.key), g.mapMin.y),
+                      ImVec2(g.mapMin.x + cell * float(hover.key + 1), g.mapMax.y),
                       IM_COL32(255, 255, 255, 170), 0, 0, 1.0f);
-    if (pinned >= 0 && pinned < rows)
-        draw->AddRect(ImVec2(mapMin.x - 1, mapMin.y + cell * float(pinned) - 1),
-                      ImVec2(mapMax.x + 1, mapMin.y + cell * float(pinned + 1) + 1), accent, 0, 0,
-                      2.5f);
-    draw->AddRect(mapMin + ImVec2(-2, -2), mapMax + ImVec2(2, 2), style.frameColor, 0, 0,
+    if (pinned >= 0 && pinned < map.rows)
+        draw->AddRect(ImVec2(g.mapMin.x - 1, g.mapMin.y + cell * float(pinned) - 1),
+                      ImVec2(g.mapMax.x + 1, g.mapMin.y + cell * float(pinned + 1) + 1),
+                      kPinnedColor, 0, 0, 2.5f);
+    draw->AddRect(g.mapMin + ImVec2(-2, -2), g.mapMax + ImVec2(2, 2), style.frameColor, 0, 0,
                   style.frameThickness);
+}
 
+// The invisible button over the map: the cell (or label) under the mouse, clicks, pinning.
+MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapStyle& style,
+                ViewState& view, ImVec2 size) {
     MapHit hit;
     ImGui::PushID(style.slot);
-    ImGui::SetCursorScreenPos(origin);
+    ImGui::SetCursorScreenPos(g.origin);
     ImGui::InvisibleButton("map", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
     hit.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
     if (ImGui::IsItemHovered()) {
         const ImVec2 mouse = ImGui::GetIO().MousePos;
-        const int j = int(std::floor((mouse.x - mapMin.x) / cell));
-        const int i = int(std::floor((mouse.y - mapMin.y) / cell));
-        const bool inRows = i >= 0 && i < rows, inCols = j >= 0 && j < cols;
+        const int j = int(std::floor((mouse.x - g.mapMin.x) / g.cell));
+        const int i = int(std::floor((mouse.y - g.mapMin.y) / g.cell));
+        const bool inRows = i >= 0 && i < map.rows, inCols = j >= 0 && j < map.cols;
         if (inRows && inCols) {
             hit.row = i, hit.col = j;
             if (style.shareHover) view.nextHover = {i, j};
             if (hit.clicked && style.shareHover) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
-        } else if (inRows && mouse.x < mapMin.x) {
+        } else if (inRows && mouse.x < g.mapMin.x) {
             if (style.shareHover) view.nextHover.query = i;
             ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
-        } else if (inCols && mouse.y < mapMin.y) {
+        } else if (inCols && mouse.y < g.mapMin.y) {
             if (style.shareHover) view.nextHover.key = j;
             ImGui::SetTooltip("%s", map.keyLabels[std::size_t(j)].c_str());
         }
     }
     ImGui::PopID();
     return hit;
+}
+
+} // namespace
+
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
+               LabelMode labels) {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const MapGeometry g = mapGeometry(map, size, labels);
+    style.gl->draw(draw, style.slot, g.mapMin, g.mapMax, style.colormap, style.valueMin,
+                   style.valueMax);
+    drawSeams(draw, g, map.rows, map.cols);
+    // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
+    // From the previous frame's hover, so every head lights up together.
+    const CellRef hover = style.shareHover ? view.hover : CellRef{};
+    const int pinned = style.shareHover ? view.pinnedQuery : -1;
+    if (g.showLabels) drawLabels(draw, map, g, hover, pinned);
+    drawHighlights(draw, g, map, style, hover, pinned);
+    return mapInput(map, g, style, view, size);
 }
 
 bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,

@@ -1,6 +1,7 @@
 #include "engine/attention.h"
 
 #include "engine/attention_kernel.h"
+#include "engine/cost_model.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -49,12 +50,7 @@ Scalar scaleFactor(ScaleKind scale, int d_model, int heads) {
 }
 
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model) {
-    const double b = batch, n = queryLen, m = keyLen, d = d_model;
-    const double projections = 2 * b * (n + 2 * m) * d * d; // Q from N rows, K and V from M
-    const double scores = 2 * b * n * m * d;                // summed over heads: H * d_head = d
-    const double weightedValues = 2 * b * n * m * d;
-    const double outProjection = 2 * b * n * d * d;
-    return projections + scores + weightedValues + outProjection;
+    return forwardCost({double(batch), double(queryLen), double(keyLen), double(d_model)}).flops;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "engine/embedding.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace core {
 
@@ -29,6 +30,57 @@ void setHeads(Scene& scene, int heads) {
             presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
         scene.headPresets = presets;
     }
+}
+
+std::vector<int> validHeadCounts(int d_model) {
+    std::vector<int> counts;
+    for (int h = 1; h <= d_model; ++h)
+        if (d_model % h == 0) counts.push_back(h);
+    return counts;
+}
+
+int nearestHeadCount(int d_model, int wanted) {
+    int best = 1;
+    for (int h : validHeadCounts(d_model))
+        if (std::abs(h - wanted) < std::abs(best - wanted)) best = h;
+    return best;
+}
+
+int nextHeadCount(int d_model, int heads, int step) {
+    const int direction = step < 0 ? -1 : 1;
+    for (int moves = std::abs(step); moves > 0; --moves) {
+        int h = heads + direction;
+        while (h >= 1 && h <= d_model && d_model % h != 0) h += direction;
+        if (h < 1 || h > d_model) break; // none further that way
+        heads = h;
+    }
+    return heads;
+}
+
+bool canAddSentence(const Scene& scene) {
+    return scene.sentences.size() < std::size_t(kMaxAddedSentences);
+}
+
+bool addSentence(Scene& scene) {
+    if (!canAddSentence(scene)) return false;
+    scene.sentences.push_back(kAddedSentence);
+    if (scene.sources.size() > 1) scene.sources.push_back(scene.sources.back());
+    return true;
+}
+
+bool canRemoveSentence(const Scene& scene) {
+    return scene.sentences.size() > 1;
+}
+
+bool removeSentence(Scene& scene, int index) {
+    if (!canRemoveSentence(scene) || index < 0 || index >= int(scene.sentences.size()))
+        return false;
+    scene.sentences.erase(scene.sentences.begin() + index);
+    if (scene.sources.size() > 1) // one source per sentence: keep them paired
+        scene.sources.erase(
+            scene.sources.begin() +
+            std::min<std::ptrdiff_t>(index, std::ptrdiff_t(scene.sources.size()) - 1));
+    return true;
 }
 
 std::string validationError(const Scene& s) {

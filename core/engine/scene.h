@@ -10,8 +10,14 @@
 
 namespace core {
 
-inline constexpr int kMaxSentences = 64;                 // B
+inline constexpr int kMaxSentences = 64; // B, in a scene file or on the command line
 inline constexpr long long kMaxAttentionCells = 1 << 26; // B*H*N*M, checked by core::run
+// The window's "+ Add sentence" stops here: each sentence takes a text field and its token
+// chips in the Sentences panel (a quarter of the window high, scrolling), and all of them are
+// recomputed on every keystroke. Larger batches come from scene files and the CLI.
+inline constexpr int kMaxAddedSentences = 8;
+static_assert(kMaxAddedSentences <= kMaxSentences);
+inline constexpr const char* kAddedSentence = "A dog barked."; // what "+ Add sentence" adds
 
 inline constexpr const char* kDemoSentence = "The cat sat on the mat because it was tired.";
 
@@ -41,6 +47,24 @@ struct Scene {
 // dropped; per-head presets are kept where the head still exists, defaults fill new ones.
 // Every control that changes H (slider, d_model, keys) goes through here.
 void setHeads(Scene& scene, int heads);
+
+// The head counts d_model allows, ascending: those that divide it (d_head must be whole).
+std::vector<int> validHeadCounts(int d_model);
+// The valid head count nearest to `wanted`, the smaller on a tie (keeps H valid when d_model
+// moves).
+int nearestHeadCount(int d_model, int wanted);
+// The valid head count `step` places after H (step > 0) or before it (step < 0), stopping at
+// the first and last; H itself when there is none that way ([ and ] in the window).
+int nextHeadCount(int d_model, int heads, int step);
+
+// "+ Add sentence": appends kAddedSentence, and with one source per sentence a copy of the
+// last source, so they stay paired. False (and nothing changes) at kMaxAddedSentences.
+bool canAddSentence(const Scene& scene);
+bool addSentence(Scene& scene);
+// Removes sentence `index` and, with one source per sentence, its source. The last sentence
+// stays (a scene has one at least): false, and nothing changes.
+bool canRemoveSentence(const Scene& scene);
+bool removeSentence(Scene& scene, int index);
 
 // True for text with nothing but ASCII whitespace: such a sentence is "empty".
 bool isBlank(const std::string& text);

@@ -68,14 +68,14 @@ float colorPosition(const HeatmapFigure& f, float v) {
 }
 
 float tickValue(const HeatmapFigure& f, int k) {
-    const bool sane = std::isfinite(f.valueMin) && std::isfinite(f.valueMax) && f.valueMax > f.valueMin;
+    const bool sane =
+        std::isfinite(f.valueMin) && std::isfinite(f.valueMax) && f.valueMax > f.valueMin;
     const float lo = sane ? f.valueMin : 0.0f, hi = sane ? f.valueMax : 1.0f;
     return lo + (hi - lo) * float(k) / 4.0f;
 }
 
 HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap) {
-    HeatmapFigure f =
-        mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
+    HeatmapFigure f = mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
     f.valueMax = 1.0f; // one scale for every figure, so they compare
     return f;
 }
@@ -101,37 +101,32 @@ HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
 
 HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) {
     const AttentionMap diff = headDifferenceMap(trace, b, headA, headB);
-    HeatmapFigure f =
-        mapFigure(trace, b, diff,
-                  headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
-                  ColormapId::RdBu);
+    HeatmapFigure f = mapFigure(
+        trace, b, diff, headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
+        ColormapId::RdBu);
     // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
     const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
     f.valueMin = -extent, f.valueMax = extent;
-    f.captionLines.push_back("red: head " + std::to_string(headA + 1) + " attends more; blue: head " +
-                             std::to_string(headB + 1) + " attends more");
+    f.captionLines.push_back("red: head " + std::to_string(headA + 1) +
+                             " attends more; blue: head " + std::to_string(headB + 1) +
+                             " attends more");
     return f;
 }
 
 HeatmapFigure entropyFigure(const Trace& trace, int b, ColormapId colormap) {
-    const AttentionMap queries = attentionMap(trace, b, 0); // labels
+    const EntropyMap entropy = entropyMap(trace, b);
     HeatmapFigure f;
     f.title = "row entropy (bits) per head";
     f.captionLines = sceneCaption(trace, b);
     f.captionLines.push_back("0 bits: one key takes all; log2(keys seen): uniform" +
                              (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
-    f.rows = trace.attention.heads, f.cols = queries.rows;
+    f.rows = entropy.map.rows, f.cols = entropy.map.cols;
     f.rowLabelChars = 26; // "head 5: pronoun-antecedent"
-    f.colLabels = queries.queryLabels;
-    f.valueMax = 0;
-    for (int h = 0; h < f.rows; ++h) {
-        const HeadStatistics stats = headStatistics(trace, b, h);
-        f.rowLabels.push_back(headTitle(trace, h));
-        for (const RowStatistics& row : stats.rows)
-            f.values.push_back(row.argmaxKey < 0 ? kMaskedCell : float(row.entropyBits));
-        f.valueMax = std::max(f.valueMax, float(stats.maxEntropyBits));
-    }
-    if (!(f.valueMax > 0)) f.valueMax = 1.0f; // one key each: every entropy is 0
+    for (int h = 0; h < f.rows; ++h) f.rowLabels.push_back(headTitle(trace, h));
+    f.colLabels = entropy.map.keyLabels;
+    f.values = entropy.map.values;
+    f.valueMax = entropy.map.maxWeight > 0 ? entropy.map.maxWeight
+                                           : 1.0f; // one key each: every entropy is 0
     f.colormap = colormap;
     return f;
 }

@@ -72,11 +72,28 @@ HeadStatistics headStatistics(const Trace& trace, int b, int h) {
         stats.typicalOffset = typical->first;
         stats.typicalShare = double(typical->second) / rowsSeeing;
         const auto key = std::max_element( // ties: the earlier key
-            keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+            keys.begin(), keys.end(),
+            [](const auto& x, const auto& y) { return x.second < y.second; });
         stats.typicalKey = key->first;
         stats.typicalKeyShare = double(key->second) / rowsSeeing;
     }
     return stats;
+}
+
+EntropyMap entropyMap(const Trace& trace, int b) {
+    EntropyMap entropy;
+    AttentionMap& map = entropy.map;
+    map.rows = trace.attention.heads, map.cols = trace.queryLen();
+    map.keyLabels = attentionMap(trace, b, 0).queryLabels; // the columns are queries
+    for (int h = 0; h < map.rows; ++h) {
+        entropy.heads.push_back(headStatistics(trace, b, h));
+        const HeadStatistics& stats = entropy.heads.back();
+        map.queryLabels.push_back(trace.headNames[std::size_t(h)]);
+        for (const RowStatistics& row : stats.rows)
+            map.values.push_back(row.argmaxKey < 0 ? kMaskedCell : float(row.entropyBits));
+        map.maxWeight = std::max(map.maxWeight, float(stats.maxEntropyBits));
+    }
+    return entropy;
 }
 
 std::string describeOffset(int offset) {
@@ -89,10 +106,9 @@ std::string describeOffset(int offset) {
 std::string describeMaximum(const HeadStatistics& s, const std::vector<std::string>& keyLabels) {
     if (s.typicalKey < 0) return "every key masked";
     const bool byKey = s.typicalKeyShare > s.typicalShare && s.typicalKey < int(keyLabels.size());
-    const std::string where =
-        byKey ? "key " + std::to_string(s.typicalKey + 1) + " '" +
-                    keyLabels[std::size_t(s.typicalKey)] + "'"
-              : describeOffset(s.typicalOffset);
+    const std::string where = byKey ? "key " + std::to_string(s.typicalKey + 1) + " '" +
+                                          keyLabels[std::size_t(s.typicalKey)] + "'"
+                                    : describeOffset(s.typicalOffset);
     const double share = byKey ? s.typicalKeyShare : s.typicalShare;
     return where + " (" + std::to_string(int(std::lround(100.0 * share))) + "% of rows)";
 }

@@ -3,8 +3,8 @@
 // the exporters write them from these same numbers.
 #pragma once
 
-#include "figures/attention_map.h"
 #include "engine/trace.h"
+#include "figures/attention_map.h"
 
 #include <string>
 #include <vector>
@@ -38,6 +38,18 @@ struct HeadStatistics {
 };
 
 HeadStatistics headStatistics(const Trace& trace, int batchIndex, int head);
+
+// Row entropy of every head and query of one sentence, as a map: the Stats tab draws it and
+// entropyFigure exports it, from these same numbers.
+struct EntropyMap {
+    // rows: H heads (labelled with trace.headNames), cols: N queries (their tokens); bits,
+    // kMaskedCell where a query sees no key; maxWeight: the largest log2(keys seen), 0 when
+    // every row sees one key at most.
+    AttentionMap map;
+    std::vector<HeadStatistics> heads; // H: what the map was made from (argmax, typical offset)
+};
+
+EntropyMap entropyMap(const Trace& trace, int batchIndex);
 
 // "self", "previous token", "3 back", "next token", "2 ahead": an offset in words.
 std::string describeOffset(int offset);

@@ -1,8 +1,8 @@
 #include "io/figure_export.h"
 
-#include "io/atomic_file.h"
 #include "figures/figure.h"
 #include "figures/image.h"
+#include "io/atomic_file.h"
 #include "io/trace_json.h"
 
 #include <algorithm>
@@ -55,6 +55,13 @@ std::string slug(const std::string& name) {
 
 } // namespace
 
+ExportFormats offeredFormats(ExportWhat what) {
+    ExportFormats offered;
+    offered.csv = what != ExportWhat::Grid; // a grid's cells are several heads' maps
+    offered.json = true;
+    return offered;
+}
+
 namespace {
 
 // One figure's files: which of PNG, SVG, CSV it can be written as, and how.
@@ -90,11 +97,13 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     std::vector<FigureJob> jobs;
     switch (r.what) {
     case ExportWhat::Head:
-        jobs.push_back(heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
+        jobs.push_back(
+            heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
         break;
     case ExportWhat::EachHead:
         for (int h = 0; h < heads; ++h)
-            jobs.push_back(heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
+            jobs.push_back(
+                heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
         break;
     case ExportWhat::Grid: {
         auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
@@ -120,7 +129,8 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         break;
     }
     case ExportWhat::Statistics: {
-        FigureJob job = heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
+        FigureJob job =
+            heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
         job.csv = [&trace, b] { return statisticsCsv(trace, b); };
         jobs.push_back(std::move(job));
         break;
@@ -140,16 +150,24 @@ int filesPerJob(const ExportFormats& f) {
     return int(f.png) + int(f.svg) + int(f.csv);
 }
 
+// What the request asks for, of what its view offers.
+ExportFormats formatsToWrite(const ExportRequest& r) {
+    const ExportFormats offered = offeredFormats(r.what);
+    return {r.formats.png && offered.png, r.formats.svg && offered.svg,
+            r.formats.csv && offered.csv, r.formats.json && offered.json};
+}
+
 } // namespace
 
 int exportFileCount(const Trace& trace, const ExportRequest& r) {
     if (trace.batch() == 0) return 0;
+    const ExportFormats formats = formatsToWrite(r);
     int count = 0;
     for (int b : sentencesOf(trace, r))
         for (const FigureJob& job : jobsFor(trace, r, b))
-            count += int(r.formats.png && job.png) + int(r.formats.svg && job.svg) +
-                     int(r.formats.csv && job.csv);
-    return count + int(r.formats.json);
+            count += int(formats.png && job.png) + int(formats.svg && job.svg) +
+                     int(formats.csv && job.csv);
+    return count + int(formats.json);
 }
 
 namespace {
@@ -168,6 +186,7 @@ void checkRequest(const Trace& trace, const ExportRequest& r) {
 void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress& progress,
                 std::vector<std::string>& files) {
     prepareExportFolder(r.dir);
+    const ExportFormats formats = formatsToWrite(r);
     const int total = exportFileCount(trace, r);
     auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
         const std::string path = freePath(r.dir, stem, ext);
@@ -177,15 +196,15 @@ void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress
     };
     for (int b : sentencesOf(trace, r))
         for (const FigureJob& job : jobsFor(trace, r, b)) {
-            if (r.formats.svg && job.svg) write(job.stem, ".svg", job.svg());
-            if (r.formats.png && job.png) {
+            if (formats.svg && job.svg) write(job.stem, ".svg", job.svg());
+            if (formats.png && job.png) {
                 const std::vector<std::uint8_t> png = encodePng(job.png(r.scale));
                 write(job.stem, ".png",
                       std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
             }
-            if (r.formats.csv && job.csv) write(job.stem, ".csv", job.csv());
+            if (formats.csv && job.csv) write(job.stem, ".csv", job.csv());
         }
-    if (r.formats.json) write("mha-viz-trace", ".json", traceJson(trace));
+    if (formats.json) write("mha-viz-trace", ".json", traceJson(trace));
 }
 
 } // namespace

@@ -2,8 +2,8 @@
 // (the window's export panel) or everything (`mha-viz --export DIR`).
 #pragma once
 
-#include "figures/colormap.h"
 #include "engine/trace.h"
+#include "figures/colormap.h"
 
 #include <functional>
 #include <initializer_list>
@@ -35,6 +35,11 @@ struct ExportFormats {
     bool png = true, svg = true, csv = true;
     bool json = false; // the trace JSON beside the figures
 };
+
+// The formats `what` can be written as: every view as PNG and SVG; CSV too, except the grid
+// (one CSV per head: EachHead); the trace JSON beside any of them. The export panel offers
+// these, exportView writes no other.
+ExportFormats offeredFormats(ExportWhat what);
 
 struct ExportRequest {
     ExportWhat what = ExportWhat::Head;

@@ -1,0 +1,118 @@
+// The one cost model (core/engine/cost_model.h): FLOPs and values per step of the forward,
+// for the Cost tab, the window's worker-thread decision and the benchmark.
+#include "engine/attention.h"
+#include "engine/cost_model.h"
+#include "engine/scene.h"
+#include "engine/trace.h"
+#include "text/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using core::CostStep;
+
+core::CostShape shape(double b, double n, double m, double d, double h, bool outProjection = true) {
+    return {b, n, m, d, h, outProjection};
+}
+
+TEST(ForwardCost, StepsFollowTheirFormulas) {
+    const double B = 2, N = 5, M = 7, d = 64, H = 8, d_head = d / H;
+    const core::ForwardCost c = core::forwardCost(shape(B, N, M, d, H));
+    EXPECT_DOUBLE_EQ(c[CostStep::Projections].flops, 2 * B * (N + 2 * M) * d * d);
+    EXPECT_DOUBLE_EQ(c[CostStep::Scores].flops, 2 * B * H * N * M * d_head);
+    EXPECT_DOUBLE_EQ(c[CostStep::Softmax].flops, 0);
+    EXPECT_DOUBLE_EQ(c[CostStep::WeightedValues].flops, 2 * B * H * N * M * d_head);
+    EXPECT_DOUBLE_EQ(c[CostStep::Merge].flops, 0);
+    EXPECT_DOUBLE_EQ(c[CostStep::OutProjection].flops, 2 * B * N * d * d);
+    double sum = 0;
+    for (const core::StepCost& step : c.steps) sum += step.flops;
+    EXPECT_DOUBLE_EQ(c.flops, sum);
+}
+
+TEST(ForwardCost, StepsAreInPipelineOrder) {
+    const core::ForwardCost c = core::forwardCost(shape(1, 4, 4, 16, 2));
+    for (int k = 0; k < core::kCostSteps; ++k) EXPECT_EQ(int(c.steps[std::size_t(k)].step), k);
+}
+
+TEST(ForwardCost, TotalIsForwardFlopsWithTheOutProjection) {
+    for (const auto& [b, n, m, d] :
+         {std::tuple{1, 10, 10, 64}, std::tuple{3, 7, 12, 32}, std::tuple{1, 1024, 1024, 1024}})
+        EXPECT_DOUBLE_EQ(core::forwardCost(shape(b, n, m, d, 4)).flops,
+                         core::forwardFlops(b, n, m, d));
+}
+
+TEST(ForwardCost, HeadCountChangesNoFlopsOnlyTheMapsKept) {
+    const core::ForwardCost one = core::forwardCost(shape(2, 9, 9, 64, 1));
+    const core::ForwardCost eight = core::forwardCost(shape(2, 9, 9, 64, 8));
+    EXPECT_DOUBLE_EQ(one.flops, eight.flops);
+    for (int k = 0; k < core::kCostSteps; ++k)
+        EXPECT_DOUBLE_EQ(one.steps[std::size_t(k)].flops, eight.steps[std::size_t(k)].flops);
+    EXPECT_DOUBLE_EQ(one.attentionWeights(), 2.0 * 9 * 9);
+    EXPECT_DOUBLE_EQ(eight.attentionWeights(), 8 * one.attentionWeights());
+}
+
+TEST(ForwardCost, NoOutProjectionNoWOFlops) {
+    const core::ForwardCost with = core::forwardCost(shape(1, 6, 6, 32, 4, true));
+    const core::ForwardCost without = core::forwardCost(shape(1, 6, 6, 32, 4, false));
+    EXPECT_DOUBLE_EQ(without[CostStep::OutProjection].flops, 0);
+    EXPECT_DOUBLE_EQ(with.flops - without.flops, 2.0 * 6 * 32 * 32);
+}
+
+TEST(ForwardCost, ValuesAreTheTensorsTheTraceKeeps) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat .", "A dog barked ."};
+    scene.sources = {"Le chat s'est assis ."};
+    scene.d_model = 32, scene.heads = 4;
+    const core::Trace t = core::run(scene);
+    const core::Attention& a = t.attention;
+    const core::ForwardCost c = core::forwardCost(core::costShape(a));
+    EXPECT_DOUBLE_EQ(c[CostStep::Projections].values, double(a.q.size() + a.k.size() + a.v.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::Scores].values, double(a.scores.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::Softmax].values, double(a.attention.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::WeightedValues].values, double(a.headOutputs.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::Merge].values, double(a.concat.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::OutProjection].values, double(a.output.size()));
+    double bytes = 0;
+    for (const core::StepCost& step : c.steps) {
+        EXPECT_DOUBLE_EQ(step.bytes(), step.values * sizeof(core::Scalar));
+        bytes += step.bytes();
+    }
+    EXPECT_DOUBLE_EQ(c.bytes, bytes);
+}
+
+TEST(CostShape, IsTheShapeTheForwardRan) {
+    core::Scene scene;
+    scene.outProjection = false;
+    const core::Trace t = core::run(scene);
+    const core::CostShape s = core::costShape(t.attention);
+    EXPECT_EQ(s.batch, 1);
+    EXPECT_EQ(s.queryLen, t.queryLen());
+    EXPECT_EQ(s.keyLen, t.keyLen());
+    EXPECT_EQ(s.d_model, scene.d_model);
+    EXPECT_EQ(s.heads, scene.heads);
+    EXPECT_FALSE(s.outProjection);
+}
+
+TEST(EstimatedForwardFlops, BoundsTheRealCostFromTheTextLengths) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat.", "A dog."};
+    const core::Trace t = core::run(scene);
+    const double n = double(scene.sentences[0].size()); // one token per byte at most
+    EXPECT_DOUBLE_EQ(core::estimatedForwardFlops(scene), core::forwardFlops(2, int(n), int(n), 64));
+    EXPECT_GE(core::estimatedForwardFlops(scene),
+              core::forwardCost(core::costShape(t.attention)).flops);
+}
+
+TEST(EstimatedForwardFlops, CrossAttentionUsesTheLongestSourceAndTheTokenCap) {
+    core::Scene scene;
+    scene.sentences = {std::string(5000, 'a'), "b"};
+    scene.sources = {"short", "a longer source"};
+    const double B = 2, n = double(core::kMaxTokens), m = 15, d = 64;
+    EXPECT_DOUBLE_EQ(core::estimatedForwardFlops(scene),
+                     2 * B * (n + 2 * m) * d * d + 4 * B * n * m * d + 2 * B * n * d * d);
+}
+
+} // namespace
