@@ -70,7 +70,7 @@ std::string parseHeadList(const std::string& list, int heads, std::vector<int>& 
 // What the scene flags are read into before they become a Scene.
 struct SceneFlags {
     std::vector<std::string> sentences;
-    std::string mask = "none", scale = "sqrt_d_head";
+    std::string mask = "none", scale = "sqrt_d_head", weights = "random";
     bool noPositional = false, noOutProjection = false;
     std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
 };
@@ -120,7 +120,7 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
     cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
         ->check(CLI::Validator(seedError, "UINT"))
         ->capture_default_str();
-    cli.add_option("--weights", scene.weights,
+    cli.add_option("--weights", flags.weights,
                    "random (seeded) or designed (heads built to specialise: previous-token, "
                    "same-word, ...)")
         ->check(CLI::IsMember({"random", "designed"}))
@@ -220,6 +220,7 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
 std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     if (!flags.sentences.empty()) scene.sentences = flags.sentences;
     scene.mask = *core::parseMaskKind(flags.mask);
+    scene.weights = *core::parseWeightsKind(flags.weights);
     scene.scale = *core::parseScaleKind(flags.scale);
     scene.positional = !flags.noPositional;
     scene.outProjection = !flags.noOutProjection;

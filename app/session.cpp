@@ -55,7 +55,7 @@ Session::Session(const CliOptions& options, float uiScale)
     : options_(options), uiScale_(uiScale), scene_(options.scene),
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
     if (!options.weightsGiven)
-        scene_.weights = "designed"; // the demo shows heads that specialise
+        scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     applySceneView(options.view, view_); // --view, or a scene file's view settings
 }
 

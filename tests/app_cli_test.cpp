@@ -69,7 +69,7 @@ TEST(AppCli, EveryFlagWithAGoodValueLandsInTheOptions) {
         {{"--seed", "18446744073709551615"},
          [](const CliOptions& o) { return o.scene.seed == 18446744073709551615ull; }},
         {{"--weights", "random"},
-         [](const CliOptions& o) { return o.scene.weights == "random" && o.weightsGiven; }},
+         [](const CliOptions& o) { return o.scene.weights == core::WeightsKind::Random && o.weightsGiven; }},
         {{"--scale", "sqrt_d_model"},
          [](const CliOptions& o) { return o.scene.scale == core::ScaleKind::SqrtDModel; }},
         {{"--scale", "none"},
@@ -184,7 +184,7 @@ TEST(AppCli, SceneFileSetsEverySettingAndViewFlagPicksTheTab) {
     ASSERT_TRUE(loaded.options) << loaded.err;
     EXPECT_EQ(loaded.options->scenePath, kScene);
     EXPECT_EQ(loaded.options->scene.mask, core::MaskKind::Causal);
-    EXPECT_EQ(loaded.options->scene.weights, "designed");
+    EXPECT_EQ(loaded.options->scene.weights, core::WeightsKind::Designed);
     EXPECT_TRUE(loaded.options->weightsGiven);
     EXPECT_EQ(loaded.options->view.compareHead, 1); // the file numbers heads from 1
 

@@ -15,7 +15,7 @@ namespace {
 core::Trace designed(const std::string& sentence, int d_model = 64, int heads = 8) {
     core::Scene s;
     s.sentences = {sentence};
-    s.weights = "designed";
+    s.weights = core::WeightsKind::Designed;
     s.d_model = d_model;
     s.heads = heads;
     return core::run(s);
@@ -142,7 +142,7 @@ TEST(DesignedHeads, TooSmallFallsBackToRandomAndSaysSo) {
 
 TEST(DesignedHeads, PerHeadPresetsChooseTheDesigns) {
     core::Scene s;
-    s.weights = "designed";
+    s.weights = core::WeightsKind::Designed;
     s.d_model = 64;
     s.heads = 2;
     s.headPresets = {"random", "self"};

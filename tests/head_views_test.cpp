@@ -104,7 +104,7 @@ TEST(HeadStatistics, EntropyAndArgmaxMatchTheWeights) {
 TEST(HeadStatistics, DesignedHeadsFindTheirOffsets) {
     core::Scene scene;
     scene.sentences = {"The cat sat on the mat because it was tired ."};
-    scene.weights = "designed";
+    scene.weights = core::WeightsKind::Designed;
     const core::Trace t = core::run(scene);
     for (int h = 0; h < t.attention.heads; ++h) {
         const core::HeadStatistics stats = core::headStatistics(t, 0, h);

@@ -25,7 +25,7 @@ core::Scene richScene() {
     s.mask = core::MaskKind::Causal;
     s.scale = core::ScaleKind::SqrtDModel;
     s.seed = 18446744073709551615ull;
-    s.weights = "designed";
+    s.weights = core::WeightsKind::Designed;
     s.headPresets = {"self",   "random", "first-token", "random",
                      "random", "random", "random",      "same-word"};
     s.positional = false;
@@ -69,7 +69,7 @@ TEST(SceneJson, FileRoundTrip) {
 TEST(SceneJson, MinimalSceneUsesDefaults) {
     const core::Scene s = core::sceneFromJson(kMinimal + "}");
     EXPECT_EQ(s.mask, core::MaskKind::None);
-    EXPECT_EQ(s.weights, "random");
+    EXPECT_EQ(s.weights, core::WeightsKind::Random);
     EXPECT_TRUE(s.positional);
 }
 

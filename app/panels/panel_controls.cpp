@@ -42,13 +42,14 @@ void weightControls(core::Scene& scene) {
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
 
-    int designed = scene.weights == "designed" ? 1 : 0;
+    int designed = scene.weights == core::WeightsKind::Designed ? 1 : 0;
     ImGui::TextUnformatted("weights");
     ImGui::SameLine();
-    if (ImGui::RadioButton("random", &designed, 0)) scene.weights = "random";
+    if (ImGui::RadioButton("random", &designed, 0)) scene.weights = core::WeightsKind::Random;
     itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
     ImGui::SameLine();
-    if (ImGui::RadioButton("designed", &designed, 1)) scene.weights = "designed";
+    if (ImGui::RadioButton("designed", &designed, 1))
+        scene.weights = core::WeightsKind::Designed;
     itemTooltip("Heads built to specialise (previous token, pronoun to noun, ...); see the Head "
                 "tab's legend.");
     if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))

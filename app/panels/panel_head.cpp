@@ -14,7 +14,7 @@ namespace {
 void presetMenu(core::Scene& scene, int head) {
     if (!core::designedHeadsFit(scene.d_model, scene.heads)) return;
     std::vector<std::string> presets =
-        scene.weights != "designed"
+        scene.weights != core::WeightsKind::Designed
             ? std::vector<std::string>(std::size_t(scene.heads), core::kRandomPreset)
         : scene.headPresets.empty() ? core::defaultHeadPresets(scene.heads)
                                     : scene.headPresets;
@@ -26,7 +26,7 @@ void presetMenu(core::Scene& scene, int head) {
             if (ImGui::Selectable(id, current == id)) {
                 presets[std::size_t(head)] = id;
                 scene.headPresets = presets;
-                scene.weights = "designed";
+                scene.weights = core::WeightsKind::Designed;
             }
             itemTooltip(tooltip);
         };

@@ -66,8 +66,8 @@ Trace run(const Scene& scene, const Trace* previous) {
     }
     // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so.
     const bool designed =
-        scene.weights == "designed" && designedHeadsFit(scene.d_model, scene.heads);
-    if (scene.weights == "designed" && !designed)
+        scene.weights == WeightsKind::Designed && designedHeadsFit(scene.d_model, scene.heads);
+    if (scene.weights == WeightsKind::Designed && !designed)
         trace.warnings.push_back(
             "designed heads need d_model >= 64 and d_head >= 8; using random weights");
     const std::vector<std::string> presets = !designed ? std::vector<std::string>{}

@@ -8,6 +8,16 @@
 
 namespace core {
 
+std::string_view toString(WeightsKind weights) {
+    return weights == WeightsKind::Designed ? "designed" : "random";
+}
+
+std::optional<WeightsKind> parseWeightsKind(std::string_view text) {
+    for (WeightsKind w : {WeightsKind::Random, WeightsKind::Designed})
+        if (text == toString(w)) return w;
+    return std::nullopt;
+}
+
 namespace {
 
 std::string ordinal(std::size_t index) {
@@ -108,8 +118,6 @@ std::string validationError(const Scene& s) {
                std::to_string(s.sentences.size()) + " sentences (give one, or one per sentence)";
     for (std::size_t i = 0; i < s.sources.size(); ++i)
         if (isBlank(s.sources[i])) return "source sentence " + ordinal(i) + " is empty";
-    if (s.weights != "random" && s.weights != "designed")
-        return "weights '" + s.weights + "' is unknown (use random or designed)";
     if (!s.headPresets.empty() && int(s.headPresets.size()) != s.heads)
         return "got " + std::to_string(s.headPresets.size()) + " head presets for " +
                std::to_string(s.heads) + " heads";

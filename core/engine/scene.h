@@ -5,7 +5,9 @@
 #include "engine/attention.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace core {
@@ -21,6 +23,11 @@ inline constexpr const char* kAddedSentence = "A dog barked."; // what "+ Add se
 
 inline constexpr const char* kDemoSentence = "The cat sat on the mat because it was tired.";
 
+// Where the weights come from: seeded random, or heads designed to specialise.
+enum class WeightsKind { Random, Designed };
+std::string_view toString(WeightsKind weights);
+std::optional<WeightsKind> parseWeightsKind(std::string_view text);
+
 struct Scene {
     std::vector<std::string> sentences{kDemoSentence}; // B query sentences, padded to the longest
     std::vector<std::string> sources; // cross-attention: none, one shared, or one per sentence
@@ -29,7 +36,7 @@ struct Scene {
     MaskKind mask = MaskKind::None;
     ScaleKind scale = ScaleKind::SqrtDHead;
     std::uint64_t seed = 1;
-    std::string weights = "random";       // "random", or "designed" (heads built to specialise)
+    WeightsKind weights = WeightsKind::Random;
     std::vector<std::string> headPresets; // designed mode: per head "random" or a preset id;
                                           // empty = the eight designs, then random
     bool positional = true;               // add the sinusoidal positional encoding

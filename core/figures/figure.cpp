@@ -21,7 +21,7 @@ std::vector<std::string> sceneCaption(const Trace& t, int b) {
                   "d_model %d, H %d, d_head %d, mask %s, scale %s, seed %llu, weights %s%s",
                   s.d_model, s.heads, s.dHead(), std::string(toString(s.mask)).c_str(),
                   std::string(toString(s.scale)).c_str(), static_cast<unsigned long long>(s.seed),
-                  s.weights.c_str(), s.positional ? "" : ", no positions");
+                  std::string(toString(s.weights)).c_str(), s.positional ? "" : ", no positions");
     std::vector<std::string> lines{"\"" + t.sentences[std::size_t(b)].text + "\"", sizes};
     if (s.isCross())
         lines.insert(lines.begin() + 1, "keys from \"" + t.sources[std::size_t(b)].text + "\"");

@@ -40,7 +40,7 @@ std::string sceneToJson(const Scene& s, const SceneView* view) {
         {"mask", std::string(toString(s.mask))},
         {"scale", std::string(toString(s.scale))},
         {"seed", s.seed},
-        {"weights", sanitizeUtf8(s.weights)},
+        {"weights", std::string(toString(s.weights))},
         {"head_presets", validUtf8(s.headPresets)},
         {"positional", s.positional},
         {"out_proj", s.outProjection},
@@ -170,7 +170,10 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
             bad("\"seed\" must be a whole number >= 0");
         s.seed = j.at("seed").get<std::uint64_t>();
     }
-    s.weights = stringField(j, "weights", "random");
+    const std::string weights = stringField(j, "weights", "random");
+    const auto weightsKind = parseWeightsKind(weights);
+    if (!weightsKind) bad("weights '" + sanitizeUtf8(weights) + "' is unknown (use random or designed)");
+    s.weights = *weightsKind;
     s.headPresets = stringList(j, "head_presets", false);
     s.positional = boolField(j, "positional", true);
     s.outProjection = boolField(j, "out_proj", true);

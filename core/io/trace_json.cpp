@@ -57,7 +57,7 @@ void writeConfig(JsonWriter& w, const Scene& s) {
     w.field("mask", toString(s.mask));
     w.field("scale", toString(s.scale));
     w.field("seed", static_cast<unsigned long long>(s.seed));
-    w.field("weights", s.weights);
+    w.field("weights", toString(s.weights));
     w.field("positional", s.positional);
     w.field("cross", s.isCross());
     w.field("out_proj", s.outProjection);
