@@ -2,9 +2,11 @@
 // Ctrl+plus / Ctrl+minus scaling all type (the font atlas is rebuilt, so text stays sharp).
 #pragma once
 
+#include "io/scene_json.h" // core::Theme: saved with a scene
+
 namespace app {
 
-enum class Theme { Dark, Light, HighContrast };
+using Theme = core::Theme;
 
 struct Appearance {
     Theme theme = Theme::Dark;

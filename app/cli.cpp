@@ -179,12 +179,13 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
     cli.set_version_flag(
         "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
         "Print the version and the engine's SIMD path, then exit");
-    cli.add_option("--view", options.view.tab,
-                   "The window's right-hand tab at start: head, mean, difference, lines, "
-                   "statistics, pipeline, steps or cost")
+    cli.add_option_function<std::string>(
+           "--view", [&options](const std::string& tab) { options.view.tab = *core::parseViewTab(tab); },
+           "The window's right-hand tab at start: head, mean, difference, lines, "
+           "statistics, pipeline, steps or cost")
         ->check(CLI::IsMember(
             std::vector<std::string>(std::begin(core::kViewTabs), std::end(core::kViewTabs))))
-        ->capture_default_str();
+        ->default_str(std::string(core::toString(options.view.tab)));
 }
 
 // Output flags given without a value, or headless output mixed with window-only flags.
@@ -205,7 +206,7 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
     for (const char* flag : kSceneFlags)
         if (cli.count(flag) > 0)
             return std::string("--scene sets every setting; leave out ") + flag;
-    const std::string tabGiven = options.view.tab;
+    const core::ViewTab tabGiven = options.view.tab;
     try {
         options.scene = core::loadSceneFile(options.scenePath, &options.view);
     } catch (const std::exception& e) {

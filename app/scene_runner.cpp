@@ -32,10 +32,9 @@ SceneRunner::Outcome SceneRunner::runScene(const core::Scene& scene,
     }
 }
 
-bool SceneRunner::accept(Outcome outcome, std::shared_ptr<const core::Trace>& trace,
-                         ViewState& view) {
+bool SceneRunner::accept(Outcome outcome, std::shared_ptr<const core::Trace>& trace) {
     if (!outcome.trace) {
-        view.sceneError = outcome.error; // the previous trace stays on screen
+        status_.sceneError = outcome.error; // the previous trace stays on screen
         return false;
     }
     trace = std::move(outcome.trace); // the caller uploads its maps, which keeps the view in range
@@ -43,37 +42,37 @@ bool SceneRunner::accept(Outcome outcome, std::shared_ptr<const core::Trace>& tr
 }
 
 bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace,
-                         ViewState& view, double now, bool allowWorker) {
+                         double now, bool allowWorker) {
     bool replaced = false;
     if (worker_.valid()) {
         if (worker_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
             if (!(scene == lastAttempt_)) lastAttempt_ = scene, attempted_ = false; // run it next
-            view.computing = true;
+            status_.computing = true;
             return false;
         }
         const bool current = workerScene_ == lastAttempt_ && attempted_;
         Outcome outcome = worker_.get();
-        if (current || outcome.trace) replaced = accept(std::move(outcome), trace, view);
+        if (current || outcome.trace) replaced = accept(std::move(outcome), trace);
     }
-    view.computing = false;
+    status_.computing = false;
     if (attempted_ && scene == lastAttempt_) return replaced;
     attempted_ = true;
     lastAttempt_ = scene;
-    view.sceneError.clear();
-    view.sceneHint.clear();
+    status_.sceneError.clear();
+    status_.sceneHint.clear();
     if (std::any_of(scene.sentences.begin(), scene.sentences.end(), core::isBlank) ||
         std::any_of(scene.sources.begin(), scene.sources.end(), core::isBlank)) {
-        view.sceneHint = "Type a sentence to see its attention maps.";
+        status_.sceneHint = "Type a sentence to see its attention maps.";
         return replaced;
     }
     if (allowWorker && estimatedFlops(scene) > kInlineFlops) {
         workerScene_ = scene;
         worker_ = std::async(std::launch::async, runScene, scene, trace);
-        view.computing = true;
-        view.computingSince = now;
+        status_.computing = true;
+        status_.computingSince = now;
         return replaced;
     }
-    return accept(runScene(scene, trace), trace, view) || replaced;
+    return accept(runScene(scene, trace), trace) || replaced;
 }
 
 SceneRunner::~SceneRunner() {

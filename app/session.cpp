@@ -9,7 +9,6 @@
 #include "state_file.h"
 #include "user_paths.h"
 #include "view_range.h"
-#include "view_settings.h"
 #include "widgets/heatmap_widget.h"
 #include "window.h"
 #include "window_capture.h"
@@ -30,7 +29,7 @@ namespace app {
 namespace {
 
 void drawNotice(const ViewState& view, double now) {
-    if (view.notice.empty() || now > view.noticeUntil) return;
+    if (view.ui.notice.empty() || now > view.ui.noticeUntil) return;
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always,
                             ImVec2(0.5f, 1.0f));
@@ -39,7 +38,7 @@ void drawNotice(const ViewState& view, double now) {
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                      ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav);
-    ImGui::TextUnformatted(view.notice.c_str());
+    ImGui::TextUnformatted(view.ui.notice.c_str());
     ImGui::End();
 }
 
@@ -56,7 +55,7 @@ Session::Session(const CliOptions& options, float uiScale)
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
     if (!options.weightsGiven)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
-    applySceneView(options.view, view_); // --view, or a scene file's view settings
+    view_.saved = options.view; // --view, or a scene file's view settings
 }
 
 bool Session::init() {
@@ -66,7 +65,7 @@ bool Session::init() {
         std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
     }
-    runner_.update(scene_, trace_, view_, ImGui::GetTime(), false); // the maps before frame 1
+    runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
     uploadHeadMaps(*trace_, view_, gl_);
     return true;
 }
@@ -74,7 +73,7 @@ bool Session::init() {
 void Session::pollEvents() {
     frameStart_ = std::chrono::steady_clock::now();
     const double now = ImGui::GetTime();
-    const bool animating = view_.animStart >= 0 && now - view_.animStart < 0.7;
+    const bool animating = view_.ui.animStart >= 0 && now - view_.ui.animStart < 0.7;
     const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
     const bool busy = options_.benchFrames > 0 || !options_.screenshotPath.empty() ||
                       framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating ||
@@ -83,7 +82,7 @@ void Session::pollEvents() {
         glfwPollEvents();
         framesToSettle_ = std::max(0, framesToSettle_ - 1);
     } else {
-        glfwWaitEventsTimeout(now < view_.noticeUntil ? std::min(0.5, view_.noticeUntil - now)
+        glfwWaitEventsTimeout(now < view_.ui.noticeUntil ? std::min(0.5, view_.ui.noticeUntil - now)
                                                       : 0.5);
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
@@ -91,7 +90,7 @@ void Session::pollEvents() {
 }
 
 void Session::followAppearance(GLFWwindow* window) {
-    followScaleAndAppearance(window, options_.uiScale > 0, view_.appearance, uiScale_,
+    followScaleAndAppearance(window, options_.uiScale > 0, appearanceOf(view_), uiScale_,
                              appliedAppearance_);
 }
 
@@ -104,9 +103,9 @@ void Session::feedInput() {
 
 void Session::drawPanels(GLFWwindow* window) {
     gl_.beginFrame();
-    view_.nextHover = {};
-    view_.nextHoverHead = -1;
-    const ShortcutActions actions = handleShortcuts(scene_, view_);
+    view_.selection.nextHover = {};
+    view_.selection.nextHoverHead = -1;
+    const ShortcutActions actions = handleShortcuts(scene_, view_, gl_.maps);
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (const std::string dropped = takeDroppedPath(); !dropped.empty())
         openSceneFile(scene_, view_, dropped);
@@ -114,39 +113,39 @@ void Session::drawPanels(GLFWwindow* window) {
     exportWindowRequested_ = actions.exportWindow;
 
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.appearance.zoom);
-    drawSentencesPanel(layout.sentences, scene_, *trace_, view_);
-    drawControlsPanel(layout.controls, scene_, *trace_, view_);
+    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.ui.zoom);
+    drawSentencesPanel(layout.sentences, scene_, *trace_, runner_.status(), view_);
+    drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, view_);
     const int headsBefore = trace_->attention.heads;
     const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
-    if (runner_.update(scene_, trace_, view_, ImGui::GetTime(), !benchmarking) || !view_.mapsUploaded) {
+    if (runner_.update(scene_, trace_, ImGui::GetTime(), !benchmarking) ||
+        !gl_.maps.showSentence(view_.selection.batchIndex)) { // or another sentence is shown
         uploadHeadMaps(*trace_, view_, gl_);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(view_, headsBefore);
     }
     keepViewInRange(*trace_, view_); // before any panel indexes heads with it
-    drawHeadsPanel(layout.heads, *trace_, view_, gl_);
+    drawHeadsPanel(layout.heads, *trace_, runner_.status(), view_, gl_);
     drawViewsPanel(layout.head, scene_, *trace_, view_, gl_);
     drawKeyLegend(view_);
     drawScenesPanel(scene_, view_);
     drawExportPanel(trace_, view_, exportDir_);
     drawNotice(view_, ImGui::GetTime());
-    view_.hover = view_.nextHover;
-    view_.hoverHead = view_.nextHoverHead;
+    view_.selection.hover = view_.selection.nextHover;
+    view_.selection.hoverHead = view_.selection.nextHoverHead;
 }
 
 void Session::saveScene() {
     std::error_code ec;
     std::filesystem::create_directories(exportDir_, ec);
     const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
-    const core::SceneView settings = sceneViewOf(view_);
     try {
-        core::saveSceneFile(path, scene_, &settings);
-        showNotice(view_, "Saved " + path);
+        core::saveSceneFile(path, scene_, &view_.saved);
+        showNotice(view_, "Saved " + path, ImGui::GetTime());
     } catch (const std::exception& e) {
-        showNotice(view_, std::string("Scene not saved: ") + e.what());
+        showNotice(view_, std::string("Scene not saved: ") + e.what(), ImGui::GetTime());
     }
-    std::cerr << "mha-viz: " << view_.notice << '\n';
+    std::cerr << "mha-viz: " << view_.ui.notice << '\n';
 }
 
 void Session::afterRender(GLFWwindow* window) {
@@ -178,17 +177,18 @@ void Session::afterRender(GLFWwindow* window) {
 void Session::exportWholeWindow(int width, int height) {
     try {
         const std::string path = exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
-        showNotice(view_, "Saved " + path + " (+ .json)");
+        showNotice(view_, "Saved " + path + " (+ .json)", ImGui::GetTime());
     } catch (const std::exception& e) {
-        showNotice(view_, std::string("Export failed: ") + e.what());
+        showNotice(view_, std::string("Export failed: ") + e.what(), ImGui::GetTime());
     }
-    std::cerr << "mha-viz: " << view_.notice << '\n';
+    std::cerr << "mha-viz: " << view_.ui.notice << '\n';
 }
 
 void Session::afterSwap(GLFWwindow* window) {
     if (!options_.stateFile.empty()) // after the swap: what the line says is on screen
         writeStateFile(options_.stateFile,
-                       stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks()},
+                       stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
+                                  runner_.status().sceneError},
                                  scene_, *trace_, view_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too

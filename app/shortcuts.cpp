@@ -117,7 +117,7 @@ namespace {
 
 // The Ctrl keys, Esc, F1 and F11: what works while typing. Other actions are left alone.
 void applyWindowShortcut(ShortcutAction action, ViewState& view, ShortcutActions& actions) {
-    float& zoom = view.appearance.zoom;
+    float& zoom = view.ui.zoom;
     switch (action) {
     case ShortcutAction::ExportWindow:
         actions.exportWindow = true;
@@ -138,61 +138,62 @@ void applyWindowShortcut(ShortcutAction action, ViewState& view, ShortcutActions
         zoom = kMinZoom;
         break;
     case ShortcutAction::OpenScenes:
-        view.showScenes = true;
+        view.ui.showScenes = true;
         break;
     case ShortcutAction::Unpin:
-        view.pinnedQuery = -1;
+        view.selection.pinnedQuery = -1;
         break;
     case ShortcutAction::ToggleFullscreen:
         actions.toggleFullscreen = true;
         break;
     case ShortcutAction::ToggleKeys:
-        view.showKeys = !view.showKeys;
+        view.ui.showKeys = !view.ui.showKeys;
         break;
     default:
         break;
     }
 }
 
-// The plain keys, outside text fields and only with heads on screen (view.maps).
-void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& view) {
-    const int heads = int(view.maps.size());
-    const int rows = view.maps.empty() ? 0 : view.maps.front().rows;
+// The plain keys, outside text fields and only with heads on screen (`shown`).
+void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
+                        const HeadMaps& shown) {
+    const int heads = int(shown.heads.size());
+    const int rows = shown.heads.empty() ? 0 : shown.heads.front().rows;
     const int tabs = int(ViewState::Tab::Cost) + 1;
     switch (action) {
     case ShortcutAction::NextHead:
-        view.selectedHead = (view.selectedHead + 1) % heads;
+        view.saved.selectedHead = (view.saved.selectedHead + 1) % heads;
         break;
     case ShortcutAction::PreviousHead:
-        view.selectedHead = (view.selectedHead + heads - 1) % heads;
+        view.saved.selectedHead = (view.saved.selectedHead + heads - 1) % heads;
         break;
     // Up/Down walk the pinned query row through the sentence.
     case ShortcutAction::PinnedRowDown:
-        view.pinnedQuery = std::min(view.pinnedQuery + 1, rows - 1);
+        view.selection.pinnedQuery = std::min(view.selection.pinnedQuery + 1, rows - 1);
         break;
     case ShortcutAction::PinnedRowUp:
-        view.pinnedQuery = std::max(view.pinnedQuery - 1, 0);
+        view.selection.pinnedQuery = std::max(view.selection.pinnedQuery - 1, 0);
         break;
     // N / P walk the step-through (the panel clamps the step).
     case ShortcutAction::NextStep:
-        view.step += 1;
+        view.ui.step += 1;
         break;
     case ShortcutAction::PreviousStep:
-        view.step = std::max(view.step - 1, 0);
+        view.ui.step = std::max(view.ui.step - 1, 0);
         break;
     // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
     case ShortcutAction::TogglePin:
-        view.pinnedQuery = view.pinnedQuery >= 0 ? -1 : std::max(view.hover.query, 0);
+        view.selection.pinnedQuery = view.selection.pinnedQuery >= 0 ? -1 : std::max(view.selection.hover.query, 0);
         break;
     case ShortcutAction::NextTab:
     case ShortcutAction::PreviousTab: { // Shift+V: the previous one
         const bool shift = action == ShortcutAction::PreviousTab;
-        view.tab = ViewState::Tab((int(view.tab) + (shift ? tabs - 1 : 1)) % tabs);
-        view.tabRequested = true;
+        view.saved.tab = ViewState::Tab((int(view.saved.tab) + (shift ? tabs - 1 : 1)) % tabs);
+        view.ui.tabRequested = true;
         break;
     }
     case ShortcutAction::NextTheme: // cycle dark -> light -> high contrast
-        view.appearance.theme = Theme((int(view.appearance.theme) + 1) % 3);
+        view.saved.theme = Theme((int(view.saved.theme) + 1) % 3);
         break;
     case ShortcutAction::ToggleMask:
         scene.mask =
@@ -210,16 +211,17 @@ void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& vi
 } // namespace
 
 void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
-                   ShortcutActions& actions) {
+                   const HeadMaps& shown, ShortcutActions& actions) {
     applyWindowShortcut(action, view, actions); // each action is one of the two kinds
-    applyPlainShortcut(action, scene, view);
+    applyPlainShortcut(action, scene, view, shown);
 }
 
-ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
+ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view, const HeadMaps& shown) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
-    for (const KeyPress& press : pendingPresses()) // heads on screen: view.maps, as applied
-        applyShortcut(shortcutFor(press, typing, !view.maps.empty()), scene, view, actions);
+    for (const KeyPress& press : pendingPresses()) // with the heads on screen, as applied
+        applyShortcut(shortcutFor(press, typing, !shown.heads.empty()), scene, view, shown,
+                      actions);
     pendingPresses().clear();
     return actions;
 }
@@ -229,12 +231,12 @@ ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view) {
 namespace app {
 
 void drawKeyLegend(ViewState& view) {
-    if (!view.showKeys) return;
+    if (!view.ui.showKeys) return;
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowBgAlpha(1.0f); // opaque: on a light projector theme the maps showed through
-    ImGui::Begin("Keys (F1 closes)", &view.showKeys,
+    ImGui::Begin("Keys (F1 closes)", &view.ui.showKeys,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     const char* const keys[][2] = {
         {"Ctrl+E", "save a PNG of the window and the trace (works while typing)"},

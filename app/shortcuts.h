@@ -5,6 +5,7 @@
 
 #include "engine/scene.h"
 #include "view_state.h"
+#include "widgets/head_maps.h"
 
 struct GLFWwindow;
 
@@ -65,17 +66,17 @@ void interceptEscape();
 
 // Does `action` to the scene and the view; what only the window can do (export, fullscreen,
 // saving) is set in `actions` for the frame loop. The plain keys' actions need heads on screen
-// (view.maps), as shortcutFor gives them.
+// (`shown`), as shortcutFor gives them.
 void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
-                   ShortcutActions& actions);
+                   const HeadMaps& shown, ShortcutActions& actions);
 
 // Call after ImGui::NewFrame: applies the queued presses to the view.
-ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view);
+ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view, const HeadMaps& shown);
 
 // A scene file dropped onto the window, once (empty when none).
 std::string takeDroppedPath();
 
-// F1: the on-screen list of keys (drawn when view.showKeys is set).
+// F1: the on-screen list of keys (drawn when view.ui.showKeys is set).
 void drawKeyLegend(ViewState& view);
 
 } // namespace app

@@ -2,7 +2,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json_writer.h"
-#include "view_settings.h"
+#include "io/scene_json.h"
 
 #include <imgui.h>
 
@@ -45,17 +45,17 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.key("heads");
     json.value(scene.heads);
     json.key("selected_head"); // numbered from 1, as the window shows it
-    json.value(view.selectedHead + 1);
+    json.value(view.saved.selectedHead + 1);
     json.key("tab");
-    json.value(sceneViewOf(view).tab); // the name a saved scene uses
+    json.value(core::toString(view.saved.tab)); // the name a saved scene uses
     json.key("export_panel");
     json.value(view.exportPanel.open);
     json.key("exporting");
     json.value(view.exportPanel.job != nullptr || view.exportPanel.captureCountdown > 0);
     json.key("notice");
-    json.value(ImGui::GetTime() < view.noticeUntil ? view.notice : std::string());
+    json.value(ImGui::GetTime() < view.ui.noticeUntil ? view.ui.notice : std::string());
     json.key("error");
-    json.value(view.sceneError);
+    json.value(facts.error);
     json.endObject();
     return out.str();
 }

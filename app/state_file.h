@@ -16,6 +16,7 @@ struct FrameFacts {
     bool inputPending = false; // input events wait for later frames
     bool computing = false;    // a worker runs the scene; the maps are the previous ones
     long long syncMarks = 0;   // Pause presses applied (input_queue.h)
+    std::string error;         // why the last edit could not be run (the runner's status)
 };
 
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",

@@ -101,7 +101,7 @@ TEST(AppCli, EveryFlagWithAGoodValueLandsInTheOptions) {
          [](const CliOptions& o) { return o.stateFile == "state.jsonl"; }},
         {{"--ui-scale", "2"}, [](const CliOptions& o) { return o.uiScale == 2.0f; }},
         {{"--ui-scale", "0.5"}, [](const CliOptions& o) { return o.uiScale == 0.5f; }},
-        {{"--view", "pipeline"}, [](const CliOptions& o) { return o.view.tab == "pipeline"; }},
+        {{"--view", "pipeline"}, [](const CliOptions& o) { return o.view.tab == core::ViewTab::Pipeline; }},
     };
     for (const GoodCase& c : cases) {
         const Parsed parsed = parse(c.args);
@@ -119,7 +119,7 @@ TEST(AppCli, NoFlagsOpenTheWindowWithTheDefaults) {
     EXPECT_FALSE(parsed.options->headless());
     EXPECT_FALSE(parsed.options->weightsGiven); // the window then shows designed heads
     EXPECT_EQ(parsed.options->scene, core::Scene{});
-    EXPECT_EQ(parsed.options->view.tab, "head");
+    EXPECT_EQ(parsed.options->view.tab, core::ViewTab::Head);
 }
 
 TEST(AppCli, EveryBadValueIsRefusedWithOneLineNamingIt) {
@@ -190,7 +190,7 @@ TEST(AppCli, SceneFileSetsEverySettingAndViewFlagPicksTheTab) {
 
     const Parsed withView = parse({"--scene", kScene, "--view", "lines"});
     ASSERT_TRUE(withView.options) << withView.err;
-    EXPECT_EQ(withView.options->view.tab, "lines"); // the flag beats the file
+    EXPECT_EQ(withView.options->view.tab, core::ViewTab::Lines); // the flag beats the file
     EXPECT_EQ(withView.options->scene, loaded.options->scene);
 }
 

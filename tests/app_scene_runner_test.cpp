@@ -29,13 +29,12 @@ core::Scene largeScene(int heads = 8) {
 }
 
 // Calls update (as the frame loop does) until the worker is done; true when the trace changed.
-bool finishWorker(app::SceneRunner& runner, const core::Scene& scene, TracePtr& trace,
-                  app::ViewState& view) {
+bool finishWorker(app::SceneRunner& runner, const core::Scene& scene, TracePtr& trace) {
     bool replaced = false;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (double now = 1; runner.computing() && std::chrono::steady_clock::now() < deadline;
          now += 0.001) {
-        replaced = runner.update(scene, trace, view, now, true) || replaced;
+        replaced = runner.update(scene, trace, now, true) || replaced;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return replaced;
@@ -46,30 +45,28 @@ bool finishWorker(app::SceneRunner& runner, const core::Scene& scene, TracePtr& 
 TEST(AppSceneRunner, SmallSceneRunsInTheSameCall) {
     ASSERT_LT(app::estimatedFlops(smallScene()), 4e8);
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
     EXPECT_FALSE(runner.computing()); // idle
     const core::Scene scene = smallScene();
-    EXPECT_TRUE(runner.update(scene, trace, view, 0.0, true));
+    EXPECT_TRUE(runner.update(scene, trace, 0.0, true));
     EXPECT_FALSE(runner.computing());
-    EXPECT_FALSE(view.computing);
+    EXPECT_FALSE(runner.status().computing);
     EXPECT_EQ(trace->scene, scene);
     EXPECT_EQ(trace->attention.heads, 4);
-    EXPECT_TRUE(view.sceneError.empty());
+    EXPECT_TRUE(runner.status().sceneError.empty());
 }
 
 TEST(AppSceneRunner, AnUnchangedSceneIsNotRunAgain) {
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    ASSERT_TRUE(runner.update(smallScene(), trace, view, 0.0, true));
+    ASSERT_TRUE(runner.update(smallScene(), trace, 0.0, true));
     const TracePtr first = trace;
-    EXPECT_FALSE(runner.update(smallScene(), trace, view, 0.1, true));
+    EXPECT_FALSE(runner.update(smallScene(), trace, 0.1, true));
     EXPECT_EQ(trace, first); // the same object: nothing to upload
 
     core::Scene edited = smallScene();
     edited.seed = 2;
-    EXPECT_TRUE(runner.update(edited, trace, view, 0.2, true));
+    EXPECT_TRUE(runner.update(edited, trace, 0.2, true));
     EXPECT_NE(trace, first);
     EXPECT_EQ(trace->scene, edited);
     EXPECT_EQ(first->scene, smallScene()); // traces are never changed once made
@@ -77,95 +74,88 @@ TEST(AppSceneRunner, AnUnchangedSceneIsNotRunAgain) {
 
 TEST(AppSceneRunner, BadSceneKeepsTheLastTraceAndSaysWhy) {
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    ASSERT_TRUE(runner.update(smallScene(), trace, view, 0.0, true));
+    ASSERT_TRUE(runner.update(smallScene(), trace, 0.0, true));
     const TracePtr good = trace;
     core::Scene bad = smallScene();
     bad.heads = 3; // does not divide 16
-    EXPECT_FALSE(runner.update(bad, trace, view, 0.1, true));
+    EXPECT_FALSE(runner.update(bad, trace, 0.1, true));
     EXPECT_EQ(trace, good);
-    EXPECT_NE(view.sceneError.find("heads 3"), std::string::npos) << view.sceneError;
+    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos) << runner.status().sceneError;
 
-    EXPECT_TRUE(runner.update(smallScene("Fixed again."), trace, view, 0.2, true));
-    EXPECT_TRUE(view.sceneError.empty()); // the next good run clears it
+    EXPECT_TRUE(runner.update(smallScene("Fixed again."), trace, 0.2, true));
+    EXPECT_TRUE(runner.status().sceneError.empty()); // the next good run clears it
 }
 
 TEST(AppSceneRunner, BlankSentenceGivesAHintNotAnError) {
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    ASSERT_TRUE(runner.update(smallScene(), trace, view, 0.0, true));
+    ASSERT_TRUE(runner.update(smallScene(), trace, 0.0, true));
     const TracePtr good = trace;
-    EXPECT_FALSE(runner.update(smallScene("   "), trace, view, 0.1, true));
+    EXPECT_FALSE(runner.update(smallScene("   "), trace, 0.1, true));
     EXPECT_EQ(trace, good);
-    EXPECT_EQ(view.sceneHint, "Type a sentence to see its attention maps.");
-    EXPECT_TRUE(view.sceneError.empty());
+    EXPECT_EQ(runner.status().sceneHint, "Type a sentence to see its attention maps.");
+    EXPECT_TRUE(runner.status().sceneError.empty());
 }
 
 TEST(AppSceneRunner, LargeSceneRunsOnTheWorkerStampedWithNow) {
     ASSERT_GT(app::estimatedFlops(largeScene()), 4e8);
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    ASSERT_TRUE(runner.update(smallScene(), trace, view, 0.0, true));
+    ASSERT_TRUE(runner.update(smallScene(), trace, 0.0, true));
     const TracePtr shown = trace;
-    EXPECT_FALSE(runner.update(largeScene(), trace, view, 12.5, true));
+    EXPECT_FALSE(runner.update(largeScene(), trace, 12.5, true));
     EXPECT_TRUE(runner.computing());
-    EXPECT_TRUE(view.computing);
-    EXPECT_EQ(view.computingSince, 12.5);
+    EXPECT_TRUE(runner.status().computing);
+    EXPECT_EQ(runner.status().computingSince, 12.5);
     EXPECT_EQ(trace, shown); // the last maps stay on screen meanwhile
 
-    EXPECT_TRUE(finishWorker(runner, largeScene(), trace, view));
+    EXPECT_TRUE(finishWorker(runner, largeScene(), trace));
     EXPECT_FALSE(runner.computing());
-    EXPECT_FALSE(view.computing);
+    EXPECT_FALSE(runner.status().computing);
     EXPECT_EQ(trace->scene, largeScene());
 }
 
 TEST(AppSceneRunner, WithoutTheWorkerALargeSceneRunsInTheSameCall) {
     app::SceneRunner runner; // start-up and --bench-frames
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    EXPECT_TRUE(runner.update(largeScene(), trace, view, 0.0, false));
+    EXPECT_TRUE(runner.update(largeScene(), trace, 0.0, false));
     EXPECT_FALSE(runner.computing());
     EXPECT_EQ(trace->scene, largeScene());
 }
 
 TEST(AppSceneRunner, ANewerEditWinsOverTheRunningOne) {
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    EXPECT_FALSE(runner.update(largeScene(), trace, view, 0.0, true));
+    EXPECT_FALSE(runner.update(largeScene(), trace, 0.0, true));
     ASSERT_TRUE(runner.computing());
     const core::Scene newer = smallScene("Typed while it computed.");
-    runner.update(newer, trace, view, 0.1, true); // usually still computing: remembered
-    finishWorker(runner, newer, trace, view);
+    runner.update(newer, trace, 0.1, true); // usually still computing: remembered
+    finishWorker(runner, newer, trace);
     EXPECT_FALSE(runner.computing());
     EXPECT_EQ(trace->scene, newer); // not the older edit's trace
-    EXPECT_FALSE(runner.update(newer, trace, view, 9.0, true));
+    EXPECT_FALSE(runner.update(newer, trace, 9.0, true));
 }
 
 TEST(AppSceneRunner, AnErrorOnTheWorkerKeepsTheLastTrace) {
     app::SceneRunner runner;
-    app::ViewState view;
     TracePtr trace = std::make_shared<const core::Trace>();
-    ASSERT_TRUE(runner.update(smallScene(), trace, view, 0.0, true));
+    ASSERT_TRUE(runner.update(smallScene(), trace, 0.0, true));
     const TracePtr good = trace;
     const core::Scene bad = largeScene(3); // 3 does not divide 1024; large, so on the worker
-    EXPECT_FALSE(runner.update(bad, trace, view, 0.1, true));
+    EXPECT_FALSE(runner.update(bad, trace, 0.1, true));
     EXPECT_TRUE(runner.computing());
-    EXPECT_FALSE(finishWorker(runner, bad, trace, view));
+    EXPECT_FALSE(finishWorker(runner, bad, trace));
     EXPECT_FALSE(runner.computing());
     EXPECT_EQ(trace, good);
-    EXPECT_NE(view.sceneError.find("heads 3"), std::string::npos) << view.sceneError;
+    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos) << runner.status().sceneError;
 }
 
 TEST(AppSceneRunner, DestroyingTheRunnerWaitsForItsWorker) {
     TracePtr trace = std::make_shared<const core::Trace>();
-    app::ViewState view;
     {
         app::SceneRunner runner;
-        runner.update(largeScene(), trace, view, 0.0, true);
+        runner.update(largeScene(), trace, 0.0, true);
         ASSERT_TRUE(runner.computing());
     } // ~SceneRunner waits; the worker holds its own copy of the scene and previous trace
     EXPECT_EQ(trace->attention.heads, 0); // never accepted: the runner is gone

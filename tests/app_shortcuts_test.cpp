@@ -20,20 +20,22 @@ ShortcutAction plain(int key, int mods = 0) {
     return app::shortcutFor({key, mods}, false, true);
 }
 
-// A view with `heads` maps of `rows` query rows, as after an upload.
-app::ViewState viewWithMaps(int heads, int rows) {
-    app::ViewState view;
-    view.maps.resize(std::size_t(heads));
-    for (core::AttentionMap& map : view.maps) map.rows = map.cols = rows;
-    return view;
+// `heads` maps of `rows` query rows on screen, as after an upload.
+app::HeadMaps mapsOf(int heads, int rows) {
+    app::HeadMaps maps;
+    maps.heads.resize(std::size_t(heads));
+    for (core::AttentionMap& map : maps.heads) map.rows = map.cols = rows;
+    return maps;
 }
 
 // Applies the action of each press, as handleShortcuts does for one frame.
 app::ShortcutActions press(std::initializer_list<KeyPress> presses, core::Scene& scene,
-                           app::ViewState& view, bool typing = false) {
+                           app::ViewState& view, const app::HeadMaps& maps = {},
+                           bool typing = false) {
     app::ShortcutActions actions;
     for (const KeyPress& p : presses)
-        app::applyShortcut(app::shortcutFor(p, typing, !view.maps.empty()), scene, view, actions);
+        app::applyShortcut(app::shortcutFor(p, typing, !maps.heads.empty()), scene, view, maps,
+                           actions);
     return actions;
 }
 
@@ -111,7 +113,7 @@ TEST(AppShortcuts, WindowActionsAreLeftToTheFrameLoop) {
     core::Scene scene;
     app::ViewState view; // no maps: these work without heads on screen
     const app::ShortcutActions actions =
-        press({{GLFW_KEY_E, kCtrl}, {GLFW_KEY_S, kCtrl}, {GLFW_KEY_F11, 0}}, scene, view, true);
+        press({{GLFW_KEY_E, kCtrl}, {GLFW_KEY_S, kCtrl}, {GLFW_KEY_F11, 0}}, scene, view, {}, true);
     EXPECT_TRUE(actions.exportWindow);
     EXPECT_TRUE(actions.saveScene);
     EXPECT_TRUE(actions.toggleFullscreen);
@@ -119,111 +121,118 @@ TEST(AppShortcuts, WindowActionsAreLeftToTheFrameLoop) {
     EXPECT_TRUE(view.exportPanel.open); // Ctrl+Shift+E toggles the panel
     press({{GLFW_KEY_E, kCtrl | kShift}, {GLFW_KEY_O, kCtrl}, {GLFW_KEY_F1, 0}}, scene, view);
     EXPECT_FALSE(view.exportPanel.open);
-    EXPECT_TRUE(view.showScenes);
-    EXPECT_TRUE(view.showKeys);
+    EXPECT_TRUE(view.ui.showScenes);
+    EXPECT_TRUE(view.ui.showKeys);
 }
 
 TEST(AppShortcuts, ZoomStaysBetweenOneAndThree) {
     core::Scene scene;
     app::ViewState view;
     for (int i = 0; i < 12; ++i) press({{GLFW_KEY_EQUAL, kCtrl}}, scene, view);
-    EXPECT_EQ(view.appearance.zoom, app::kMaxZoom);
+    EXPECT_EQ(view.ui.zoom, app::kMaxZoom);
     press({{GLFW_KEY_MINUS, kCtrl}}, scene, view);
-    EXPECT_EQ(view.appearance.zoom, app::kMaxZoom - 0.25f);
+    EXPECT_EQ(view.ui.zoom, app::kMaxZoom - 0.25f);
     press({{GLFW_KEY_0, kCtrl}}, scene, view);
-    EXPECT_EQ(view.appearance.zoom, app::kMinZoom);
+    EXPECT_EQ(view.ui.zoom, app::kMinZoom);
     press({{GLFW_KEY_KP_SUBTRACT, kCtrl}}, scene, view);
-    EXPECT_EQ(view.appearance.zoom, app::kMinZoom);
+    EXPECT_EQ(view.ui.zoom, app::kMinZoom);
 }
 
 TEST(AppShortcuts, ArrowsWalkTheHeadsAndWrapAround) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(4, 6);
-    press({{GLFW_KEY_LEFT, 0}}, scene, view);
-    EXPECT_EQ(view.selectedHead, 3);
-    press({{GLFW_KEY_RIGHT, 0}, {GLFW_KEY_RIGHT, 0}}, scene, view);
-    EXPECT_EQ(view.selectedHead, 1);
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(4, 6);
+    press({{GLFW_KEY_LEFT, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.selectedHead, 3);
+    press({{GLFW_KEY_RIGHT, 0}, {GLFW_KEY_RIGHT, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.selectedHead, 1);
 }
 
 TEST(AppShortcuts, PinnedRowMovesWithinTheSentenceAndEscapeUnpins) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(2, 3);
-    view.hover.query = 2;
-    press({{GLFW_KEY_SPACE, 0}}, scene, view);
-    EXPECT_EQ(view.pinnedQuery, 2); // the hovered row
-    press({{GLFW_KEY_DOWN, 0}}, scene, view);
-    EXPECT_EQ(view.pinnedQuery, 2); // the last row stays the last
-    press({{GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}}, scene, view);
-    EXPECT_EQ(view.pinnedQuery, 0);
-    press({{GLFW_KEY_SPACE, 0}}, scene, view);
-    EXPECT_EQ(view.pinnedQuery, -1); // Space again unpins
-    view.hover.query = -1;
-    press({{GLFW_KEY_SPACE, 0}}, scene, view);
-    EXPECT_EQ(view.pinnedQuery, 0); // nothing hovered: the first row
-    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, true);
-    EXPECT_EQ(view.pinnedQuery, -1); // Esc unpins even while typing
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    view.selection.hover.query = 2;
+    press({{GLFW_KEY_SPACE, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, 2); // the hovered row
+    press({{GLFW_KEY_DOWN, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, 2); // the last row stays the last
+    press({{GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}, {GLFW_KEY_UP, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, 0);
+    press({{GLFW_KEY_SPACE, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, -1); // Space again unpins
+    view.selection.hover.query = -1;
+    press({{GLFW_KEY_SPACE, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, 0); // nothing hovered: the first row
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps, true);
+    EXPECT_EQ(view.selection.pinnedQuery, -1); // Esc unpins even while typing
 }
 
 TEST(AppShortcuts, StepKeysWalkTheStepThroughFromZero) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(2, 3);
-    press({{GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}}, scene, view);
-    EXPECT_EQ(view.step, 3);
-    press({{GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}}, scene, view);
-    EXPECT_EQ(view.step, 0);
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    press({{GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}}, scene, view, maps);
+    EXPECT_EQ(view.ui.step, 3);
+    press({{GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}}, scene, view, maps);
+    EXPECT_EQ(view.ui.step, 0);
 }
 
 TEST(AppShortcuts, VCyclesEveryTabBothWays) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(2, 3);
-    view.tabRequested = false;
-    press({{GLFW_KEY_V, 0}}, scene, view);
-    EXPECT_EQ(view.tab, app::ViewState::Tab::Mean);
-    EXPECT_TRUE(view.tabRequested);
-    press({{GLFW_KEY_V, kShift}, {GLFW_KEY_V, kShift}}, scene, view);
-    EXPECT_EQ(view.tab, app::ViewState::Tab::Cost); // from the first back to the last
-    for (int i = 0; i < 8; ++i) press({{GLFW_KEY_V, 0}}, scene, view);
-    EXPECT_EQ(view.tab, app::ViewState::Tab::Cost); // eight tabs, round once
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    view.ui.tabRequested = false;
+    press({{GLFW_KEY_V, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Mean);
+    EXPECT_TRUE(view.ui.tabRequested);
+    press({{GLFW_KEY_V, kShift}, {GLFW_KEY_V, kShift}}, scene, view, maps);
+    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Cost); // from the first back to the last
+    for (int i = 0; i < 8; ++i) press({{GLFW_KEY_V, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Cost); // eight tabs, round once
 }
 
 TEST(AppShortcuts, TCyclesTheThemesAndMTogglesTheMask) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(2, 3);
-    press({{GLFW_KEY_T, 0}}, scene, view);
-    EXPECT_EQ(view.appearance.theme, app::Theme::Light);
-    press({{GLFW_KEY_T, 0}, {GLFW_KEY_T, 0}}, scene, view);
-    EXPECT_EQ(view.appearance.theme, app::Theme::Dark);
-    press({{GLFW_KEY_M, 0}}, scene, view);
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    press({{GLFW_KEY_T, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.theme, app::Theme::Light);
+    press({{GLFW_KEY_T, 0}, {GLFW_KEY_T, 0}}, scene, view, maps);
+    EXPECT_EQ(view.saved.theme, app::Theme::Dark);
+    press({{GLFW_KEY_M, 0}}, scene, view, maps);
     EXPECT_EQ(scene.mask, core::MaskKind::Causal);
-    press({{GLFW_KEY_M, 0}}, scene, view);
+    press({{GLFW_KEY_M, 0}}, scene, view, maps);
     EXPECT_EQ(scene.mask, core::MaskKind::None);
 }
 
 TEST(AppShortcuts, BracketsStepThroughTheHeadCountsThatDivideDModel) {
     core::Scene scene; // d_model 64, 8 heads
     scene.ablatedHeads = {6};
-    app::ViewState view = viewWithMaps(8, 3);
-    press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view);
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(8, 3);
+    press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 4);
     EXPECT_TRUE(scene.ablatedHeads.empty()); // head 7 is gone (setHeads)
-    press({{GLFW_KEY_RIGHT_BRACKET, 0}, {GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view);
+    press({{GLFW_KEY_RIGHT_BRACKET, 0}, {GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 16);
     scene.d_model = 12, scene.heads = 4;
-    press({{GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view);
+    press({{GLFW_KEY_RIGHT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 6);
-    for (int i = 0; i < 5; ++i) press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view);
+    for (int i = 0; i < 5; ++i) press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 1); // stays at 1
 }
 
 TEST(AppShortcuts, APressSetsNothingElse) {
     core::Scene scene;
-    app::ViewState view = viewWithMaps(4, 5);
+    app::ViewState view;
+    const app::HeadMaps maps = mapsOf(4, 5);
     const core::Scene sceneBefore = scene;
-    press({{GLFW_KEY_RIGHT, 0}}, scene, view);
+    press({{GLFW_KEY_RIGHT, 0}}, scene, view, maps);
     EXPECT_EQ(scene, sceneBefore);
-    EXPECT_EQ(view.pinnedQuery, -1);
-    EXPECT_EQ(view.step, 0);
-    EXPECT_EQ(view.tab, app::ViewState::Tab::Head);
-    EXPECT_FALSE(view.showKeys);
-    EXPECT_EQ(view.appearance, app::Appearance{});
+    EXPECT_EQ(view.selection.pinnedQuery, -1);
+    EXPECT_EQ(view.ui.step, 0);
+    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Head);
+    EXPECT_FALSE(view.ui.showKeys);
+    EXPECT_EQ(app::appearanceOf(view), app::Appearance{});
 }

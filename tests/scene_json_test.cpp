@@ -158,9 +158,9 @@ TEST(SceneJson, EmbeddedDemoScenesMatchTheFiles) {
 
 TEST(SceneJson, ViewSettingsRoundTripAndStayOptional) {
     core::SceneView view;
-    view.tab = "difference";
+    view.tab = core::ViewTab::Difference;
     view.colormap = core::ColormapId::Magma;
-    view.theme = "high-contrast";
+    view.theme = core::Theme::HighContrast;
     view.selectedHead = 2;
     view.compareHead = 6;
     view.perHeadScale = true;
@@ -172,7 +172,7 @@ TEST(SceneJson, ViewSettingsRoundTripAndStayOptional) {
     EXPECT_NE(text.find("\"head\": 3"), std::string::npos);
 
     core::SceneView defaults;
-    defaults.tab = "lines"; // overwritten by the file's (absent) view: defaults
+    defaults.tab = core::ViewTab::Lines; // overwritten by the file's (absent) view: defaults
     core::sceneFromJson(kMinimal + "}", &defaults);
     EXPECT_EQ(defaults, core::SceneView{});
 }

@@ -80,22 +80,22 @@ void attentionControls(core::Scene& scene) {
 
 // Colormap, shared or per-head colour scale, theme.
 void colourControls(ViewState& view) {
-    int colormap = int(view.colormap);
+    int colormap = int(view.saved.colormap);
     const char* colormaps[] = {"viridis", "magma", "cividis", "greys"};
     if (ImGui::Combo("colours", &colormap, colormaps, 4))
-        view.colormap = core::ColormapId(colormap);
+        view.saved.colormap = core::ColormapId(colormap);
     itemTooltip(
         "Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
-    int perHead = view.perHeadScale ? 1 : 0;
-    if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) view.perHeadScale = false;
+    int perHead = view.saved.perHeadScale ? 1 : 0;
+    if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) view.saved.perHeadScale = false;
     itemTooltip("One colour scale for every head, so heads can be compared.");
     ImGui::SameLine();
-    if (ImGui::RadioButton("per head", &perHead, 1)) view.perHeadScale = true;
+    if (ImGui::RadioButton("per head", &perHead, 1)) view.saved.perHeadScale = true;
     itemTooltip("Stretch each head's colours from 0 to its own largest weight.");
-    int theme = int(view.appearance.theme);
+    int theme = int(view.saved.theme);
     const char* themes[] = {themeName(Theme::Dark), themeName(Theme::Light),
                             themeName(Theme::HighContrast)};
-    if (ImGui::Combo("theme", &theme, themes, 3)) view.appearance.theme = Theme(theme);
+    if (ImGui::Combo("theme", &theme, themes, 3)) view.saved.theme = Theme(theme);
     itemTooltip(
         "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
 }
@@ -103,7 +103,7 @@ void colourControls(ViewState& view) {
 } // namespace
 
 void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                       ViewState& view) {
+                       const HeadMaps& shown, ViewState& view) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Controls", nullptr, kPanelFlags);
@@ -118,7 +118,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     ImGui::PopItemWidth();
 
     ImGui::Separator();
-    drawPitfallsSection(scene, trace, view);
+    drawPitfallsSection(scene, trace, shown, view);
 
     ImGui::Separator();
     const core::Attention& a = trace.attention;

@@ -107,10 +107,10 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
             ImGui::TextUnformatted(grouped(4.0 * p.d_model * p.d_model).c_str());
             ImGui::TableNextColumn();
             ImGui::PushID(k);
-            if (ImGui::SmallButton(view.presetIndex == k ? "shown" : "show")) {
-                view.presetIndex = view.presetIndex == k ? -1 : k;
-                view.tab = ViewState::Tab::Pipeline;
-                view.tabRequested = view.presetIndex >= 0;
+            if (ImGui::SmallButton(view.ui.presetIndex == k ? "shown" : "show")) {
+                view.ui.presetIndex = view.ui.presetIndex == k ? -1 : k;
+                view.saved.tab = ViewState::Tab::Pipeline;
+                view.ui.tabRequested = view.ui.presetIndex >= 0;
             }
             itemTooltip("Draw the pipeline with this model's sizes (shape only; the maps stay the "
                         "toy model's).");

@@ -37,7 +37,7 @@ void finish(ViewState& view, std::vector<std::string> files, std::string error) 
             ? "Exported " + std::to_string(panel.lastFiles.size()) +
                   (panel.lastFiles.size() == 1 ? " file to " : " files to ") + panel.folder
             : "Export failed: " + panel.lastError;
-    showNotice(view, message, 5.0);
+    showNotice(view, message, ImGui::GetTime(), 5.0);
     std::cerr << "mha-viz: " << message << '\n';
 }
 
@@ -60,10 +60,10 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ViewState& vie
                        panel.formats.csv && offered.csv, panel.formats.json};
     request.scale = panel.scale;
     request.dir = panel.folder;
-    request.batchIndex = view.batchIndex;
-    request.head = view.selectedHead;
-    request.headB = view.compareHead;
-    request.colormap = view.colormap;
+    request.batchIndex = view.selection.batchIndex;
+    request.head = view.saved.selectedHead;
+    request.headB = view.saved.compareHead;
+    request.colormap = view.saved.colormap;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }
@@ -90,10 +90,10 @@ void choiceList(const core::Trace& trace, ViewState& view) {
     for (const Choice& c : kChoices) {
         std::string label = c.label;
         if (c.what == ExportChoice::Head || c.what == ExportChoice::Lines)
-            label += "  (" + trace.headNames[std::size_t(view.selectedHead)] + ")";
+            label += "  (" + trace.headNames[std::size_t(view.saved.selectedHead)] + ")";
         if (c.what == ExportChoice::Difference)
-            label += "  (head " + std::to_string(view.selectedHead + 1) + " \xE2\x88\x92 head " +
-                     std::to_string(view.compareHead + 1) + ")";
+            label += "  (head " + std::to_string(view.saved.selectedHead + 1) + " \xE2\x88\x92 head " +
+                     std::to_string(view.saved.compareHead + 1) + ")";
         if (ImGui::RadioButton(label.c_str(), panel.what == c.what)) panel.what = c.what;
     }
 }
@@ -159,7 +159,7 @@ void exportStatus(ViewState& view, bool busy) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Copy path")) {
             ImGui::SetClipboardText(path.c_str());
-            showNotice(view, "Copied " + path, 2.5);
+            showNotice(view, "Copied " + path, ImGui::GetTime(), 2.5);
         }
     }
 }

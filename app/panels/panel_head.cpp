@@ -74,15 +74,15 @@ void designedHeadTooltip(const std::string& headName) {
 }
 
 void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    const int heads = int(view.maps.size());
+    const int heads = int(gl.maps.heads.size());
     if (heads == 0) return;
-    const int h = view.selectedHead;
+    const int h = view.saved.selectedHead;
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
     ImGui::Text("%s%s%s", trace.headNames[std::size_t(h)].c_str(),
                 trace.batch() > 1
-                    ? ("  \xC2\xB7  sentence " + std::to_string(view.batchIndex + 1)).c_str()
+                    ? ("  \xC2\xB7  sentence " + std::to_string(view.selection.batchIndex + 1)).c_str()
                     : "",
                 ablated ? "  (switched off: its output is zeroed before W_O)" : "");
     ImGui::PopStyleColor();
@@ -100,11 +100,11 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
     drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Full);
     ImGui::Spacing();
     const float valueMax =
-        view.perHeadScale ? std::max(view.maps[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
-    drawColorBar(gl, view.colormap, 0.0f, valueMax, std::min(side, 360.0f));
+        view.saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
+    drawColorBar(gl, view.saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
-                        view.perHeadScale ? " (this head's range)" : "");
+                        view.saved.perHeadScale ? " (this head's range)" : "");
     legend(trace);
 }
 

@@ -9,21 +9,21 @@
 
 namespace app {
 
-void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
-                    GlHeatmaps& gl) {
+void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
+                    ViewState& view, GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Heads", nullptr, kPanelFlags);
-    if (view.computing) { // a large scene on the worker: said in the title bar, always in view
+    if (status.computing) { // a large scene on the worker: said in the title bar, always in view
         static const char* const kSpinner[] = {"|", "/", "-", "\\"};
-        const double seconds = ImGui::GetTime() - view.computingSince;
+        const double seconds = ImGui::GetTime() - status.computingSince;
         char text[128];
         std::snprintf(text, sizeof text, "%s computing the new maps, %.1f s (these are the last ones)",
                       kSpinner[int(seconds * 8) % 4], seconds);
         const ImVec2 at(rect.pos.x + rect.size.x - ImGui::CalcTextSize(text).x - 8, rect.pos.y + 2);
         ImGui::GetForegroundDrawList()->AddText(at, IM_COL32(120, 190, 255, 255), text);
     }
-    const int heads = int(view.maps.size());
+    const int heads = int(gl.maps.heads.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // The column count that makes the maps largest. Titles only while a map is wide enough
     // to carry one; tiny maps (hundreds of heads) are named by their tooltip and colour.

@@ -28,33 +28,33 @@ float mapSide(float below = 0) {
 } // namespace
 
 void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    uploadDerivedMaps(trace, view, gl);
-    const int heads = int(view.maps.size());
-    if (heads == 0 || view.meanMap.rows == 0) return;
+    uploadDerivedMaps(trace, view.selection.batchIndex, gl);
+    const int heads = int(gl.maps.heads.size());
+    if (heads == 0 || gl.maps.mean.rows == 0) return;
     viewHeader("The mean of every head's weights: where the layer looks on average. Rows still "
                "sum to 1.",
                view, ExportChoice::Mean);
     const float side = mapSide();
     MapStyle style;
     style.gl = &gl;
-    style.slot = derivedSlot(view, DerivedMap::Mean);
-    style.valueMax = view.perHeadScale ? std::max(view.meanMap.maxWeight, 1e-6f) : 1.0f;
-    style.colormap = view.colormap;
-    const MapHit hit = drawMap(view.meanMap, style, view, ImVec2(side, side), LabelMode::Full);
+    style.slot = derivedSlot(gl.maps, DerivedMap::Mean);
+    style.valueMax = view.saved.perHeadScale ? std::max(gl.maps.mean.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = view.saved.colormap;
+    const MapHit hit = drawMap(gl.maps.mean, style, view, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0) {
-        const std::size_t c = std::size_t(hit.row) * std::size_t(view.meanMap.cols) + std::size_t(hit.col);
+        const std::size_t c = std::size_t(hit.row) * std::size_t(gl.maps.mean.cols) + std::size_t(hit.col);
         ImGui::BeginTooltip();
-        ImGui::Text("%s \xE2\x86\x92 %s", view.meanMap.queryLabels[std::size_t(hit.row)].c_str(),
-                    view.meanMap.keyLabels[std::size_t(hit.col)].c_str());
-        if (view.meanMap.values[c] == core::kMaskedCell) {
+        ImGui::Text("%s \xE2\x86\x92 %s", gl.maps.mean.queryLabels[std::size_t(hit.row)].c_str(),
+                    gl.maps.mean.keyLabels[std::size_t(hit.col)].c_str());
+        if (gl.maps.mean.values[c] == core::kMaskedCell) {
             ImGui::TextUnformatted("masked");
         } else {
-            ImGui::Text("mean weight %.4f", view.meanMap.values[c]);
+            ImGui::Text("mean weight %.4f", gl.maps.mean.values[c]);
             for (int h = 0; h < std::min(heads, 16); ++h) { // what the mean is made of
                 ImGui::PushStyleColor(ImGuiCol_Text,
                                       ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
                 ImGui::Text("  %-22s %.4f", trace.headNames[std::size_t(h)].c_str(),
-                            view.maps[std::size_t(h)].values[c]);
+                            gl.maps.heads[std::size_t(h)].values[c]);
                 ImGui::PopStyleColor();
             }
             if (heads > 16) ImGui::TextDisabled("  ... and %d more heads", heads - 16);
@@ -62,13 +62,13 @@ void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         ImGui::EndTooltip();
     }
     ImGui::Spacing();
-    drawColorBar(gl, view.colormap, 0.0f, style.valueMax, std::min(side, 360.0f));
+    drawColorBar(gl, view.saved.colormap, 0.0f, style.valueMax, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("mean weight");
 }
 
 void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    const int heads = int(view.maps.size());
+    const int heads = int(gl.maps.heads.size());
     if (heads == 0) return;
     viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B does. "
                "White: they agree.",
@@ -84,19 +84,19 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
             ImGui::EndCombo();
         }
     };
-    headCombo("A", view.selectedHead);
+    headCombo("A", view.saved.selectedHead);
     itemTooltip("Head A is the selected head (arrow keys change it).");
     ImGui::SameLine();
-    headCombo("B##compare", view.compareHead);
-    uploadDifferenceMap(trace, view, gl, view.selectedHead, view.compareHead);
+    headCombo("B##compare", view.saved.compareHead);
+    uploadDifferenceMap(trace, view.selection.batchIndex, gl, view.saved.selectedHead, view.saved.compareHead);
 
-    const core::AttentionMap& diff = view.differenceMap;
+    const core::AttentionMap& diff = gl.maps.difference;
     // Symmetric around 0 so white means "no difference"; at least +-0.05 so noise stays pale.
     const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
     const float side = mapSide();
     MapStyle style;
     style.gl = &gl;
-    style.slot = derivedSlot(view, DerivedMap::Difference);
+    style.slot = derivedSlot(gl.maps, DerivedMap::Difference);
     style.valueMin = -extent, style.valueMax = extent;
     style.colormap = core::ColormapId::RdBu;
     const MapHit hit = drawMap(diff, style, view, ImVec2(side, side), LabelMode::Full);
@@ -108,8 +108,8 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
         if (diff.values[c] == core::kMaskedCell) {
             ImGui::TextUnformatted("masked");
         } else {
-            ImGui::Text("A  %.4f", view.maps[std::size_t(view.selectedHead)].values[c]);
-            ImGui::Text("B  %.4f", view.maps[std::size_t(view.compareHead)].values[c]);
+            ImGui::Text("A  %.4f", gl.maps.heads[std::size_t(view.saved.selectedHead)].values[c]);
+            ImGui::Text("B  %.4f", gl.maps.heads[std::size_t(view.saved.compareHead)].values[c]);
             ImGui::Text("A \xE2\x88\x92 B  %+.4f", diff.values[c]);
         }
         ImGui::EndTooltip();

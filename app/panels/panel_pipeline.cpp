@@ -39,8 +39,8 @@ class PipelineDrawer {
         const float avail = ImGui::GetContentRegionAvail().x;
         blockWidth_ = std::clamp(avail * 0.55f, 160.0f, 420.0f);
         rowHeight_ = ImGui::GetFontSize() * 1.3f;
-        const double age = ImGui::GetTime() - view.animStart;
-        regroup_ = view.animateSplit && view.animStart >= 0 && age < kRegroupSeconds && d.live
+        const double age = ImGui::GetTime() - view.ui.animStart;
+        regroup_ = view.ui.animateSplit && view.ui.animStart >= 0 && age < kRegroupSeconds && d.live
                        ? float(age / kRegroupSeconds)
                        : 1.0f;
     }
@@ -61,7 +61,7 @@ class PipelineDrawer {
             "stage", ImVec2(ImGui::GetContentRegionAvail().x, std::max(height, rowHeight_ * 1.6f)));
         if (ImGui::IsItemHovered()) {
             const int head = headAt(min, max);
-            if (head >= 0) view_.nextHoverHead = head;
+            if (head >= 0) view_.selection.nextHoverHead = head;
             ImGui::BeginTooltip();
             ImGui::Text("%s  %s", name, shape.c_str());
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
@@ -85,8 +85,8 @@ class PipelineDrawer {
             fillHead(ImVec2(x0, min.y), ImVec2(std::max(x1, x0 + 1.0f), max.y), h, afterHeads);
         }
         if (regroup_ < 1.0f) // the previous head boundaries fade out while the new ones settle
-            for (int k = 1; k < view_.animFromHeads; ++k) {
-                const float x = min.x + width * float(k) / float(view_.animFromHeads);
+            for (int k = 1; k < view_.ui.animFromHeads; ++k) {
+                const float x = min.x + width * float(k) / float(view_.ui.animFromHeads);
                 draw_->AddLine(ImVec2(x, min.y), ImVec2(x, max.y),
                                IM_COL32(255, 255, 255, int(200 * (1 - regroup_))), 1.5f);
             }
@@ -109,12 +109,12 @@ class PipelineDrawer {
             std::min(max.y - min.y, (max.x - min.x - gap * float(d_.H - 1)) / float(d_.H));
         for (int h = 0; h < d_.H; ++h) {
             const ImVec2 a(min.x + float(h) * (side + gap), min.y), b(a.x + side, a.y + side);
-            if (realMaps && h < int(view_.maps.size()))
-                gl_.draw(draw_, h, a, b, view_.colormap, 0.0f, 1.0f);
+            if (realMaps && h < int(gl_.maps.heads.size()))
+                gl_.draw(draw_, h, a, b, view_.saved.colormap, 0.0f, 1.0f);
             else
                 draw_->AddRectFilled(a, b, headColor(h, d_.H, 0.35f));
             draw_->AddRect(a, b, headColor(h, d_.H, 1.0f), 0, 0,
-                           h == view_.hoverHead ? 3.0f : 1.0f);
+                           h == view_.selection.hoverHead ? 3.0f : 1.0f);
         }
     }
 
@@ -126,7 +126,7 @@ class PipelineDrawer {
             const float y0 = a.y + side * float(h) / float(d_.H),
                         y1 = a.y + side * float(h + 1) / float(d_.H);
             draw_->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1),
-                                 headColor(h, d_.H, h == view_.hoverHead ? 0.9f : 0.45f));
+                                 headColor(h, d_.H, h == view_.selection.hoverHead ? 0.9f : 0.45f));
         }
         draw_->AddRect(a, b, IM_COL32(220, 220, 220, 255));
         if (!on) {
@@ -180,15 +180,15 @@ class PipelineDrawer {
     float rowHeight() const { return rowHeight_; }
 
   private:
-    float alpha(int h) const { return view_.hoverHead < 0 || view_.hoverHead == h ? 0.85f : 0.35f; }
+    float alpha(int h) const { return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f; }
 
     // Left edge of slice k, 0..1. While regrouping after a change of H, each new edge
     // slides from the nearest old edge to its place.
     float edge(int k) const {
         const float target = float(k) / float(d_.H);
-        if (regroup_ >= 1.0f || view_.animFromHeads <= 0) return target;
+        if (regroup_ >= 1.0f || view_.ui.animFromHeads <= 0) return target;
         const float from =
-            std::round(target * float(view_.animFromHeads)) / float(view_.animFromHeads);
+            std::round(target * float(view_.ui.animFromHeads)) / float(view_.ui.animFromHeads);
         const float t = 1.0f - (1.0f - regroup_) * (1.0f - regroup_); // ease out
         return from + (target - from) * t;
     }
@@ -199,7 +199,7 @@ class PipelineDrawer {
         draw_->AddRectFilled(a, b,
                              ablated ? IM_COL32(60, 60, 64, 255) : headColor(h, d_.H, alpha(h)));
         if (ablated) draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 2.0f);
-        if (h == view_.hoverHead) draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+        if (h == view_.selection.hoverHead) draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
     }
 
     int headAt(ImVec2 min, ImVec2 max) const {
@@ -228,10 +228,10 @@ class PipelineDrawer {
 Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
     const core::Attention& a = trace.attention;
     Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
-    if (view.presetIndex >= 0) {
-        const ModelPreset& p = kModelPresets[view.presetIndex];
+    if (view.ui.presetIndex >= 0) {
+        const ModelPreset& p = kModelPresets[view.ui.presetIndex];
         d.d_model = p.d_model, d.H = p.heads, d.d_head = p.d_head, d.live = false;
-        if (ImGui::SmallButton("back to live")) view.presetIndex = -1;
+        if (ImGui::SmallButton("back to live")) view.ui.presetIndex = -1;
         itemTooltip("Draw the current scene's own sizes again.");
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
@@ -239,7 +239,7 @@ Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
                            p.name);
         ImGui::PopStyleColor();
     }
-    ImGui::Checkbox("animate when H changes", &view.animateSplit);
+    ImGui::Checkbox("animate when H changes", &view.ui.animateSplit);
     itemTooltip("Slices regroup over half a second when the head count changes; off for still "
                 "screenshots.");
     ImGui::SameLine();
@@ -352,8 +352,8 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
 
 // Called when the scene's H changed: the pipeline animates from the old grouping.
 void noteHeadCountChange(ViewState& view, int previousHeads) {
-    view.animFromHeads = previousHeads;
-    view.animStart = ImGui::GetTime();
+    view.ui.animFromHeads = previousHeads;
+    view.ui.animStart = ImGui::GetTime();
 }
 
 } // namespace app

@@ -20,11 +20,12 @@ void explanation(const char* text) {
 
 } // namespace
 
-void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState& view) {
+void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
+                         ViewState& view) {
     ImGui::TextUnformatted("Pitfalls (each changes the real computation)");
     const core::Attention& a = trace.attention;
 
-    const double entropy = view.meanEntropy; // O(B*H*N*M): computed once per recompute
+    const double entropy = shown.meanEntropy; // O(B*H*N*M): computed once per recompute
     ImGui::TextDisabled("scale: mean row entropy %.2f nats", entropy);
     itemTooltip(
         "How spread out the attention rows are: 0 = all weight on one key, ln(N) = uniform.");
@@ -67,7 +68,7 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState
         }
         ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
-            view.nextHoverHead = h;
+            view.selection.nextHoverHead = h;
             ImGui::SetTooltip(off ? "head %d is off: click to switch it back on"
                                   : "click to switch head %d off",
                               h + 1);
@@ -76,13 +77,13 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState
     }
     if (scene.heads > 64) ImGui::TextDisabled("(first 64 heads shown)");
     // Per token: how far the output moved because of the switched-off heads.
-    if (a.outputShift.size() > 0 && !view.maps.empty()) {
+    if (a.outputShift.size() > 0 && !shown.heads.empty()) {
         ImGui::TextDisabled("output moved by (norm of the change), per token:");
-        const auto& labels = view.maps.front().queryLabels;
+        const auto& labels = shown.heads.front().queryLabels;
         const float maxShift = std::max(a.outputShift.maxCoeff(), 1e-6f);
         const float barWidth = ImGui::GetContentRegionAvail().x * 0.5f;
         for (int i = 0; i < a.queryLen && i < 24; ++i) {
-            const float shift = a.outputShift[Eigen::Index(view.batchIndex) * a.queryLen + i];
+            const float shift = a.outputShift[Eigen::Index(view.selection.batchIndex) * a.queryLen + i];
             ImGui::TextUnformatted(labels[std::size_t(i)].c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 6);
             const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -2,7 +2,6 @@
 #include "panels/panels.h"
 
 #include "io/scene_json.h"
-#include "view_settings.h"
 
 #include <imgui_stdlib.h>
 
@@ -13,11 +12,12 @@ namespace {
 void loaded(core::Scene& scene, const core::Scene& next, const core::SceneView& settings,
             ViewState& view, const std::string& what) {
     scene = next;
-    view.pinnedQuery = -1;
-    view.batchIndex = 0;
-    applySceneView(settings, view); // tab, colours, theme, heads shown
-    view.showScenes = false;
-    showNotice(view, "Opened " + what, 3.0);
+    view.selection.pinnedQuery = -1;
+    view.selection.batchIndex = 0;
+    view.saved = settings; // tab, colours, theme, heads shown
+    view.ui.tabRequested = true;
+    view.ui.showScenes = false;
+    showNotice(view, "Opened " + what, ImGui::GetTime(), 3.0);
 }
 
 } // namespace
@@ -29,7 +29,7 @@ bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path)
         loaded(scene, next, settings, view, path);
         return true;
     } catch (const std::exception& e) {
-        showNotice(view, e.what(), 5.0); // the current scene stays
+        showNotice(view, e.what(), ImGui::GetTime(), 5.0); // the current scene stays
         return false;
     }
 }
@@ -41,11 +41,11 @@ void openDemoScene(core::Scene& scene, ViewState& view, const char* name) {
 }
 
 void drawScenesPanel(core::Scene& scene, ViewState& view) {
-    if (!view.showScenes) return;
+    if (!view.ui.showScenes) return;
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.4f), ImGuiCond_Appearing,
                             ImVec2(0.5f, 0.5f));
-    ImGui::Begin("Open a scene (Ctrl+O)", &view.showScenes,
+    ImGui::Begin("Open a scene (Ctrl+O)", &view.ui.showScenes,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::TextUnformatted("Demo scenes (or press 1-5):");
     int index = 0;
@@ -62,11 +62,11 @@ void drawScenesPanel(core::Scene& scene, ViewState& view) {
     ImGui::TextUnformatted("A scene file (.json), or drop one onto the window:");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 26);
     const bool enter =
-        ImGui::InputTextWithHint("##path", "/path/to/scene.json", &view.scenePathInput,
+        ImGui::InputTextWithHint("##path", "/path/to/scene.json", &view.ui.scenePathInput,
                                  ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if ((ImGui::Button("Open") || enter) && !view.scenePathInput.empty())
-        openSceneFile(scene, view, view.scenePathInput);
+    if ((ImGui::Button("Open") || enter) && !view.ui.scenePathInput.empty())
+        openSceneFile(scene, view, view.ui.scenePathInput);
     ImGui::TextDisabled("Ctrl+S saves the current scene into the export folder.");
     ImGui::End();
 }

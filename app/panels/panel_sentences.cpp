@@ -29,17 +29,17 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
         }
         ImGui::PushID(i);
-        const bool lit = isShown && (view.hover.query == i || view.pinnedQuery == i);
+        const bool lit = isShown && (view.selection.hover.query == i || view.selection.pinnedQuery == i);
         if (isPad)
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         if (lit)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::SmallButton(label.c_str()) && isShown)
-            view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+            view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
         if (lit) ImGui::PopStyleColor();
         if (isPad) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered() && isShown) {
-            view.nextHover.query = i;
+            view.selection.nextHover.query = i;
             ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
                                     : "token %d; click to pin its row",
                               i + 1);
@@ -64,17 +64,15 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
     const float removeWidth = ImGui::GetFrameHeight();
     ImGui::PushID(b);
     if (batch > 1) {
-        if (ImGui::RadioButton("##show", view.batchIndex == b)) {
-            view.batchIndex = b;
-            view.mapsUploaded = false;
-        }
+        if (ImGui::RadioButton("##show", view.selection.batchIndex == b))
+            view.selection.batchIndex = b; // the maps follow (keyed on the sentence shown)
         itemTooltip("Show this sentence's attention maps in the heads panels.");
         ImGui::SameLine();
     }
     // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
-    if (view.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
+    if (view.ui.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
         ImGui::SetKeyboardFocusHere();
-        view.focusSentence = false;
+        view.ui.focusSentence = false;
     }
     ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
     ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
@@ -89,7 +87,7 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
         itemTooltip("Remove this sentence from the batch.");
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
-    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.batchIndex, view);
+    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex, view);
     ImGui::PopID();
     ImGui::Spacing();
     return true;
@@ -121,7 +119,7 @@ void batchButtons(core::Scene& scene, ViewState& view) {
         for (const char* name : core::kDemoScenes)
             if (ImGui::Selectable(name)) openDemoScene(scene, view, name);
         ImGui::Separator();
-        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.showScenes = true;
+        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.ui.showScenes = true;
         ImGui::EndCombo();
     }
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
@@ -129,17 +127,17 @@ void batchButtons(core::Scene& scene, ViewState& view) {
 }
 
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
-void sceneMessages(const core::Trace& trace, const ViewState& view) {
+void sceneMessages(const core::Trace& trace, const RunStatus& status) {
     auto wrapped = [](ImVec4 color, const std::string& text) {
         ImGui::PushStyleColor(ImGuiCol_Text, color);
         ImGui::TextWrapped("%s", text.c_str());
         ImGui::PopStyleColor();
     };
-    if (!view.sceneError.empty())
+    if (!status.sceneError.empty())
         wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f),
-                view.sceneError + " (the maps show the last valid input)");
-    else if (!view.sceneHint.empty())
-        wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), view.sceneHint);
+                status.sceneError + " (the maps show the last valid input)");
+    else if (!status.sceneHint.empty())
+        wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), status.sceneHint);
     for (const std::string& warning : trace.warnings)
         wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
 }
@@ -147,7 +145,7 @@ void sceneMessages(const core::Trace& trace, const ViewState& view) {
 } // namespace
 
 void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                        ViewState& view) {
+                        const RunStatus& status, ViewState& view) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);
@@ -163,7 +161,7 @@ void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::T
             tokenChips(&trace.sources[0], 0, false, view);
     }
     ImGui::Spacing();
-    sceneMessages(trace, view);
+    sceneMessages(trace, status);
     ImGui::End();
 }
 

@@ -15,22 +15,22 @@ constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_
 
 // Entropy map: one row per head, one column per query; hover for the numbers, click to select.
 void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    const int heads = int(view.maps.size());
+    const int heads = int(gl.maps.heads.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float mapHeight =
         std::min(avail.y * 0.42f, ImGui::GetFontSize() * (3.0f + 1.6f * float(heads)));
     MapStyle style;
     style.gl = &gl;
-    style.slot = derivedSlot(view, DerivedMap::Entropy);
-    style.valueMax = std::max(view.entropyMap.maxWeight, 1e-3f);
-    style.colormap = view.colormap;
+    style.slot = derivedSlot(gl.maps, DerivedMap::Entropy);
+    style.valueMax = std::max(gl.maps.entropy.maxWeight, 1e-3f);
+    style.colormap = view.saved.colormap;
     style.shareHover = false; // rows are heads, not queries
     const MapHit hit =
-        drawMap(view.entropyMap, style, view, ImVec2(avail.x, mapHeight), LabelMode::Full);
+        drawMap(gl.maps.entropy, style, view, ImVec2(avail.x, mapHeight), LabelMode::Full);
     if (hit.row >= 0) {
         const core::RowStatistics& r =
-            view.headStats[std::size_t(hit.row)].rows[std::size_t(hit.col)];
-        const core::AttentionMap& map = view.maps[std::size_t(hit.row)];
+            gl.maps.headStats[std::size_t(hit.row)].rows[std::size_t(hit.col)];
+        const core::AttentionMap& map = gl.maps.heads[std::size_t(hit.row)];
         ImGui::BeginTooltip();
         ImGui::TextUnformatted(trace.headNames[std::size_t(hit.row)].c_str());
         ImGui::Text("query  %s  (#%d)", map.queryLabels[std::size_t(hit.col)].c_str(), hit.col + 1);
@@ -43,15 +43,15 @@ void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         }
         ImGui::EndTooltip();
     }
-    if (hit.clicked && hit.row >= 0) view.selectedHead = hit.row;
-    drawColorBar(gl, view.colormap, 0.0f, style.valueMax, std::min(avail.x * 0.5f, 360.0f));
+    if (hit.clicked && hit.row >= 0) view.saved.selectedHead = hit.row;
+    drawColorBar(gl, view.saved.colormap, 0.0f, style.valueMax, std::min(avail.x * 0.5f, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("entropy (bits)");
 }
 
 // Per head: mean entropy and where the maximum usually sits. Click a row to select it.
-void drawHeadTable(const core::Trace& trace, ViewState& view) {
-    const int heads = int(view.maps.size());
+void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
+    const int heads = int(shown.heads.size());
     const float tableHeight = std::min(ImGui::GetContentRegionAvail().y * 0.5f,
                                        ImGui::GetFrameHeightWithSpacing() * (float(heads) + 1.5f));
     if (ImGui::BeginTable("heads", 3, kTableFlags, ImVec2(0, tableHeight))) {
@@ -61,31 +61,31 @@ void drawHeadTable(const core::Trace& trace, ViewState& view) {
         ImGui::TableSetupColumn("maximum usually on");
         ImGui::TableHeadersRow();
         for (int h = 0; h < heads; ++h) {
-            const core::HeadStatistics& s = view.headStats[std::size_t(h)];
+            const core::HeadStatistics& s = shown.headStats[std::size_t(h)];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::PushStyleColor(ImGuiCol_Text,
                                   ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
             const std::string name = std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
-            if (ImGui::Selectable(name.c_str(), h == view.selectedHead,
+            if (ImGui::Selectable(name.c_str(), h == view.saved.selectedHead,
                                   ImGuiSelectableFlags_SpanAllColumns))
-                view.selectedHead = h;
+                view.saved.selectedHead = h;
             ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::Text("%.2f of %.2f", s.meanEntropyBits, s.maxEntropyBits);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(
-                core::describeMaximum(s, view.maps[std::size_t(h)].keyLabels).c_str());
+                core::describeMaximum(s, shown.heads[std::size_t(h)].keyLabels).c_str());
         }
         ImGui::EndTable();
     }
 }
 
 // The selected head, query by query: where each row's maximum sits and how spread it is.
-void drawQueryTable(const core::Trace& trace, const ViewState& view) {
-    const int heads = int(view.maps.size());
-    const int h = view.selectedHead;
-    const core::AttentionMap& map = view.maps[std::size_t(h)];
+void drawQueryTable(const core::Trace& trace, const HeadMaps& shown, const ViewState& view) {
+    const int heads = int(shown.heads.size());
+    const int h = view.saved.selectedHead;
+    const core::AttentionMap& map = shown.heads[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
     ImGui::Text("%s, query by query", trace.headNames[std::size_t(h)].c_str());
     ImGui::PopStyleColor();
@@ -96,7 +96,7 @@ void drawQueryTable(const core::Trace& trace, const ViewState& view) {
         ImGui::TableSetupColumn("weight");
         ImGui::TableSetupColumn("entropy (bits)");
         ImGui::TableHeadersRow();
-        const auto& rows = view.headStats[std::size_t(h)].rows;
+        const auto& rows = shown.headStats[std::size_t(h)].rows;
         for (int i = 0; i < int(rows.size()); ++i) {
             const core::RowStatistics& r = rows[std::size_t(i)];
             ImGui::TableNextRow();
@@ -121,15 +121,15 @@ void drawQueryTable(const core::Trace& trace, const ViewState& view) {
 } // namespace
 
 void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    uploadDerivedMaps(trace, view, gl);
-    const int heads = int(view.maps.size());
-    if (heads == 0 || int(view.headStats.size()) != heads) return;
+    uploadDerivedMaps(trace, view.selection.batchIndex, gl);
+    const int heads = int(gl.maps.heads.size());
+    if (heads == 0 || int(gl.maps.headStats.size()) != heads) return;
     viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
                "Argmax: the key with the largest weight.",
                view, ExportChoice::Statistics);
     drawEntropyMap(trace, view, gl);
-    drawHeadTable(trace, view);
-    drawQueryTable(trace, view);
+    drawHeadTable(trace, gl.maps, view);
+    drawQueryTable(trace, gl.maps, view);
 }
 
 } // namespace app

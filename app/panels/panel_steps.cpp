@@ -125,7 +125,7 @@ void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, const View
     explain(line);
     MiniMatrixStyle probs = styles.keys;
     probs.signedValues = false;
-    probs.colormap = view.colormap;
+    probs.colormap = view.saved.colormap;
     row("weights", s.weights, probs);
 }
 
@@ -211,27 +211,27 @@ void drawStep(int step, const StepData& data, const core::Trace& t, const ViewSt
 
 } // namespace
 
-void drawStepsView(const core::Trace& trace, ViewState& view) {
-    if (view.maps.empty()) return;
-    const int heads = int(view.maps.size()), rows = view.maps.front().rows;
+void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
+    if (shown.heads.empty()) return;
+    const int heads = int(shown.heads.size()), rows = shown.heads.front().rows;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.selectedHead)].c_str())) {
+    if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.saved.selectedHead)].c_str())) {
         for (int h = 0; h < heads; ++h)
-            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(), h == view.selectedHead))
-                view.selectedHead = h;
+            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(), h == view.saved.selectedHead))
+                view.saved.selectedHead = h;
         ImGui::EndCombo();
     }
     itemTooltip("The head to follow (left/right arrows step through heads).");
     ImGui::SameLine();
-    const int query = std::clamp(view.pinnedQuery, 0, rows - 1);
+    const int query = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     if (ImGui::BeginCombo("query token",
-                          view.maps.front().queryLabels[std::size_t(query)].c_str())) {
+                          shown.heads.front().queryLabels[std::size_t(query)].c_str())) {
         for (int i = 0; i < rows; ++i) {
             ImGui::PushID(i);
-            if (ImGui::Selectable(view.maps.front().queryLabels[std::size_t(i)].c_str(),
+            if (ImGui::Selectable(shown.heads.front().queryLabels[std::size_t(i)].c_str(),
                                   i == query))
-                view.pinnedQuery = i;
+                view.selection.pinnedQuery = i;
             ImGui::PopID();
         }
         ImGui::EndCombo();
@@ -239,33 +239,33 @@ void drawStepsView(const core::Trace& trace, ViewState& view) {
     itemTooltip(
         "The token to follow; clicking a row in a heatmap pins it too (up/down arrows move it).");
 
-    ImGui::BeginDisabled(view.showAllSteps || view.step == 0);
-    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --view.step;
+    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == 0);
+    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --view.ui.step;
     ImGui::EndDisabled();
     itemTooltip("Previous step (P).");
     ImGui::SameLine();
-    ImGui::BeginDisabled(view.showAllSteps || view.step == kStepCount - 1);
-    if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++view.step;
+    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == kStepCount - 1);
+    if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++view.ui.step;
     ImGui::EndDisabled();
     itemTooltip("Next step (N).");
     ImGui::SameLine();
-    ImGui::Checkbox("all steps", &view.showAllSteps);
+    ImGui::Checkbox("all steps", &view.ui.showAllSteps);
     itemTooltip("Show every step at once instead of one at a time.");
-    view.step = std::clamp(view.step, 0, kStepCount - 1);
-    if (!view.showAllSteps) {
+    view.ui.step = std::clamp(view.ui.step, 0, kStepCount - 1);
+    if (!view.ui.showAllSteps) {
         ImGui::SameLine();
-        ImGui::TextDisabled("step %d of %d", view.step + 1, kStepCount);
+        ImGui::TextDisabled("step %d of %d", view.ui.step + 1, kStepCount);
     }
     ImGui::Separator();
 
     // The pinned row (the combo may just have moved it), else the first token: following a
     // token does not pin it.
-    const int followed = std::clamp(view.pinnedQuery, 0, rows - 1);
-    const StepData data{core::stepDetail(trace, view.batchIndex, view.selectedHead, followed),
-                        view.maps[std::size_t(view.selectedHead)].keyLabels};
+    const int followed = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
+    const StepData data{core::stepDetail(trace, view.selection.batchIndex, view.saved.selectedHead, followed),
+                        shown.heads[std::size_t(view.saved.selectedHead)].keyLabels};
     ImGui::BeginChild("steps");
     for (int step = 0; step < kStepCount; ++step) {
-        if (!view.showAllSteps && step != view.step) continue;
+        if (!view.ui.showAllSteps && step != view.ui.step) continue;
         ImGui::TextUnformatted(kStepTitles[step]);
         drawStep(step, data, trace, view);
         ImGui::Spacing();

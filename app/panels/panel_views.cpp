@@ -7,11 +7,11 @@ namespace {
 
 bool tab(const char* label, ViewState& view, bool requested, ViewState::Tab which,
          const char* tooltip) {
-    const bool select = requested && view.tab == which;
+    const bool select = requested && view.saved.tab == which;
     const bool open =
         ImGui::BeginTabItem(label, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0);
     itemTooltip(tooltip);
-    if (open && !requested) view.tab = which;
+    if (open && !requested) view.saved.tab = which;
     return open;
 }
 
@@ -23,8 +23,8 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Views", nullptr, kPanelFlags | ImGuiWindowFlags_NoTitleBar);
     // Taken now: a tab's content may ask for another tab, for the next frame.
-    const bool requested = view.tabRequested;
-    view.tabRequested = false;
+    const bool requested = view.ui.tabRequested;
+    view.ui.tabRequested = false;
     if (ImGui::BeginTabBar("views")) {
         if (tab("Head", view, requested, ViewState::Tab::Head,
                 "The selected head's attention map, large.")) {
@@ -44,7 +44,7 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
         if (tab("Lines", view, requested, ViewState::Tab::Lines,
                 "Tokens in two columns joined by lines weighted by attention (BertViz's head "
                 "view).")) {
-            drawLinesView(trace, view);
+            drawLinesView(trace, gl.maps, view);
             ImGui::EndTabItem();
         }
         if (tab("Stats", view, requested, ViewState::Tab::Statistics,
@@ -60,7 +60,7 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
         }
         if (tab("Steps", view, requested, ViewState::Tab::Steps,
                 "Follow one query token through the selected head, number by number.")) {
-            drawStepsView(trace, view);
+            drawStepsView(trace, gl.maps, view);
             ImGui::EndTabItem();
         }
         if (tab("Cost", view, requested, ViewState::Tab::Cost,

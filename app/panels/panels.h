@@ -4,6 +4,7 @@
 #include "widgets/gl_heatmaps.h"
 #include "engine/scene.h"
 #include "engine/trace.h"
+#include "scene_runner.h"
 #include "view_state.h"
 
 #include <imgui.h>
@@ -25,14 +26,15 @@ struct PanelRect {
 
 // Sentence(s), batch and cross-attention source; token chips that light up rows.
 void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                        ViewState& view);
+                        const RunStatus& status, ViewState& view);
 
 // Sizes, seed, mask, positional encoding, scale, and how the maps are coloured.
 void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                       ViewState& view);
+                       const HeadMaps& shown, ViewState& view);
 
 // Every head of the shown sentence, as a grid of small heatmaps.
-void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, ViewState& view,
+void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
+                    ViewState& view,
                     GlHeatmaps& gl);
 
 // The right-hand panel: tabs Head, Mean, A-B, Lines, Stats, Pipeline, Steps, Cost.
@@ -50,13 +52,14 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
 void noteHeadCountChange(ViewState& view, int previousHeads);
 
 // Tab: one query token through the selected head, step by step, with the real numbers.
-void drawStepsView(const core::Trace& trace, ViewState& view);
+void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& view);
 
 // Tab: parameters and FLOPs, H = 1 against the current H, real model sizes.
 void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view);
 
 // Section of the controls: the classic pitfalls as switches, each with its explanation.
-void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, ViewState& view);
+void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
+                         ViewState& view);
 
 // Ctrl+O: the scene picker (demo scenes, a path); openSceneFile also serves dropped files.
 void drawScenesPanel(core::Scene& scene, ViewState& view);
@@ -76,7 +79,7 @@ void finishWindowCapture(ViewState& view, const std::string& path, const std::st
 void viewHeader(const char* text, ViewState& view, ExportChoice what);
 void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
-void drawLinesView(const core::Trace& trace, ViewState& view);
+void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& view);
 void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // Tooltip for a designed head's name: what it looks for and, honestly, how it is built.

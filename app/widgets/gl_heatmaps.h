@@ -4,6 +4,7 @@
 #pragma once
 
 #include "figures/colormap.h"
+#include "widgets/head_maps.h"
 
 #include <imgui.h>
 
@@ -36,6 +37,8 @@ class GlHeatmaps {
 
     // 256 x 1 texture of a colormap, for colour bars.
     unsigned colormapTexture(core::ColormapId colormap) const;
+
+    HeadMaps maps; // what the slots hold: head h in slot h, then the derived maps
 
   private:
     struct Slot {

@@ -62,11 +62,11 @@ float widestLabel(const std::vector<std::string>& labels) {
     return widest;
 }
 
-void cellTooltip(const core::Trace& trace, const ViewState& view, int head, int i, int j) {
-    const core::AttentionMap& map = view.maps[std::size_t(head)];
+void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, const ViewState& view,
+                 int head, int i, int j) {
     const core::Attention& a = trace.attention;
     const float value = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
-    const float score = a.scores(a.headRow(view.batchIndex, head, i), j);
+    const float score = a.scores(a.headRow(view.selection.batchIndex, head, i), j);
     ImGui::BeginTooltip();
     ImGui::TextDisabled("%s", trace.headNames[std::size_t(head)].c_str());
     ImGui::Text("query  %s  (#%d)", map.queryLabels[std::size_t(i)].c_str(), i + 1);
@@ -92,39 +92,44 @@ ImU32 headColor(int head, int heads, float alpha) {
 
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     keepViewInRange(trace, view); // a new trace may have fewer sentences, heads or tokens
-    view.maps.resize(std::size_t(trace.attention.heads));
+    HeadMaps& maps = gl.maps;
+    maps.heads.resize(std::size_t(trace.attention.heads));
     for (int h = 0; h < trace.attention.heads; ++h) {
-        view.maps[std::size_t(h)] = core::attentionMap(trace, view.batchIndex, h);
-        const core::AttentionMap& map = view.maps[std::size_t(h)];
+        maps.heads[std::size_t(h)] = core::attentionMap(trace, view.selection.batchIndex, h);
+        const core::AttentionMap& map = maps.heads[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
-    view.meanEntropy = core::meanRowEntropy(trace.attention);
-    view.derivedUploaded = false; // the mean and statistics: when their tab is shown
-    view.differenceOf[0] = view.differenceOf[1] = -1;   // uploaded when the tab is shown
+    maps.meanEntropy = core::meanRowEntropy(trace.attention);
+    ++maps.generation; // the derived maps follow when a tab shows them
+    maps.batchIndex = view.selection.batchIndex;
     gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
-    view.mapsUploaded = true;
 }
 
-void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    if (view.derivedUploaded) return;
-    view.meanMap = core::meanAttentionMap(trace, view.batchIndex);
-    gl.setValues(derivedSlot(view, DerivedMap::Mean), view.meanMap.values.data(), view.meanMap.rows,
-                 view.meanMap.cols);
-    core::EntropyMap entropy = core::entropyMap(trace, view.batchIndex);
-    view.entropyMap = std::move(entropy.map);
-    view.headStats = std::move(entropy.heads);
-    gl.setValues(derivedSlot(view, DerivedMap::Entropy), view.entropyMap.values.data(),
-                 view.entropyMap.rows, view.entropyMap.cols);
-    view.derivedUploaded = true;
+void uploadDerivedMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
+    HeadMaps& maps = gl.maps;
+    if (maps.derivedGeneration == maps.generation) return;
+    maps.mean = core::meanAttentionMap(trace, batchIndex);
+    gl.setValues(derivedSlot(maps, DerivedMap::Mean), maps.mean.values.data(), maps.mean.rows,
+                 maps.mean.cols);
+    core::EntropyMap entropy = core::entropyMap(trace, batchIndex);
+    maps.entropy = std::move(entropy.map);
+    maps.headStats = std::move(entropy.heads);
+    gl.setValues(derivedSlot(maps, DerivedMap::Entropy), maps.entropy.values.data(),
+                 maps.entropy.rows, maps.entropy.cols);
+    maps.derivedGeneration = maps.generation;
 }
 
-void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& gl, int headA,
                          int headB) {
-    if (view.differenceOf[0] == headA && view.differenceOf[1] == headB) return;
-    view.differenceMap = core::headDifferenceMap(trace, view.batchIndex, headA, headB);
-    gl.setValues(derivedSlot(view, DerivedMap::Difference), view.differenceMap.values.data(),
-                 view.differenceMap.rows, view.differenceMap.cols);
-    view.differenceOf[0] = headA, view.differenceOf[1] = headB;
+    HeadMaps& maps = gl.maps;
+    if (maps.differenceGeneration == maps.generation && maps.differenceOf[0] == headA &&
+        maps.differenceOf[1] == headB)
+        return;
+    maps.difference = core::headDifferenceMap(trace, batchIndex, headA, headB);
+    gl.setValues(derivedSlot(maps, DerivedMap::Difference), maps.difference.values.data(),
+                 maps.difference.rows, maps.difference.cols);
+    maps.differenceGeneration = maps.generation;
+    maps.differenceOf[0] = headA, maps.differenceOf[1] = headB;
 }
 
 namespace {
@@ -234,13 +239,13 @@ MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapSt
         const bool inRows = i >= 0 && i < map.rows, inCols = j >= 0 && j < map.cols;
         if (inRows && inCols) {
             hit.row = i, hit.col = j;
-            if (style.shareHover) view.nextHover = {i, j};
-            if (hit.clicked && style.shareHover) view.pinnedQuery = view.pinnedQuery == i ? -1 : i;
+            if (style.shareHover) view.selection.nextHover = {i, j};
+            if (hit.clicked && style.shareHover) view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
         } else if (inRows && mouse.x < g.mapMin.x) {
-            if (style.shareHover) view.nextHover.query = i;
+            if (style.shareHover) view.selection.nextHover.query = i;
             ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
         } else if (inCols && mouse.y < g.mapMin.y) {
-            if (style.shareHover) view.nextHover.key = j;
+            if (style.shareHover) view.selection.nextHover.key = j;
             ImGui::SetTooltip("%s", map.keyLabels[std::size_t(j)].c_str());
         }
     }
@@ -259,8 +264,8 @@ MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& 
     drawSeams(draw, g, map.rows, map.cols);
     // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
     // From the previous frame's hover, so every head lights up together.
-    const CellRef hover = style.shareHover ? view.hover : CellRef{};
-    const int pinned = style.shareHover ? view.pinnedQuery : -1;
+    const CellRef hover = style.shareHover ? view.selection.hover : CellRef{};
+    const int pinned = style.shareHover ? view.selection.pinnedQuery : -1;
     if (g.showLabels) drawLabels(draw, map, g, hover, pinned);
     drawHighlights(draw, g, map, style, hover, pinned);
     return mapInput(map, g, style, view, size);
@@ -268,18 +273,18 @@ MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& 
 
 bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
                  LabelMode labels) {
-    const core::AttentionMap& map = view.maps[std::size_t(head)];
+    const core::AttentionMap& map = gl.maps.heads[std::size_t(head)];
     MapStyle style;
     style.gl = &gl;
     style.slot = head;
-    style.valueMax = view.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
-    style.colormap = view.colormap;
-    style.frameColor = headColor(head, int(view.maps.size()));
-    style.frameThickness = head == view.selectedHead ? 3.0f : 1.5f;
+    style.valueMax = view.saved.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = view.saved.colormap;
+    style.frameColor = headColor(head, int(gl.maps.heads.size()));
+    style.frameThickness = head == view.saved.selectedHead ? 3.0f : 1.5f;
     const MapHit hit = drawMap(map, style, view, size, labels);
-    if (ImGui::IsItemHovered()) view.nextHoverHead = head; // its slice lights up in the pipeline
-    if (hit.row >= 0) cellTooltip(trace, view, head, hit.row, hit.col);
-    if (hit.clicked) view.selectedHead = head;
+    if (ImGui::IsItemHovered()) view.selection.nextHoverHead = head; // its slice lights up in the pipeline
+    if (hit.row >= 0) cellTooltip(trace, map, view, head, hit.row, hit.col);
+    if (hit.clicked) view.saved.selectedHead = head;
     return hit.clicked;
 }
 

@@ -9,22 +9,23 @@
 
 namespace app {
 
-// Rebuilds view.maps for the shown sentence and uploads them (call after a recompute).
+// Rebuilds gl.maps for the shown sentence and uploads them: after a recompute, or when
+// another sentence is shown (gl.maps.showSentence says whether they are current).
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
 
 // The views beside the grid keep their textures in the slots after the heads'.
 enum class DerivedMap { Mean, Difference, Entropy };
 inline constexpr int kDerivedMaps = 3;
-inline int derivedSlot(const ViewState& view, DerivedMap which) {
-    return int(view.maps.size()) + int(which);
+inline int derivedSlot(const HeadMaps& maps, DerivedMap which) {
+    return int(maps.heads.size()) + int(which);
 }
 
-// view.meanMap, entropyMap and headStats for the shown sentence, once per recompute (only
-// when a tab shows them: they cost as much as a frame at H x N x M = 16 x 128 x 128).
-void uploadDerivedMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+// gl.maps' mean, entropy and headStats for the shown sentence, once per rebuild of the maps
+// (only when a tab shows them: they cost as much as a frame at H x N x M = 16 x 128 x 128).
+void uploadDerivedMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl);
 
-// view.differenceMap = head a - head b, uploaded when those heads changed.
-void uploadDifferenceMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int headA,
+// gl.maps.difference = head a - head b, uploaded when those heads or the maps changed.
+void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& gl, int headA,
                          int headB);
 
 enum class LabelMode { Compact, Full };

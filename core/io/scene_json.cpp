@@ -27,6 +27,26 @@ std::vector<std::string> validUtf8(const std::vector<std::string>& texts) {
 
 } // namespace
 
+std::string_view toString(ViewTab tab) {
+    return kViewTabs[std::size_t(tab)];
+}
+
+std::string_view toString(Theme theme) {
+    return kThemes[std::size_t(theme)];
+}
+
+std::optional<ViewTab> parseViewTab(std::string_view text) {
+    for (std::size_t i = 0; i < std::size(kViewTabs); ++i)
+        if (text == kViewTabs[i]) return ViewTab(i);
+    return std::nullopt;
+}
+
+std::optional<Theme> parseTheme(std::string_view text) {
+    for (std::size_t i = 0; i < std::size(kThemes); ++i)
+        if (text == kThemes[i]) return Theme(i);
+    return std::nullopt;
+}
+
 std::string sceneToJson(const Scene& s, const SceneView* view) {
     json ablate = json::array();
     for (int h : s.ablatedHeads) ablate.push_back(h + 1); // numbered from 1, as in the UI
@@ -48,9 +68,9 @@ std::string sceneToJson(const Scene& s, const SceneView* view) {
         {"reshape_bug", s.reshapeBug},
     };
     if (view)
-        j["view"] = {{"tab", view->tab},
+        j["view"] = {{"tab", std::string(toString(view->tab))},
                      {"colormap", std::string(toString(view->colormap))},
-                     {"theme", view->theme},
+                     {"theme", std::string(toString(view->theme))},
                      {"head", view->selectedHead + 1},
                      {"compare_head", view->compareHead + 1},
                      {"per_head_scale", view->perHeadScale}};
@@ -105,14 +125,14 @@ std::string stringField(const json& j, const char* name, const std::string& fall
     return j.at(name).get<std::string>();
 }
 
-template <std::size_t n>
-std::string oneOf(const json& j, const char* name, const std::string& fallback,
-                  const char* const (&allowed)[n]) {
-    const std::string value = stringField(j, name, fallback);
+// The field as one of a closed set whose names are `names` (in the enum's order).
+template <class Enum, std::size_t n>
+Enum oneOf(const json& j, const char* name, Enum fallback, const char* const (&names)[n]) {
+    const std::string value = stringField(j, name, names[std::size_t(fallback)]);
     std::string list;
-    for (const char* a : allowed) {
-        if (value == a) return value;
-        list += (list.empty() ? "" : ", ") + std::string(a);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (value == names[i]) return Enum(i);
+        list += (list.empty() ? "" : ", ") + std::string(names[i]);
     }
     bad(std::string("\"") + name + "\" must be one of " + list);
 }

@@ -5,6 +5,8 @@
 #include "figures/colormap.h"
 #include "engine/scene.h"
 
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,20 +14,32 @@ namespace core {
 
 inline constexpr int kSceneJsonVersion = 1;
 
+// The views of a trace a scene can open on, and the themes, as a scene file names them
+// (kViewTabs, kThemes: in the enums' order).
+enum class ViewTab { Head, Mean, Difference, Lines, Statistics, Pipeline, Steps, Cost };
+enum class Theme { Dark, Light, HighContrast };
+inline constexpr const char* kViewTabs[] = {"head",       "mean",     "difference", "lines",
+                                            "statistics", "pipeline", "steps",      "cost"};
+inline constexpr const char* kThemes[] = {"dark", "light", "high-contrast"};
+static_assert(std::size(kViewTabs) == std::size_t(ViewTab::Cost) + 1);
+static_assert(std::size(kThemes) == std::size_t(Theme::HighContrast) + 1);
+std::string_view toString(ViewTab tab);
+std::string_view toString(Theme theme);
+std::optional<ViewTab> parseViewTab(std::string_view text);
+std::optional<Theme> parseTheme(std::string_view text);
+
 // How the window shows a scene ("view" in the file, optional): saved with it so a demo
-// replays exactly. Not part of Scene: changing it never recomputes anything.
+// replays exactly. Not part of Scene: changing it never recomputes anything. The window keeps
+// exactly this struct as its saved settings (Tracy's ViewData), so nothing is copied by field.
 struct SceneView {
-    std::string tab = "head"; // one of kViewTabs
+    ViewTab tab = ViewTab::Head;
     ColormapId colormap = ColormapId::Viridis;
-    std::string theme = "dark"; // one of kThemes
-    int selectedHead = 0;       // 0-based; the file numbers heads from 1
-    int compareHead = 1;        // the difference view's second head
+    Theme theme = Theme::Dark;
+    int selectedHead = 0; // 0-based; the file numbers heads from 1
+    int compareHead = 1;  // the difference view's second head
     bool perHeadScale = false;
     bool operator==(const SceneView&) const = default;
 };
-inline constexpr const char* kViewTabs[] = {"head",  "mean",     "difference", "lines",
-                                            "statistics", "pipeline", "steps", "cost"};
-inline constexpr const char* kThemes[] = {"dark", "light", "high-contrast"};
 
 // `view` (optional) is written as the "view" object.
 std::string sceneToJson(const Scene& scene, const SceneView* view = nullptr);

@@ -1,0 +1,31 @@
+// The maps the window draws for the shown sentence, derived from the trace by core, with the
+// keys they derive from: a new trace or another sentence rebuilds them, so no panel keeps a
+// dirty flag. GlHeatmaps owns them beside the textures that show them.
+#pragma once
+
+#include "figures/attention_map.h"
+#include "figures/head_views.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace app {
+
+struct HeadMaps {
+    std::vector<core::AttentionMap> heads;        // per head
+    core::AttentionMap mean, difference, entropy; // the views beside the grid
+    std::vector<core::HeadStatistics> headStats;  // per head
+    double meanEntropy = 0;                       // of the whole trace (the scale pitfall)
+
+    // What they derive from: `generation` counts rebuilds of the per-head maps (one per trace
+    // or sentence shown); the derived maps remember the generation they were made for.
+    std::uint64_t generation = 0;
+    int batchIndex = -1;
+    std::uint64_t derivedGeneration = 0;    // mean, entropy, statistics
+    std::uint64_t differenceGeneration = 0; // difference, of the heads differenceOf
+    int differenceOf[2] = {-1, -1};
+
+    bool showSentence(int b) const { return generation > 0 && batchIndex == b; }
+};
+
+} // namespace app
