@@ -180,7 +180,8 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
         "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
         "Print the version and the engine's SIMD path, then exit");
     cli.add_option_function<std::string>(
-           "--view", [&options](const std::string& tab) { options.view.tab = *core::parseViewTab(tab); },
+           "--view",
+           [&options](const std::string& tab) { options.view.tab = *core::parseViewTab(tab); },
            "The window's right-hand tab at start: head, mean, difference, lines, "
            "statistics, pipeline, steps or cost")
         ->check(CLI::IsMember(

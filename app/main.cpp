@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
     ImGui::CreateContext();
     const std::string iniPath = app::imguiIniPath();
     ImGui::GetIO().IniFilename = iniPath.c_str();
-    app::applyAppearance(app::Appearance{}, uiScale, false); // dark, 1x; the backend uploads the font
+    app::applyAppearance(app::Appearance{}, uiScale,
+                         false); // dark, 1x; the backend uploads the font
     app::installFileDrop(window);
     app::installInputQueue(window); // all input callbacks: the backend installs none
     ImGui_ImplGlfw_InitForOpenGL(window, false);

@@ -2,8 +2,8 @@
 //   OUTDIR/hicolor/scalable/apps/mha-viz.svg and OUTDIR/hicolor/NxN/apps/mha-viz.png,
 // all drawn from core/app_icon.h. Run by the build; the files stay in the build folder.
 #include "figures/app_icon.h"
-#include "io/atomic_file.h"
 #include "figures/image.h"
+#include "io/atomic_file.h"
 
 #include <filesystem>
 #include <iostream>

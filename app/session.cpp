@@ -55,7 +55,7 @@ Session::Session(const CliOptions& options, float uiScale)
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
     if (!options.weightsGiven)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
-    view_.saved = options.view; // --view, or a scene file's view settings
+    view_.saved = options.view;                       // --view, or a scene file's view settings
 }
 
 bool Session::init() {
@@ -76,14 +76,14 @@ void Session::pollEvents() {
     const bool animating = view_.ui.animStart >= 0 && now - view_.ui.animStart < 0.7;
     const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
     const bool busy = options_.benchFrames > 0 || !options_.screenshotPath.empty() ||
-                      framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating ||
-                      exporting || runner_.computing() || inputPending();
+                      framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating || exporting ||
+                      runner_.computing() || inputPending();
     if (busy) {
         glfwPollEvents();
         framesToSettle_ = std::max(0, framesToSettle_ - 1);
     } else {
         glfwWaitEventsTimeout(now < view_.ui.noticeUntil ? std::min(0.5, view_.ui.noticeUntil - now)
-                                                      : 0.5);
+                                                         : 0.5);
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
     if (options_.benchFrames > 0) varyForBenchmark(scene_, frame_);
@@ -176,7 +176,8 @@ void Session::afterRender(GLFWwindow* window) {
 
 void Session::exportWholeWindow(int width, int height) {
     try {
-        const std::string path = exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
+        const std::string path =
+            exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
         showNotice(view_, "Saved " + path + " (+ .json)", ImGui::GetTime());
     } catch (const std::exception& e) {
         showNotice(view_, std::string("Export failed: ") + e.what(), ImGui::GetTime());

@@ -183,7 +183,8 @@ void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& vi
         break;
     // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
     case ShortcutAction::TogglePin:
-        view.selection.pinnedQuery = view.selection.pinnedQuery >= 0 ? -1 : std::max(view.selection.hover.query, 0);
+        view.selection.pinnedQuery =
+            view.selection.pinnedQuery >= 0 ? -1 : std::max(view.selection.hover.query, 0);
         break;
     case ShortcutAction::NextTab:
     case ShortcutAction::PreviousTab: { // Shift+V: the previous one

@@ -1,8 +1,8 @@
 // Screenshots of the window: the rendered back buffer as an image (file or buffer).
 #pragma once
 
-#include "figures/image.h"
 #include "engine/trace.h"
+#include "figures/image.h"
 
 #include <string>
 

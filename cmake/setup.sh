@@ -27,9 +27,9 @@ fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
 if [ "$mode" = test ]; then
     # The unit tests and benchmark; the window tools (xprop reads the window's icon); qemu-user
     # runs the binary on a CPU without AVX; desktop-file-utils and appstream validate what is
-    # installed.
+    # installed; clang-format checks the tree's format.
     packages+=(libgtest-dev libbenchmark-dev xdotool imagemagick x11-utils qemu-user
-               desktop-file-utils appstream)
+               desktop-file-utils appstream clang-format)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
     [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)
 fi

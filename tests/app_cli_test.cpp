@@ -69,7 +69,9 @@ TEST(AppCli, EveryFlagWithAGoodValueLandsInTheOptions) {
         {{"--seed", "18446744073709551615"},
          [](const CliOptions& o) { return o.scene.seed == 18446744073709551615ull; }},
         {{"--weights", "random"},
-         [](const CliOptions& o) { return o.scene.weights == core::WeightsKind::Random && o.weightsGiven; }},
+         [](const CliOptions& o) {
+             return o.scene.weights == core::WeightsKind::Random && o.weightsGiven;
+         }},
         {{"--scale", "sqrt_d_model"},
          [](const CliOptions& o) { return o.scene.scale == core::ScaleKind::SqrtDModel; }},
         {{"--scale", "none"},
@@ -101,7 +103,8 @@ TEST(AppCli, EveryFlagWithAGoodValueLandsInTheOptions) {
          [](const CliOptions& o) { return o.stateFile == "state.jsonl"; }},
         {{"--ui-scale", "2"}, [](const CliOptions& o) { return o.uiScale == 2.0f; }},
         {{"--ui-scale", "0.5"}, [](const CliOptions& o) { return o.uiScale == 0.5f; }},
-        {{"--view", "pipeline"}, [](const CliOptions& o) { return o.view.tab == core::ViewTab::Pipeline; }},
+        {{"--view", "pipeline"},
+         [](const CliOptions& o) { return o.view.tab == core::ViewTab::Pipeline; }},
     };
     for (const GoodCase& c : cases) {
         const Parsed parsed = parse(c.args);

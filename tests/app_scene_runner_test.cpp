@@ -81,7 +81,8 @@ TEST(AppSceneRunner, BadSceneKeepsTheLastTraceAndSaysWhy) {
     bad.heads = 3; // does not divide 16
     EXPECT_FALSE(runner.update(bad, trace, 0.1, true));
     EXPECT_EQ(trace, good);
-    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos) << runner.status().sceneError;
+    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos)
+        << runner.status().sceneError;
 
     EXPECT_TRUE(runner.update(smallScene("Fixed again."), trace, 0.2, true));
     EXPECT_TRUE(runner.status().sceneError.empty()); // the next good run clears it
@@ -148,7 +149,8 @@ TEST(AppSceneRunner, AnErrorOnTheWorkerKeepsTheLastTrace) {
     EXPECT_FALSE(finishWorker(runner, bad, trace));
     EXPECT_FALSE(runner.computing());
     EXPECT_EQ(trace, good);
-    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos) << runner.status().sceneError;
+    EXPECT_NE(runner.status().sceneError.find("heads 3"), std::string::npos)
+        << runner.status().sceneError;
 }
 
 TEST(AppSceneRunner, DestroyingTheRunnerWaitsForItsWorker) {

@@ -56,7 +56,8 @@ TEST(AppViewRange, PinnedRowPastTheLastTokenIsUnpinned) {
 TEST(AppViewRange, ValuesInsideTheTraceStayAndNegativeHeadsGoToTheFirst) {
     const core::Trace trace = traceOf(4, 3, 5);
     app::ViewState view;
-    view.saved.selectedHead = 3, view.saved.compareHead = 2, view.selection.batchIndex = 2, view.selection.pinnedQuery = 4;
+    view.saved.selectedHead = 3, view.saved.compareHead = 2, view.selection.batchIndex = 2,
+    view.selection.pinnedQuery = 4;
     app::keepViewInRange(trace, view);
     EXPECT_EQ(view.saved.selectedHead, 3);
     EXPECT_EQ(view.saved.compareHead, 2);
@@ -73,7 +74,8 @@ TEST(AppViewRange, ValuesInsideTheTraceStayAndNegativeHeadsGoToTheFirst) {
 TEST(AppViewRange, AnEmptyTraceLeavesEverythingAtTheStart) {
     const core::Trace empty; // before the first run: no heads, no sentences
     app::ViewState view;
-    view.saved.selectedHead = 2, view.saved.compareHead = 3, view.selection.batchIndex = 1, view.selection.pinnedQuery = 0;
+    view.saved.selectedHead = 2, view.saved.compareHead = 3, view.selection.batchIndex = 1,
+    view.selection.pinnedQuery = 0;
     app::keepViewInRange(empty, view);
     EXPECT_EQ(view.saved.selectedHead, 0);
     EXPECT_EQ(view.saved.compareHead, 0);

@@ -2,9 +2,9 @@
 #include "figures/attention_map.h"
 #include "figures/colormap.h"
 #include "figures/figure.h"
+#include "figures/image.h"
 #include "io/atomic_file.h"
 #include "thrown_message.h"
-#include "figures/image.h"
 
 #include <gtest/gtest.h>
 

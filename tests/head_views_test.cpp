@@ -1,14 +1,14 @@
 // The views beside the grid (core/head_views.h) and their figures and exports: the mean over
 // heads, the difference of two heads, per-row statistics and the line view, checked against
 // the trace's own weights with tolerances, plus what a reader of the files relies on.
+#include "engine/scene.h"
+#include "engine/trace.h"
 #include "figures/attention_map.h"
 #include "figures/figure.h"
+#include "figures/head_views.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
 #include "thrown_message.h"
-#include "figures/head_views.h"
-#include "engine/scene.h"
-#include "engine/trace.h"
 
 #include <gtest/gtest.h>
 
@@ -214,7 +214,8 @@ TEST(EntropyFigure, OneRowPerHeadOneColumnPerQuery) {
     EXPECT_NEAR(f.valueMax, std::log2(double(t.keyLen())), 1e-6);
     const core::HeadStatistics h3 = core::headStatistics(t, 0, 2);
     for (int i = 0; i < f.cols; ++i)
-        EXPECT_NEAR(f.values[std::size_t(2) * f.cols + i], h3.rows[std::size_t(i)].entropyBits, 1e-6);
+        EXPECT_NEAR(f.values[std::size_t(2) * f.cols + i], h3.rows[std::size_t(i)].entropyBits,
+                    1e-6);
 }
 
 TEST(StatisticsCsv, HasAHeaderAndOneLinePerHeadAndQuery) {
@@ -267,7 +268,8 @@ TEST(LineFigure, PngIsDrawnAndScales) {
 TEST(ExportView, WritesOnlyTheChosenViewAndFormats) {
     const core::Trace t = demoTrace();
     const std::string dir =
-        (std::filesystem::temp_directory_path() / ("mha-views-" + std::to_string(::getpid()))).string();
+        (std::filesystem::temp_directory_path() / ("mha-views-" + std::to_string(::getpid())))
+            .string();
     std::filesystem::remove_all(dir);
     core::ExportRequest request;
     request.dir = dir;

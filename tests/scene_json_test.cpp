@@ -1,7 +1,7 @@
 // Scenes as JSON: save -> load gives the same scene and the same trace; bad files give
 // one-line errors and never crash.
-#include "io/scene_json.h"
 #include "engine/trace.h"
+#include "io/scene_json.h"
 #include "io/trace_json.h"
 #include "thrown_message.h"
 
@@ -107,15 +107,17 @@ TEST(SceneJson, BadFilesGiveOneLineErrors) {
 
 // Found by fuzz_scene_json: a number past double's range escaped as nlohmann's out_of_range.
 TEST(SceneJson, NumberPastDoubleRangeIsABadFile) {
-    EXPECT_NE(errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":2e308,"heads":4})")
-                  .find("too large"),
-              std::string::npos);
+    EXPECT_NE(
+        errorOf(R"({"format":"mha-scene","version":1,"sentences":["a"],"d_model":2e308,"heads":4})")
+            .find("too large"),
+        std::string::npos);
 }
 
 // Found by fuzz_scene_json: --sentence with broken UTF-8, then --save-scene, aborted in dump().
 TEST(SceneJson, BrokenUtf8IsSavedAsReplacementCharsAndComputesTheSame) {
     core::Scene s;
-    s.sentences = {"caf\xC3 \xFF\xFE" "dog \xE2\x82"}; // E2 82: a cut-off sequence, one U+FFFD
+    s.sentences = {"caf\xC3 \xFF\xFE"
+                   "dog \xE2\x82"}; // E2 82: a cut-off sequence, one U+FFFD
     s.sources = {"le \xC0\xAF chat"};
     std::string saved;
     ASSERT_NO_THROW(saved = core::sceneToJson(s));
@@ -129,8 +131,9 @@ TEST(SceneJson, BrokenUtf8IsSavedAsReplacementCharsAndComputesTheSame) {
 }
 
 TEST(SceneJson, MissingFileIsNamed) {
-    EXPECT_NE(thrownMessage([] { core::loadSceneFile("/nonexistent/scene.json"); })
-                  .find("/nonexistent/scene.json"),
+    EXPECT_NE(thrownMessage([] {
+                  core::loadSceneFile("/nonexistent/scene.json");
+              }).find("/nonexistent/scene.json"),
               std::string::npos);
 }
 
@@ -185,8 +188,7 @@ TEST(SceneJson, BadViewSettingsAreNamed) {
     EXPECT_NE(errorOf(kMinimal + R"(,"view":{"theme":3}})").find("theme"), std::string::npos);
     EXPECT_NE(errorOf(kMinimal + R"(,"view":[]})").find("\"view\" must be an object"),
               std::string::npos);
-    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"head":0}})").find("out of range"),
-              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"view":{"head":0}})").find("out of range"), std::string::npos);
     // A head past H only changes what is shown: clamped, not refused.
     core::SceneView view;
     core::sceneFromJson(kMinimal + R"(,"view":{"head":99,"compare_head":99}})", &view);

@@ -1,9 +1,9 @@
 // The engine's SIMD paths (core/simd.h): every kernel this CPU can run is loaded, and the
 // traces of every path agree with the scalar reference path within 1e-6, masked weights
 // exactly 0 on each.
-#include "io/scene_json.h"
 #include "engine/simd.h"
 #include "engine/trace.h"
+#include "io/scene_json.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "engine/attention.h"
-#include "text/prng.h"
 #include "engine/weights.h"
+#include "text/prng.h"
 
 #include <algorithm>
 #include <cmath>

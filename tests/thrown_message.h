@@ -8,7 +8,8 @@
 namespace testing_support {
 
 // The message `call` throws, or "" when it returns normally.
-template <class Call> std::string thrownMessage(Call&& call) {
+template <class Call>
+std::string thrownMessage(Call&& call) {
     try {
         call();
     } catch (const std::exception& e) {

@@ -48,8 +48,7 @@ void weightControls(core::Scene& scene) {
     if (ImGui::RadioButton("random", &designed, 0)) scene.weights = core::WeightsKind::Random;
     itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
     ImGui::SameLine();
-    if (ImGui::RadioButton("designed", &designed, 1))
-        scene.weights = core::WeightsKind::Designed;
+    if (ImGui::RadioButton("designed", &designed, 1)) scene.weights = core::WeightsKind::Designed;
     itemTooltip("Heads built to specialise (previous token, pronoun to noun, ...); see the Head "
                 "tab's legend.");
     if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))

@@ -92,8 +92,8 @@ void choiceList(const core::Trace& trace, ViewState& view) {
         if (c.what == ExportChoice::Head || c.what == ExportChoice::Lines)
             label += "  (" + trace.headNames[std::size_t(view.saved.selectedHead)] + ")";
         if (c.what == ExportChoice::Difference)
-            label += "  (head " + std::to_string(view.saved.selectedHead + 1) + " \xE2\x88\x92 head " +
-                     std::to_string(view.saved.compareHead + 1) + ")";
+            label += "  (head " + std::to_string(view.saved.selectedHead + 1) +
+                     " \xE2\x88\x92 head " + std::to_string(view.saved.compareHead + 1) + ")";
         if (ImGui::RadioButton(label.c_str(), panel.what == c.what)) panel.what = c.what;
     }
 }

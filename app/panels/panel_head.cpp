@@ -1,6 +1,6 @@
 // Tab: the selected head, large, with full token labels and a colour bar.
-#include "widgets/heatmap_widget.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include "engine/designed_heads.h"
 
@@ -80,11 +80,12 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
-    ImGui::Text("%s%s%s", trace.headNames[std::size_t(h)].c_str(),
-                trace.batch() > 1
-                    ? ("  \xC2\xB7  sentence " + std::to_string(view.selection.batchIndex + 1)).c_str()
-                    : "",
-                ablated ? "  (switched off: its output is zeroed before W_O)" : "");
+    ImGui::Text(
+        "%s%s%s", trace.headNames[std::size_t(h)].c_str(),
+        trace.batch() > 1
+            ? ("  \xC2\xB7  sentence " + std::to_string(view.selection.batchIndex + 1)).c_str()
+            : "",
+        ablated ? "  (switched off: its output is zeroed before W_O)" : "");
     ImGui::PopStyleColor();
     presetMenu(scene, h);
     const ImVec2 avail = ImGui::GetContentRegionAvail();

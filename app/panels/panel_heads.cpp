@@ -1,7 +1,7 @@
 // Panel: all heads of the shown sentence as a grid of heatmaps.
 #include "engine/designed_heads.h"
-#include "widgets/heatmap_widget.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,8 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
         static const char* const kSpinner[] = {"|", "/", "-", "\\"};
         const double seconds = ImGui::GetTime() - status.computingSince;
         char text[128];
-        std::snprintf(text, sizeof text, "%s computing the new maps, %.1f s (these are the last ones)",
+        std::snprintf(text, sizeof text,
+                      "%s computing the new maps, %.1f s (these are the last ones)",
                       kSpinner[int(seconds * 8) % 4], seconds);
         const ImVec2 at(rect.pos.x + rect.size.x - ImGui::CalcTextSize(text).x - 8, rect.pos.y + 2);
         ImGui::GetForegroundDrawList()->AddText(at, IM_COL32(120, 190, 255, 255), text);

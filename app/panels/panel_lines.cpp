@@ -137,8 +137,8 @@ void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     itemTooltip("Every head at once, each in its colour (as BertViz overlays heads).");
     if (!view.ui.linesAllHeads) {
         ImGui::SameLine();
-        ImGui::PushStyleColor(ImGuiCol_Text,
-                              ImGui::ColorConvertU32ToFloat4(headColor(view.saved.selectedHead, heads)));
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
+                                                 headColor(view.saved.selectedHead, heads)));
         ImGui::Text("%s", trace.headNames[std::size_t(view.saved.selectedHead)].c_str());
         ImGui::PopStyleColor();
     }

@@ -1,6 +1,6 @@
 // Tabs: the mean over heads, and the difference of two heads on a diverging colormap.
-#include "widgets/heatmap_widget.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,8 @@
 namespace app {
 
 void viewHeader(const char* text, ViewState& view, ExportChoice what) {
-    const float button = ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
+    const float button =
+        ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - button - ImGui::GetFontSize());
     ImGui::TextDisabled("%s", text);
     ImGui::PopTextWrapPos();
@@ -42,7 +43,8 @@ void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     style.colormap = view.saved.colormap;
     const MapHit hit = drawMap(gl.maps.mean, style, view, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0) {
-        const std::size_t c = std::size_t(hit.row) * std::size_t(gl.maps.mean.cols) + std::size_t(hit.col);
+        const std::size_t c =
+            std::size_t(hit.row) * std::size_t(gl.maps.mean.cols) + std::size_t(hit.col);
         ImGui::BeginTooltip();
         ImGui::Text("%s \xE2\x86\x92 %s", gl.maps.mean.queryLabels[std::size_t(hit.row)].c_str(),
                     gl.maps.mean.keyLabels[std::size_t(hit.col)].c_str());
@@ -75,10 +77,12 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
                view, ExportChoice::Difference);
     auto headCombo = [&](const char* id, int& head) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-        const std::string preview = std::to_string(head + 1) + "  " + trace.headNames[std::size_t(head)];
+        const std::string preview =
+            std::to_string(head + 1) + "  " + trace.headNames[std::size_t(head)];
         if (ImGui::BeginCombo(id, preview.c_str())) {
             for (int h = 0; h < heads; ++h) {
-                const std::string label = std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
+                const std::string label =
+                    std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
                 if (ImGui::Selectable(label.c_str(), h == head)) head = h;
             }
             ImGui::EndCombo();
@@ -88,7 +92,8 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     itemTooltip("Head A is the selected head (arrow keys change it).");
     ImGui::SameLine();
     headCombo("B##compare", view.saved.compareHead);
-    uploadDifferenceMap(trace, view.selection.batchIndex, gl, view.saved.selectedHead, view.saved.compareHead);
+    uploadDifferenceMap(trace, view.selection.batchIndex, gl, view.saved.selectedHead,
+                        view.saved.compareHead);
 
     const core::AttentionMap& diff = gl.maps.difference;
     // Symmetric around 0 so white means "no difference"; at least +-0.05 so noise stays pale.

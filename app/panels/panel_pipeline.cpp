@@ -180,7 +180,9 @@ class PipelineDrawer {
     float rowHeight() const { return rowHeight_; }
 
   private:
-    float alpha(int h) const { return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f; }
+    float alpha(int h) const {
+        return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f;
+    }
 
     // Left edge of slice k, 0..1. While regrouping after a change of H, each new edge
     // slides from the nearest old edge to its place.
@@ -199,7 +201,8 @@ class PipelineDrawer {
         draw_->AddRectFilled(a, b,
                              ablated ? IM_COL32(60, 60, 64, 255) : headColor(h, d_.H, alpha(h)));
         if (ablated) draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 2.0f);
-        if (h == view_.selection.hoverHead) draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+        if (h == view_.selection.hoverHead)
+            draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
     }
 
     int headAt(ImVec2 min, ImVec2 max) const {

@@ -1,7 +1,7 @@
 // Controls section: the classic pitfalls as switches, each changing the real computation
 // and each explained in one line next to it.
-#include "widgets/heatmap_widget.h"
 #include "panels/panels.h"
+#include "widgets/heatmap_widget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,7 +83,8 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
         const float maxShift = std::max(a.outputShift.maxCoeff(), 1e-6f);
         const float barWidth = ImGui::GetContentRegionAvail().x * 0.5f;
         for (int i = 0; i < a.queryLen && i < 24; ++i) {
-            const float shift = a.outputShift[Eigen::Index(view.selection.batchIndex) * a.queryLen + i];
+            const float shift =
+                a.outputShift[Eigen::Index(view.selection.batchIndex) * a.queryLen + i];
             ImGui::TextUnformatted(labels[std::size_t(i)].c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 6);
             const ImVec2 p = ImGui::GetCursorScreenPos();

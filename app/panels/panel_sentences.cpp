@@ -29,7 +29,8 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
         }
         ImGui::PushID(i);
-        const bool lit = isShown && (view.selection.hover.query == i || view.selection.pinnedQuery == i);
+        const bool lit =
+            isShown && (view.selection.hover.query == i || view.selection.pinnedQuery == i);
         if (isPad)
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         if (lit)
@@ -87,7 +88,8 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
         itemTooltip("Remove this sentence from the batch.");
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
-    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex, view);
+    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex,
+               view);
     ImGui::PopID();
     ImGui::Spacing();
     return true;

@@ -217,7 +217,8 @@ void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.saved.selectedHead)].c_str())) {
         for (int h = 0; h < heads; ++h)
-            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(), h == view.saved.selectedHead))
+            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(),
+                                  h == view.saved.selectedHead))
                 view.saved.selectedHead = h;
         ImGui::EndCombo();
     }
@@ -261,8 +262,9 @@ void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     // The pinned row (the combo may just have moved it), else the first token: following a
     // token does not pin it.
     const int followed = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
-    const StepData data{core::stepDetail(trace, view.selection.batchIndex, view.saved.selectedHead, followed),
-                        shown.heads[std::size_t(view.saved.selectedHead)].keyLabels};
+    const StepData data{
+        core::stepDetail(trace, view.selection.batchIndex, view.saved.selectedHead, followed),
+        shown.heads[std::size_t(view.saved.selectedHead)].keyLabels};
     ImGui::BeginChild("steps");
     for (int step = 0; step < kStepCount; ++step) {
         if (!view.ui.showAllSteps && step != view.ui.step) continue;

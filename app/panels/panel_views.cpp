@@ -36,7 +36,9 @@ void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace
             drawMeanView(trace, view, gl);
             ImGui::EndTabItem();
         }
-        if (tab("A\xE2\x88\x92" "B", view, requested, ViewState::Tab::Difference,
+        if (tab("A\xE2\x88\x92"
+                "B",
+                view, requested, ViewState::Tab::Difference,
                 "The difference of two heads, on a diverging colour map.")) {
             drawDifferenceView(trace, view, gl);
             ImGui::EndTabItem();

@@ -1,11 +1,11 @@
 // The window's panels: each a function of (Scene&, const Trace&, ViewState&), one per file.
 #pragma once
 
-#include "widgets/gl_heatmaps.h"
 #include "engine/scene.h"
 #include "engine/trace.h"
 #include "scene_runner.h"
 #include "view_state.h"
+#include "widgets/gl_heatmaps.h"
 
 #include <imgui.h>
 
@@ -34,8 +34,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
 
 // Every head of the shown sentence, as a grid of small heatmaps.
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    ViewState& view,
-                    GlHeatmaps& gl);
+                    ViewState& view, GlHeatmaps& gl);
 
 // The right-hand panel: tabs Head, Mean, A-B, Lines, Stats, Pipeline, Steps, Cost.
 void drawViewsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,

@@ -240,7 +240,8 @@ MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapSt
         if (inRows && inCols) {
             hit.row = i, hit.col = j;
             if (style.shareHover) view.selection.nextHover = {i, j};
-            if (hit.clicked && style.shareHover) view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
+            if (hit.clicked && style.shareHover)
+                view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
         } else if (inRows && mouse.x < g.mapMin.x) {
             if (style.shareHover) view.selection.nextHover.query = i;
             ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
@@ -282,7 +283,8 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     style.frameColor = headColor(head, int(gl.maps.heads.size()));
     style.frameThickness = head == view.saved.selectedHead ? 3.0f : 1.5f;
     const MapHit hit = drawMap(map, style, view, size, labels);
-    if (ImGui::IsItemHovered()) view.selection.nextHoverHead = head; // its slice lights up in the pipeline
+    if (ImGui::IsItemHovered())
+        view.selection.nextHoverHead = head; // its slice lights up in the pipeline
     if (hit.row >= 0) cellTooltip(trace, map, view, head, hit.row, hit.col);
     if (hit.clicked) view.saved.selectedHead = head;
     return hit.clicked;

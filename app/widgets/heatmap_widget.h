@@ -1,9 +1,9 @@
 // One attention heatmap with token labels, hover highlights, tooltip and clicks.
 #pragma once
 
-#include "widgets/gl_heatmaps.h"
 #include "engine/trace.h"
 #include "view_state.h"
+#include "widgets/gl_heatmaps.h"
 
 #include <imgui.h>
 

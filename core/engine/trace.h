@@ -4,8 +4,8 @@
 
 #include "engine/attention.h"
 #include "engine/scene.h"
-#include "text/tokenizer.h"
 #include "engine/weights.h"
+#include "text/tokenizer.h"
 
 #include <memory>
 #include <string>

@@ -3,9 +3,9 @@
 // OpenGL, no display) and CSV by core/figure_*.cpp.
 #pragma once
 
+#include "engine/trace.h"
 #include "figures/colormap.h"
 #include "figures/image.h"
-#include "engine/trace.h"
 
 #include <string>
 #include <vector>
@@ -18,9 +18,9 @@ struct HeatmapFigure {
     std::vector<std::string> rowLabels;    // query tokens (N), "<pad>" past the sentence
     std::vector<std::string> colLabels;    // key tokens (M)
     int rows = 0, cols = 0;
-    std::vector<float> values; // rows x cols, row-major; kMaskedCell (-2) = masked
-    float valueMin = 0.0f, valueMax = 1.0f; // colour scale; a difference of heads is signed
-    int tickDecimals = 2;                   // colour-bar labels
+    std::vector<float> values;                  // rows x cols, row-major; kMaskedCell (-2) = masked
+    float valueMin = 0.0f, valueMax = 1.0f;     // colour scale; a difference of heads is signed
+    int tickDecimals = 2;                       // colour-bar labels
     int rowLabelChars = 14, colLabelChars = 14; // PNG labels are cut to this many code points
     ColormapId colormap = ColormapId::Viridis;
 };

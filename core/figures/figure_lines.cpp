@@ -7,8 +7,8 @@
 #include "text/utf8.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <cmath>
+#include <stdexcept>
 
 namespace core {
 
@@ -75,8 +75,7 @@ std::vector<std::u32string> cutLabels(const Font& font, const std::vector<std::s
 
 Image linePng(const LineFigure& f, int scale) {
     checkScale(scale);
-    if (f.rows <= 0 || f.cols <= 0 ||
-        f.weights.size() != std::size_t(f.rows) * std::size_t(f.cols))
+    if (f.rows <= 0 || f.cols <= 0 || f.weights.size() != std::size_t(f.rows) * std::size_t(f.cols))
         throw std::invalid_argument(
             "line figure has no cells or its weights do not match rows x cols");
     const auto font = figureFont();
@@ -95,7 +94,8 @@ Image linePng(const LineFigure& f, int scale) {
     const int captionTop = top + rowH * longest + 12;
     std::vector<std::u32string> caption;
     for (const std::string& line : f.captionLines) {
-        width = std::max(width, std::min(ceilInt(textWidth(*font, line, kCaptionPx)) + 2 * kMargin, 640));
+        width = std::max(width,
+                         std::min(ceilInt(textWidth(*font, line, kCaptionPx)) + 2 * kMargin, 640));
         caption.push_back(cutToWidth(*font, line, kCaptionPx, float(width - 2 * kMargin)));
     }
     const int height = captionTop + int(caption.size()) * captionLine + kMargin;
@@ -119,7 +119,8 @@ Image linePng(const LineFigure& f, int scale) {
             const TextMask mask = renderText(*font, labels[k], kLabelPx * s);
             const int w = ceilInt(textWidth(*font, labels[k], kLabelPx * s));
             const int centre = int((float(top) + float(rowH) * (float(k) + 0.5f)) * s);
-            const int x = alignRight ? (xLeft - 6) * scale - w - mask.pad : (xRight + 6) * scale - mask.pad;
+            const int x =
+                alignRight ? (xLeft - 6) * scale - w - mask.pad : (xRight + 6) * scale - mask.pad;
             canvas.drawMask(mask, x, centre - labelLinePx / 2, kLabelColor);
         }
     };

@@ -11,9 +11,9 @@
 #include "text/utf8.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace core {
 
@@ -40,7 +40,6 @@ constexpr int kCaptionMinWidth = 520; // captions may widen a narrow figure up t
 const Rgb kTitleColor{40, 40, 45}, kLabelColor{50, 50, 55}, kTickColor{70, 70, 75},
     kCaptionColor{105, 105, 110}, kSeamColor{250, 250, 252}, kMaskedColor{205, 205, 208},
     kHatchColor{140, 140, 145}, kBarBorder{150, 150, 155};
-
 
 struct Label {
     std::u32string text;

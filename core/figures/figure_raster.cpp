@@ -4,7 +4,6 @@
 #include "text/utf8.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 namespace core {
 
@@ -49,7 +49,6 @@ int drawnCodepoint(const Font& font, char32_t cp) {
 }
 
 } // namespace
-
 
 float textWidth(const Font& font, const std::u32string& text, float px) {
     const float sc = stbtt_ScaleForPixelHeight(&font.info, px);
@@ -136,7 +135,6 @@ std::u32string cutToWidth(const Font& font, const std::string& utf8, float px, f
     }
     return U"\u2026";
 }
-
 
 int ceilInt(float v) {
     return int(std::ceil(v - 1e-4f));

@@ -48,7 +48,6 @@ int ceilInt(float v);
 // Throws std::invalid_argument unless the export scale is 1..4.
 void checkScale(int scale);
 
-
 struct Canvas {
     Image image;
     int scale = 1;

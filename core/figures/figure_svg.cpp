@@ -105,8 +105,8 @@ Box writeHeatmap(std::ostringstream& out, const HeatmapFigure& f, float x0, floa
                     << " \xE2\x86\x92 " << xmlEscape(f.colLabels[std::size_t(j)])
                     << ": masked</title></rect>\n";
             else
-                out << "fill=\"" << hex(sampleColormap(f.colormap, colorPosition(f, v))) << "\"><title>"
-                    << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
+                out << "fill=\"" << hex(sampleColormap(f.colormap, colorPosition(f, v)))
+                    << "\"><title>" << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
                     << xmlEscape(f.colLabels[std::size_t(j)]) << ": " << number(v)
                     << "</title></rect>\n";
             if (v == kMaskedCell &&
@@ -201,18 +201,20 @@ std::string lineSvg(const LineFigure& f) {
             body << "<line x1=\"" << xLeft << "\" y1=\"" << top + rowH * (float(i) + 0.5f)
                  << "\" x2=\"" << xRight << "\" y2=\"" << top + rowH * (float(j) + 0.5f)
                  << "\" stroke=\"" << color << "\" stroke-width=\"2\" stroke-opacity=\""
-                 << number(std::min(w, 1.0f)) << "\"><title>" << xmlEscape(f.queryLabels[std::size_t(i)])
-                 << " \xE2\x86\x92 " << xmlEscape(f.keyLabels[std::size_t(j)]) << ": " << number(w)
+                 << number(std::min(w, 1.0f)) << "\"><title>"
+                 << xmlEscape(f.queryLabels[std::size_t(i)]) << " \xE2\x86\x92 "
+                 << xmlEscape(f.keyLabels[std::size_t(j)]) << ": " << number(w)
                  << "</title></line>\n";
         }
     for (int i = 0; labels && i < f.rows; ++i)
-        body << "<text x=\"" << xLeft - 6 << "\" y=\"" << top + rowH * (float(i) + 0.5f) + kFont * 0.35f
-             << "\" font-size=\"" << kFont << "\" text-anchor=\"end\">"
-             << xmlEscape(f.queryLabels[std::size_t(i)]) << "</text>\n";
-    for (int j = 0; labels && j < f.cols; ++j)
-        body << "<text x=\"" << xRight + 6 << "\" y=\"" << top + rowH * (float(j) + 0.5f) + kFont * 0.35f
-             << "\" font-size=\"" << kFont << "\">" << xmlEscape(f.keyLabels[std::size_t(j)])
+        body << "<text x=\"" << xLeft - 6 << "\" y=\""
+             << top + rowH * (float(i) + 0.5f) + kFont * 0.35f << "\" font-size=\"" << kFont
+             << "\" text-anchor=\"end\">" << xmlEscape(f.queryLabels[std::size_t(i)])
              << "</text>\n";
+    for (int j = 0; labels && j < f.cols; ++j)
+        body << "<text x=\"" << xRight + 6 << "\" y=\""
+             << top + rowH * (float(j) + 0.5f) + kFont * 0.35f << "\" font-size=\"" << kFont
+             << "\">" << xmlEscape(f.keyLabels[std::size_t(j)]) << "</text>\n";
     float y = top + rowH * float(std::max(f.rows, f.cols)) + 24;
     float width = xRight + 6 + rightW + kMargin;
     for (const std::string& line : f.captionLines) {

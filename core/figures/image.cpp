@@ -27,8 +27,7 @@ std::vector<std::uint8_t> encodePng(const Image& image) {
     static const bool levelSet = (stbi_write_png_compression_level = 5, true);
     (void)levelSet;
     stbi_write_png_to_func(append, &png, image.width, image.height, opaque ? 3 : 4,
-                           opaque ? rgb.data() : image.rgba.data(),
-                           image.width * (opaque ? 3 : 4));
+                           opaque ? rgb.data() : image.rgba.data(), image.width * (opaque ? 3 : 4));
     return png;
 }
 

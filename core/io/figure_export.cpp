@@ -83,7 +83,9 @@ std::string headStem(const Trace& trace, const std::string& prefix, int h) {
 
 FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     auto f = std::make_shared<const HeatmapFigure>(std::move(figure));
-    FigureJob job{std::move(stem), [f] { return heatmapSvg(*f); }, {},
+    FigureJob job{std::move(stem),
+                  [f] { return heatmapSvg(*f); },
+                  {},
                   [f](int scale) { return heatmapPng(*f, scale); }};
     if (csv) job.csv = [f] { return heatmapCsv(*f); };
     return job;
@@ -107,7 +109,9 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         break;
     case ExportWhat::Grid: {
         auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
-        jobs.push_back({prefix + "-grid", [grid] { return gridSvg(*grid); }, {},
+        jobs.push_back({prefix + "-grid",
+                        [grid] { return gridSvg(*grid); },
+                        {},
                         [grid](int scale) { return gridPng(*grid, scale); }});
         break;
     }
@@ -123,7 +127,8 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     case ExportWhat::Lines: {
         auto lines = std::make_shared<const LineFigure>(lineFigure(trace, b, head));
         const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
-        jobs.push_back({headStem(trace, prefix + "-lines", head), [lines] { return lineSvg(*lines); },
+        jobs.push_back({headStem(trace, prefix + "-lines", head),
+                        [lines] { return lineSvg(*lines); },
                         [weights] { return heatmapCsv(weights); },
                         [lines](int scale) { return linePng(*lines, scale); }});
         break;

@@ -1,7 +1,7 @@
 #include "io/scene_json.h"
 
-#include "io/atomic_file.h"
 #include "figures/colormap.h"
+#include "io/atomic_file.h"
 #include "text/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -192,7 +192,8 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
     }
     const std::string weights = stringField(j, "weights", "random");
     const auto weightsKind = parseWeightsKind(weights);
-    if (!weightsKind) bad("weights '" + sanitizeUtf8(weights) + "' is unknown (use random or designed)");
+    if (!weightsKind)
+        bad("weights '" + sanitizeUtf8(weights) + "' is unknown (use random or designed)");
     s.weights = *weightsKind;
     s.headPresets = stringList(j, "head_presets", false);
     s.positional = boolField(j, "positional", true);

@@ -2,8 +2,8 @@
 // saved, shared and replayed. Loading never crashes: bad files give one-line messages.
 #pragma once
 
-#include "figures/colormap.h"
 #include "engine/scene.h"
+#include "figures/colormap.h"
 
 #include <iterator>
 #include <optional>

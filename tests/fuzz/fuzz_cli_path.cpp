@@ -174,8 +174,8 @@ void checkFigures(const core::Trace& t, bool haveFont) {
 // never destroyed: the atexit handler, registered first, runs after static destructors.
 const std::string& exportDir() {
     static const std::string& dir = *[] {
-        auto* pattern = new std::string(
-            (std::filesystem::temp_directory_path() / "mha-fuzz-XXXXXX").string());
+        auto* pattern =
+            new std::string((std::filesystem::temp_directory_path() / "mha-fuzz-XXXXXX").string());
         FUZZ_CHECK(mkdtemp(pattern->data()) != nullptr);
         std::atexit([] { std::filesystem::remove_all(exportDir()); });
         return pattern;
