@@ -2,22 +2,18 @@
 """The whole tree follows .clang-format: `clang-format --dry-run --Werror` on every C++ file of
 core/, app/ and tests/. Fails when clang-format is missing (cmake/setup.sh test installs
 Debian 12's clang-format 14, the version the tree is formatted with). Usage: format_check.py ROOT"""
-import pathlib
 import shutil
 import subprocess
 import sys
 
-from checks import fail
+from checks import cpp_files, fail
 
 
 def main(root):
     tool = shutil.which("clang-format") or shutil.which("clang-format-14")
     if not tool:
         fail("clang-format is not installed (bash cmake/setup.sh test installs it)")
-    files = sorted(str(p) for folder in ("core", "app", "tests")
-                   for p in (pathlib.Path(root) / folder).rglob("*") if p.suffix in (".h", ".cpp"))
-    if len(files) < 60:
-        fail(f"only {len(files)} C++ files found under {root}")
+    files = [str(p) for p in cpp_files(root, ("core", "app", "tests"), 60)]
     result = subprocess.run([tool, "--dry-run", "--Werror", *files], capture_output=True,
                             text=True)
     if result.returncode != 0:

@@ -2,11 +2,10 @@
 """No function in core/ or app/ is over 80 lines, so each reads on one screen. A function is a
 definition that opens at the start of a line at namespace level (after clang-format, the house
 style), counted from its signature to its closing brace. Usage: function_length_check.py ROOT"""
-import pathlib
 import re
 import sys
 
-from checks import fail
+from checks import check_all, cpp_files, fail
 
 LIMIT = 80
 # Namespace-level lines that open a block but are not functions.
@@ -43,14 +42,9 @@ def long_functions(path):
 
 
 def main(root):
-    files = [p for folder in ("core", "app") for p in sorted((pathlib.Path(root) / folder).rglob("*"))
-             if p.suffix in (".h", ".cpp")]
-    if len(files) < 40:
-        fail(f"only {len(files)} source files found under {root}/core and {root}/app")
-    problems = [problem for path in files for problem in long_functions(path)]
-    if problems:
-        fail("\n".join(problems))
-    print(f"ok: no function over {LIMIT} lines in {len(files)} files of core/ and app/")
+    files = cpp_files(root, ("core", "app"), 40)
+    check_all([problem for path in files for problem in long_functions(path)],
+              f"no function over {LIMIT} lines in {len(files)} files of core/ and app/")
 
 
 if __name__ == "__main__":

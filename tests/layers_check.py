@@ -6,7 +6,7 @@ import pathlib
 import re
 import sys
 
-from checks import fail
+from checks import check_all, cpp_files, fail
 
 ORDER = ["text", "engine", "train", "figures", "io"]
 # Third-party headers a layer may not include, on top of the GUI ones no core file may.
@@ -36,14 +36,9 @@ def problems_in(core):
 
 
 def main(root):
-    core = pathlib.Path(root) / "core"
-    files = [p for p in core.rglob("*") if p.suffix in (".h", ".cpp")]
-    if len(files) < 20:
-        fail(f"only {len(files)} core files found under {core}")
-    problems = list(problems_in(core))
-    if problems:
-        fail("\n".join(problems))
-    print(f"ok: {len(files)} core files include only their own and earlier layers")
+    files = cpp_files(root, ("core",), 20)
+    check_all(list(problems_in(pathlib.Path(root) / "core")),
+              f"{len(files)} core files include only their own and earlier layers")
 
 
 if __name__ == "__main__":
