@@ -1,0 +1,214 @@
+// The model's shapes, initial weights and forward pass; the backward pass is in
+// model_backward.cpp.
+#include "train/model.h"
+
+#include "text/prng.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace core::train {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) {
+    throw std::invalid_argument(message);
+}
+
+std::string layerName(int layer, const char* matrix) {
+    return "layers." + std::to_string(layer) + "." + matrix;
+}
+
+// The one walk over the tensors, shared by the const and mutable namedTensors.
+template <class Tensor, class ParamsRef>
+std::vector<Tensor> tensorsOf(ParamsRef& params) {
+    std::vector<Tensor> tensors{{"embed", &params.embed}, {"pos", &params.pos}};
+    for (int l = 0; l < int(params.layers.size()); ++l) {
+        auto& w = params.layers[l];
+        tensors.push_back({layerName(l, "w_q"), &w.wQ});
+        tensors.push_back({layerName(l, "w_k"), &w.wK});
+        tensors.push_back({layerName(l, "w_v"), &w.wV});
+        tensors.push_back({layerName(l, "w_o"), &w.wO});
+    }
+    tensors.push_back({"unembed", &params.unembed});
+    return tensors;
+}
+
+void checkShape(const ConstNamedTensor& t, Eigen::Index rows, Eigen::Index cols) {
+    if (t.tensor->rows() != rows || t.tensor->cols() != cols)
+        refuse("parameter " + t.name + " is " + std::to_string(t.tensor->rows()) + " x " +
+               std::to_string(t.tensor->cols()) + ", the model needs " + std::to_string(rows) +
+               " x " + std::to_string(cols));
+}
+
+void checkParams(const ModelConfig& config, const Params& params) {
+    if (int(params.layers.size()) != config.layers)
+        refuse("parameters have " + std::to_string(params.layers.size()) +
+               " layers, the model needs " + std::to_string(config.layers));
+    const int V = config.vocab, D = config.d_model, N = config.seq;
+    for (const ConstNamedTensor& t : namedTensors(params)) {
+        if (t.name == "embed")
+            checkShape(t, V, D);
+        else if (t.name == "pos")
+            checkShape(t, N, D);
+        else if (t.name == "unembed")
+            checkShape(t, D, V);
+        else
+            checkShape(t, D, D);
+    }
+}
+
+// rows x cols uniform in [-limit, limit), row by row from the tensor's own stream.
+Mat uniformTensor(std::uint64_t seed, const std::string& name, int rows, int cols, float limit) {
+    SplitMix64 rng(seed ^ fnv1a64(name));
+    Mat m(rows, cols); // rows x cols
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) m(r, c) = rng.symmetric(limit);
+    return m;
+}
+
+// x0 = embed[tokens] + pos, one row per (b, t).
+Mat embedTokens(const Params& params, const Batch& batch) {
+    const int B = batch.size(), n = batch.length();
+    Mat x(Eigen::Index(B) * n, params.embed.cols()); // (B*n) x D
+    for (int b = 0; b < B; ++b)
+        for (int t = 0; t < n; ++t)
+            x.row(Eigen::Index(b) * n + t) =
+                params.embed.row(batch.tokens[b][t]) + params.pos.row(t);
+    return x;
+}
+
+// Mean cross-entropy of logits row (b, t) against tokens[b][t+1] over the masked positions.
+// log-softmax through the row's maximum, so no exp overflows; the sum in double, so a large
+// batch loses nothing to rounding in the mean.
+double meanCrossEntropy(const Mat& logits /* (B*n) x V */, const Batch& batch, int& positions) {
+    const int n = batch.length();
+    double total = 0;
+    positions = 0;
+    for (int b = 0; b < batch.size(); ++b)
+        for (int t = 0; t + 1 < n; ++t) {
+            if (!batch.lossMask[b][t]) continue;
+            const auto row = logits.row(Eigen::Index(b) * n + t); // 1 x V
+            const Scalar rowMax = row.maxCoeff();
+            const Scalar logSumExp = rowMax + std::log((row.array() - rowMax).exp().sum());
+            total += double(logSumExp - row[batch.tokens[b][t + 1]]);
+            ++positions;
+        }
+    return total / positions;
+}
+
+} // namespace
+
+void validate(const ModelConfig& config) {
+    if (config.vocab < 2) refuse("vocab " + std::to_string(config.vocab) + " must be >= 2");
+    if (config.d_model < 1) refuse("d_model " + std::to_string(config.d_model) + " must be >= 1");
+    if (config.heads < 1) refuse("heads " + std::to_string(config.heads) + " must be >= 1");
+    if (config.d_model % config.heads != 0)
+        refuse("heads " + std::to_string(config.heads) + " does not divide d_model " +
+               std::to_string(config.d_model) + " (d_head = d_model / heads must be whole)");
+    if (config.layers < 1) refuse("layers " + std::to_string(config.layers) + " must be >= 1");
+    if (config.seq < 2)
+        refuse("seq " + std::to_string(config.seq) + " must be >= 2 (a token and its successor)");
+}
+
+long long Params::parameterCount() const {
+    long long count = embed.size() + pos.size() + unembed.size();
+    for (const Weights& w : layers) count += w.parameterCount();
+    return count;
+}
+
+std::vector<NamedTensor> namedTensors(Params& params) {
+    return tensorsOf<NamedTensor>(params);
+}
+
+std::vector<ConstNamedTensor> namedTensors(const Params& params) {
+    return tensorsOf<ConstNamedTensor>(params);
+}
+
+Params zeroParams(const ModelConfig& config) {
+    validate(config);
+    const int V = config.vocab, D = config.d_model, N = config.seq;
+    Params p;
+    p.embed = Mat::Zero(V, D); // V x D
+    p.pos = Mat::Zero(N, D);   // N x D
+    p.layers.assign(config.layers, Weights{Mat::Zero(D, D), Mat::Zero(D, D), Mat::Zero(D, D),
+                                           Mat::Zero(D, D)}); // D x D each
+    p.unembed = Mat::Zero(D, V);                              // D x V
+    return p;
+}
+
+Params initParams(const ModelConfig& config, std::uint64_t seed) {
+    Params p = zeroParams(config);
+    const float D = float(config.d_model), V = float(config.vocab);
+    const float unitRow = std::sqrt(3.0f / D);            // std 1/sqrt(D)
+    const float glorotSquare = std::sqrt(6.0f / (D + D)); // = sqrt(3/D)
+    const float glorotUnembed = std::sqrt(6.0f / (D + V));
+    for (const NamedTensor& t : namedTensors(p)) {
+        const float limit = t.name == "unembed"                      ? glorotUnembed
+                            : (t.name == "embed" || t.name == "pos") ? unitRow
+                                                                     : glorotSquare;
+        *t.tensor =
+            uniformTensor(seed, t.name, int(t.tensor->rows()), int(t.tensor->cols()), limit);
+    }
+    return p;
+}
+
+void validate(const Batch& batch, const ModelConfig& config) {
+    const int n = batch.length();
+    if (batch.size() < 1) refuse("the batch has no sequence");
+    if (n < 2 || n > config.seq)
+        refuse("sequence length " + std::to_string(n) + " must be between 2 and seq " +
+               std::to_string(config.seq));
+    if (int(batch.lossMask.size()) != batch.size())
+        refuse("the loss mask has " + std::to_string(batch.lossMask.size()) + " rows, tokens " +
+               std::to_string(batch.size()));
+    bool anyPosition = false;
+    for (int b = 0; b < batch.size(); ++b) {
+        const std::string where = "sequence " + std::to_string(b);
+        if (int(batch.tokens[b].size()) != n || int(batch.lossMask[b].size()) != n)
+            refuse(where + " is not " + std::to_string(n) + " long in tokens and loss mask");
+        for (int t = 0; t < n; ++t)
+            if (batch.tokens[b][t] < 0 || batch.tokens[b][t] >= config.vocab)
+                refuse("token " + std::to_string(batch.tokens[b][t]) + " at " + where +
+                       ", position " + std::to_string(t) + " is outside the vocab (0 .. " +
+                       std::to_string(config.vocab - 1) + ")");
+        if (batch.lossMask[b][n - 1])
+            refuse("loss mask of " + where + " is set at the last position " +
+                   std::to_string(n - 1) + ", which has no next token");
+        for (int t = 0; t < n; ++t) anyPosition = anyPosition || batch.lossMask[b][t];
+    }
+    if (!anyPosition) refuse("the loss mask selects no position");
+}
+
+ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch) {
+    validate(config);
+    checkParams(config, params);
+    validate(batch, config);
+    ForwardPass pass;
+    pass.batch = batch.size(), pass.length = batch.length();
+    pass.residual.reserve(config.layers + 1);
+    pass.residual.push_back(embedTokens(params, batch)); // (B*n) x D
+    pass.heads.resize(config.layers);
+    AttentionInput in;
+    in.batch = pass.batch;
+    in.queryLen = in.keyLen = pass.length;
+    in.heads = config.heads;
+    in.causal = true;
+    in.scale = ScaleKind::SqrtDHead;
+    for (int l = 0; l < config.layers; ++l) {
+        in.x = pass.residual.back();                          // (B*n) x D
+        core::forward(in, params.layers[l], pass.heads[l]);   // the explorer's engine
+        pass.residual.push_back(in.x + pass.heads[l].output); // x + MHA(x)
+    }
+    pass.logits.noalias() = pass.residual.back() * params.unembed; // (B*n) x V
+    pass.loss = meanCrossEntropy(pass.logits, batch, pass.lossPositions);
+    return pass;
+}
+
+LossAndGradients lossAndGradients(const ModelConfig& config, const Params& params,
+                                  const Batch& batch) {
+    const ForwardPass pass = forwardPass(config, params, batch);
+    return {pass.loss, backwardPass(config, params, batch, pass)};
+}
+
+} // namespace core::train
