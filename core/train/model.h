@@ -1,5 +1,5 @@
-// The attention-only transformer of "Watch heads learn" (DESIGN.md, Training contract; Elhage
-// et al. 2021): x0 = embed[tokens] + pos; per layer x = x + MHA(x) (causal, scale 1/sqrt(d_head),
+// The attention-only transformer of "Watch heads learn" (Elhage et al. 2021, as in Olsson et al.
+// 2022): x0 = embed[tokens] + pos; per layer x = x + MHA(x) (causal, scale 1/sqrt(d_head),
 // no biases, no LayerNorm); logits = x_L * unembed; loss = mean next-token cross-entropy over
 // the positions the loss mask selects. Each layer's MHA is the explorer's core::forward, so a
 // trained model shows in the window exactly as it computed while learning.
