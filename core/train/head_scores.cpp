@@ -97,7 +97,10 @@ std::vector<std::string> headScoreNames(TaskKind kind) {
 }
 
 std::string headScoreColumn(int layer, int head, const std::string& score) {
-    return "L" + std::to_string(layer + 1) + "H" + std::to_string(head + 1) + "." + score;
+    // append, not "L" + ...: GCC 12's -Wrestrict false positive on a literal + std::string
+    std::string column("L");
+    column.append(std::to_string(layer + 1)).append("H").append(std::to_string(head + 1));
+    return column.append(".").append(score);
 }
 
 std::vector<Metric> probeMetrics(const ModelConfig& config, const Params& params,

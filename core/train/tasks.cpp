@@ -175,7 +175,8 @@ Task::Task(TaskKind kind) : kind_(kind) {
     if (kind == TaskKind::Agreement) {
         vocab_ = agreementVocab();
     } else {
-        for (int i = 0; i < kRandomVocab; ++i) vocab_.push_back("t" + std::to_string(i));
+        for (int i = 0; i < kRandomVocab; ++i) // append: GCC 12's -Wrestrict false positive
+            vocab_.push_back(std::string("t").append(std::to_string(i)));
     }
 }
 
