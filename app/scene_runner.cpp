@@ -47,14 +47,12 @@ bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::T
     if (worker_.valid()) {
         if (worker_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
             if (!(scene == lastAttempt_)) lastAttempt_ = scene, attempted_ = false; // run it next
-            status_.computing = true;
             return false;
         }
         const bool current = workerScene_ == lastAttempt_ && attempted_;
         Outcome outcome = worker_.get();
         if (current || outcome.trace) replaced = accept(std::move(outcome), trace);
     }
-    status_.computing = false;
     if (attempted_ && scene == lastAttempt_) return replaced;
     attempted_ = true;
     lastAttempt_ = scene;
@@ -68,7 +66,6 @@ bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::T
     if (allowWorker && estimatedFlops(scene) > kInlineFlops) {
         workerScene_ = scene;
         worker_ = std::async(std::launch::async, runScene, scene, trace);
-        status_.computing = true;
         status_.computingSince = now;
         return replaced;
     }

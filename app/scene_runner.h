@@ -29,7 +29,12 @@ class SceneRunner {
     // as a value so that the runner needs no window and tests can drive it.
     bool update(const core::Scene& scene, std::shared_ptr<const core::Trace>& trace, double now,
                 bool allowWorker);
-    const RunStatus& status() const { return status_; }
+    // computing is the worker itself (a running future), not a copy kept in step with it.
+    RunStatus status() const {
+        RunStatus status = status_;
+        status.computing = worker_.valid();
+        return status;
+    }
 
     bool computing() const { return worker_.valid(); }
     ~SceneRunner(); // waits for a running worker (core::run cannot be interrupted)

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 namespace core {
@@ -222,9 +223,9 @@ std::vector<std::string> exportView(const Trace& trace, const ExportRequest& r,
         writeFiles(trace, r, progress, files);
     } catch (const ExportError&) {
         throw;
-    } catch (const std::runtime_error& e) { // a file or the font: keep what was written
-        throw ExportError(e.what(), std::move(files));
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::bad_alloc&) {
+        throw;                          // the caller says how to need less memory
+    } catch (const std::exception& e) { // a file, the font, a figure: keep what was written
         throw ExportError(e.what(), std::move(files));
     }
     return files;
