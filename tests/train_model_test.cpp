@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -37,13 +38,15 @@ ReferenceParams toDouble(const Params& params) {
 }
 
 // One causal multi-head self-attention of one sequence, from the formulas: per head h,
-// weights(i, j) = softmax over j <= i of q_i[h] . k_j[h] / sqrt(d_head); out = concat * W_O.
-MatD referenceAttention(const MatD& x /* n x D */, const ReferenceParams& p, int layer, int heads) {
+// weights(i, j) = softmax over j <= i of q_i[h] . k_j[h] / sqrt(d_head); out = concat * W_O,
+// with the heads in `off` left out of concat (ablated).
+MatD referenceAttention(const MatD& x /* n x D */, const ReferenceParams& p, int layer, int heads,
+                        const std::vector<int>& off = {}) {
     const MatD q = x * p.layer(layer, 0), k = x * p.layer(layer, 1), v = x * p.layer(layer, 2);
     const int n = int(x.rows()), D = int(x.cols()), d_head = D / heads;
     MatD concat = MatD::Zero(n, D);
     for (int h = 0; h < heads; ++h)
-        for (int i = 0; i < n; ++i) {
+        for (int i = 0; i < n && std::count(off.begin(), off.end(), h) == 0; ++i) {
             std::vector<double> score(i + 1);
             double maxScore = -1e300, sum = 0;
             for (int j = 0; j <= i; ++j) {
@@ -61,14 +64,17 @@ MatD referenceAttention(const MatD& x /* n x D */, const ReferenceParams& p, int
 }
 
 // Mean next-token cross-entropy of the whole batch, in double.
-double referenceLoss(const ModelConfig& config, const ReferenceParams& p, const Batch& batch) {
+double referenceLoss(const ModelConfig& config, const ReferenceParams& p, const Batch& batch,
+                     const core::train::HeadLists& ablated = {}) {
     double total = 0;
     int positions = 0;
     const int n = batch.length();
     for (int b = 0; b < batch.size(); ++b) {
         MatD x(n, config.d_model); // n x D
         for (int t = 0; t < n; ++t) x.row(t) = p.embed().row(batch.tokens[b][t]) + p.pos().row(t);
-        for (int l = 0; l < config.layers; ++l) x += referenceAttention(x, p, l, config.heads);
+        for (int l = 0; l < config.layers; ++l)
+            x += referenceAttention(x, p, l, config.heads,
+                                    ablated.empty() ? std::vector<int>{} : ablated[l]);
         const MatD logits = x * p.unembed(); // n x V
         for (int t = 0; t + 1 < n; ++t) {
             if (!batch.lossMask[b][t]) continue;
@@ -111,6 +117,17 @@ TEST(TrainModel, LossMatchesDoubleReference) {
         const double reference = referenceLoss(config, toDouble(params), batch);
         EXPECT_NEAR(model, reference, 1e-5 * std::abs(reference)) << "layers " << config.layers;
     }
+}
+
+TEST(TrainModel, AblatedHeadsAreLeftOutOfTheirLayer) {
+    const ModelConfig config{11, 16, 4, 2, 9};
+    const Params params = core::train::initParams(config, 5);
+    const Batch batch = makeBatch(config, 3, config.seq, 19);
+    const core::train::HeadLists ablated = {{1, 3}, {0}};
+    const double model = core::train::forwardPass(config, params, batch, ablated).loss;
+    const double reference = referenceLoss(config, toDouble(params), batch, ablated);
+    EXPECT_NEAR(model, reference, 1e-5 * std::abs(reference));
+    EXPECT_GT(std::abs(reference - referenceLoss(config, toDouble(params), batch)), 1e-3);
 }
 
 TEST(TrainModel, ShorterSequencesUseTheFirstPositions) {
@@ -348,6 +365,14 @@ TEST(TrainModel, BadBatchesAndParamsThrowNamingTheValue) {
     EXPECT_NE(refusal([&] {
                   core::train::forwardPass(config, wrong, batch);
               }).find("layers.0.w_k is 8 x 4"),
+              std::string::npos);
+    EXPECT_NE(refusal([&] {
+                  core::train::forwardPass(config, params, batch, {{2}});
+              }).find("ablated head 3"),
+              std::string::npos);
+    EXPECT_NE(refusal([&] {
+                  core::train::forwardPass(config, params, batch, {{0}, {1}});
+              }).find("2 layers"),
               std::string::npos);
 }
 

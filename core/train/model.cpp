@@ -180,10 +180,28 @@ void validate(const Batch& batch, const ModelConfig& config) {
     if (!anyPosition) refuse("the loss mask selects no position");
 }
 
-ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch) {
+namespace {
+
+void checkAblated(const ModelConfig& config, const HeadLists& ablated) {
+    if (ablated.empty()) return;
+    if (int(ablated.size()) != config.layers)
+        refuse("ablated heads are given for " + std::to_string(ablated.size()) +
+               " layers, the model has " + std::to_string(config.layers));
+    for (const std::vector<int>& heads : ablated)
+        for (int h : heads)
+            if (h < 0 || h >= config.heads)
+                refuse("ablated head " + std::to_string(h + 1) +
+                       " does not exist (heads = " + std::to_string(config.heads) + ")");
+}
+
+} // namespace
+
+ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
+                        const HeadLists& ablated) {
     validate(config);
     checkParams(config, params);
     validate(batch, config);
+    checkAblated(config, ablated);
     ForwardPass pass;
     pass.batch = batch.size(), pass.length = batch.length();
     pass.residual.reserve(config.layers + 1);
@@ -196,7 +214,8 @@ ForwardPass forwardPass(const ModelConfig& config, const Params& params, const B
     in.causal = true;
     in.scale = ScaleKind::SqrtDHead;
     for (int l = 0; l < config.layers; ++l) {
-        in.x = pass.residual.back();                          // (B*n) x D
+        in.x = pass.residual.back(); // (B*n) x D
+        if (!ablated.empty()) in.ablatedHeads = ablated[l];
         core::forward(in, params.layers[l], pass.heads[l]);   // the explorer's engine
         pass.residual.push_back(in.x + pass.heads[l].output); // x + MHA(x)
     }

@@ -91,8 +91,13 @@ struct ForwardPass {
     double loss = 0;              // mean cross-entropy in nats
 };
 
-// The forward pass of the whole batch (validates config, params' shapes and batch).
-ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch);
+// Heads switched off, one list of 0-based heads per layer (or empty: none), as the explorer's
+// --ablate does it: their outputs are zeroed before W_O.
+using HeadLists = std::vector<std::vector<int>>;
+
+// The forward pass of the whole batch (validates config, params' shapes, batch and ablated).
+ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
+                        const HeadLists& ablated = {});
 
 // d loss / d every parameter, from a forward pass of the same params and batch.
 Params backwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
