@@ -80,7 +80,8 @@ constexpr const char* kSceneFlags[] = {
     "--sentence", "--source", "--d-model",       "--heads",       "--mask",   "--seed",
     "--weights",  "--scale",  "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"};
 
-// CLI11 would wrap -1 to 2^64 - 1 and saturate what does not fit.
+} // namespace
+
 std::string seedError(const std::string& text) {
     std::uint64_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -90,6 +91,8 @@ std::string seedError(const std::string& text) {
         return "seed " + text + " must be a whole number >= 0";
     return std::string();
 }
+
+namespace {
 
 // CLI::Range lets nan through (every comparison is false).
 std::string uiScaleError(const std::string& text) {
@@ -240,6 +243,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     SceneFlags flags;
     CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
                  "Without --json it opens the window; with it, it runs headless."};
+    cli.footer("Train a tiny transformer and watch its heads specialise: mha-viz train --help");
     addSceneOptions(cli, options.scene, flags);
     addOutputOptions(cli, options);
     addWindowOptions(cli, options);

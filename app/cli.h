@@ -32,6 +32,10 @@ struct CliOptions {
 // Exit code for bad input, as the CLI contract says.
 inline constexpr int kExitBadInput = 2;
 
+// "" for a valid --seed, else the one-line error. CLI11 would wrap -1 to 2^64 - 1 and saturate
+// what does not fit.
+std::string seedError(const std::string& text);
+
 // Parses argv. On --help prints usage and sets exitCode 0; on bad input prints one
 // line to stderr and sets exitCode 2. Returns the options only when the program
 // should go on.

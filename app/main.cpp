@@ -7,6 +7,7 @@
 #include "input_queue.h"
 #include "session.h"
 #include "shortcuts.h"
+#include "train_command.h"
 #include "user_paths.h"
 #include "window.h"
 
@@ -18,6 +19,7 @@
 #include <atomic>
 #include <csignal>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full
     // disk, instead of the process being killed halfway through an export.
     std::signal(SIGXFSZ, SIG_IGN);
+    if (argc > 1 && std::string_view(argv[1]) == "train") // its own command, no window
+        return app::runTrainCommand(argc - 1, argv + 1);
     int exitCode = 0;
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;

@@ -1,0 +1,182 @@
+#include "io/run_folder.h"
+
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+namespace core {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string numbered(const char* stem, int number, const char* extension) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s-%06d%s", stem, number, extension);
+    return name;
+}
+
+[[noreturn]] void refuse(const std::string& message) {
+    throw std::invalid_argument(message);
+}
+
+// A whole number field of model.json within [lo, hi].
+int intField(const json& model, const char* name, int lo, int hi) {
+    const json value = model.value(name, json());
+    if (!value.is_number_integer() || value.get<long long>() < lo || value.get<long long>() > hi)
+        refuse(std::string("model.json: \"") + name + "\" must be a whole number from " +
+               std::to_string(lo) + " to " + std::to_string(hi));
+    return value.get<int>();
+}
+
+} // namespace
+
+void prepareRunFolder(const std::string& dir) {
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        refuse("--out '" + dir + "' is a file; give a new or empty folder");
+    if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
+        refuse("--out '" + dir + "' is not empty; give a new or empty folder");
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw std::runtime_error("cannot create the run folder '" + dir + "'" +
+                                 (ec ? ": " + ec.message() : ""));
+}
+
+std::string checkpointFileName(int step) {
+    return numbered("checkpoint", step, ".safetensors");
+}
+
+std::string batchesFileName(int update) {
+    return numbered("batches", update, ".json");
+}
+
+std::string modelJson(const train::TrainSettings& s, const std::vector<std::string>& vocab) {
+    const json model = {{"format", "mha-model"},
+                        {"version", 1},
+                        {"task", train::toString(s.task)},
+                        {"vocab", vocab},
+                        {"d_model", s.model.d_model},
+                        {"heads", s.model.heads},
+                        {"layers", s.model.layers},
+                        {"seq", s.model.seq},
+                        {"seed", s.seed}};
+    return model.dump(2) + "\n";
+}
+
+ModelInfo parseModelJson(const std::string& text) {
+    const json model = json::parse(text, nullptr, false);
+    if (!model.is_object()) refuse("model.json is not a JSON object");
+    if (model.value("format", json()) != "mha-model" || model.value("version", json()) != 1)
+        refuse("model.json: not an mha-model version 1 file");
+    ModelInfo info;
+    const auto task = train::parseTaskKind(model.value("task", std::string()));
+    if (!task) refuse("model.json: \"task\" must be previous-token, induction or agreement");
+    info.task = *task;
+    const json vocab = model.value("vocab", json());
+    if (!vocab.is_array() || vocab.size() < 2)
+        refuse("model.json: \"vocab\" must be a list of at least 2 token strings");
+    for (const json& token : vocab) {
+        if (!token.is_string()) refuse("model.json: \"vocab\" holds a value that is not a string");
+        info.vocab.push_back(token.get<std::string>());
+    }
+    info.config.vocab = int(info.vocab.size());
+    info.config.d_model = intField(model, "d_model", 1, train::kMaxTrainDModel);
+    info.config.heads = intField(model, "heads", 1, info.config.d_model);
+    info.config.layers = intField(model, "layers", 1, train::kMaxTrainLayers);
+    info.config.seq = intField(model, "seq", 2, train::kMaxTrainSeq);
+    train::validate(info.config); // heads must divide d_model
+    const json seed = model.value("seed", json());
+    if (!seed.is_number_unsigned()) refuse("model.json: \"seed\" must be a whole number >= 0");
+    info.seed = seed.get<std::uint64_t>();
+    return info;
+}
+
+void writeCheckpoint(const std::string& path, const train::Params& params, int step) {
+    std::vector<NamedMatrix> tensors;
+    for (const train::ConstNamedTensor& t : train::namedTensors(params))
+        tensors.push_back({t.name, *t.tensor});
+    writeSafetensors(path, tensors, {{"format", "mha-model"}, {"step", std::to_string(step)}});
+}
+
+train::Params readCheckpoint(const std::string& path, const train::ModelConfig& config) {
+    const SafetensorsFile file = readSafetensors(path);
+    train::Params params = train::zeroParams(config);
+    for (const train::NamedTensor& t : train::namedTensors(params)) {
+        const NamedMatrix* stored = file.find(t.name);
+        if (!stored) refuse("'" + path + "' has no tensor '" + t.name + "'");
+        if (stored->values.rows() != t.tensor->rows() || stored->values.cols() != t.tensor->cols())
+            refuse("'" + path + "': tensor '" + t.name + "' is [" +
+                   std::to_string(stored->values.rows()) + ", " +
+                   std::to_string(stored->values.cols()) + "], model.json needs [" +
+                   std::to_string(t.tensor->rows()) + ", " + std::to_string(t.tensor->cols()) +
+                   "]");
+        *t.tensor = stored->values;
+    }
+    return params;
+}
+
+std::string batchesJson(const train::Batch& batch) {
+    const json out = {{"tokens", batch.tokens}, {"loss_mask", batch.lossMask}};
+    return out.dump() + "\n";
+}
+
+std::string formatNumber(double value) {
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, result.ptr);
+}
+
+MetricsCsv::MetricsCsv(const std::string& path, const std::vector<std::string>& probeColumns)
+    : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+    std::string header = "step,train_loss";
+    for (const std::string& column : probeColumns) header.append(",").append(column);
+    out_ << header << '\n' << std::flush;
+    if (!out_) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+void MetricsCsv::append(int step, double trainLoss, const std::vector<train::Metric>& metrics) {
+    std::string row = std::to_string(step) + "," + formatNumber(trainLoss);
+    for (const train::Metric& metric : metrics) row.append(",").append(formatNumber(metric.value));
+    out_ << row << '\n' << std::flush;
+    if (!out_) throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
+}
+
+namespace {
+
+std::string ablationRow(const char* kind, int removed, int total, const train::AblationPoint& p,
+                        bool withHead, double baselineLoss) {
+    std::string row = std::string(kind) + "," + std::to_string(removed) + "," +
+                      formatNumber(double(removed) / total) + ",";
+    row += withHead ? std::to_string(p.head.layer + 1) + "," + std::to_string(p.head.head + 1)
+                    : std::string(",");
+    return row + "," + formatNumber(p.heldoutLoss) + "," +
+           formatNumber(p.heldoutLoss - baselineLoss) + "," + formatNumber(p.accuracy) + "\n";
+}
+
+} // namespace
+
+std::string ablationCsv(const train::AblationReport& report, train::TaskKind task) {
+    const int total = std::max(1, report.totalHeads);
+    const double base = report.baseline.heldoutLoss;
+    std::string csv = std::string("kind,heads_removed,fraction_pruned,layer,head,heldout_loss,"
+                                  "loss_increase,") +
+                      (task == train::TaskKind::Agreement ? "agreement_accuracy" : "accuracy") +
+                      "\n";
+    csv += ablationRow("baseline", 0, total, report.baseline, false, base);
+    for (const train::AblationPoint& p : report.single)
+        csv += ablationRow("single", 1, total, p, true, base);
+    for (std::size_t i = 0; i < report.pruning.size(); ++i)
+        csv += ablationRow("pruning", int(i + 1), total, report.pruning[i], true, base);
+    return csv;
+}
+
+} // namespace core

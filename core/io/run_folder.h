@@ -1,0 +1,73 @@
+// The files of a training run (DESIGN.md, "Training contract", "Files in DIR"): model.json,
+// metrics.csv, checkpoint-SSSSSS.safetensors, batches-SSSSSS.json and ablation.csv. What
+// `mha-viz train` writes, and what the window and `--model DIR` read back.
+#pragma once
+
+#include "train/ablation.h"
+#include "train/head_scores.h"
+#include "train/model.h"
+#include "train/trainer.h"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace core {
+
+// Creates dir (and its parents) when it does not exist. Throws std::invalid_argument when dir
+// is a file or a folder that is not empty (a run never mixes with other files), and
+// std::runtime_error when it cannot be created.
+void prepareRunFolder(const std::string& dir);
+
+std::string checkpointFileName(int step); // "checkpoint-000300.safetensors"
+std::string batchesFileName(int update);  // "batches-000001.json"
+
+// model.json: {"format": "mha-model", "version": 1, "task", "vocab", "d_model", "heads",
+// "layers", "seq", "seed"}.
+std::string modelJson(const train::TrainSettings& settings, const std::vector<std::string>& vocab);
+
+// What model.json says about a run.
+struct ModelInfo {
+    train::TaskKind task = train::TaskKind::Induction;
+    std::vector<std::string> vocab;
+    train::ModelConfig config; // vocab = vocab.size()
+    std::uint64_t seed = 0;
+};
+// Throws std::invalid_argument naming the field that is missing or wrong.
+ModelInfo parseModelJson(const std::string& text);
+
+// The params as a checkpoint: their safetensors names and shapes, metadata {"format":
+// "mha-model", "step": S}. Writes atomically; throws std::runtime_error naming the path.
+void writeCheckpoint(const std::string& path, const train::Params& params, int step);
+// A checkpoint of a model of this config; throws std::invalid_argument naming a missing
+// tensor or a wrong shape, std::runtime_error when the file cannot be read.
+train::Params readCheckpoint(const std::string& path, const train::ModelConfig& config);
+
+// {"tokens": [B][N] ints, "loss_mask": [B][N] bools}.
+std::string batchesJson(const train::Batch& batch);
+
+// A number as CSV and JSON write it: the shortest text that reads back as the same double.
+std::string formatNumber(double value);
+
+// metrics.csv, streamed: the header when opened, then one row per append, flushed at once so
+// a stopped run keeps every row it computed and memory does not grow with the run.
+class MetricsCsv {
+  public:
+    // Throws std::runtime_error naming the path when it cannot be created.
+    MetricsCsv(const std::string& path, const std::vector<std::string>& probeColumns);
+    // step,train_loss, then the metrics in probeColumns' order. Throws std::runtime_error on a
+    // write error (a full disk).
+    void append(int step, double trainLoss, const std::vector<train::Metric>& metrics);
+
+  private:
+    std::string path_;
+    std::ofstream out_;
+};
+
+// ablation.csv: kind,heads_removed,fraction_pruned,layer,head,heldout_loss,loss_increase,<accuracy>
+// with a "baseline" row, one "single" row per head (only that head off) and one "pruning" row per
+// step of the pruning curve (the head removed at that step; the others stay removed).
+std::string ablationCsv(const train::AblationReport& report, train::TaskKind task);
+
+} // namespace core
