@@ -243,7 +243,8 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     SceneFlags flags;
     CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
                  "Without --json it opens the window; with it, it runs headless."};
-    cli.footer("Train a tiny transformer and watch its heads specialise: mha-viz train --help");
+    cli.footer("Train a tiny transformer and watch its heads specialise: mha-viz train --help\n"
+               "Draw its curves: mha-viz plot --help");
     addSceneOptions(cli, options.scene, flags);
     addOutputOptions(cli, options);
     addWindowOptions(cli, options);

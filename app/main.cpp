@@ -5,6 +5,7 @@
 #include "appearance.h"
 #include "cli.h"
 #include "input_queue.h"
+#include "plot_command.h"
 #include "session.h"
 #include "shortcuts.h"
 #include "train_command.h"
@@ -35,8 +36,11 @@ int main(int argc, char** argv) {
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full
     // disk, instead of the process being killed halfway through an export.
     std::signal(SIGXFSZ, SIG_IGN);
-    if (argc > 1 && std::string_view(argv[1]) == "train") // its own command, no window
+    // Commands of their own, without a window.
+    if (argc > 1 && std::string_view(argv[1]) == "train")
         return app::runTrainCommand(argc - 1, argv + 1);
+    if (argc > 1 && std::string_view(argv[1]) == "plot")
+        return app::runPlotCommand(argc - 1, argv + 1);
     int exitCode = 0;
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;

@@ -8,7 +8,8 @@
     pure-Python forward pass, is metrics.csv's train_loss at step 0;
   * the same command gives the same metrics.csv and checkpoints byte for byte;
   * a folder that is not empty is refused with exit 2, one line, and nothing written;
-  * Ctrl+C stops cleanly: exit 0, the step it stopped at has its metrics row and checkpoint.
+  * Ctrl+C stops cleanly: exit 0, the step it stopped at has its metrics row and checkpoint;
+  * `mha-viz plot` draws the run's curves as SVG and PNG and refuses bad columns and formats.
 Usage (ctest does this): tests/train_cli.py build/app/mha-viz
 """
 import csv
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 
 binary = sys.argv[1]
 TINY = ["--task", "induction", "--layers", "2", "--d-model", "8", "--heads", "2", "--seq", "8",
@@ -132,6 +134,28 @@ def check_run_folder(out):
           "ablation.csv: a baseline, each head alone, the pruning curve")
 
 
+def check_plot(run, tmp):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    svg, png = os.path.join(tmp, "loss.svg"), os.path.join(tmp, "heads.png")
+    r = subprocess.run([binary, "plot", run, run, "--columns", "heldout_loss,train_loss",
+                        "--out", svg], env=env, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, "plot: two runs' losses as SVG" + ("" if r.returncode == 0 else r.stderr))
+    root = ET.parse(svg).getroot()
+    lines = [e for e in root.iter() if e.tag.endswith("polyline")]
+    check(len(lines) >= 4 and all(len(e.get("points").split()) == 4 for e in lines[:4]),
+          f"plot: 4 series of 4 rows each ({len(lines)} polylines)")
+    r = subprocess.run([binary, "plot", run, "--columns", "L2*.induction", "--out", png],
+                       env=env, capture_output=True, text=True, timeout=120)
+    with open(png, "rb") as f:
+        head = f.read(24)
+    check(r.returncode == 0 and head[:8] == b"\x89PNG\r\n\x1a\n", "plot: head scores as PNG")
+    for args, what in ((["--columns", "L9*.induction", "--out", png], "L9*.induction"),
+                       (["--out", os.path.join(tmp, "x.gif")], "x.gif")):
+        r = subprocess.run([binary, "plot", run, *args], env=env, capture_output=True, text=True)
+        check(r.returncode == 2 and r.stderr.count("\n") == 1 and what in r.stderr,
+              f"plot: {what} refused with exit 2 and one line")
+
+
 def check_stop_with_ctrl_c(tmp):
     out = os.path.join(tmp, "stopped")
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
@@ -174,6 +198,7 @@ def main():
         r = train(os.path.join(tmp, "c"), "--heads", "3")
         check(r.returncode == 2 and r.stderr.count("\n") == 1 and not os.path.exists(
             os.path.join(tmp, "c")), "a bad value: exit 2, one line, no folder created")
+        check_plot(first, tmp)
         check_stop_with_ctrl_c(tmp)
 
 
