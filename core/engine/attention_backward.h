@@ -6,17 +6,20 @@
 
 #include "engine/attention.h"
 
+#include <vector>
+
 namespace core {
 
 struct AttentionGradients {
     Weights weights; // d loss / d wQ, wK, wV, wO, each d_model x d_model
     Mat dx;          // (B*N) x d_model, d loss / d x through the attention alone
     // Scratch, kept so that a training loop allocates nothing after its first step.
-    Mat dConcat;     // (B*N) x d_model
-    Mat dQKV;        // (B*N) x (3*d_model): dQ | dK | dV side by side, so that the three
-                     // projections take one GEMM for their weights and one for dx
-    Mat wQKV;        // d_model x (3*d_model): wQ | wK | wV
-    Mat dWeightsQKV; // d_model x (3*d_model): d wQ | d wK | d wV
+    Mat dConcat;               // (B*N) x d_model
+    Mat dQKV;                  // (B*N) x (3*d_model): dQ | dK | dV side by side, so that the three
+                               // projections take one GEMM for their weights and one for dx
+    Mat wQKV;                  // d_model x (3*d_model): wQ | wK | wV
+    std::vector<Mat> partials; // per chunk of the batch, d_model x (4*d_model): its share of
+                               // d wQ | d wK | d wV | d wO
 };
 
 // Fills `grads` (reusing its buffers when the shapes are unchanged) for `a`, the forward of the

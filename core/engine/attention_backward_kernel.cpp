@@ -4,6 +4,8 @@
 // the split and the Q/K/V projections.
 #include "engine/attention_kernel.h"
 
+#include <algorithm>
+
 namespace core::kernel {
 
 namespace {
@@ -48,44 +50,68 @@ void headBackward(const Attention& a, const Mat& dConcat /* (B*N) x d_model */, 
     dK.noalias() = a.scale * (dScores.transpose() * q);
 }
 
-// Every (b, h) block. Each writes its own slices of dQKV and nothing else, so the threads share
-// no sum and the result is the same bits whatever thread runs which block.
-void headsBackward(const Attention& a, AttentionGradients& g) {
-    const int blocks = a.batch * a.heads;
-    const double blockFlops = 8.0 * a.queryLen * a.keyLen * a.d_head;
-#pragma omp parallel if (blocks > 1 && blockFlops * blocks > 4e6)
-    {
-        Mat dScores(a.queryLen, a.keyLen); // N x M, one per thread
-#pragma omp for schedule(static)
-        for (int bh = 0; bh < blocks; ++bh)
-            headBackward(a, g.dConcat, bh / a.heads, bh % a.heads, dScores, g.dQKV);
+// The rows of sentences [b0, b1), the unit the threads share out: d concat, the (b, h) blocks
+// and d x of these rows, and this chunk's share of the weight gradients (sums over its rows
+// only) in `partial`, d_model x (4*d_model): d wQ | d wK | d wV | d wO.
+void chunkBackward(const Mat& x, const Weights& w, const Attention& a, const Mat& dOutput,
+                   AttentionGradients& g, int b0, int b1, Mat& dScores /* N x M */, Mat& partial) {
+    const Eigen::Index d_model = a.d_model, row0 = Eigen::Index(b0) * a.queryLen;
+    const Eigen::Index rows = Eigen::Index(b1 - b0) * a.queryLen;
+    const auto dOut = dOutput.middleRows(row0, rows); // rows x d_model
+    auto dConcat = g.dConcat.middleRows(row0, rows);  // rows x d_model
+    // output = concat * W_O (or concat itself without the out projection)
+    if (a.outProjection) {
+        partial.rightCols(d_model).noalias() = a.concat.middleRows(row0, rows).transpose() * dOut;
+        dConcat.noalias() = dOut * w.wO.transpose();
+    } else {
+        partial.rightCols(d_model).setZero();
+        dConcat = dOut;
     }
+    for (int b = b0; b < b1; ++b)
+        for (int h = 0; h < a.heads; ++h) headBackward(a, g.dConcat, b, h, dScores, g.dQKV);
+    // q = x * W_Q (k, v alike): dW = x^T * dq, and x gets dq * W^T from each projection; with
+    // dQ | dK | dV side by side, one GEMM does all three of each.
+    const auto dQKV = g.dQKV.middleRows(row0, rows); // rows x (3*d_model)
+    partial.leftCols(3 * d_model).noalias() = x.middleRows(row0, rows).transpose() * dQKV;
+    g.dx.middleRows(row0, rows).noalias() = dQKV * g.wQKV.transpose();
 }
 
 } // namespace
 
+// The batch in chunks of whole sentences, about kChunkRows rows each, fixed by the shapes alone.
+// Each thread takes whole chunks, so no GEMM is shared between threads (Eigen's own threads
+// wait on each other on products this small), each chunk writes only its own rows, and the
+// weight gradients are the chunks' partial sums added in chunk order: the same bits whatever
+// thread ran which chunk, on every run.
 void backward(const Mat& x, const Weights& w, const Attention& a, const Mat& dOutput,
               AttentionGradients& g) {
+    constexpr int kChunkRows = 256; // a chunk's inputs and gradients stay in L2 cache
     const Eigen::Index d_model = a.d_model;
-    // output = concat * W_O (or concat itself without the out projection)
-    if (a.outProjection) {
-        g.weights.wO.noalias() = a.concat.transpose() * dOutput; // d_model x d_model
-        g.dConcat.noalias() = dOutput * w.wO.transpose();        // (B*N) x d_model
-    } else {
-        g.weights.wO.setZero(d_model, d_model);
-        g.dConcat = dOutput;
-    }
+    const int perChunk = std::max(1, kChunkRows / a.queryLen); // sentences
+    const int chunks = (a.batch + perChunk - 1) / perChunk;
+    g.dConcat.resize(x.rows(), d_model);  // (B*N) x d_model
     g.dQKV.resize(x.rows(), 3 * d_model); // (B*N) x (3*d_model)
-    headsBackward(a, g);
-    // q = x * W_Q (k, v alike): dW = x^T * dq, and x gets dq * W^T from each projection; with
-    // dQ | dK | dV side by side, one GEMM does all three of each.
-    g.wQKV.resize(d_model, 3 * d_model); // d_model x (3*d_model)
+    g.dx.resize(x.rows(), d_model);       // (B*N) x d_model
+    g.wQKV.resize(d_model, 3 * d_model);  // d_model x (3*d_model)
     g.wQKV << w.wQ, w.wK, w.wV;
-    g.dWeightsQKV.noalias() = x.transpose() * g.dQKV; // d_model x (3*d_model)
-    g.weights.wQ = g.dWeightsQKV.leftCols(d_model);
-    g.weights.wK = g.dWeightsQKV.middleCols(d_model, d_model);
-    g.weights.wV = g.dWeightsQKV.rightCols(d_model);
-    g.dx.noalias() = g.dQKV * g.wQKV.transpose(); // (B*N) x d_model
+    g.partials.resize(chunks);
+    for (Mat& partial : g.partials) partial.resize(d_model, 4 * d_model);
+    const double flops = 2.0 * x.rows() * d_model * 8 * d_model +
+                         8.0 * a.batch * a.heads * a.queryLen * a.keyLen * a.d_head;
+#pragma omp parallel if (chunks > 1 && flops > 4e6)
+    {
+        Mat dScores(a.queryLen, a.keyLen); // N x M, one per thread
+#pragma omp for schedule(static)
+        for (int c = 0; c < chunks; ++c)
+            chunkBackward(x, w, a, dOutput, g, c * perChunk, std::min(a.batch, (c + 1) * perChunk),
+                          dScores, g.partials[c]);
+    }
+    Mat& sum = g.partials.front(); // d_model x (4*d_model), chunk 0 + chunk 1 + ...
+    for (int c = 1; c < chunks; ++c) sum += g.partials[c];
+    g.weights.wQ = sum.leftCols(d_model);
+    g.weights.wK = sum.middleCols(d_model, d_model);
+    g.weights.wV = sum.middleCols(2 * d_model, d_model);
+    g.weights.wO = sum.rightCols(d_model);
 }
 
 } // namespace core::kernel
