@@ -1,12 +1,19 @@
-// mha_bench: forward-pass speed on the shapes the UI and the README quote.
+// mha_bench: forward-pass speed on the shapes the UI and the README quote, and the speed of a
+// training step of mha-viz train.
 //   ./build/tests/mha_bench --benchmark_counters_tabular=true
 // Counters: GFLOPs = forward FLOP/s, vs_gemm = that rate / Eigen's own GEMM rate on a
 // d_model x d_model x d_model product measured in the same run (1.0 = GEMM speed). Both run on
 // the engine's SIMD path, printed first ("engine: avx2 ..."); MHA_SIMD=sse2 picks another.
+// steps_per_s = training steps per second (BM_TrainStep; tests/bench_train_torch.py is the same
+// step in PyTorch; --benchmark_repetitions=5 gives their median). Threads: OpenMP's
+// (OMP_NUM_THREADS; all cores by default), printed first as well.
 #include "engine/attention.h"
 #include "engine/cost_model.h"
 #include "engine/simd.h"
 #include "engine/weights.h"
+#include "train/model.h"
+#include "train/optimizer.h"
+#include "train/tasks.h"
 
 #include "test_support.h"
 
@@ -15,6 +22,12 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <string>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -69,6 +82,46 @@ void BM_EigenGemm(benchmark::State& state) {
         benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// BM_TrainStep/layers/d_model/heads/seq/batch: one step of mha-viz train on the induction
+// task with Adam (lr 1e-3): forward, backward and the optimizer's update, as the trainer runs
+// them (buffers reused from step to step). The batches are made before the clock starts.
+void BM_TrainStep(benchmark::State& state) {
+    using namespace core::train;
+    const Task task(TaskKind::Induction);
+    ModelConfig config;
+    config.vocab = task.vocabSize();
+    config.layers = int(state.range(0)), config.d_model = int(state.range(1));
+    config.heads = int(state.range(2)), config.seq = int(state.range(3));
+    const int batchSize = int(state.range(4));
+    core::SplitMix64 rng(7);
+    std::vector<Batch> batches; // a few distinct batches, taken in turn
+    for (int i = 0; i < 16; ++i) batches.push_back(task.makeBatch(rng, batchSize, config.seq));
+    Params params = initParams(config, 1);
+    Optimizer adam(OptimizerKind::Adam, 1e-3, config);
+    StepBuffers buffers;
+    std::size_t next = 0;
+    for (auto _ : state) {
+        const Batch& batch = batches[next++ % batches.size()];
+        benchmark::DoNotOptimize(lossAndGradients(config, params, batch, buffers));
+        adam.step(params, buffers.gradients);
+    }
+    state.counters["steps_per_s"] =
+        benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+int ompThreads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+// With --benchmark_repetitions: the fastest run, the figure least moved by a busy machine.
+double fastest(const std::vector<double>& v) {
+    return *std::min_element(v.begin(), v.end());
+}
+
 } // namespace
 
 BENCHMARK(BM_Forward)
@@ -80,16 +133,20 @@ BENCHMARK(BM_Forward)
     ->Args({1024, 1024, 16})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime()
-    // With --benchmark_repetitions: the fastest run, the figure least moved by a busy machine.
-    ->ComputeStatistics("min", [](const std::vector<double>& v) {
-        return *std::min_element(v.begin(), v.end());
-    });
+    ->ComputeStatistics("min", fastest);
 BENCHMARK(BM_EigenGemm)->Arg(64)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_TrainStep)
+    ->ArgNames({"layers", "d_model", "heads", "seq", "batch"})
+    ->Args({2, 64, 4, 32, 32}) // mha-viz train's defaults
+    ->Args({1, 64, 4, 32, 32})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime(); // no "min": it would give the slowest steps_per_s; read the median
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::AddCustomContext("engine", core::simdSummary());
+    benchmark::AddCustomContext("threads", std::to_string(ompThreads()));
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -98,9 +98,11 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     out.batch = B, out.queryLen = N, out.keyLen = M, out.heads = H;
     out.d_model = d_model, out.d_head = d_head;
     out.causal = in.causal;
+    out.cross = in.isCross();
     out.scale = scaleFactor(in.scale, d_model, H);
     out.outProjection = in.outProjection;
     out.reshapeBug = in.reshapeBug;
+    out.intermediates = in.intermediates;
     out.headAblated.assign(H, false);
     for (int h : in.ablatedHeads) out.headAblated[h] = true;
     if (in.keyPadding.size() > 0)
@@ -108,15 +110,20 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     else
         out.keyPadding.setConstant(B, M, false);
     const Eigen::Index headRows = Eigen::Index(B) * H * N;
-    out.scores.resize(headRows, M);                  // (B*H*N) x M
-    out.attention.resize(headRows, M);               // (B*H*N) x M
-    out.headOutputs.resize(headRows, d_head);        // (B*H*N) x d_head
-    out.concat.resize(Eigen::Index(B) * N, d_model); // (B*N) x d_model
-    kernel::active().forward(in, w, out);            // the arithmetic, on this CPU's SIMD path
+    const bool kept = in.intermediates;
+    out.scores.resize(kept ? headRows : 0, M);           // (B*H*N) x M
+    out.attention.resize(headRows, M);                   // (B*H*N) x M
+    out.headOutputs.resize(kept ? headRows : 0, d_head); // (B*H*N) x d_head
+    out.concat.resize(Eigen::Index(B) * N, d_model);     // (B*N) x d_model
+    kernel::active().forward(in, w, out);                // the arithmetic, on this CPU's SIMD path
 }
 
 void engineMultiply(const Mat& a, const Mat& b, Mat& c) {
     kernel::active().multiply(a, b, c);
+}
+
+void engineMultiply(const Mat& a, Transposed which, const Mat& b, Mat& c) {
+    kernel::active().multiplyTransposed(a, which, b, c);
 }
 
 } // namespace core

@@ -34,6 +34,9 @@ struct AttentionInput {
     bool outProjection = true;     // false: output = concat, heads never mixed by W_O
     std::vector<int> ablatedHeads; // 0-based heads whose outputs are zeroed before W_O
     bool reshapeBug = false;       // split/merge heads by viewing (N, d_model) as (H, N, d_head)
+    // false (training, core/train): Attention::scores and headOutputs stay empty, which saves
+    // their stores and copies; every other field has the very same bits either way.
+    bool intermediates = true;
 
     bool isCross() const { return xSource.size() > 0; }
 };
@@ -44,17 +47,19 @@ struct Attention {
     int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0;
     Scalar scale = 1; // the factor the scores were multiplied by
     bool causal = false;
+    bool cross = false; // keys and values came from AttentionInput::xSource
     BoolMat keyPadding; // B x M
     Mat q;              // (B*N) x d_model, projected, before the split
     Mat k;              // (B*M) x d_model
     Mat v;              // (B*M) x d_model
-    Mat scores;         // (B*H*N) x M, scaled, before the mask
+    Mat scores;         // (B*H*N) x M, scaled, before the mask; empty without intermediates
     Mat attention;      // (B*H*N) x M, softmax weights; masked entries are exactly 0
-    Mat headOutputs;    // (B*H*N) x d_head, attention * V per head
+    Mat headOutputs;    // (B*H*N) x d_head, attention * V per head; empty without intermediates
     Mat concat;         // (B*N) x d_model, heads merged side by side (ablated heads zeroed)
     Mat output;         // (B*N) x d_model, concat * W_O (= concat without the out projection)
     bool outProjection = true;
     bool reshapeBug = false;
+    bool intermediates = true;     // scores and headOutputs kept (AttentionInput::intermediates)
     std::vector<bool> headAblated; // H
     RowVec outputShift; // 1 x (B*N): |output - output with no head ablated| per token; empty
                         // when nothing is ablated
@@ -86,6 +91,11 @@ void forward(const AttentionInput& input, const Weights& weights, Attention& out
 
 // c = a * b with Eigen's GEMM on the engine's active SIMD path (the benchmark's yardstick).
 void engineMultiply(const Mat& a, const Mat& b, Mat& c);
+
+// c = a^T * b (Transposed::Left) or a * b^T (Transposed::Right), the same way: the products of
+// the training's unembedding and its gradients (core/train).
+enum class Transposed { Left, Right };
+void engineMultiply(const Mat& a, Transposed which, const Mat& b, Mat& c);
 
 // FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model);

@@ -34,20 +34,34 @@ auto headView(Matrix& m, int b, int h, int len, int d_head, bool reshapeBug) {
 // visible key stays all 0 (PyTorch would give NaN there). Masked weights are set to 0 after
 // the exp, not left to exp(-inf): vectorised exp clamps its argument on some SIMD paths
 // (AVX2 gives 2.9e-39 for -inf), and the trace contract says masked weights are exactly 0.
+// A sentence without padded keys (every training batch, every single sentence) sees keys
+// [0, visible) from query i, so its rows skip the per-key mask test: the maximum is the same
+// number whichever way it is found (NaN scores are passed over either way), and the rest is
+// the very same arithmetic.
 void maskedSoftmax(const Attention& a, int b, Eigen::Ref<Mat> block /* N x M */) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
+    const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
     for (int i = 0; i < a.queryLen; ++i) {
         auto row = block.row(i); // 1 x M
+        const int visible = a.causal && !padded ? std::min(i + 1, a.keyLen) : a.keyLen;
         Scalar rowMax = kNegInf;
-        for (int j = 0; j < a.keyLen; ++j)
-            if (!a.masked(b, i, j)) rowMax = std::max(rowMax, row[j]);
-        if (rowMax == kNegInf) { // every key masked
+        if (padded) {
+            for (int j = 0; j < a.keyLen; ++j)
+                if (!a.masked(b, i, j)) rowMax = std::max(rowMax, row[j]);
+        } else {
+            rowMax = row.head(visible).maxCoeff<Eigen::PropagateNumbers>(); // NaN: all NaN
+        }
+        if (!(rowMax > kNegInf)) { // every key masked (or every visible score NaN)
             row.setZero();
             continue;
         }
-        row = (row.array() - rowMax).exp();
-        for (int j = 0; j < a.keyLen; ++j)
-            if (a.masked(b, i, j)) row[j] = 0;
+        row = (row.array() - rowMax).exp(); // the whole row, so every path rounds it alike
+        if (padded) {
+            for (int j = 0; j < a.keyLen; ++j)
+                if (a.masked(b, i, j)) row[j] = 0;
+        } else {
+            row.tail(a.keyLen - visible).setZero();
+        }
         row /= row.sum();
     }
 }
@@ -68,16 +82,23 @@ void attendPerHead(Attention& out) {
         const auto qHead = headView(std::as_const(out.q), b, h, N, d_head, bug); // N x d_head
         const auto kHead = headView(std::as_const(out.k), b, h, M, d_head, bug); // M x d_head
         const auto vHead = headView(std::as_const(out.v), b, h, M, d_head, bug); // M x d_head
-        auto scores = out.scores.middleRows(r0, N);                              // N x M
         auto weights = out.attention.middleRows(r0, N);                          // N x M
-        auto headOut = out.headOutputs.middleRows(r0, N);                        // N x d_head
+        // Merge, the inverse of the split: correct, head h fills columns
+        // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
+        auto merged = headView(out.concat, b, h, N, d_head, bug); // N x d_head
+        if (!out.intermediates) { // the same products, straight into attention and concat
+            weights.noalias() = out.scale * (qHead * kHead.transpose());
+            maskedSoftmax(out, b, weights);
+            merged.noalias() = weights * vHead;
+            continue;
+        }
+        auto scores = out.scores.middleRows(r0, N);       // N x M
+        auto headOut = out.headOutputs.middleRows(r0, N); // N x d_head
         scores.noalias() = out.scale * (qHead * kHead.transpose());
         weights = scores;
         maskedSoftmax(out, b, weights);
         headOut.noalias() = weights * vHead;
-        // Merge, the inverse of the split: correct, head h fills columns
-        // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
-        headView(out.concat, b, h, N, d_head, bug) = headOut;
+        merged = headOut;
     }
 }
 
@@ -120,6 +141,13 @@ void multiply(const Mat& a, const Mat& b, Mat& c) {
     c.noalias() = a * b;
 }
 
+void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c) {
+    if (which == Transposed::Left)
+        c.noalias() = a.transpose() * b;
+    else
+        c.noalias() = a * b.transpose();
+}
+
 int compiledLevel() {
 #if !defined(EIGEN_VECTORIZE)
     return int(SimdLevel::Scalar);
@@ -137,8 +165,9 @@ int compiledLevel() {
 #ifdef MHA_ENGINE_VARIANT
 // The one symbol the shared object exports (everything else is hidden, then made local).
 extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_engine_kernel_v1() {
-    static const MhaEngineKernel kernel{core::kernel::kAbi, core::kernel::compiledLevel(),
-                                        core::kernel::forward, core::kernel::multiply};
+    static const MhaEngineKernel kernel{
+        core::kernel::kAbi,     core::kernel::compiledLevel(),    core::kernel::forward,
+        core::kernel::multiply, core::kernel::multiplyTransposed, core::kernel::backward};
     return &kernel;
 }
 #endif

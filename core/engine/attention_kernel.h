@@ -1,12 +1,14 @@
-// The hot part of the forward pass, compiled once per SIMD level (see simd.h): the built-in
-// copy inside mha_core, and one shared object per level that simd.cpp loads at run time.
-// Matrices allocated on one side are resized on the other (q, k, v, output, outputShift):
-// safe because every target is built with the same EIGEN_MAX_ALIGN_BYTES (CMakeLists.txt).
+// The hot part of the forward pass and of the training's backward pass, compiled once per SIMD
+// level (see simd.h): the built-in copy inside mha_core, and one shared object per level that
+// simd.cpp loads at run time. Matrices allocated on one side are resized on the other (q, k, v,
+// output, outputShift, the gradients): safe because every target is built with the same
+// EIGEN_MAX_ALIGN_BYTES (CMakeLists.txt).
 // Everything a kernel uses is inline (Eigen and this header), so each shared object is
 // self-contained and its Eigen instantiations never mix with another level's.
 #pragma once
 
 #include "engine/attention.h"
+#include "engine/attention_backward.h"
 
 namespace core::kernel {
 
@@ -17,6 +19,13 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out);
 
 // c = a * b with the same Eigen GEMM the kernel uses (the benchmark's yardstick).
 void multiply(const Mat& a, const Mat& b, Mat& c);
+// c = a^T * b or a * b^T (core::engineMultiply with Transposed).
+void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c);
+
+// The backward pass (attention_backward.h, attention_backward_kernel.cpp). The caller
+// (core::backward) has checked the shapes and that `a` is a self-attention without the bug.
+void backward(const Mat& x, const Weights& w, const Attention& a, const Mat& dOutput,
+              AttentionGradients& grads);
 
 // The level this copy was compiled for, from the compiler's own macros.
 int compiledLevel(); // a SimdLevel
@@ -39,6 +48,9 @@ struct MhaEngineKernel {
     int level;              // core::SimdLevel
     void (*forward)(const core::AttentionInput&, const core::Weights&, core::Attention&);
     void (*multiply)(const core::Mat&, const core::Mat&, core::Mat&);
+    void (*multiplyTransposed)(const core::Mat&, core::Transposed, const core::Mat&, core::Mat&);
+    void (*backward)(const core::Mat&, const core::Weights&, const core::Attention&,
+                     const core::Mat&, core::AttentionGradients&);
 };
 extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
 

@@ -93,8 +93,9 @@ struct Registry {
     std::atomic<const MhaEngineKernel*> active{nullptr};
 
     Registry() {
-        static const MhaEngineKernel builtIn{kernel::kAbi, kernel::compiledLevel(), kernel::forward,
-                                             kernel::multiply};
+        static const MhaEngineKernel builtIn{
+            kernel::kAbi,     kernel::compiledLevel(),    kernel::forward,
+            kernel::multiply, kernel::multiplyTransposed, kernel::backward};
         const auto dir = kernelDir();
         for (SimdLevel level : kLevels) {
             if (!cpuRuns(level)) continue;

@@ -68,14 +68,13 @@ Mat uniformTensor(std::uint64_t seed, const std::string& name, int rows, int col
 }
 
 // x0 = embed[tokens] + pos, one row per (b, t).
-Mat embedTokens(const Params& params, const Batch& batch) {
+void embedTokens(const Params& params, const Batch& batch, Mat& x /* (B*n) x D */) {
     const int B = batch.size(), n = batch.length();
-    Mat x(Eigen::Index(B) * n, params.embed.cols()); // (B*n) x D
+    x.resize(Eigen::Index(B) * n, params.embed.cols());
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < n; ++t)
             x.row(Eigen::Index(b) * n + t) =
                 params.embed.row(batch.tokens[b][t]) + params.pos.row(t);
-    return x;
 }
 
 // Mean cross-entropy of logits row (b, t) against tokens[b][t+1] over the masked positions.
@@ -198,36 +197,50 @@ void checkAblated(const ModelConfig& config, const HeadLists& ablated) {
 
 ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
                         const HeadLists& ablated) {
+    ForwardPass pass;
+    forwardPass(config, params, batch, ablated, pass);
+    return pass;
+}
+
+void forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
+                 const HeadLists& ablated, ForwardPass& pass) {
     validate(config);
     checkParams(config, params);
     validate(batch, config);
     checkAblated(config, ablated);
-    ForwardPass pass;
     pass.batch = batch.size(), pass.length = batch.length();
-    pass.residual.reserve(config.layers + 1);
-    pass.residual.push_back(embedTokens(params, batch)); // (B*n) x D
+    pass.residual.resize(config.layers + 1);
     pass.heads.resize(config.layers);
+    embedTokens(params, batch, pass.residual.front()); // (B*n) x D
     AttentionInput in;
     in.batch = pass.batch;
     in.queryLen = in.keyLen = pass.length;
     in.heads = config.heads;
     in.causal = true;
     in.scale = ScaleKind::SqrtDHead;
+    in.intermediates = false; // scores and headOutputs: the explorer's, never read here
     for (int l = 0; l < config.layers; ++l) {
-        in.x = pass.residual.back(); // (B*n) x D
+        in.x.swap(pass.residual[l]); // lent to the engine, no copy: (B*n) x D
         if (!ablated.empty()) in.ablatedHeads = ablated[l];
-        core::forward(in, params.layers[l], pass.heads[l]);   // the explorer's engine
-        pass.residual.push_back(in.x + pass.heads[l].output); // x + MHA(x)
+        core::forward(in, params.layers[l], pass.heads[l]); // the explorer's engine
+        in.x.swap(pass.residual[l]);
+        pass.residual[l + 1] = pass.residual[l] + pass.heads[l].output; // x + MHA(x)
     }
-    pass.logits.noalias() = pass.residual.back() * params.unembed; // (B*n) x V
+    core::engineMultiply(pass.residual.back(), params.unembed, pass.logits); // (B*n) x V
     pass.loss = meanCrossEntropy(pass.logits, batch, pass.lossPositions);
-    return pass;
 }
 
 LossAndGradients lossAndGradients(const ModelConfig& config, const Params& params,
                                   const Batch& batch) {
     const ForwardPass pass = forwardPass(config, params, batch);
     return {pass.loss, backwardPass(config, params, batch, pass)};
+}
+
+double lossAndGradients(const ModelConfig& config, const Params& params, const Batch& batch,
+                        StepBuffers& buffers) {
+    forwardPass(config, params, batch, {}, buffers.pass);
+    backwardPass(config, params, batch, buffers.pass, buffers.gradients, buffers.backward);
+    return buffers.pass.loss;
 }
 
 } // namespace core::train

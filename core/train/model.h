@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/attention.h"
+#include "engine/attention_backward.h"
 #include "engine/scalar.h"
 #include "engine/weights.h"
 
@@ -81,7 +82,9 @@ struct Batch {
 void validate(const Batch& batch, const ModelConfig& config);
 
 // Everything the backward pass needs: the residual stream before each layer and after the last,
-// each layer's core::Attention (q, k, v, weights, concat), the logits.
+// each layer's core::Attention (q, k, v, weights, concat, output), the logits. The engine runs
+// without its explorer-only intermediates (AttentionInput::intermediates), so scores and
+// headOutputs stay empty; the weights are the explorer's to the bit.
 struct ForwardPass {
     int batch = 0, length = 0;    // B, n
     std::vector<Mat> residual;    // L+1, each (B*n) x D: x_0 .. x_L
@@ -98,10 +101,27 @@ using HeadLists = std::vector<std::vector<int>>;
 // The forward pass of the whole batch (validates config, params' shapes, batch and ablated).
 ForwardPass forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
                         const HeadLists& ablated = {});
+// The same into `pass`, reusing its buffers when the shapes are unchanged: a training loop
+// calls it every step, and fresh buffers of this size cost more in page faults than in
+// arithmetic.
+void forwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
+                 const HeadLists& ablated, ForwardPass& pass);
 
-// d loss / d every parameter, from a forward pass of the same params and batch.
+// d loss / d every parameter, from a forward pass of the same params and batch. Heads ablated
+// in that pass get zero gradients for their share of W_Q, W_K, W_V.
 Params backwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
                     const ForwardPass& pass);
+
+// What the backward pass computes on its way, kept between steps like forwardPass's buffers.
+struct BackwardBuffers {
+    Mat dLogits;                  // (B*n) x V
+    Mat dx;                       // (B*n) x D, d loss / d the residual stream
+    AttentionGradients attention; // the engine's, of one layer at a time
+};
+// The same into `grads` (reshaped to the config's tensors when they differ), reusing its and
+// `buffers`' memory.
+void backwardPass(const ModelConfig& config, const Params& params, const Batch& batch,
+                  const ForwardPass& pass, Params& grads, BackwardBuffers& buffers);
 
 struct LossAndGradients {
     double loss = 0;
@@ -109,5 +129,18 @@ struct LossAndGradients {
 };
 LossAndGradients lossAndGradients(const ModelConfig& config, const Params& params,
                                   const Batch& batch);
+
+// Everything one training step computes, kept from step to step: with it a step allocates
+// nothing after the first (same shapes), so it takes no page fault for fresh buffers, which
+// on the default model cost as much time as the arithmetic.
+struct StepBuffers {
+    ForwardPass pass;
+    BackwardBuffers backward;
+    Params gradients; // d loss / d every parameter, after lossAndGradients
+};
+// The forward and backward pass of one step; returns the loss, the gradients are in
+// buffers.gradients.
+double lossAndGradients(const ModelConfig& config, const Params& params, const Batch& batch,
+                        StepBuffers& buffers);
 
 } // namespace core::train
