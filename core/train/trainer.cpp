@@ -86,13 +86,13 @@ const Batch& Trainer::nextBatch() {
 }
 
 double Trainer::update() {
-    const LossAndGradients result = lossAndGradients(config(), params_, nextBatch());
-    optimizer_.step(params_, result.gradients);
+    const double loss = lossAndGradients(config(), params_, nextBatch(), buffers_);
+    optimizer_.step(params_, buffers_.gradients);
     haveNext_ = false;
     ++step_;
-    lossSum_ += result.loss;
+    lossSum_ += loss;
     ++lossCount_;
-    return result.loss;
+    return loss;
 }
 
 bool Trainer::isEvalStep(int step) const {

@@ -82,6 +82,7 @@ class Trainer {
     Task task_;
     Params params_;
     Optimizer optimizer_;
+    StepBuffers buffers_; // reused by every update: a step allocates nothing after the first
     ProbeSet probe_;
     SplitMix64 batchStream_;
     Batch next_;
