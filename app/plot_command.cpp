@@ -33,10 +33,11 @@ void printError(const std::string& message) {
 
 std::string readText(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (!in || !(text << in.rdbuf()))
+    if (!in)
         throw std::invalid_argument("cannot read '" + path +
                                     "'; is it a run folder of mha-viz train?");
+    std::ostringstream text;
+    text << in.rdbuf(); // an empty file is read as "" (and then refused by its parser)
     return text.str();
 }
 
@@ -51,10 +52,10 @@ Run readRun(const std::string& dir) {
     try {
         run.model = core::parseModelJson(readText(dir + "/model.json"));
         run.metrics = core::parseCsv(readText(dir + "/metrics.csv"));
+        run.metrics.column("step"); // throws naming it when missing
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(dir + ": " + e.what());
     }
-    run.metrics.column("step"); // throws naming it when missing
     const int layers = run.model.config.layers;
     run.label = std::string(train::toString(run.model.task)) + ", " + std::to_string(layers) +
                 (layers == 1 ? " layer" : " layers");

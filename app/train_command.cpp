@@ -221,9 +221,10 @@ void trainInto(const TrainOptions& options, const std::atomic<bool>& stop, std::
     core::writeFileAtomically(pathIn(dir, "model.json"),
                               core::modelJson(trainer.settings(), trainer.task().vocab()));
     core::MetricsCsv metrics(pathIn(dir, "metrics.csv"), trainer.probeColumns());
-    ProgressLog progress(log, logIsTerminal, options.settings.steps);
-    progress.heldout(writeMetricsRow(trainer, metrics));
+    const double heldout = writeMetricsRow(trainer, metrics);
     writeCheckpointOf(trainer, dir);
+    ProgressLog progress(log, logIsTerminal, options.settings.steps); // rates from the 1st update
+    progress.heldout(heldout);
     trainSteps(trainer, options, metrics, stop, progress);
     const double rate = progress.finish(trainer.step());
     log << "mha-viz train: " << (trainer.done() ? "done" : "stopped") << " at step "
@@ -241,8 +242,13 @@ void trainInto(const TrainOptions& options, const std::atomic<bool>& stop, std::
 
 std::atomic<bool> stopRequested{false};
 
-void requestStop(int) {
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+// The first Ctrl+C asks for a clean stop; a second one, should a step or the ablation take long,
+// ends the process at once, as Ctrl+C usually does.
+void requestStop(int signal) {
     stopRequested = true;
+    std::signal(signal, SIG_DFL);
 }
 
 } // namespace

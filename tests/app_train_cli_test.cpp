@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -136,4 +141,30 @@ TEST(AppTrainCli, HelpListsEveryFlagAndExitsZero) {
                              "--batch", "--steps", "--lr", "--optimizer", "--seed", "--eval-every",
                              "--checkpoint-every", "--record-batches", "--ablation"})
         EXPECT_NE(p.out.find(flag), std::string::npos) << flag;
+}
+
+TEST(AppTrainCli, AStopBeforeTheFirstUpdateLeavesACompleteStepZeroRun) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("mha-train-stop-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    Parsed p = parse({"--task", "previous-token", "--out", dir.string(), "--d-model", "8",
+                      "--heads", "2", "--seq", "8", "--batch", "2", "--steps", "50"});
+    ASSERT_TRUE(p.options) << p.err;
+    const std::atomic<bool> stop{true}; // Ctrl+C already pressed
+    std::ostringstream log;
+    EXPECT_EQ(app::runTraining(*p.options, stop, log, false), 0);
+    EXPECT_NE(log.str().find("stopped at step 0"), std::string::npos) << log.str();
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        files.push_back(entry.path().filename().string());
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, (std::vector<std::string>{"checkpoint-000000.safetensors", "metrics.csv",
+                                               "model.json"}));
+    std::ifstream metrics(dir / "metrics.csv");
+    std::string header, row, none;
+    std::getline(metrics, header);
+    std::getline(metrics, row);
+    EXPECT_EQ(row.rfind("0,", 0), 0u);
+    EXPECT_FALSE(std::getline(metrics, none)); // one row: step 0
+    std::filesystem::remove_all(dir);
 }

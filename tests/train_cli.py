@@ -159,7 +159,7 @@ def check_plot(run, tmp):
 def check_stop_with_ctrl_c(tmp):
     out = os.path.join(tmp, "stopped")
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    proc = subprocess.Popen([binary, "train", *TINY, "--steps", "100000000", "--eval-every", "50",
+    proc = subprocess.Popen([binary, "train", *TINY, "--steps", "999999", "--eval-every", "50",
                              "--out", out], env=env, stderr=subprocess.PIPE, text=True)
     metrics = os.path.join(out, "metrics.csv")
     deadline = time.monotonic() + 300
@@ -198,6 +198,15 @@ def main():
         r = train(os.path.join(tmp, "c"), "--heads", "3")
         check(r.returncode == 2 and r.stderr.count("\n") == 1 and not os.path.exists(
             os.path.join(tmp, "c")), "a bad value: exit 2, one line, no folder created")
+        edge = os.path.join(tmp, "edge")
+        r = train(edge, "--steps", "3", "--eval-every", "100", "--checkpoint-every", "1")
+        rows = [line.split(",")[0] for line in open(os.path.join(edge, "metrics.csv"))][1:]
+        check(r.returncode == 0 and rows == ["0", "3"] and sorted(os.listdir(edge)) == sorted(
+            ["model.json", "metrics.csv"] + [f"checkpoint-{s:06d}.safetensors" for s in range(4)]),
+            "E beyond the last step: rows at 0 and the last; C = 1: a checkpoint per step")
+        r = train(os.path.join(tmp, "zero"), "--steps", "0")
+        check(r.returncode == 0 and sorted(os.listdir(os.path.join(tmp, "zero"))) == [
+            "checkpoint-000000.safetensors", "metrics.csv", "model.json"], "--steps 0: the initial model")
         check_plot(first, tmp)
         check_stop_with_ctrl_c(tmp)
 

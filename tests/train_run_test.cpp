@@ -119,13 +119,14 @@ TEST(Trainer, BadSettingsNameTheFlag) {
     EXPECT_EQ(message([](auto& s) { s.model.seq = 3; }),
               "--seq 3 must be 4 to 1024 for the induction task");
     EXPECT_EQ(message([](auto& s) { s.batch = 0; }), "--batch 0 must be 1 to 1024");
-    EXPECT_EQ(message([](auto& s) { s.steps = -1; }), "--steps -1 must be 0 to 100000000");
+    EXPECT_EQ(message([](auto& s) { s.steps = -1; }), "--steps -1 must be 0 to 999999");
     EXPECT_NE(message([](auto& s) { s.learningRate = -1; }).find("--lr"), std::string::npos);
-    EXPECT_EQ(message([](auto& s) { s.evalEvery = 0; }), "--eval-every 0 must be 1 to 100000000");
+    EXPECT_EQ(message([](auto& s) { s.evalEvery = 0; }), "--eval-every 0 must be 1 to 999999");
     EXPECT_NE(message([](auto& s) {
                   s.batch = 1024, s.model.seq = 1024, s.model.d_model = 1024;
               }).find("GB of activations"),
               std::string::npos);
+    EXPECT_EQ(message([](auto& s) { s.steps = 1000000; }), "--steps 1000000 must be 0 to 999999");
     EXPECT_EQ(message([](auto&) {}), "");
 }
 
@@ -235,6 +236,8 @@ TEST(RunFolder, OnlyANewOrEmptyFolderIsTaken) {
     EXPECT_EQ(thrownMessage([&] { core::prepareRunFolder(dir + "/a/b/x"); }),
               "--out '" + dir + "/a/b/x' is a file; give a new or empty folder");
     EXPECT_EQ(readText(dir + "/a/b/x"), "keep");
+    EXPECT_EQ(thrownMessage([] { core::prepareRunFolder(""); }),
+              "--out is empty; give a new or empty folder");
     std::filesystem::remove_all(dir);
 }
 
@@ -253,6 +256,9 @@ TEST(RunFolder, ModelJsonRoundTripsAndBadFieldsAreNamed) {
     EXPECT_NE(thrownMessage([&] { core::parseModelJson(bad); }).find("heads 5 does not divide"),
               std::string::npos);
     EXPECT_EQ(thrownMessage([] { core::parseModelJson("[]"); }), "model.json is not a JSON object");
+    EXPECT_EQ(thrownMessage(
+                  [] { core::parseModelJson(R"({"format":"mha-model","version":1,"task":5})"); }),
+              "model.json: \"task\" must be previous-token, induction or agreement");
 }
 
 TEST(RunFolder, MetricsCsvStreamsOneRowPerAppend) {

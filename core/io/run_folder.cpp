@@ -43,8 +43,13 @@ void prepareRunFolder(const std::string& dir) {
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         refuse("--out '" + dir + "' is a file; give a new or empty folder");
-    if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec))
-        refuse("--out '" + dir + "' is not empty; give a new or empty folder");
+    if (dir.empty()) refuse("--out is empty; give a new or empty folder");
+    if (fs::is_directory(dir, ec)) {
+        const bool empty = fs::is_empty(dir, ec);
+        if (ec)
+            throw std::runtime_error("cannot read the run folder '" + dir + "': " + ec.message());
+        if (!empty) refuse("--out '" + dir + "' is not empty; give a new or empty folder");
+    }
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
         throw std::runtime_error("cannot create the run folder '" + dir + "'" +
@@ -78,12 +83,15 @@ ModelInfo parseModelJson(const std::string& text) {
     if (model.value("format", json()) != "mha-model" || model.value("version", json()) != 1)
         refuse("model.json: not an mha-model version 1 file");
     ModelInfo info;
-    const auto task = train::parseTaskKind(model.value("task", std::string()));
+    const json taskName = model.value("task", json());
+    const auto task =
+        taskName.is_string() ? train::parseTaskKind(taskName.get<std::string>()) : std::nullopt;
     if (!task) refuse("model.json: \"task\" must be previous-token, induction or agreement");
     info.task = *task;
     const json vocab = model.value("vocab", json());
-    if (!vocab.is_array() || vocab.size() < 2)
-        refuse("model.json: \"vocab\" must be a list of at least 2 token strings");
+    if (!vocab.is_array() || vocab.size() < 2 || vocab.size() > std::size_t(train::kMaxTrainVocab))
+        refuse("model.json: \"vocab\" must be a list of 2 to " +
+               std::to_string(train::kMaxTrainVocab) + " token strings");
     for (const json& token : vocab) {
         if (!token.is_string()) refuse("model.json: \"vocab\" holds a value that is not a string");
         info.vocab.push_back(token.get<std::string>());

@@ -67,7 +67,11 @@ NamedMatrix readTensor(const std::string& name, const json& entry, const std::st
     if (begin > end || end > data.size())
         refuse(where + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                "] outside the " + std::to_string(data.size()) + " data bytes");
-    if (cols > 0 && rows > (end - begin) / sizeof(float) / cols) // (no overflow in rows * cols)
+    // Each dimension within the data on its own (an empty tensor may not claim 2^64 rows), then
+    // the product, tested by division so rows * cols cannot overflow.
+    const std::uint64_t values = (end - begin) / sizeof(float);
+    if (rows > std::max<std::uint64_t>(values, 1) || cols > std::max<std::uint64_t>(values, 1) ||
+        (cols > 0 && rows > values / cols))
         refuse(where + " has shape [" + std::to_string(rows) + ", " + std::to_string(cols) +
                "], larger than its data");
     if (rows * cols * sizeof(float) != end - begin)

@@ -37,7 +37,11 @@ inline constexpr int kMaxTrainLayers = 8;
 inline constexpr int kMaxTrainDModel = 1024;
 inline constexpr int kMaxTrainSeq = 1024;
 inline constexpr int kMaxTrainBatch = 1024;
-inline constexpr int kMaxTrainSteps = 100000000;
+// Checkpoint and batch file names hold the step in 6 digits (DESIGN.md), so they sort in order.
+inline constexpr int kMaxTrainSteps = 999999;
+// A model file's vocabulary: far beyond the tasks' (64 tokens at most), small enough that its
+// embedding (vocab x d_model) stays within memory at the widest d_model.
+inline constexpr int kMaxTrainVocab = 65536;
 // Probe sequences per held-out measurement: enough that the held-out loss and scores move by
 // less than their changes during the drop, few enough that a row costs a few updates' time.
 inline constexpr int kProbeSequences = 64;
