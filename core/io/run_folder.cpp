@@ -177,8 +177,7 @@ std::string ablationCsv(const train::AblationReport& report, train::TaskKind tas
     const double base = report.baseline.heldoutLoss;
     std::string csv = std::string("kind,heads_removed,fraction_pruned,layer,head,heldout_loss,"
                                   "loss_increase,") +
-                      (task == train::TaskKind::Agreement ? "agreement_accuracy" : "accuracy") +
-                      "\n";
+                      train::accuracyColumn(task) + "\n";
     csv += ablationRow("baseline", 0, total, report.baseline, false, base);
     for (const train::AblationPoint& p : report.single)
         csv += ablationRow("single", 1, total, p, true, base);

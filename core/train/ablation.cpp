@@ -71,9 +71,7 @@ AblationPoint probeWithout(const ModelConfig& config, const Params& params, cons
     const ForwardPass pass = forwardPass(config, params, probe.task.batch, ablated);
     AblationPoint point;
     point.heldoutLoss = pass.loss;
-    point.accuracy = probe.kind == TaskKind::Agreement
-                         ? agreementAccuracy(pass.logits, pass.length, probe.task.verbs)
-                         : tokenAccuracy(pass.logits, probe.task.batch);
+    point.accuracy = taskAccuracy(pass, probe);
     return point;
 }
 

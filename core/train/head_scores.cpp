@@ -103,28 +103,48 @@ std::string headScoreColumn(int layer, int head, const std::string& score) {
     return column.append(".").append(score);
 }
 
+const char* accuracyColumn(TaskKind kind) {
+    return kind == TaskKind::Agreement ? "agreement_accuracy" : "accuracy";
+}
+
+double taskAccuracy(const ForwardPass& task, const ProbeSet& probe) {
+    return probe.kind == TaskKind::Agreement
+               ? agreementAccuracy(task.logits, task.length, probe.task.verbs)
+               : tokenAccuracy(task.logits, probe.task.batch);
+}
+
+std::vector<std::string> probeColumns(const ModelConfig& config, TaskKind kind) {
+    std::vector<std::string> names = {"heldout_loss", accuracyColumn(kind)};
+    for (int l = 0; l < config.layers; ++l)
+        for (int h = 0; h < config.heads; ++h)
+            for (const std::string& score : headScoreNames(kind))
+                names.push_back(headScoreColumn(l, h, score));
+    return names;
+}
+
+namespace {
+
+// One head's score, by its name in headScoreNames.
+double headScore(const std::string& score, int layer, int head, const ForwardPass& task,
+                 const ForwardPass& repeated, const ProbeSet& probe) {
+    if (score == "previous_token") return previousTokenScore(repeated.heads[layer], head);
+    if (score == "induction") return inductionScore(repeated.heads[layer], head, probe.half);
+    return subjectScore(task.heads[layer], head, probe.task.verbs);
+}
+
+} // namespace
+
 std::vector<Metric> probeMetrics(const ModelConfig& config, const Params& params,
                                  const ProbeSet& probe) {
     const ForwardPass task = forwardPass(config, params, probe.task.batch);
     const ForwardPass repeated = forwardPass(config, params, probe.repeated);
-    std::vector<Metric> metrics = {{"heldout_loss", task.loss}};
-    if (probe.kind == TaskKind::Agreement)
-        metrics.push_back(
-            {"agreement_accuracy", agreementAccuracy(task.logits, task.length, probe.task.verbs)});
-    else
-        metrics.push_back({"accuracy", tokenAccuracy(task.logits, probe.task.batch)});
+    std::vector<Metric> metrics = {{"heldout_loss", task.loss},
+                                   {accuracyColumn(probe.kind), taskAccuracy(task, probe)}};
     for (int l = 0; l < config.layers; ++l)
         for (int h = 0; h < config.heads; ++h)
-            for (const std::string& score : headScoreNames(probe.kind)) {
-                double value = 0;
-                if (score == "previous_token")
-                    value = previousTokenScore(repeated.heads[l], h);
-                else if (score == "induction")
-                    value = inductionScore(repeated.heads[l], h, probe.half);
-                else
-                    value = subjectScore(task.heads[l], h, probe.task.verbs);
-                metrics.push_back({headScoreColumn(l, h, score), value});
-            }
+            for (const std::string& score : headScoreNames(probe.kind))
+                metrics.push_back(
+                    {headScoreColumn(l, h, score), headScore(score, l, h, task, repeated, probe)});
     return metrics;
 }
 

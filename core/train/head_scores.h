@@ -45,6 +45,16 @@ std::vector<std::string> headScoreNames(TaskKind kind);
 // "L{l}H{h}.{score}" with l and h from 1, as the window shows them.
 std::string headScoreColumn(int layer, int head, const std::string& score);
 
+// The task's accuracy column: "agreement_accuracy" for agreement, "accuracy" otherwise.
+const char* accuracyColumn(TaskKind kind);
+
+// The task's accuracy on the probe set's task sequences from their forward pass: agreement
+// accuracy for agreement, token accuracy otherwise.
+double taskAccuracy(const ForwardPass& task, const ProbeSet& probe);
+
+// The names of probeMetrics' columns, in order, without running the model.
+std::vector<std::string> probeColumns(const ModelConfig& config, TaskKind kind);
+
 // The probe columns of metrics.csv after step and train_loss: heldout_loss, then accuracy
 // (agreement_accuracy for agreement), then per layer, per head, per score name the head score.
 // Runs the model on probe.task (loss, accuracy, subject) and probe.repeated (previous_token,

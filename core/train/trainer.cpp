@@ -105,13 +105,7 @@ bool Trainer::isCheckpointStep(int step) const {
 }
 
 std::vector<std::string> Trainer::probeColumns() const {
-    std::vector<std::string> names = {
-        "heldout_loss", settings_.task == TaskKind::Agreement ? "agreement_accuracy" : "accuracy"};
-    for (int l = 0; l < config().layers; ++l)
-        for (int h = 0; h < config().heads; ++h)
-            for (const std::string& score : headScoreNames(settings_.task))
-                names.push_back(headScoreColumn(l, h, score));
-    return names;
+    return train::probeColumns(config(), settings_.task);
 }
 
 std::vector<Metric> Trainer::probeMetrics() const {
