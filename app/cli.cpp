@@ -20,18 +20,17 @@
 
 namespace app {
 
+void printError(std::string_view program, std::string message) {
+    for (char& c : message) // CLI11 messages may span lines; the contract is one line
+        if (c == '\n') c = ' ';
+    while (!message.empty() && message.back() == ' ') message.pop_back();
+    std::cerr << program << ": error: " << message << '\n';
+}
+
 namespace {
 
 void printError(const std::string& message) {
-    std::cerr << "mha-viz: error: " << message << '\n';
-}
-
-// CLI11 messages may span lines; the contract is one line.
-std::string oneLine(std::string text) {
-    for (char& c : text)
-        if (c == '\n') c = ' ';
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    return text;
+    app::printError("mha-viz", message);
 }
 
 bool isSpace(char c) {
@@ -250,7 +249,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     addWindowOptions(cli, options);
     // The one place bad input ends: one line naming the value, exit code 2.
     auto refuse = [&exitCode](const std::string& message) -> std::optional<CliOptions> {
-        printError(oneLine(message));
+        printError(message);
         exitCode = kExitBadInput;
         return std::nullopt;
     };

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace app {
@@ -28,6 +29,10 @@ struct CliOptions {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
     }
 };
+
+// "PROGRAM: error: MESSAGE" on stderr, on one line (line breaks in the message become spaces):
+// every command's way of naming bad input.
+void printError(std::string_view program, std::string message);
 
 // Exit code for bad input, as the CLI contract says.
 inline constexpr int kExitBadInput = 2;

@@ -4,17 +4,13 @@
 
 #include "figures/curve_figure.h"
 #include "io/atomic_file.h"
-#include "io/csv_table.h"
 #include "io/metrics_figures.h"
 #include "io/run_folder.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -25,20 +21,7 @@ namespace {
 namespace train = core::train;
 
 void printError(const std::string& message) {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n') c = ' ';
-    std::cerr << "mha-viz plot: error: " << line << '\n';
-}
-
-std::string readText(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::invalid_argument("cannot read '" + path +
-                                    "'; is it a run folder of mha-viz train?");
-    std::ostringstream text;
-    text << in.rdbuf(); // an empty file is read as "" (and then refused by its parser)
-    return text.str();
+    app::printError("mha-viz plot", message);
 }
 
 struct Run {
@@ -50,9 +33,8 @@ struct Run {
 Run readRun(const std::string& dir) {
     Run run{dir, "", {}, {}};
     try {
-        run.model = core::parseModelJson(readText(dir + "/model.json"));
-        run.metrics = core::parseCsv(readText(dir + "/metrics.csv"));
-        run.metrics.column("step"); // throws naming it when missing
+        run.model = core::readModelInfo(dir);
+        run.metrics = core::readMetrics(dir);
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(dir + ": " + e.what());
     }
@@ -80,22 +62,14 @@ bool globMatch(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
-// A head score column "L{l}H{h}.score" -> its layer and head from 0.
-bool headOf(const std::string& column, int& layer, int& head) {
-    char dot = 0;
-    return std::sscanf(column.c_str(), "L%dH%d%c", &layer, &head, &dot) == 3 && dot == '.' &&
-           layer-- > 0 && head-- > 0;
-}
-
 core::CurveSeries seriesOf(const Run& run, const std::string& column, int runIndex, int seriesIndex,
                            bool manyRuns) {
-    int layer = 0, head = 0;
-    const bool isHead = headOf(column, layer, head);
+    const std::optional<core::HeadColumn> head = core::parseHeadColumn(column);
     core::CurveSeries series = core::columnSeries(
         run.metrics, "step", column, manyRuns ? run.label + ": " + column : column,
-        isHead ? core::headColor(layer, head, run.model.config.heads)
-               : core::seriesColor(seriesIndex));
-    series.dashed = isHead && runIndex % 2 == 1; // the same head of another run
+        head ? core::headColor(head->layer - 1, head->head - 1, run.model.config.heads)
+             : core::seriesColor(seriesIndex));
+    series.dashed = head && runIndex % 2 == 1; // the same head of another run
     return series;
 }
 

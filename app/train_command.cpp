@@ -25,10 +25,7 @@ namespace train = core::train;
 using Clock = std::chrono::steady_clock;
 
 void printError(const std::string& message) {
-    std::string line = message;
-    for (char& c : line)
-        if (c == '\n') c = ' ';
-    std::cerr << "mha-viz train: error: " << line << '\n';
+    app::printError("mha-viz train", message);
 }
 
 // What CLI11 reads before it becomes TrainSettings.

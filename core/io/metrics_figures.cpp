@@ -9,11 +9,6 @@ namespace core {
 
 namespace {
 
-struct HeadColumn {
-    int layer = 0, head = 0; // from 1, as the column names them
-    std::string name;        // the whole column name
-};
-
 // Reads a number of one or more digits at pos; advances pos past it.
 std::optional<int> digits(std::string_view s, std::size_t& pos) {
     const std::size_t start = pos;
@@ -23,25 +18,23 @@ std::optional<int> digits(std::string_view s, std::size_t& pos) {
     return pos > start ? std::optional<int>(value) : std::nullopt;
 }
 
-// "L{l}H{h}.{score}" (core::train::headScoreColumn's names), l and h from 1.
-std::optional<HeadColumn> headColumn(const std::string& name, std::string_view score) {
-    std::size_t pos = 1;
-    if (name.empty() || name[0] != 'L') return std::nullopt;
-    const std::optional<int> layer = digits(name, pos);
-    if (!layer || pos >= name.size() || name[pos++] != 'H') return std::nullopt;
-    const std::optional<int> head = digits(name, pos);
-    if (!head || *layer < 1 || *head < 1 || pos >= name.size() || name[pos] != '.' ||
-        std::string_view(name).substr(pos + 1) != score)
-        return std::nullopt;
-    return HeadColumn{*layer, *head, name};
-}
-
 // "L{l}H{h}"; appends, as GCC 12 warns (-Wrestrict, a false positive) on "L" + std::string.
 std::string headName(int layer, int head) {
     return std::string("L").append(std::to_string(layer)).append("H").append(std::to_string(head));
 }
 
 } // namespace
+
+std::optional<HeadColumn> parseHeadColumn(const std::string& name) {
+    std::size_t pos = 1;
+    if (name.empty() || name[0] != 'L') return std::nullopt;
+    const std::optional<int> layer = digits(name, pos);
+    if (!layer || pos >= name.size() || name[pos++] != 'H') return std::nullopt;
+    const std::optional<int> head = digits(name, pos);
+    if (!head || *layer < 1 || *head < 1 || pos >= name.size() || name[pos] != '.')
+        return std::nullopt;
+    return HeadColumn{*layer, *head, name, name.substr(pos + 1)};
+}
 
 CurveSeries columnSeries(const CsvTable& table, std::string_view x, std::string_view y,
                          std::string name, Rgb color) {
@@ -72,7 +65,8 @@ CurveFigure lossCurves(const CsvTable& metrics) {
 CurveFigure headScoreCurves(const CsvTable& metrics, std::string_view score) {
     std::vector<HeadColumn> heads;
     for (const std::string& name : metrics.names)
-        if (std::optional<HeadColumn> head = headColumn(name, score)) heads.push_back(*head);
+        if (std::optional<HeadColumn> head = parseHeadColumn(name); head && head->score == score)
+            heads.push_back(*head);
     if (heads.empty())
         throw std::invalid_argument("metrics have no L{l}H{h}." + std::string(score) + " column");
     int headCount = 0;

@@ -6,9 +6,20 @@
 #include "figures/curve_figure.h"
 #include "io/csv_table.h"
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace core {
+
+// A head score column "L{l}H{h}.{score}" (core::train::headScoreColumn's names).
+struct HeadColumn {
+    int layer = 0, head = 0; // from 1, as the column names them
+    std::string name;        // the whole column name
+    std::string score;       // what follows the dot
+};
+// The column's layer, head and score, or nothing when it is not a head score column.
+std::optional<HeadColumn> parseHeadColumn(const std::string& name);
 
 // Column y against column x, named `name`; a row where either is missing breaks the line.
 // Throws std::invalid_argument when a column is not in the table.

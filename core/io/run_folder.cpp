@@ -9,6 +9,8 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace core {
@@ -35,6 +37,16 @@ int intField(const json& model, const char* name, int lo, int hi) {
         refuse(std::string("model.json: \"") + name + "\" must be a whole number from " +
                std::to_string(lo) + " to " + std::to_string(hi));
     return value.get<int>();
+}
+
+std::string readRunFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::invalid_argument("cannot read '" + path +
+                                    "'; is it a run folder of mha-viz train?");
+    std::ostringstream text;
+    text << in.rdbuf(); // an empty file is read as "" (and then refused by its parser)
+    return text.str();
 }
 
 } // namespace
@@ -106,6 +118,16 @@ ModelInfo parseModelJson(const std::string& text) {
     if (!seed.is_number_unsigned()) refuse("model.json: \"seed\" must be a whole number >= 0");
     info.seed = seed.get<std::uint64_t>();
     return info;
+}
+
+ModelInfo readModelInfo(const std::string& dir) {
+    return parseModelJson(readRunFile(dir + "/model.json"));
+}
+
+CsvTable readMetrics(const std::string& dir) {
+    CsvTable metrics = parseCsv(readRunFile(dir + "/metrics.csv"));
+    metrics.column("step"); // throws naming it when missing
+    return metrics;
 }
 
 void writeCheckpoint(const std::string& path, const train::Params& params, int step) {

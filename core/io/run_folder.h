@@ -3,6 +3,7 @@
 // `mha-viz train` writes, and what the window and `--model DIR` read back.
 #pragma once
 
+#include "io/csv_table.h"
 #include "train/ablation.h"
 #include "train/head_scores.h"
 #include "train/model.h"
@@ -36,6 +37,12 @@ struct ModelInfo {
 };
 // Throws std::invalid_argument naming the field that is missing or wrong.
 ModelInfo parseModelJson(const std::string& text);
+
+// model.json and metrics.csv (which must have a step column) of a run folder. Throw
+// std::invalid_argument naming the file when it cannot be read ("is it a run folder of mha-viz
+// train?") or what is wrong in it.
+ModelInfo readModelInfo(const std::string& dir);
+CsvTable readMetrics(const std::string& dir);
 
 // The params as a checkpoint: their safetensors names and shapes, metadata {"format":
 // "mha-model", "step": S}. Writes atomically; throws std::runtime_error naming the path.
