@@ -3,6 +3,7 @@
 
 #include "engine/scene.h"
 #include "io/scene_json.h"
+#include "train/trainer.h"
 
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct CliOptions {
     core::SceneView view;       // --view sets the tab shown first; a scene file sets all of it
     std::string scenePath;      // --scene FILE: every setting from a saved scene
     std::string saveScenePath;  // --save-scene FILE: write the settings as a scene
+    // --scene FILE with a "train" object: the window opens its Train view and trains; with
+    // --screenshot it trains to the last step before capturing.
+    std::optional<core::train::TrainSettings> train;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
     }

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "frame_stats.h"
 #include "scene_runner.h"
+#include "train_view.h"
 #include "view_state.h"
 #include "widgets/gl_heatmaps.h"
 
@@ -39,11 +40,17 @@ class Session {
     // The --state-file line and --bench-frames timings, once the frame is on screen.
     void afterSwap(GLFWwindow* window);
 
-    void shutdown() { gl_.shutdown(); } // while the GL context still exists
+    void shutdown() { // while the GL context still exists
+        gl_.shutdown();
+        trainGl_.shutdown();
+    }
     int exitCode() const { return exitCode_; }
 
   private:
     void saveScene();
+    void drawExplorer();
+    void followTrainScene(); // a scene with a "train" object opens the Train view and trains
+    bool trainSettled() const;
     void exportWholeWindow(int width, int height);
 
     const CliOptions& options_;
@@ -54,6 +61,8 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
+    TrainView train_;     // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_;  // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     FrameStats benchStats_;

@@ -113,6 +113,7 @@ class TrainRun {
     double stepsPerSecond() const { return stepsPerSecond_; }
     const std::string& error() const { return error_; }
     const RunSetup& setup() const { return *setup_; }
+    std::shared_ptr<const RunSetup> setupShared() const { return setup_; } // for workers
     const core::train::TrainSettings& settings() const { return setup_->settings; }
     const core::CsvTable& metrics() const { return metrics_; }
     const SnapshotHistory& history() const { return history_; }

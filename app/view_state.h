@@ -7,7 +7,9 @@
 #include "appearance.h"
 #include "export_job.h"
 #include "io/scene_json.h"
+#include "train/trainer.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -45,6 +47,8 @@ struct UiState {
     double animStart = -1;      // when that change happened; < 0 = no animation
     int presetIndex = -1;       // cost panel: real model sizes drawn in the pipeline; -1 = live
     bool linesAllHeads = false; // line view: every head in its colour, not just the selected one
+    // A scene with a "train" object was opened: the Train view takes these settings and starts.
+    std::optional<core::train::TrainSettings> pendingTrain;
 };
 
 struct ViewState {
