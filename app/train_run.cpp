@@ -6,6 +6,10 @@
 #include <omp.h>
 #endif
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -298,6 +302,9 @@ std::unique_ptr<TrainRun> TrainRun::fromFolder(const std::string& dir) {
 // --- TrainRun: the worker's side -----------------------------------------------------------
 
 void TrainRun::work() {
+    // Below the window's threads: a frame (and the GL rasteriser's threads) gets a core the
+    // moment it needs one, and training takes every cycle left over. Linux nices threads.
+    setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
 #ifdef _OPENMP
     // One thread: the window renders on the other core (with two threads an update waits for a
     // core the renderer holds, and runs several times slower).

@@ -91,11 +91,12 @@ void scrubTo(TrainView& view, int step) {
 void scrubBy(TrainView& view, int delta) {
     if (!view.run || view.run->history().empty()) return;
     const auto& all = view.run->history().all();
+    const int newest = view.run->step();
     int i = view.run->history().indexAtOrBefore(shownStep(view));
-    if (view.scrubStep < 0 && delta > 0) return; // already live
-    if (view.scrubStep < 0) i = int(all.size()); // live counts as one past the last
+    // Live between two snapshots counts as one place past the last.
+    if (view.scrubStep < 0 && (i < 0 || all[std::size_t(i)].step < newest)) ++i;
     i = std::max(i + delta, 0);
-    if (i >= int(all.size())) scrubTo(view, view.run->step());
+    if (i >= int(all.size())) scrubTo(view, newest);
     else scrubTo(view, all[std::size_t(i)].step);
 }
 
