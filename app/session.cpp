@@ -119,8 +119,10 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.saveScene) saveScene();
     exportWindowRequested_ = actions.exportWindow;
     followTrainScene();
-    if (train_.active) drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
-    else drawExplorer();
+    if (train_.active)
+        drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
+    else
+        drawExplorer();
     drawKeyLegend(view_);
     drawScenesPanel(scene_, view_);
     drawExportPanel(trace_, view_, exportDir_);
@@ -134,8 +136,10 @@ void Session::followTrainScene() {
     train_.settings = *view_.ui.pendingTrain;
     view_.ui.pendingTrain.reset();
     train_.active = true;
-    if (resetRun(train_)) train_.autoStart = true;
-    else showNotice(view_, "Not trained: " + train_.settingsError, ImGui::GetTime(), 6.0);
+    if (resetRun(train_))
+        train_.autoStart = true;
+    else
+        showNotice(view_, "Not trained: " + train_.settingsError, ImGui::GetTime(), 6.0);
 }
 
 // --screenshot of a training scene waits for the run's last step (or its failure).
@@ -218,7 +222,7 @@ void Session::afterSwap(GLFWwindow* window) {
         writeStateFile(options_.stateFile,
                        stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
                                   runner_.status().sceneError},
-                                 scene_, *trace_, view_));
+                                 scene_, *trace_, view_, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
         benchStats_.millis.push_back(std::chrono::duration<double, std::milli>(

@@ -61,8 +61,8 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
-    TrainView train_;     // Train mode (Ctrl+T)
-    GlHeatmaps trainGl_;  // its maps' textures
+    TrainView train_;    // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_; // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     FrameStats benchStats_;
