@@ -44,6 +44,8 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
         for (double v : rows.column("heldout_loss")) json.value(float(v));
     }
     json.endArray();
+    json.key("snapshots"); // the timeline's, bounded
+    json.value(train.run ? int(train.run->history().all().size()) : 0);
     json.key("writing");
     json.value(train.files != nullptr);
     json.endObject();
