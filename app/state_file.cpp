@@ -37,11 +37,13 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.value(train.scrubStep >= 0);
     json.key("playing");
     json.value(train.playing);
-    json.key("heldout_loss"); // every row's, up to the step shown: the curve on screen
+    json.key("heldout_loss"); // the curve on screen up to the step shown, its last 200 rows
     json.beginArray();
     if (train.run) {
         const core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
-        for (double v : rows.column("heldout_loss")) json.value(float(v));
+        const std::vector<double>& loss = rows.column("heldout_loss");
+        for (std::size_t i = loss.size() > 200 ? loss.size() - 200 : 0; i < loss.size(); ++i)
+            json.value(float(loss[i]));
     }
     json.endArray();
     json.key("snapshots"); // the timeline's, bounded
