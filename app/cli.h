@@ -3,7 +3,9 @@
 
 #include "engine/scene.h"
 #include "io/scene_json.h"
+#include "io/trained_run.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +27,11 @@ struct CliOptions {
     core::SceneView view;       // --view sets the tab shown first; a scene file sets all of it
     std::string scenePath;      // --scene FILE: every setting from a saved scene
     std::string saveScenePath;  // --save-scene FILE: write the settings as a scene
+    // --model DIR [--step S]: a trained model instead of a scene, read (and its sentences
+    // checked) by parseCli; scene.sentences holds the sentences to run it on.
+    std::string modelDir;
+    int modelStep = core::kLastCheckpoint;
+    std::shared_ptr<const core::TrainedRun> model;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
     }
@@ -46,7 +53,7 @@ std::string seedError(const std::string& text);
 // should go on.
 std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode);
 
-// Runs the headless part (--json). Returns the process exit code.
+// Runs the headless part (--json; with --model the v2 trace). Returns the process exit code.
 int runHeadless(const CliOptions& options);
 
 } // namespace app
