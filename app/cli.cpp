@@ -199,6 +199,9 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
+    cli.add_option("--layer", options.modelLayer,
+                   "With --model: the layer the window shows first, from 1 (L / Shift+L step)")
+        ->check(CLI::Range(1, 8));
 }
 
 // Output flags given without a value, or headless output mixed with window-only flags.
@@ -266,6 +269,9 @@ std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOp
                 ? std::vector<std::string>{core::train::defaultModelSentence(run->task)}
                 : flags.sentences;
         core::train::traceModel(run->model, options.scene.sentences); // throws for bad sentences
+        if (options.modelLayer > run->model.config.layers)
+            return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
+                   std::to_string(run->model.config.layers) + " layers";
         options.model = std::move(run);
     } catch (const std::bad_alloc&) {
         return "not enough memory for this model and these sentences";
@@ -307,8 +313,8 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     std::string error = outputError(cli, options);
     if (error.empty() && cli.count("--model") > 0)
         error = loadModelOptions(cli, flags, options);
-    else if (error.empty() && cli.count("--step") > 0)
-        error = "--step needs --model DIR";
+    else if (error.empty() && (cli.count("--step") > 0 || cli.count("--layer") > 0))
+        error = std::string(cli.count("--step") > 0 ? "--step" : "--layer") + " needs --model DIR";
     else if (error.empty())
         error = options.scenePath.empty() ? applySceneFlags(flags, options.scene)
                                           : loadSceneOptions(cli, options);

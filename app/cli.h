@@ -31,6 +31,7 @@ struct CliOptions {
     // checked) by parseCli; scene.sentences holds the sentences to run it on.
     std::string modelDir;
     int modelStep = core::kLastCheckpoint;
+    int modelLayer = 1; // --layer L: the layer the window shows first, from 1
     std::shared_ptr<const core::TrainedRun> model;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();

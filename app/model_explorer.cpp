@@ -85,10 +85,10 @@ void describeModel(const ModelExplorer& model, ModelView& view) {
     view.open = true;
     view.title = std::string(core::train::toString(run.task)) + ", step " +
                  std::to_string(run.step) + " (" + run.dir + ")";
-    view.architecture = std::to_string(c.layers) + " layers  d_model " + std::to_string(c.d_model) +
-                        "  " + std::to_string(c.heads) + " heads (d_head " +
-                        std::to_string(c.dHead()) + ")  seq " + std::to_string(c.seq) + "  vocab " +
-                        std::to_string(c.vocab);
+    view.architecture = std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
+                        "  d_model " + std::to_string(c.d_model) + "  " + std::to_string(c.heads) +
+                        " heads (d_head " + std::to_string(c.dHead()) + ")  seq " +
+                        std::to_string(c.seq) + "  vocab " + std::to_string(c.vocab);
     view.vocabulary = vocabularyLine(run.model.vocab);
     view.steps = run.steps;
     view.step = run.step;

@@ -71,6 +71,7 @@ bool Session::init() {
     runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
     if (options_.model) {                                    // --model: checked by parseCli
         showModel(options_.model, options_.scene.sentences);
+        view_.model.layer = options_.modelLayer - 1; // --layer, from 1
         recompute(false);
     }
     uploadHeadMaps(*trace_, view_, gl_);

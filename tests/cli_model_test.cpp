@@ -90,6 +90,9 @@ TEST_F(CliModel, BadInputIsOneLineAndExitTwo) {
                    "sentence 1 has no word in the model's vocabulary");
     expectBadInput({"--model", dir_, "--sentence", " ", "--json", "-"}, "sentence 1 is empty");
     expectBadInput({"--step", "3", "--json", "-"}, "--step needs --model");
+    expectBadInput({"--layer", "2", "--json", "-"}, "--layer needs --model");
+    expectBadInput({"--model", dir_, "--layer", "3", "--json", "-"},
+                   "--layer 3: the model has 2 layers");
     expectBadInput({"--model", dir_, "--step", "-1", "--json", "-"}, "--step");
     expectBadInput({"--model", "", "--json", "-"}, "--model needs a run folder");
     for (const char* flag : {"--d-model", "--heads", "--seed"})

@@ -24,7 +24,10 @@ void layerSelector(ModelView& model) {
 // The run's checkpoints: another step reloads the weights and keeps the sentences.
 void stepSelector(ModelView& model) {
     const std::string current = "step " + std::to_string(model.step);
-    if (ImGui::BeginCombo("checkpoint", current.c_str())) {
+    ImGui::TextUnformatted("checkpoint"); // on the left: the label column is too narrow for it
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.0f);
+    if (ImGui::BeginCombo("##checkpoint", current.c_str())) {
         for (int step : model.steps)
             if (ImGui::Selectable(("step " + std::to_string(step)).c_str(), step == model.step))
                 model.requestedStep = step;
