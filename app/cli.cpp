@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "io/train_scene.h"
+
 #include "engine/simd.h"
 #include "engine/trace.h"
 #include "io/atomic_file.h"
@@ -225,6 +227,7 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
     const core::ViewTab tabGiven = options.view.tab;
     try {
         options.scene = core::loadSceneFile(options.scenePath, &options.view);
+        options.train = core::sceneFileTrainSettings(options.scenePath);
     } catch (const std::exception& e) {
         return e.what();
     }

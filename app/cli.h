@@ -4,6 +4,7 @@
 #include "engine/scene.h"
 #include "io/scene_json.h"
 #include "io/trained_run.h"
+#include "train/trainer.h"
 
 #include <memory>
 #include <optional>
@@ -33,6 +34,9 @@ struct CliOptions {
     int modelStep = core::kLastCheckpoint;
     int modelLayer = 1; // --layer L: the layer the window shows first, from 1
     std::shared_ptr<const core::TrainedRun> model;
+    // --scene FILE with a "train" object: the window opens its Train view and trains; with
+    // --screenshot it trains to the last step before capturing.
+    std::optional<core::train::TrainSettings> train;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
     }

@@ -59,11 +59,14 @@ Session::Session(const CliOptions& options, float uiScale)
     if (!options.weightsGiven || options.model)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     view_.saved = options.view;                       // --view, or a scene file's view settings
+    train_.settings = defaultTrainSettings();
+    view_.ui.pendingTrain = options.train; // --scene with a "train" object
 }
 
 bool Session::init() {
     try {
         gl_.init();
+        trainGl_.init();
     } catch (const std::exception& e) {
         std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
@@ -85,7 +88,8 @@ void Session::pollEvents() {
     const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
     const bool busy = options_.benchFrames > 0 || !options_.screenshotPath.empty() ||
                       framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating || exporting ||
-                      runner_.computing() || inputPending();
+                      runner_.computing() || inputPending() ||
+                      (train_.active && (train_.run || train_.autoStart)); // curves move
     if (busy) {
         glfwPollEvents();
         framesToSettle_ = std::max(0, framesToSettle_ - 1);
@@ -94,7 +98,7 @@ void Session::pollEvents() {
                                                          : 0.5);
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
-    if (options_.benchFrames > 0) varyForBenchmark(scene_, frame_);
+    if (options_.benchFrames > 0 && !train_.active) varyForBenchmark(scene_, frame_);
 }
 
 void Session::followAppearance(GLFWwindow* window) {
@@ -111,16 +115,51 @@ void Session::feedInput() {
 
 void Session::drawPanels(GLFWwindow* window) {
     gl_.beginFrame();
+    trainGl_.beginFrame();
     view_.selection.nextHover = {};
     view_.selection.nextHoverHead = -1;
-    const ShortcutActions actions = handleShortcuts(scene_, view_, gl_.maps);
+    static const HeadMaps none; // Train mode: the explorer's plain keys have no heads to act on
+    const ShortcutActions actions = handleShortcuts(scene_, view_, train_.active ? none : gl_.maps);
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
+    if (actions.toggleTrain) train_.active = !train_.active;
     if (const std::string dropped = takeDroppedPath(); !dropped.empty())
         openSceneFile(scene_, view_, dropped);
     if (actions.saveScene) saveScene();
     exportWindowRequested_ = actions.exportWindow;
+    followTrainScene();
+    if (train_.active)
+        drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
+    else
+        drawExplorer();
+    followOpenInExplorer();
+    drawKeyLegend(view_);
+    drawScenesPanel(scene_, view_);
+    drawExportPanel(trace_, view_, exportDir_);
+    drawNotice(view_, ImGui::GetTime());
+    view_.selection.hover = view_.selection.nextHover;
+    view_.selection.hoverHead = view_.selection.nextHoverHead;
+}
 
+void Session::followTrainScene() {
+    if (!view_.ui.pendingTrain) return;
+    train_.settings = *view_.ui.pendingTrain;
+    view_.ui.pendingTrain.reset();
+    train_.active = true;
+    if (resetRun(train_))
+        train_.autoStart = true;
+    else
+        showNotice(view_, "Not trained: " + train_.settingsError, ImGui::GetTime(), 6.0);
+}
+
+// --screenshot of a training scene waits for the run's last step (or its failure).
+bool Session::trainSettled() const {
+    if (!options_.train) return true;
+    const TrainState state = train_.run ? train_.run->state() : TrainState::Failed;
+    return state == TrainState::Done || state == TrainState::Failed;
+}
+
+void Session::drawExplorer() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.ui.zoom);
     drawSentencesPanel(layout.sentences, scene_, *trace_, status(), view_);
@@ -136,12 +175,6 @@ void Session::drawPanels(GLFWwindow* window) {
     keepViewInRange(*trace_, view_); // before any panel indexes heads with it
     drawHeadsPanel(layout.heads, *trace_, status(), view_, gl_);
     drawViewsPanel(layout.head, scene_, *trace_, view_, gl_);
-    drawKeyLegend(view_);
-    drawScenesPanel(scene_, view_);
-    drawExportPanel(trace_, view_, exportDir_);
-    drawNotice(view_, ImGui::GetTime());
-    view_.selection.hover = view_.selection.nextHover;
-    view_.selection.hoverHead = view_.selection.nextHoverHead;
 }
 
 void Session::saveScene() {
@@ -179,7 +212,7 @@ void Session::afterRender(GLFWwindow* window) {
         }
     }
     if (exportWindowRequested_) exportWholeWindow(width, height);
-    if (!options_.screenshotPath.empty() && frame_ >= 5) { // fonts, layout, maps have settled
+    if (!options_.screenshotPath.empty() && frame_ >= 5 && trainSettled()) { // fonts, layout, maps
         try {
             core::writePng(options_.screenshotPath, captureFramebuffer(width, height));
         } catch (const std::exception& e) {

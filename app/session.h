@@ -8,6 +8,7 @@
 #include "frame_stats.h"
 #include "model_explorer.h"
 #include "scene_runner.h"
+#include "train_view.h"
 #include "view_state.h"
 #include "widgets/gl_heatmaps.h"
 
@@ -40,7 +41,10 @@ class Session {
     // The --state-file line and --bench-frames timings, once the frame is on screen.
     void afterSwap(GLFWwindow* window);
 
-    void shutdown() { gl_.shutdown(); } // while the GL context still exists
+    void shutdown() { // while the GL context still exists
+        gl_.shutdown();
+        trainGl_.shutdown();
+    }
     int exitCode() const { return exitCode_; }
 
     // A trained model in the explorer (the Train view's "Open in explorer"): reads the run
@@ -55,6 +59,9 @@ class Session {
 
   private:
     void saveScene();
+    void drawExplorer();
+    void followTrainScene(); // a scene with a "train" object opens the Train view and trains
+    bool trainSettled() const;
     void exportWholeWindow(int width, int height);
     // session_model.cpp: the trained model's side of the frame.
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
@@ -62,6 +69,7 @@ class Session {
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
     void followModelRequests();
+    void followOpenInExplorer();
     RunStatus status() const { return model_.isOpen() ? model_.status() : runner_.status(); }
 
     const CliOptions& options_;
@@ -72,6 +80,8 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
+    TrainView train_;    // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_; // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     ModelExplorer model_;

@@ -71,6 +71,14 @@ void Session::followModelRequests() {
     }
 }
 
+// The Train view's "Open in explorer": the run folder and step it asked for, once.
+void Session::followOpenInExplorer() {
+    if (train_.openModelDir.empty()) return;
+    const std::string dir = std::exchange(train_.openModelDir, std::string());
+    const int step = std::exchange(train_.openModelStep, core::kLastCheckpoint);
+    if (openModel(dir, step)) train_.active = false; // the explorer shows it
+}
+
 bool Session::recompute(bool allowWorker) {
     followModelRequests();
     const bool stale = std::exchange(mapsStale_, false);

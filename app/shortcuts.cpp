@@ -61,6 +61,7 @@ ShortcutAction controlShortcut(int key, bool shift) {
     if (key == GLFW_KEY_MINUS || key == GLFW_KEY_KP_SUBTRACT) return ShortcutAction::ZoomOut;
     if (key == GLFW_KEY_0) return ShortcutAction::ZoomReset;
     if (key == GLFW_KEY_O) return ShortcutAction::OpenScenes;
+    if (key == GLFW_KEY_T) return ShortcutAction::ToggleTrain;
     return ShortcutAction::None;
 }
 
@@ -129,6 +130,9 @@ void applyWindowShortcut(ShortcutAction action, ViewState& view, ShortcutActions
         break;
     case ShortcutAction::SaveScene:
         actions.saveScene = true;
+        break;
+    case ShortcutAction::ToggleTrain:
+        actions.toggleTrain = true;
         break;
     case ShortcutAction::ZoomIn:
         zoom = std::min(zoom + 0.25f, kMaxZoom);
@@ -261,6 +265,9 @@ void drawKeyLegend(ViewState& view) {
         {"L / Shift+L", "next / previous layer of a trained model (--model)"},
         {"N / P", "next / previous step in the step-through"},
         {"Ctrl+S / Ctrl+O", "save the scene / open one (demo scenes, a path; or drop a file)"},
+        {"Ctrl+T", "Train view: train a tiny transformer and watch its heads learn"},
+        {"Space / S / R", "Train view: start or pause / one step / reset"},
+        {"Left / Right, Home / End, P", "Train view: timeline back, on, step 0, live, play"},
         {"Ctrl+plus / minus / 0", "zoom all type and maps (1x to 3x) / reset"},
         {"T", "theme: dark, light (projectors), high contrast"},
         {"F11", "fullscreen"},

@@ -26,6 +26,7 @@ enum class ShortcutAction {
     ZoomOut,           // Ctrl+minus
     ZoomReset,         // Ctrl+0
     OpenScenes,        // Ctrl+O
+    ToggleTrain,       // Ctrl+T: the Train view
     Unpin,             // Esc
     ToggleFullscreen,  // F11
     ToggleKeys,        // F1
@@ -54,6 +55,7 @@ struct ShortcutActions {
     bool exportWindow = false;
     bool toggleFullscreen = false; // F11
     bool saveScene = false;        // Ctrl+S
+    bool toggleTrain = false;      // Ctrl+T
 };
 
 // A key press (or repeat), queued for handleShortcuts; called by the input queue.

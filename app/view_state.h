@@ -7,7 +7,9 @@
 #include "appearance.h"
 #include "export_job.h"
 #include "io/scene_json.h"
+#include "train/trainer.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +49,8 @@ struct UiState {
     int presetIndex = -1;       // cost panel: real model sizes drawn in the pipeline; -1 = live
     bool linesAllHeads = false; // line view: every head in its colour, not just the selected one
     bool sceneOpened = false;   // a scene file or demo was opened (it closes a trained model)
+    // A scene with a "train" object was opened: the Train view takes these settings and starts.
+    std::optional<core::train::TrainSettings> pendingTrain;
 };
 
 // A trained model in the explorer (--model, "Open in explorer"): what the panels show of it

@@ -2,6 +2,7 @@
 #include "panels/panels.h"
 
 #include "io/scene_json.h"
+#include "io/train_scene.h"
 
 #include <imgui_stdlib.h>
 
@@ -27,7 +28,9 @@ bool openSceneFile(core::Scene& scene, ViewState& view, const std::string& path)
     core::SceneView settings;
     try {
         const core::Scene next = core::loadSceneFile(path, &settings);
+        const auto train = core::sceneFileTrainSettings(path); // a bad "train": not opened
         loaded(scene, next, settings, view, path);
+        view.ui.pendingTrain = train;
         return true;
     } catch (const std::exception& e) {
         showNotice(view, e.what(), ImGui::GetTime(), 5.0); // the current scene stays
@@ -39,6 +42,8 @@ void openDemoScene(core::Scene& scene, ViewState& view, const char* name) {
     core::SceneView settings;
     const core::Scene next = core::demoScene(name, &settings); // embedded: always valid
     loaded(scene, next, settings, view, std::string("demo scene ") + name);
+    view.ui.pendingTrain =
+        core::sceneTrainSettings(core::sceneAsset("scenes/" + std::string(name) + ".json"));
 }
 
 void drawScenesPanel(core::Scene& scene, ViewState& view) {
@@ -48,7 +53,7 @@ void drawScenesPanel(core::Scene& scene, ViewState& view) {
                             ImVec2(0.5f, 0.5f));
     ImGui::Begin("Open a scene (Ctrl+O)", &view.ui.showScenes,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
-    ImGui::TextUnformatted("Demo scenes (or press 1-5):");
+    ImGui::TextUnformatted("Demo scenes (or press 1-7):");
     int index = 0;
     for (const char* name : core::kDemoScenes) {
         ++index;

@@ -4,6 +4,7 @@
 #include "engine/scene.h"
 #include "engine/trace.h"
 #include "scene_runner.h"
+#include "train_view.h"
 #include "view_state.h"
 #include "widgets/gl_heatmaps.h"
 
@@ -90,5 +91,27 @@ void designedHeadTooltip(const std::string& headName);
 
 // A one-sentence tooltip on the last item (every control has one).
 void itemTooltip(const char* text);
+
+// A section's title with a rule under it (ImGui 1.86 has no SeparatorText).
+void sectionTitle(const char* text);
+
+// Train mode (Ctrl+T): the whole window. Steps the run's frame, playback and the Train keys,
+// then the four panels below. `gl` holds the Train maps' textures (not the explorer's).
+void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl,
+                   const std::string& exportDir, float uiScale);
+void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
+                       const std::string& exportDir);
+void drawTrainCharts(const PanelRect& rect, TrainView& train, ViewState& view);
+void drawTrainMaps(const PanelRect& rect, TrainView& train, ViewState& view, GlHeatmaps& gl);
+void drawTrainTimeline(const PanelRect& rect, TrainView& train);
+void drawTrainAblation(TrainView& train, const ViewState& view);
+void drawTrainFiles(TrainView& train, ViewState& view, const std::string& exportDir);
+// The Train view's actions, shared by buttons and keys.
+void toggleRunning(TrainView& train);
+void stepRun(TrainView& train);
+void toggleTimelinePlay(TrainView& train);
+void saveRun(TrainView& train, const std::string& folder, bool openAfter);
+void loadRun(TrainView& train, ViewState& view, const std::string& folder);
+void openInExplorer(TrainView& train, const std::string& exportDir);
 
 } // namespace app

@@ -72,6 +72,24 @@ std::string checkpointFileName(int step) {
     return numbered("checkpoint", step, ".safetensors");
 }
 
+std::vector<int> checkpointSteps(const std::string& dir) {
+    std::vector<int> steps;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        int step = -1;
+        const char* digits = name.c_str() + std::string_view("checkpoint-").size();
+        if (name.size() != checkpointFileName(0).size() || !name.starts_with("checkpoint-") ||
+            !name.ends_with(".safetensors") ||
+            std::from_chars(digits, digits + 6, step).ptr != digits + 6)
+            continue;
+        steps.push_back(step);
+    }
+    if (ec) throw std::runtime_error("cannot read the run folder '" + dir + "': " + ec.message());
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
 std::string batchesFileName(int update) {
     return numbered("batches", update, ".json");
 }

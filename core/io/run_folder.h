@@ -23,6 +23,9 @@ void prepareRunFolder(const std::string& dir);
 
 std::string checkpointFileName(int step); // "checkpoint-000300.safetensors"
 std::string batchesFileName(int update);  // "batches-000001.json"
+// The steps of the folder's checkpoint files, ascending; throws std::runtime_error naming the
+// folder when it cannot be read.
+std::vector<int> checkpointSteps(const std::string& dir);
 
 // model.json: {"format": "mha-model", "version": 1, "task", "vocab", "d_model", "heads",
 // "layers", "seq", "seed"}.

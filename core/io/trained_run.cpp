@@ -25,23 +25,6 @@ std::string listSteps(const std::vector<int>& steps) {
 
 } // namespace
 
-std::vector<int> checkpointSteps(const std::string& dir) {
-    std::vector<int> steps;
-    std::error_code ec;
-    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        const std::string prefix = "checkpoint-", suffix = ".safetensors";
-        if (name.size() != prefix.size() + 6 + suffix.size() || !name.starts_with(prefix) ||
-            !name.ends_with(suffix))
-            continue;
-        const std::string digits = name.substr(prefix.size(), 6);
-        if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            steps.push_back(std::stoi(digits));
-    }
-    std::sort(steps.begin(), steps.end());
-    return steps;
-}
-
 TrainedRun loadTrainedRun(const std::string& dir, int step) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
@@ -58,7 +41,11 @@ TrainedRun loadTrainedRun(const std::string& dir, int step) {
     TrainedRun run;
     run.dir = dir;
     run.task = info.task;
-    run.steps = checkpointSteps(dir);
+    try {
+        run.steps = checkpointSteps(dir);
+    } catch (const std::runtime_error& e) { // an unreadable folder is bad input too
+        throw std::invalid_argument(e.what());
+    }
     if (run.steps.empty())
         throw std::invalid_argument("'" + dir + "' has no checkpoint-SSSSSS.safetensors");
     run.step = step == kLastCheckpoint ? run.steps.back() : step;

@@ -12,9 +12,6 @@ namespace core {
 
 inline constexpr int kLastCheckpoint = -1; // the step to ask for the run's last checkpoint
 
-// The steps of the folder's checkpoint-SSSSSS.safetensors files, ascending (empty when none).
-std::vector<int> checkpointSteps(const std::string& dir);
-
 struct TrainedRun {
     std::string dir;
     int step = 0;           // the checkpoint read
