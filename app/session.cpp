@@ -239,7 +239,7 @@ void Session::afterSwap(GLFWwindow* window) {
         writeStateFile(options_.stateFile,
                        stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
                                   status().sceneError},
-                                 scene_, *trace_, view_));
+                                 scene_, *trace_, view_, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
         benchStats_.millis.push_back(std::chrono::duration<double, std::milli>(

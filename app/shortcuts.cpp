@@ -268,6 +268,7 @@ void drawKeyLegend(ViewState& view) {
         {"Ctrl+T", "Train view: train a tiny transformer and watch its heads learn"},
         {"Space / S / R", "Train view: start or pause / one step / reset"},
         {"Left / Right, Home / End, P", "Train view: timeline back, on, step 0, live, play"},
+        {"E / M", "Train view: export the curves (SVG, PNG, CSV) / the maps (SVG, PNG)"},
         {"Ctrl+plus / minus / 0", "zoom all type and maps (1x to 3x) / reset"},
         {"T", "theme: dark, light (projectors), high contrast"},
         {"F11", "fullscreen"},

@@ -21,10 +21,38 @@ void writeStrings(core::JsonWriter& json, std::string_view name,
     json.endArray();
 }
 
+// The Train view: what it shows and whether a file is being written.
+void writeTrain(core::JsonWriter& json, const TrainView& train) {
+    json.key("train");
+    json.beginObject();
+    json.key("active");
+    json.value(train.active);
+    json.key("state");
+    json.value(train.run ? toString(train.run->state()) : "none");
+    json.key("step"); // the newest snapshot's
+    json.value(train.run ? train.run->step() : 0);
+    json.key("shown_step"); // live or scrubbed
+    json.value(shownStep(train));
+    json.key("scrubbed");
+    json.value(train.scrubStep >= 0);
+    json.key("playing");
+    json.value(train.playing);
+    json.key("heldout_loss"); // every row's, up to the step shown: the curve on screen
+    json.beginArray();
+    if (train.run) {
+        const core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
+        for (double v : rows.column("heldout_loss")) json.value(float(v));
+    }
+    json.endArray();
+    json.key("writing");
+    json.value(train.files != nullptr);
+    json.endObject();
+}
+
 } // namespace
 
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
-                      const ViewState& view) {
+                      const ViewState& view, const TrainView& train) {
     std::ostringstream out;
     core::JsonWriter json(out);
     json.beginObject();
@@ -56,6 +84,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(ImGui::GetTime() < view.ui.noticeUntil ? view.ui.notice : std::string());
     json.key("error");
     json.value(facts.error);
+    writeTrain(json, train);
     json.endObject();
     return out.str();
 }

@@ -5,6 +5,7 @@
 
 #include "engine/scene.h"
 #include "engine/trace.h"
+#include "train_view.h"
 #include "view_state.h"
 
 #include <string>
@@ -21,9 +22,10 @@ struct FrameFacts {
 
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
 // "shown_sentences", "d_model", "heads", "selected_head", "tab", "export_panel", "exporting",
-// "notice", "error"}.
+// "notice", "error", "train": {"active", "state", "step", "shown_step", "scrubbed", "playing",
+// "heldout_loss": [the rows up to the step shown], "writing"}}.
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
-                      const ViewState& view);
+                      const ViewState& view, const TrainView& train);
 
 // Writes the line unless it equals the last one written; with the frame number in it, that is
 // once per drawn frame (about twice a second when idle). A failure is reported once on stderr

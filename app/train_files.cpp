@@ -72,7 +72,8 @@ core::GridFigure trainMapsFigure(const ProbeMaps& maps, const std::vector<std::s
                                  core::ColormapId colormap) {
     core::GridFigure grid;
     for (int l = 0; l < maps.layers; ++l)
-        for (int h = 0; h < maps.heads; ++h) grid.panels.push_back(headMapFigure(maps, l, h, colormap));
+        for (int h = 0; h < maps.heads; ++h)
+            grid.panels.push_back(headMapFigure(maps, l, h, colormap));
     grid.columns = maps.heads;
     grid.captionLines = caption;
     return grid;
@@ -108,8 +109,8 @@ std::string exportMaps(const ProbeMaps& maps, int step, const train::TrainSettin
 }
 
 std::string exportTimeline(const std::vector<TrainSnapshot>& snapshots,
-                           const train::TrainSettings& settings, const std::string& dir,
-                           int scale, std::atomic<int>& done) {
+                           const train::TrainSettings& settings, const std::string& dir, int scale,
+                           std::atomic<int>& done) {
     const std::string folder = newFolder(dir, "train-timeline");
     int frame = 0;
     for (const TrainSnapshot& s : snapshots) {

@@ -13,7 +13,8 @@ std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
     return (hash ^ value) * 1099511628211ull; // FNV-1a step
 }
 
-template <class T> bool finished(const std::future<T>& job) {
+template <class T>
+bool finished(const std::future<T>& job) {
     return job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
@@ -34,7 +35,8 @@ bool resetRun(TrainView& view) {
     try {
         adoptRun(view, std::make_unique<TrainRun>(view.settings));
     } catch (const std::bad_alloc&) {
-        view.settingsError = "not enough memory for this model; use a smaller batch, seq or d_model";
+        view.settingsError =
+            "not enough memory for this model; use a smaller batch, seq or d_model";
         return false;
     } catch (const std::exception& e) {
         view.settingsError = e.what();
@@ -59,8 +61,8 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
     view.largeHead = std::min(view.largeHead, view.settings.model.heads - 1);
     // The score the task is about: induction, or the subject score of agreement.
     const std::vector<std::string> scores = train::headScoreNames(view.settings.task);
-    view.scoreIndex = view.settings.task == train::TaskKind::PreviousToken ? 0
-                                                                          : int(scores.size()) - 1;
+    view.scoreIndex =
+        view.settings.task == train::TaskKind::PreviousToken ? 0 : int(scores.size()) - 1;
 }
 
 const TrainSnapshot* shownSnapshot(const TrainView& view) {
@@ -96,8 +98,10 @@ void scrubBy(TrainView& view, int delta) {
     // Live between two snapshots counts as one place past the last.
     if (view.scrubStep < 0 && (i < 0 || all[std::size_t(i)].step < newest)) ++i;
     i = std::max(i + delta, 0);
-    if (i >= int(all.size())) scrubTo(view, newest);
-    else scrubTo(view, all[std::size_t(i)].step);
+    if (i >= int(all.size()))
+        scrubTo(view, newest);
+    else
+        scrubTo(view, all[std::size_t(i)].step);
 }
 
 void advancePlayback(TrainView& view, double now, double interval) {
@@ -125,8 +129,10 @@ void toggleAblated(TrainView& view, int layer, int head) {
     if (int(view.ablated.size()) <= layer) view.ablated.resize(std::size_t(layer) + 1);
     std::vector<int>& heads = view.ablated[std::size_t(layer)];
     const auto it = std::find(heads.begin(), heads.end(), head);
-    if (it != heads.end()) heads.erase(it);
-    else heads.insert(std::upper_bound(heads.begin(), heads.end(), head), head);
+    if (it != heads.end())
+        heads.erase(it);
+    else
+        heads.insert(std::upper_bound(heads.begin(), heads.end(), head), head);
 }
 
 bool isAblated(const TrainView& view, int layer, int head) {
@@ -145,15 +151,15 @@ void updateAblation(TrainView& view) {
     // Shared, never changed: the worker may outlive this snapshot in the history.
     std::shared_ptr<const train::Params> params = shown->params;
     std::shared_ptr<const RunSetup> setup = view.run->setupShared();
-    view.ablation = std::async(std::launch::async, [params, setup, step = shown->step,
-                                                    ablated = view.ablated] {
-        AblationResult r{step, ablated, {}, {}};
-        r.without = train::probeWithout(setup->settings.model, *params, setup->probe, {});
-        r.with = anyAblated(ablated)
-                     ? train::probeWithout(setup->settings.model, *params, setup->probe, ablated)
-                     : r.without;
-        return r;
-    });
+    view.ablation =
+        std::async(std::launch::async, [params, setup, step = shown->step, ablated = view.ablated] {
+            AblationResult r{step, ablated, {}, {}};
+            r.without = train::probeWithout(setup->settings.model, *params, setup->probe, {});
+            r.with = anyAblated(ablated) ? train::probeWithout(setup->settings.model, *params,
+                                                               setup->probe, ablated)
+                                         : r.without;
+            return r;
+        });
 }
 
 void startPruning(TrainView& view) {

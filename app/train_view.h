@@ -36,8 +36,8 @@ struct TrainFileJob {
     std::shared_ptr<std::atomic<int>> done = std::make_shared<std::atomic<int>>(0);
     int total = 1;
     std::future<std::string> result; // the folder or file written; throws the error
-    bool openAfter = false;           // a saved run opens in the explorer when written
-    int openStep = -1;                // at this step
+    bool openAfter = false;          // a saved run opens in the explorer when written
+    int openStep = -1;               // at this step
 };
 
 struct TrainView {
@@ -59,10 +59,10 @@ struct TrainView {
     core::train::AblationReport pruningShown; // empty until measured
     int pruningStep = -1;
     std::unique_ptr<TrainFileJob> files;
-    std::string folderInput;             // save / load path field
-    std::uint64_t mapsKey = 0;           // what the uploaded map textures show (mapsKeyOf)
-    ProbeMaps mapsShown;                 // and the maps themselves
-    std::string openModelDir;            // "Open in explorer": a run folder to open, then cleared
+    std::string folderInput;   // save / load path field
+    std::uint64_t mapsKey = 0; // what the uploaded map textures show (mapsKeyOf)
+    ProbeMaps mapsShown;       // and the maps themselves
+    std::string openModelDir;  // "Open in explorer": a run folder to open, then cleared
     int openModelStep = -1;
 };
 

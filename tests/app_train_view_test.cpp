@@ -107,8 +107,8 @@ TEST(TrainView, SwitchedOffHeadsChangeLaterLayersAndTheLoss) {
     const app::ProbeMaps after = app::shownMaps(view);
     const std::size_t layer = std::size_t(before.heads) * before.length * before.length;
     // Layer 1's maps do not depend on its own heads' outputs; layer 2 reads them.
-    EXPECT_TRUE(std::equal(before.weights.begin(), before.weights.begin() + layer,
-                           after.weights.begin()));
+    EXPECT_TRUE(
+        std::equal(before.weights.begin(), before.weights.begin() + layer, after.weights.begin()));
     EXPECT_FALSE(std::equal(before.weights.begin() + layer, before.weights.end(),
                             after.weights.begin() + layer));
     ASSERT_TRUE(until([&] {
@@ -149,8 +149,8 @@ TEST(TrainScene, DemoScenesCarryTheirRuns) {
     EXPECT_EQ(agreement->model.layers, 1);
     EXPECT_FALSE(core::sceneTrainSettings(core::sceneAsset("scenes/causal-mask.json")));
     // What trainSettingsJson writes reads back the same.
-    const auto again = core::sceneTrainSettings(
-        "{\"train\": " + core::trainSettingsJson(*induction) + "}");
+    const auto again =
+        core::sceneTrainSettings("{\"train\": " + core::trainSettingsJson(*induction) + "}");
     ASSERT_TRUE(again);
     EXPECT_EQ(again->steps, induction->steps);
     EXPECT_EQ(again->evalEvery, induction->evalEvery);

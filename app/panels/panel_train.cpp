@@ -131,8 +131,10 @@ void runStatus(const TrainView& train) {
 
 void toggleRunning(TrainView& train) {
     if (!train.run && !resetRun(train)) return;
-    if (train.run->state() == TrainState::Running) train.run->pause();
-    else train.run->start();
+    if (train.run->state() == TrainState::Running)
+        train.run->pause();
+    else
+        train.run->start();
 }
 
 void stepRun(TrainView& train) {

@@ -68,8 +68,7 @@ void mapGrid(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState
                 trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, selected);
             const ImVec2 at = ImGui::GetCursorScreenPos();
             const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::Compact);
-            if (isAblated(train, l, h))
-                crossOut(at, ImVec2(at.x + side, at.y + side));
+            if (isAblated(train, l, h)) crossOut(at, ImVec2(at.x + side, at.y + side));
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("L%dH%d: click to show it large, right-click to switch it off",
                                   l + 1, h + 1);
@@ -94,8 +93,10 @@ void largeMap(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewStat
         ImGui::Text("%s -> %s", map.queryLabels[std::size_t(hit.row)].c_str(),
                     map.keyLabels[std::size_t(hit.col)].c_str());
         const float w = map.values[std::size_t(hit.row) * map.cols + hit.col];
-        if (w < 0) ImGui::TextDisabled("masked: a query sees no later key");
-        else ImGui::Text("weight %.4f", w);
+        if (w < 0)
+            ImGui::TextDisabled("masked: a query sees no later key");
+        else
+            ImGui::Text("weight %.4f", w);
         ImGui::EndTooltip();
     }
 }

@@ -35,8 +35,10 @@ void drawTrainTimeline(const PanelRect& rect, TrainView& train) {
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("every 9999 steps, 150 kept").x - 16);
     if (ImGui::SliderInt("##timeline", &index, 0, count, label, ImGuiSliderFlags_AlwaysClamp)) {
         train.playing = false;
-        if (index >= count) scrubTo(train, train.run->step());
-        else scrubTo(train, all[std::size_t(index)].step);
+        if (index >= count)
+            scrubTo(train, train.run->step());
+        else
+            scrubTo(train, all[std::size_t(index)].step);
     }
     itemTooltip("Drag to see the model at an earlier step (Left / Right: one snapshot).");
     ImGui::SameLine();

@@ -78,43 +78,33 @@ void pruningSection(TrainView& train, const ViewState& view) {
     CurvePlotStyle style;
     style.dark = view.saved.theme != core::Theme::Light;
     style.legend = false;
-    drawCurvePlot("##pruning", f, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 8), style);
+    drawCurvePlot("##pruning", f,
+                  ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 8), style);
 }
 
 // Starts a file job unless one runs; `write` gets the job's counter.
-template <class Write> void startFileJob(TrainView& train, const char* what, int total,
-                                        Write write) {
+template <class Write>
+void startFileJob(TrainView& train, const char* what, int total, Write write) {
     if (train.files) return;
     auto job = std::make_unique<TrainFileJob>();
     job->what = what;
     job->total = total;
-    job->result = std::async(std::launch::async, [write, done = job->done] { return write(*done); });
+    job->result =
+        std::async(std::launch::async, [write, done = job->done] { return write(*done); });
     train.files = std::move(job);
 }
 
 void exportButtons(TrainView& train, const std::string& dir) {
-    const TrainRun& run = *train.run;
-    const int step = shownStep(train);
-    if (ImGui::Button("Curves")) {
-        core::CsvTable rows = rowsUpTo(run.metrics(), step);
-        startFileJob(train, "curves", curveFileCount(run.settings()),
-                     [rows, s = run.settings(), dir](std::atomic<int>& done) {
-                         return exportCurves(rows, s, dir, 2, done);
-                     });
-    }
+    if (ImGui::Button("Curves (E)")) exportCurvesNow(train, dir);
     itemTooltip("The loss, accuracy and score curves up to the step shown: SVG, PNG and CSV.");
     ImGui::SameLine();
-    if (ImGui::Button("Maps")) {
-        startFileJob(train, "maps", 2,
-                     [maps = train.mapsShown, step, s = run.settings(), dir](
-                         std::atomic<int>& done) { return exportMaps(maps, step, s, dir, 2, done); });
-    }
+    if (ImGui::Button("Maps (M)")) exportMapsNow(train, dir);
     itemTooltip("Every head's map at the step shown, as one figure: SVG and PNG.");
     ImGui::SameLine();
-    if (ImGui::Button("Timeline")) {
-        const std::vector<TrainSnapshot> all = run.history().all();
+    if (ImGui::Button("Timeline") && train.run) {
+        const std::vector<TrainSnapshot> all = train.run->history().all();
         startFileJob(train, "timeline", int(all.size()),
-                     [all, s = run.settings(), dir](std::atomic<int>& done) {
+                     [all, s = train.run->settings(), dir](std::atomic<int>& done) {
                          return exportTimeline(all, s, dir, 1, done);
                      });
     }
@@ -133,18 +123,34 @@ void drawTrainAblation(TrainView& train, const ViewState& view) {
     pruningSection(train, view);
 }
 
+void exportCurvesNow(TrainView& train, const std::string& dir) {
+    if (!train.run) return;
+    core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
+    startFileJob(train, "curves", curveFileCount(train.run->settings()),
+                 [rows, s = train.run->settings(), dir](std::atomic<int>& done) {
+                     return exportCurves(rows, s, dir, 2, done);
+                 });
+}
+
+void exportMapsNow(TrainView& train, const std::string& dir) {
+    if (!train.run) return;
+    startFileJob(train, "maps", 2,
+                 [maps = shownMaps(train), step = shownStep(train), s = train.run->settings(),
+                  dir](std::atomic<int>& done) { return exportMaps(maps, step, s, dir, 2, done); });
+}
+
 void saveRun(TrainView& train, const std::string& folder, bool openAfter) {
     if (!train.run || train.files) return;
     const TrainRun& run = *train.run;
     std::vector<TrainSnapshot> all = run.history().all();
     if (all.empty() || all.back().step != run.step()) all.push_back(run.latest());
     const int step = shownStep(train);
-    startFileJob(train, "run", int(all.size()) + 1,
-                 [all, metrics = run.metrics(), setup = run.setupShared(), folder](
-                     std::atomic<int>& done) {
-                     saveRunFolder(metrics, all, *setup, folder, done);
-                     return folder;
-                 });
+    startFileJob(
+        train, "run", int(all.size()) + 1,
+        [all, metrics = run.metrics(), setup = run.setupShared(), folder](std::atomic<int>& done) {
+            saveRunFolder(metrics, all, *setup, folder, done);
+            return folder;
+        });
     train.files->openAfter = openAfter;
     train.files->openStep = step;
 }
@@ -155,10 +161,12 @@ void drawTrainFiles(TrainView& train, ViewState& view, const std::string& export
     exportButtons(train, exportDir);
     ImGui::SetNextItemWidth(-1);
     ImGui::InputTextWithHint("##runfolder", "run folder", &train.folderInput);
-    if (ImGui::Button("Save run") && !train.folderInput.empty()) saveRun(train, train.folderInput, false);
+    if (ImGui::Button("Save run") && !train.folderInput.empty())
+        saveRun(train, train.folderInput, false);
     itemTooltip("Writes the folder `mha-viz train` writes: model.json, metrics.csv, checkpoints.");
     ImGui::SameLine();
-    if (ImGui::Button("Load run") && !train.folderInput.empty()) loadRun(train, view, train.folderInput);
+    if (ImGui::Button("Load run") && !train.folderInput.empty())
+        loadRun(train, view, train.folderInput);
     itemTooltip("Opens a run folder (mha-viz train's or a saved one) to scrub and prune.");
     ImGui::SameLine();
     if (ImGui::Button("Open in explorer")) openInExplorer(train, exportDir);

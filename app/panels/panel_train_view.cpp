@@ -14,8 +14,9 @@ namespace app {
 namespace {
 
 // Space start/pause, S one step, R reset, Left/Right a snapshot back/on, Home step 0, End
-// live, P play: outside text fields (the explorer's keys do nothing while Train is shown).
-void trainKeys(TrainView& train) {
+// live, P play, E export the curves, M the maps: outside text fields (the explorer's keys do
+// nothing while Train is shown).
+void trainKeys(TrainView& train, const std::string& exportDir) {
     if (ImGui::GetIO().WantTextInput || ImGui::GetIO().KeyCtrl) return;
     const auto pressed = [](int key, bool repeat = false) {
         return ImGui::IsKeyPressed(key, repeat);
@@ -27,20 +28,25 @@ void trainKeys(TrainView& train) {
     if (pressed(GLFW_KEY_LEFT, true)) train.playing = false, scrubBy(train, -1);
     if (pressed(GLFW_KEY_RIGHT, true)) train.playing = false, scrubBy(train, 1);
     if (pressed(GLFW_KEY_HOME)) train.playing = false, scrubTo(train, 0);
-    if (pressed(GLFW_KEY_END) && train.run) train.playing = false, scrubTo(train, train.run->step());
+    if (pressed(GLFW_KEY_END) && train.run)
+        train.playing = false, scrubTo(train, train.run->step());
+    if (pressed(GLFW_KEY_E)) exportCurvesNow(train, exportDir);
+    if (pressed(GLFW_KEY_M)) exportMapsNow(train, exportDir);
 }
 
 // A finished export or save: its notice, and a saved run opens in the explorer when asked.
 void finishFileJob(TrainView& train, ViewState& view) {
-    if (!train.files || train.files->result.wait_for(std::chrono::seconds(0)) !=
-                            std::future_status::ready)
+    if (!train.files ||
+        train.files->result.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
         return;
     const std::unique_ptr<TrainFileJob> job = std::move(train.files);
     try {
         const std::string where = job->result.get();
-        showNotice(view, (job->what == "run" ? "Saved the run in " : "Wrote the " + job->what +
-                                                                         " into ") + where,
-                   ImGui::GetTime());
+        showNotice(
+            view,
+            (job->what == "run" ? "Saved the run in " : "Wrote the " + job->what + " into ") +
+                where,
+            ImGui::GetTime());
         if (job->openAfter) train.openModelDir = where, train.openModelStep = job->openStep;
     } catch (const std::exception& e) {
         showNotice(view, job->what + " not written: " + e.what(), ImGui::GetTime(), 6.0);
@@ -74,15 +80,15 @@ void openInExplorer(TrainView& train, const std::string& exportDir) {
     saveRun(train, core::freeStem(exportDir, "train-run", {""}), true);
 }
 
-void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl,
-                   const std::string& exportDir, float uiScale) {
+void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl, const std::string& exportDir,
+                   float uiScale) {
     if (train.autoStart && (train.run || resetRun(train))) {
         train.run->start();
         train.autoStart = false;
     }
     if (train.run) train.run->frame();
     advancePlayback(train, ImGui::GetTime());
-    trainKeys(train);
+    trainKeys(train, exportDir);
     finishFileJob(train, view);
 
     const ImVec2 display = ImGui::GetIO().DisplaySize;

@@ -97,8 +97,8 @@ void sectionTitle(const char* text);
 
 // Train mode (Ctrl+T): the whole window. Steps the run's frame, playback and the Train keys,
 // then the four panels below. `gl` holds the Train maps' textures (not the explorer's).
-void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl,
-                   const std::string& exportDir, float uiScale);
+void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl, const std::string& exportDir,
+                   float uiScale);
 void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
                        const std::string& exportDir);
 void drawTrainCharts(const PanelRect& rect, TrainView& train, ViewState& view);
@@ -111,6 +111,8 @@ void toggleRunning(TrainView& train);
 void stepRun(TrainView& train);
 void toggleTimelinePlay(TrainView& train);
 void saveRun(TrainView& train, const std::string& folder, bool openAfter);
+void exportCurvesNow(TrainView& train, const std::string& dir); // into a new folder in dir
+void exportMapsNow(TrainView& train, const std::string& dir);
 void loadRun(TrainView& train, ViewState& view, const std::string& folder);
 void openInExplorer(TrainView& train, const std::string& exportDir);
 

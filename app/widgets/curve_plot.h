@@ -10,9 +10,9 @@
 namespace app {
 
 struct CurvePlotStyle {
-    bool dark = true;      // the window's theme: text and grid colours
-    double markerX = -1;   // a vertical line at this x (the step shown); < 0: none
-    bool legend = true;    // the series' names above the axes
+    bool dark = true;    // the window's theme: text and grid colours
+    double markerX = -1; // a vertical line at this x (the step shown); < 0: none
+    bool legend = true;  // the series' names above the axes
 };
 
 // Draws `figure` into `size` pixels at the cursor. The figure's xRange / yRange fix the axes;

@@ -52,10 +52,9 @@ Scene sceneFromJson(std::string_view text, SceneView* view = nullptr);
 
 // The demo scenes shipped in assets/scenes (embedded): file name without .json.
 // The last two carry a "train" object (io/train_scene.h): they open the Train view and train.
-inline constexpr const char* kDemoScenes[] = {"designed-heads",       "causal-mask",
-                                              "batch-with-padding",   "cross-attention",
-                                              "pitfall-sqrt-d-model", "induction-heads-form",
-                                              "subject-verb-agreement"};
+inline constexpr const char* kDemoScenes[] = {
+    "designed-heads",       "causal-mask",          "batch-with-padding",    "cross-attention",
+    "pitfall-sqrt-d-model", "induction-heads-form", "subject-verb-agreement"};
 // Throws std::invalid_argument for an unknown name.
 Scene demoScene(std::string_view name, SceneView* view = nullptr);
 
