@@ -193,6 +193,19 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
         ->default_str(std::string(core::toString(options.view.tab)));
 }
 
+// A trained model instead of a scene.
+void addModelOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--model", options.modelDir,
+                   "Open a trained model (a run folder of mha-viz train) in the explorer, or "
+                   "with --json write its trace of every layer");
+    cli.add_option("--step", options.modelStep,
+                   "With --model: the checkpoint at this step (default: the last one)")
+        ->check(CLI::Range(0, 999999));
+    cli.add_option("--layer", options.modelLayer,
+                   "With --model: the layer the window shows first, from 1 (L / Shift+L step)")
+        ->check(CLI::Range(1, 8));
+}
+
 // Output flags given without a value, or headless output mixed with window-only flags.
 std::string outputError(const CLI::App& cli, const CliOptions& options) {
     if (cli.count("--json") > 0 && options.jsonPath.empty())
@@ -238,6 +251,40 @@ std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     return core::validationError(scene);
 }
 
+// What a trained model fixes, or cannot do: refused with --model.
+constexpr const char* kNotWithModel[] = {
+    "--source",      "--d-model", "--heads",         "--mask",        "--seed",
+    "--weights",     "--scale",   "--no-positional", "--no-out-proj", "--ablate",
+    "--reshape-bug", "--scene",   "--save-scene",    "--export",      "--export-scale"};
+
+// --model DIR [--step S]: the run read, its sentences (or the task's default) checked.
+std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOptions& options) {
+    if (options.modelDir.empty()) return "--model needs a run folder (made by mha-viz train)";
+    for (const char* flag : kNotWithModel)
+        if (cli.count(flag) > 0)
+            return std::string(flag) + " does not apply to a trained model (--model fixes the " +
+                   "architecture and weights; --json writes its trace)";
+    try {
+        auto run = std::make_shared<core::TrainedRun>(
+            core::loadTrainedRun(options.modelDir, options.modelStep));
+        options.scene.sentences =
+            flags.sentences.empty()
+                ? std::vector<std::string>{core::train::defaultModelSentence(run->task)}
+                : flags.sentences;
+        core::train::traceModel(run->model, options.scene.sentences); // throws for bad sentences
+        if (options.modelLayer > run->model.config.layers)
+            return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
+                   std::to_string(run->model.config.layers) + " layers";
+        options.model = std::move(run);
+    } catch (const std::bad_alloc&) {
+        return "not enough memory for this model and these sentences";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    options.weightsGiven = true; // the window keeps the model's weights
+    return {};
+}
+
 } // namespace
 
 std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
@@ -250,6 +297,7 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     addSceneOptions(cli, options.scene, flags);
     addOutputOptions(cli, options);
     addWindowOptions(cli, options);
+    addModelOptions(cli, options);
     // The one place bad input ends: one line naming the value, exit code 2.
     auto refuse = [&exitCode](const std::string& message) -> std::optional<CliOptions> {
         printError(message);
@@ -266,7 +314,11 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     }
     options.weightsGiven = cli.count("--weights") > 0;
     std::string error = outputError(cli, options);
-    if (error.empty())
+    if (error.empty() && cli.count("--model") > 0)
+        error = loadModelOptions(cli, flags, options);
+    else if (error.empty() && (cli.count("--step") > 0 || cli.count("--layer") > 0))
+        error = std::string(cli.count("--step") > 0 ? "--step" : "--layer") + " needs --model DIR";
+    else if (error.empty())
         error = options.scenePath.empty() ? applySceneFlags(flags, options.scene)
                                           : loadSceneOptions(cli, options);
     if (!error.empty()) return refuse(error);
@@ -301,7 +353,39 @@ void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
 
 } // namespace
 
+namespace {
+
+// --model DIR --json FILE: the v2 trace of every layer.
+int runModelHeadless(const CliOptions& options) {
+    core::train::ModelTrace trace;
+    try {
+        trace = core::train::traceModel(options.model->model, options.scene.sentences);
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
+    }
+    for (const std::string& warning : trace.warnings)
+        std::cerr << "mha-viz: warning: " << warning << '\n';
+    try {
+        if (options.jsonPath == "-") {
+            core::writeModelTraceJson(trace, *options.model, std::cout);
+            std::cout.flush();
+            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
+        } else {
+            core::writeFileAtomically(options.jsonPath,
+                                      core::modelTraceJson(trace, *options.model));
+        }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
+    }
+    return 0;
+}
+
+} // namespace
+
 int runHeadless(const CliOptions& options) {
+    if (options.model) return runModelHeadless(options);
     core::Trace trace;
     try {
         trace = core::run(options.scene);

@@ -3,8 +3,10 @@
 
 #include "engine/scene.h"
 #include "io/scene_json.h"
+#include "io/trained_run.h"
 #include "train/trainer.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,12 @@ struct CliOptions {
     core::SceneView view;       // --view sets the tab shown first; a scene file sets all of it
     std::string scenePath;      // --scene FILE: every setting from a saved scene
     std::string saveScenePath;  // --save-scene FILE: write the settings as a scene
+    // --model DIR [--step S]: a trained model instead of a scene, read (and its sentences
+    // checked) by parseCli; scene.sentences holds the sentences to run it on.
+    std::string modelDir;
+    int modelStep = core::kLastCheckpoint;
+    int modelLayer = 1; // --layer L: the layer the window shows first, from 1
+    std::shared_ptr<const core::TrainedRun> model;
     // --scene FILE with a "train" object: the window opens its Train view and trains; with
     // --screenshot it trains to the last step before capturing.
     std::optional<core::train::TrainSettings> train;
@@ -50,7 +58,7 @@ std::string seedError(const std::string& text);
 // should go on.
 std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode);
 
-// Runs the headless part (--json). Returns the process exit code.
+// Runs the headless part (--json; with --model the v2 trace). Returns the process exit code.
 int runHeadless(const CliOptions& options);
 
 } // namespace app

@@ -23,6 +23,7 @@
 #include <cfloat>
 #include <filesystem>
 #include <iostream>
+#include <utility>
 
 namespace app {
 
@@ -51,9 +52,11 @@ void varyForBenchmark(core::Scene& scene, int frame) {
 } // namespace
 
 Session::Session(const CliOptions& options, float uiScale)
-    : options_(options), uiScale_(uiScale), scene_(options.scene),
+    : options_(options), uiScale_(uiScale),
+      scene_(options.model ? core::Scene{} : options.scene), // with a model: the explorer to
+                                                             // come back to
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
-    if (!options.weightsGiven)
+    if (!options.weightsGiven || options.model)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     view_.saved = options.view;                       // --view, or a scene file's view settings
     train_.settings = defaultTrainSettings();
@@ -69,6 +72,11 @@ bool Session::init() {
         return false;
     }
     runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
+    if (options_.model) {                                    // --model: checked by parseCli
+        showModel(options_.model, options_.scene.sentences);
+        view_.model.layer = options_.modelLayer - 1; // --layer, from 1
+        recompute(false);
+    }
     uploadHeadMaps(*trace_, view_, gl_);
     return true;
 }
@@ -113,6 +121,7 @@ void Session::drawPanels(GLFWwindow* window) {
     static const HeadMaps none; // Train mode: the explorer's plain keys have no heads to act on
     const ShortcutActions actions = handleShortcuts(scene_, view_, train_.active ? none : gl_.maps);
     if (actions.toggleFullscreen) toggleFullscreen(window);
+    if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
     if (const std::string dropped = takeDroppedPath(); !dropped.empty())
         openSceneFile(scene_, view_, dropped);
@@ -123,6 +132,7 @@ void Session::drawPanels(GLFWwindow* window) {
         drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
     else
         drawExplorer();
+    followOpenInExplorer();
     drawKeyLegend(view_);
     drawScenesPanel(scene_, view_);
     drawExportPanel(trace_, view_, exportDir_);
@@ -152,22 +162,29 @@ bool Session::trainSettled() const {
 void Session::drawExplorer() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.ui.zoom);
-    drawSentencesPanel(layout.sentences, scene_, *trace_, runner_.status(), view_);
+    drawSentencesPanel(layout.sentences, scene_, *trace_, status(), view_);
     drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, view_);
     const int headsBefore = trace_->attention.heads;
     const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
-    if (runner_.update(scene_, trace_, ImGui::GetTime(), !benchmarking) ||
+    if (recompute(!benchmarking) ||
         !gl_.maps.showSentence(view_.selection.batchIndex)) { // or another sentence is shown
         uploadHeadMaps(*trace_, view_, gl_);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(view_, headsBefore);
     }
     keepViewInRange(*trace_, view_); // before any panel indexes heads with it
-    drawHeadsPanel(layout.heads, *trace_, runner_.status(), view_, gl_);
+    drawHeadsPanel(layout.heads, *trace_, status(), view_, gl_);
     drawViewsPanel(layout.head, scene_, *trace_, view_, gl_);
 }
 
 void Session::saveScene() {
+    if (model_.isOpen()) { // a scene cannot hold a trained model's weights
+        showNotice(view_,
+                   "A trained model is not a scene: Ctrl+E saves the window and this "
+                   "layer's trace (mha-viz --model DIR --json: every layer)",
+                   ImGui::GetTime());
+        return;
+    }
     std::error_code ec;
     std::filesystem::create_directories(exportDir_, ec);
     const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
@@ -221,7 +238,7 @@ void Session::afterSwap(GLFWwindow* window) {
     if (!options_.stateFile.empty()) // after the swap: what the line says is on screen
         writeStateFile(options_.stateFile,
                        stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
-                                  runner_.status().sceneError},
+                                  status().sceneError},
                                  scene_, *trace_, view_, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too

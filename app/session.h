@@ -6,6 +6,7 @@
 #include "appearance.h"
 #include "cli.h"
 #include "frame_stats.h"
+#include "model_explorer.h"
 #include "scene_runner.h"
 #include "train_view.h"
 #include "view_state.h"
@@ -46,12 +47,30 @@ class Session {
     }
     int exitCode() const { return exitCode_; }
 
+    // A trained model in the explorer (the Train view's "Open in explorer"): reads the run
+    // folder's checkpoint at `step` (core::kLastCheckpoint: the last one) and shows every layer
+    // of it in every view, on the sentence typed. False, with the reason as a notice, when it
+    // cannot be read; the window then keeps what it showed. Call it between frames or from a
+    // panel (the maps follow in the same frame's recompute).
+    bool openModel(const std::string& runDir, int step = core::kLastCheckpoint);
+    // Back to the ordinary explorer, with the scene it had before the model opened.
+    void closeModel();
+    bool modelOpen() const { return model_.isOpen(); }
+
   private:
     void saveScene();
     void drawExplorer();
     void followTrainScene(); // a scene with a "train" object opens the Train view and trains
     bool trainSettled() const;
     void exportWholeWindow(int width, int height);
+    // session_model.cpp: the trained model's side of the frame.
+    void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
+    void leaveModel(bool keepScene);
+    bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
+    bool followModel();
+    void followModelRequests();
+    void followOpenInExplorer();
+    RunStatus status() const { return model_.isOpen() ? model_.status() : runner_.status(); }
 
     const CliOptions& options_;
     float uiScale_;
@@ -65,6 +84,12 @@ class Session {
     GlHeatmaps trainGl_; // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
+    ModelExplorer model_;
+    core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
+    std::shared_ptr<const core::Trace> explorerTrace_;
+    int shownLayer_ = -1;     // the model's layer in trace_
+    bool mapsStale_ = false;  // trace_ was swapped outside recompute: upload the maps
+    std::string windowTitle_; // set by the next frame (the window is a frame's argument)
     FrameStats benchStats_;
     std::chrono::steady_clock::time_point frameStart_;
     int frame_ = 0, framesToSettle_ = 3;

@@ -65,7 +65,7 @@ ShortcutAction controlShortcut(int key, bool shift) {
     return ShortcutAction::None;
 }
 
-// Keys without Ctrl, outside text fields: heads, rows, steps, tabs, theme, mask, H.
+// Keys without Ctrl, outside text fields: heads, rows, steps, tabs, theme, mask, H, layers.
 ShortcutAction plainShortcut(int key, bool shift) {
     switch (key) {
     case GLFW_KEY_RIGHT:
@@ -92,6 +92,8 @@ ShortcutAction plainShortcut(int key, bool shift) {
         return ShortcutAction::FewerHeads;
     case GLFW_KEY_RIGHT_BRACKET:
         return ShortcutAction::MoreHeads;
+    case GLFW_KEY_L:
+        return shift ? ShortcutAction::PreviousLayer : ShortcutAction::NextLayer;
     default:
         return ShortcutAction::None;
     }
@@ -208,6 +210,13 @@ void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& vi
     case ShortcutAction::MoreHeads:
         core::setHeads(scene, stepHeads(scene, action == ShortcutAction::MoreHeads ? +1 : -1));
         break;
+    case ShortcutAction::NextLayer: // only a trained model has layers; wraps around like V
+    case ShortcutAction::PreviousLayer:
+        if (const int layers = view.model.layers; layers > 0)
+            view.model.layer =
+                (view.model.layer + (action == ShortcutAction::NextLayer ? 1 : layers - 1)) %
+                layers;
+        break;
     default:
         break;
     }
@@ -253,6 +262,7 @@ void drawKeyLegend(ViewState& view) {
         {"Esc", "unpin (never throws away what you typed)"},
         {"M", "mask: none <-> causal"},
         {"[ / ]", "fewer / more heads (divisors of d_model)"},
+        {"L / Shift+L", "next / previous layer of a trained model (--model)"},
         {"N / P", "next / previous step in the step-through"},
         {"Ctrl+S / Ctrl+O", "save the scene / open one (demo scenes, a path; or drop a file)"},
         {"Ctrl+T", "Train view: train a tiny transformer and watch its heads learn"},

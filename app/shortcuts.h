@@ -43,6 +43,8 @@ enum class ShortcutAction {
     ToggleMask,        // M
     FewerHeads,        // [
     MoreHeads,         // ]
+    NextLayer,         // L, a trained model's layers (--model)
+    PreviousLayer,     // Shift+L
 };
 
 // The action of `press`. `typing`: a text field has the keyboard (then only the Ctrl keys, Esc,

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace app {
 
@@ -47,8 +48,25 @@ struct UiState {
     double animStart = -1;      // when that change happened; < 0 = no animation
     int presetIndex = -1;       // cost panel: real model sizes drawn in the pipeline; -1 = live
     bool linesAllHeads = false; // line view: every head in its colour, not just the selected one
+    bool sceneOpened = false;   // a scene file or demo was opened (it closes a trained model)
     // A scene with a "train" object was opened: the Train view takes these settings and starts.
     std::optional<core::train::TrainSettings> pendingTrain;
+};
+
+// A trained model in the explorer (--model, "Open in explorer"): what the panels show of it
+// (filled by describeModel, model_explorer.h) and what they ask the session to do.
+struct ModelView {
+    bool open = false;
+    std::string title;        // task, step and run folder
+    std::string architecture; // layers, d_model, heads, seq, vocab
+    std::string vocabulary;   // the words that may be typed (or a sample of them)
+    std::vector<int> steps;   // the run's checkpoints
+    int step = 0;
+    int layer = 0, layers = 0; // the layer every view shows, from 0 (L / Shift+L)
+    std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
+    std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
+    int requestedStep = -1;                             // the controls ask for another checkpoint
+    bool closeRequested = false;                        // "Close model"
 };
 
 struct ViewState {
@@ -57,6 +75,7 @@ struct ViewState {
     Selection selection;
     UiState ui;
     ExportPanel exportPanel; // Ctrl+Shift+E
+    ModelView model;         // a trained model, when one is open
 };
 
 // The theme (saved) and the zoom (transient) the window should be drawn with.

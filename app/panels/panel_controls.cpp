@@ -108,16 +108,22 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     ImGui::Begin("Controls", nullptr, kPanelFlags);
     ImGui::PushItemWidth(-ImGui::CalcTextSize("positional ").x);
 
-    sizeSliders(scene);
-    weightControls(scene);
-    ImGui::Separator();
-    attentionControls(scene);
+    if (view.model.open) { // a trained model fixes the architecture: its own section instead
+        drawModelSection(view);
+    } else {
+        sizeSliders(scene);
+        weightControls(scene);
+        ImGui::Separator();
+        attentionControls(scene);
+    }
     ImGui::Separator();
     colourControls(view);
     ImGui::PopItemWidth();
 
-    ImGui::Separator();
-    drawPitfallsSection(scene, trace, shown, view);
+    if (!view.model.open) {
+        ImGui::Separator();
+        drawPitfallsSection(scene, trace, shown, view);
+    }
 
     ImGui::Separator();
     const core::Attention& a = trace.attention;

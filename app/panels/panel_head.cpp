@@ -87,7 +87,11 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
             : "",
         ablated ? "  (switched off: its output is zeroed before W_O)" : "");
     ImGui::PopStyleColor();
-    presetMenu(scene, h);
+    if (view.model.open) // a trained head has no preset: say which layer it is in
+        ImGui::TextDisabled("layer %d of %d (L / Shift+L)", view.model.layer + 1,
+                            view.model.layers);
+    else
+        presetMenu(scene, h);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const bool hasLegend =
         std::any_of(trace.headNames.begin(), trace.headNames.end(),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace app {
 
@@ -13,7 +14,11 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
                     ViewState& view, GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
-    ImGui::Begin("Heads", nullptr, kPanelFlags);
+    const std::string title = view.model.open
+                                  ? "Heads of layer " + std::to_string(view.model.layer + 1) +
+                                        " of " + std::to_string(view.model.layers) + "###Heads"
+                                  : std::string("Heads###Heads");
+    ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     if (status.computing) { // a large scene on the worker: said in the title bar, always in view
         static const char* const kSpinner[] = {"|", "/", "-", "\\"};
         const double seconds = ImGui::GetTime() - status.computingSince;

@@ -18,6 +18,7 @@ void loaded(core::Scene& scene, const core::Scene& next, const core::SceneView& 
     view.saved = settings; // tab, colours, theme, heads shown
     view.ui.tabRequested = true;
     view.ui.showScenes = false;
+    view.ui.sceneOpened = true; // a trained model on screen gives way to the scene
     showNotice(view, "Opened " + what, ImGui::GetTime(), 3.0);
 }
 

@@ -15,8 +15,10 @@ namespace {
 
 const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
 
-// Tokens as small chips; hovering one lights its row up in every head.
-void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, ViewState& view) {
+// Tokens as small chips; hovering one lights its row up in every head. With a trained model,
+// `predictions` (one per token) says in the tooltip what the model expects next.
+void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, ViewState& view,
+                const std::vector<std::string>* predictions = nullptr) {
     const int count = tokens ? int(tokens->tokens.size()) : 0;
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (int i = 0; i < std::max(count, paddedLength); ++i) {
@@ -41,9 +43,14 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
         if (isPad) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered() && isShown) {
             view.selection.nextHover.query = i;
-            ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
-                                    : "token %d; click to pin its row",
-                              i + 1);
+            const bool predicted = !isPad && predictions && i < int(predictions->size());
+            if (predicted)
+                ImGui::SetTooltip("token %d; the model expects next: %s; click to pin its row",
+                                  i + 1, (*predictions)[std::size_t(i)].c_str());
+            else
+                ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
+                                        : "token %d; click to pin its row",
+                                  i + 1);
         }
         ImGui::PopID();
     }
@@ -56,6 +63,16 @@ void itemTooltip(const char* text) {
 }
 
 namespace {
+
+// A trained model's sentence: the words it does not know, which it was not given.
+void unknownWordsLine(const std::vector<std::string>& unknown) {
+    if (unknown.empty()) return;
+    std::string line = "not in the model's vocabulary (left out):";
+    for (const std::string& word : unknown) line += " " + word;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", line.c_str());
+    ImGui::PopStyleColor();
+}
 
 // One sentence: which one is shown (in a batch), its text, its remove button and its tokens.
 // False when it was removed (the loop over the batch stops: the indexes moved).
@@ -88,8 +105,11 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
         itemTooltip("Remove this sentence from the batch.");
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+    const ModelView& model = view.model;
+    const bool described = model.open && b < int(model.predictions.size());
     tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex,
-               view);
+               view, described ? &model.predictions[std::size_t(b)] : nullptr);
+    if (described) unknownWordsLine(model.unknownWords[std::size_t(b)]);
     ImGui::PopID();
     ImGui::Spacing();
     return true;
@@ -98,10 +118,17 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
 // "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
 void batchButtons(core::Scene& scene, ViewState& view) {
     ImGui::BeginDisabled(!core::canAddSentence(scene));
-    if (ImGui::Button("+ Add sentence")) core::addSentence(scene);
+    if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && view.model.open)
+        scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
     ImGui::EndDisabled();
     itemTooltip(
         "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
+    if (view.model.open) { // no cross-attention in the model; demos are the explorer's scenes
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("The model's words: %s", view.model.vocabulary.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
 
     bool cross = scene.isCross();
     ImGui::SameLine();

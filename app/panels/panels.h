@@ -57,6 +57,10 @@ void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
 // Tab: parameters and FLOPs, H = 1 against the current H, real model sizes.
 void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view);
 
+// Section of the controls while a trained model is open (replaces sizes, weights, mask, scale and
+// the pitfalls, which the model fixes): run, step, layer, architecture, "Close model".
+void drawModelSection(ViewState& view);
+
 // Section of the controls: the classic pitfalls as switches, each with its explanation.
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
                          ViewState& view);

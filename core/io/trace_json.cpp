@@ -118,10 +118,8 @@ void writeTensors(JsonWriter& w, const Trace& t) {
     }
 }
 
-} // namespace
-
-void writeTraceJson(const Trace& t, std::ostream& out) {
-    JsonWriter w(out);
+// The whole v1 object, written into `w`: a file of its own, or an entry of v2's "layers".
+void writeTraceObject(JsonWriter& w, const Trace& t) {
     w.beginObject();
     w.field("format", "mha-trace");
     w.field("version", kTraceJsonVersion);
@@ -143,7 +141,94 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     }
     writeTensors(w, t);
     w.endObject();
+}
+
+// model: what the v2 trace was computed with.
+void writeModel(JsonWriter& w, const TrainedRun& run) {
+    const train::ModelConfig& c = run.model.config;
+    w.beginObject();
+    w.field("task", train::toString(run.task));
+    w.field("vocab_size", c.vocab);
+    w.field("d_model", c.d_model);
+    w.field("heads", c.heads);
+    w.field("d_head", c.dHead());
+    w.field("layers", c.layers);
+    w.field("seq", c.seq);
+    w.field("seed", static_cast<unsigned long long>(run.model.seed));
+    w.field("step", run.step);
+    w.field("run", run.dir);
+    w.endObject();
+}
+
+// sentences of v2: in-vocab tokens with their ids, the unknown words, the top predictions.
+void writeModelSentences(JsonWriter& w, const train::ModelTrace& t, const TrainedRun& run) {
+    w.beginArray();
+    for (const train::ModelSentence& s : t.sentences) {
+        w.beginObject();
+        w.field("text", s.tokens.text);
+        w.key("tokens");
+        w.beginArray();
+        for (const Token& token : s.tokens.tokens) w.value(token.text);
+        w.endArray();
+        w.key("token_ids");
+        w.beginArray();
+        for (int id : s.ids) w.value(id);
+        w.endArray();
+        w.key("unknown");
+        w.beginArray();
+        for (const std::string& word : s.unknown) w.value(word);
+        w.endArray();
+        if (s.tokens.droppedTokens > 0)
+            w.field("dropped_tokens", static_cast<unsigned long long>(s.tokens.droppedTokens));
+        w.key("predictions");
+        w.beginArray();
+        for (const train::Prediction& p : s.predictions) {
+            w.beginObject();
+            w.field("token", run.model.vocab[std::size_t(p.token)]);
+            w.field("probability", p.probability);
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
+    }
+    w.endArray();
+}
+
+} // namespace
+
+void writeTraceJson(const Trace& t, std::ostream& out) {
+    JsonWriter w(out);
+    writeTraceObject(w, t);
     out << '\n';
+}
+
+void writeModelTraceJson(const train::ModelTrace& t, const TrainedRun& run, std::ostream& out) {
+    JsonWriter w(out);
+    w.beginObject();
+    w.field("format", "mha-trace");
+    w.field("version", kModelTraceJsonVersion);
+    w.key("model");
+    writeModel(w, run);
+    w.key("warnings");
+    w.beginArray();
+    for (const std::string& warning : t.warnings) w.value(warning);
+    w.endArray();
+    w.key("sentences");
+    writeModelSentences(w, t, run);
+    w.key("logits"); // [B][N][V]
+    w.tensor3(t.logits, t.layers.empty() ? 1 : t.layers.front()->queryLen());
+    w.key("layers");
+    w.beginArray();
+    for (const std::shared_ptr<const Trace>& layer : t.layers) writeTraceObject(w, *layer);
+    w.endArray();
+    w.endObject();
+    out << '\n';
+}
+
+std::string modelTraceJson(const train::ModelTrace& trace, const TrainedRun& run) {
+    std::ostringstream out;
+    writeModelTraceJson(trace, run, out);
+    return out.str();
 }
 
 std::string traceJson(const Trace& trace) {

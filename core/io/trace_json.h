@@ -1,7 +1,11 @@
-// The trace as JSON ("format": "mha-trace", "version": 1), the contract in README ("Trace JSON").
+// The trace as JSON ("format": "mha-trace", "version": 1), the contract in README ("Trace JSON"),
+// and a trained model's trace ("version": 2): the model, its sentences and a "layers" array whose
+// entries are version 1 traces, one per layer.
 #pragma once
 
 #include "engine/trace.h"
+#include "io/trained_run.h"
+#include "train/model_trace.h"
 
 #include <ostream>
 #include <string>
@@ -12,5 +16,11 @@ inline constexpr int kTraceJsonVersion = 1;
 
 void writeTraceJson(const Trace& trace, std::ostream& out);
 std::string traceJson(const Trace& trace);
+
+inline constexpr int kModelTraceJsonVersion = 2;
+
+// The v2 trace of `run`'s model on the sentences of `trace` (README, "Trace JSON").
+void writeModelTraceJson(const train::ModelTrace& trace, const TrainedRun& run, std::ostream& out);
+std::string modelTraceJson(const train::ModelTrace& trace, const TrainedRun& run);
 
 } // namespace core

@@ -1,0 +1,101 @@
+// app::ModelExplorer: a trained model in the window, without a window: traces per layer on the
+// sentences typed, hints and errors that keep the last maps, and what the panels show of it.
+#include "model_explorer.h"
+#include "shortcuts.h"
+
+#include "tiny_run.h"
+
+#include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace {
+
+namespace train = core::train;
+
+class AppModelExplorer : public testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        dir_ = testing_support::freshRunDir("explorer");
+        testing_support::writeTinyRun(dir_,
+                                      testing_support::tinyRunSettings(train::TaskKind::Agreement));
+        run_ = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(dir_));
+    }
+    static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+    static std::string dir_;
+    static std::shared_ptr<const core::TrainedRun> run_;
+};
+std::string AppModelExplorer::dir_;
+std::shared_ptr<const core::TrainedRun> AppModelExplorer::run_;
+
+} // namespace
+
+TEST_F(AppModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
+    app::ModelExplorer model;
+    EXPECT_FALSE(model.update({"the cat runs ."})); // nothing open
+    model.open(run_);
+    ASSERT_TRUE(model.update({"the dog near the cats runs ."}));
+    EXPECT_FALSE(model.update({"the dog near the cats runs ."})); // unchanged: no work
+    ASSERT_EQ(model.trace().layers.size(), 2u);
+    EXPECT_EQ(model.trace().layers[1]->queryLen(), 7);
+    EXPECT_TRUE(model.update({"the big dog runs quickly ."}));
+    EXPECT_EQ(model.trace().sentences[0].unknown, std::vector<std::string>({"quickly"}));
+    EXPECT_FALSE(model.update({"xyzzy"})); // no known word: an error, the last traces stay
+    EXPECT_EQ(model.status().sceneError.rfind("sentence 1 has no word in the model's", 0), 0u);
+    EXPECT_EQ(model.trace().layers[0]->queryLen(), 5);
+    EXPECT_FALSE(model.update({"  "}));
+    EXPECT_FALSE(model.status().sceneHint.empty());
+    EXPECT_TRUE(model.status().sceneError.empty());
+    const core::Scene scene = model.scene({"the cat"});
+    EXPECT_EQ(scene.d_model, 16);
+    EXPECT_EQ(scene.heads, 4);
+    EXPECT_EQ(scene.mask, core::MaskKind::Causal);
+    EXPECT_EQ(scene.sentences, std::vector<std::string>({"the cat"}));
+    model.close();
+    EXPECT_FALSE(model.isOpen());
+}
+
+TEST_F(AppModelExplorer, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
+    app::ModelExplorer model;
+    model.open(run_);
+    model.update({"the happy dog sings loudly ."});
+    app::ModelView view;
+    view.layer = 7; // more than the model has: clamped
+    view.closeRequested = true;
+    app::describeModel(model, view);
+    EXPECT_TRUE(view.open);
+    EXPECT_EQ(view.title, "agreement, step 6 (" + dir_ + ")");
+    EXPECT_EQ(view.layers, 2);
+    EXPECT_EQ(view.layer, 1);
+    EXPECT_FALSE(view.closeRequested);
+    EXPECT_EQ(view.steps, std::vector<int>({0, 6}));
+    ASSERT_EQ(view.unknownWords.size(), 1u);
+    EXPECT_EQ(view.unknownWords[0], std::vector<std::string>({"loudly"}));
+    EXPECT_EQ(view.predictions[0].size(), 5u); // one per token fed
+    EXPECT_NE(view.vocabulary.find("cats"), std::string::npos);
+    EXPECT_NE(app::modelWindowTitle(*run_).find("agreement, step 6"), std::string::npos);
+}
+
+TEST_F(AppModelExplorer, LKeysWalkTheLayersAndWrapAround) {
+    app::ViewState view;
+    core::Scene scene;
+    app::HeadMaps shown;
+    shown.heads.resize(4);
+    app::ShortcutActions actions;
+    const auto press = [&](int mods) {
+        app::applyShortcut(app::shortcutFor({GLFW_KEY_L, mods}, false, true), scene, view, shown,
+                           actions);
+    };
+    press(0); // no model: nothing to walk
+    EXPECT_EQ(view.model.layer, 0);
+    view.model.layers = 3;
+    press(0);
+    press(0);
+    EXPECT_EQ(view.model.layer, 2);
+    press(0);
+    EXPECT_EQ(view.model.layer, 0);
+    press(GLFW_MOD_SHIFT);
+    EXPECT_EQ(view.model.layer, 2);
+    EXPECT_EQ(app::shortcutFor({GLFW_KEY_L, 0}, true, true), app::ShortcutAction::None); // typing
+}
