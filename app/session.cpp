@@ -81,16 +81,24 @@ bool Session::init() {
     return true;
 }
 
+// Training alone needs no more than 60 frames a second to draw its curves; the time a frame
+// leaves over goes to the training worker instead of to drawing the same maps again.
+constexpr double kTrainFrameSeconds = 1.0 / 60.0;
+
 void Session::pollEvents() {
-    frameStart_ = std::chrono::steady_clock::now();
     const double now = ImGui::GetTime();
     const bool animating = view_.ui.animStart >= 0 && now - view_.ui.animStart < 0.7;
     const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
-    const bool busy = options_.benchFrames > 0 || !options_.screenshotPath.empty() ||
-                      framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating || exporting ||
-                      runner_.computing() || inputPending() ||
-                      (train_.active && (train_.run || train_.autoStart)); // curves move
-    if (busy) {
+    const bool interacting = framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating ||
+                             exporting || runner_.computing() || inputPending();
+    const bool training = trainMoving(train_);
+    const bool busy =
+        options_.benchFrames > 0 || !options_.screenshotPath.empty() || interacting || training;
+    const double sinceLast =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - frameStart_).count();
+    if (busy && training && !interacting && sinceLast < kTrainFrameSeconds) {
+        glfwWaitEventsTimeout(kTrainFrameSeconds - sinceLast); // input still wakes it at once
+    } else if (busy) {
         glfwPollEvents();
         framesToSettle_ = std::max(0, framesToSettle_ - 1);
     } else {
@@ -98,6 +106,8 @@ void Session::pollEvents() {
                                                          : 0.5);
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
+    frameStart_ = std::chrono::steady_clock::now(); // --bench-frames times the work, not the wait
+    if (train_.run) train_.run->beginFrame();
     if (options_.benchFrames > 0 && !train_.active) varyForBenchmark(scene_, frame_);
 }
 
@@ -250,6 +260,7 @@ void Session::afterSwap(GLFWwindow* window) {
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
     }
+    if (train_.run) train_.run->endFrame(); // the frame is drawn: updates may run
     ++frame_;
 }
 

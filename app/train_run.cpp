@@ -220,6 +220,21 @@ void TrainRun::setStepsPerFrame(int steps) {
     stepsPerFrame_ = std::max(steps, 0);
 }
 
+void TrainRun::setDrawing(bool drawing) {
+    {
+        std::lock_guard lock(mutex_);
+        drawing_ = drawing;
+    }
+    if (!drawing) wake_.notify_all();
+}
+
+bool TrainRun::busy() const {
+    std::lock_guard lock(mutex_);
+    const Published& p = published_;
+    return (running_ && state_ == TrainState::Running) || singleSteps_ > 0 || !p.rows.empty() ||
+           !p.snapshots.empty() || p.latest.has_value() || p.done || !p.error.empty();
+}
+
 int TrainRun::workerStep() const {
     std::lock_guard lock(mutex_);
     return workerStep_;
@@ -303,7 +318,7 @@ std::unique_ptr<TrainRun> TrainRun::fromFolder(const std::string& dir) {
 
 void TrainRun::work() {
     // Below the window's threads: a frame (and the GL rasteriser's threads) gets a core the
-    // moment it needs one, and training takes every cycle left over. Linux nices threads.
+    // moment it needs one, and training takes the cycles left over. Linux nices threads.
     setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
 #ifdef _OPENMP
     // One thread: the window renders on the other core (with two threads an update waits for a
@@ -327,7 +342,8 @@ void TrainRun::work() {
 bool TrainRun::waitForWork() {
     std::unique_lock lock(mutex_);
     wake_.wait(lock, [&] {
-        return quit_ || singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0));
+        return quit_ || (!drawing_ &&
+                         (singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0))));
     });
     if (quit_) return false;
     if (singleSteps_ > 0)

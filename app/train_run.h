@@ -102,6 +102,12 @@ class TrainRun {
     void setStepsPerFrame(int steps);
     int stepsPerFrame() const { return stepsPerFrame_; }
 
+    // The window draws a frame between these: the worker starts no update meanwhile, so the
+    // frame has both cores (its own and the GL rasteriser's threads) and keeps its 60 Hz; the
+    // updates fill the time between frames.
+    void beginFrame() { setDrawing(true); }
+    void endFrame() { setDrawing(false); }
+
     // Once per frame: takes what the worker published and grants this frame's updates. Never
     // waits for an update. True when something new arrived (the view redraws its maps).
     bool frame();
@@ -110,6 +116,8 @@ class TrainRun {
     int step() const { return latest_ ? latest_->step : 0; } // of the newest snapshot
     int steps() const { return setup_->settings.steps; }
     int workerStep() const; // updates done so far (the worker may be ahead of the snapshot)
+    // Updates under way or asked for, or results not yet taken by frame(): the view will change.
+    bool busy() const;
     double stepsPerSecond() const { return stepsPerSecond_; }
     const std::string& error() const { return error_; }
     const RunSetup& setup() const { return *setup_; }
@@ -141,6 +149,7 @@ class TrainRun {
     TrainSnapshot snapshotOf(const core::train::Trainer& trainer) const;
     void appendRow(const std::vector<double>& row);
     void measureRate();
+    void setDrawing(bool drawing);
 
     std::shared_ptr<const RunSetup> setup_;
     core::CsvTable metrics_;
@@ -156,7 +165,7 @@ class TrainRun {
     // Shared with the worker, under mutex_.
     mutable std::mutex mutex_;
     std::condition_variable wake_;
-    bool quit_ = false, running_ = false;
+    bool quit_ = false, running_ = false, drawing_ = false;
     int budget_ = 0, singleSteps_ = 0, spacing_ = 20, workerStep_ = 0;
     Published published_;
     std::thread worker_;

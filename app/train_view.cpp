@@ -65,6 +65,11 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
         view.settings.task == train::TaskKind::PreviousToken ? 0 : int(scores.size()) - 1;
 }
 
+bool trainMoving(const TrainView& view) {
+    return view.active && (view.autoStart || view.playing || view.files || view.pruning ||
+                           view.ablation.valid() || (view.run && view.run->busy()));
+}
+
 const TrainSnapshot* shownSnapshot(const TrainView& view) {
     if (!view.run) return nullptr;
     if (view.scrubStep < 0) return &view.run->latest();

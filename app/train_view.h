@@ -76,6 +76,9 @@ bool resetRun(TrainView& view);
 // Shows `run` (made or loaded): the controls take its settings.
 void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run);
 
+// Whether the view changes without input: training, playing back, measuring, writing files.
+bool trainMoving(const TrainView& view);
+
 // The snapshot the maps show: the scrubbed one, else the newest.
 const TrainSnapshot* shownSnapshot(const TrainView& view);
 // The step the curves stop at: the scrubbed step, else the newest row's.

@@ -142,6 +142,18 @@ TEST(TrainRun, StepsPerFrameLimitTheSpeed) {
     ASSERT_TRUE(framesUntil(run, [&] { return run.workerStep() >= 20; }));
 }
 
+TEST(TrainRun, NoUpdateStartsWhileAFrameIsDrawn) {
+    app::TrainRun run(tinySettings(100000));
+    run.start();
+    ASSERT_TRUE(framesUntil(run, [&] { return run.workerStep() >= 5; }));
+    run.beginFrame();
+    const int atBegin = run.workerStep();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // dozens of updates' time
+    EXPECT_LE(run.workerStep(), atBegin + 1);                    // the one under way may finish
+    run.endFrame();
+    ASSERT_TRUE(framesUntil(run, [&] { return run.workerStep() > atBegin + 1; }));
+}
+
 TEST(TrainRun, AResetRunRepeatsItsNumbers) {
     std::vector<double> first;
     for (int attempt = 0; attempt < 2; ++attempt) {

@@ -67,7 +67,7 @@ void mapGrid(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState
             const MapStyle style =
                 trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, selected);
             const ImVec2 at = ImGui::GetCursorScreenPos();
-            const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::Compact);
+            const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::None);
             if (isAblated(train, l, h)) crossOut(at, ImVec2(at.x + side, at.y + side));
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("L%dH%d: click to show it large, right-click to switch it off",
@@ -85,7 +85,8 @@ void largeMap(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewStat
                 isAblated(train, l, h) ? "  (switched off)" : "");
     const core::AttentionMap map = attentionMapOf(shown, l, h);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::max(std::min(avail.x, avail.y - ImGui::GetFontSize() * 2), 32.0f);
+    const float side = std::clamp(std::min(avail.x, avail.y - ImGui::GetFontSize() * 2), 32.0f,
+                                  ImGui::GetFontSize() * 24); // 32 labelled rows; pixels cost
     const MapStyle style = trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, true);
     const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0 && hit.col >= 0) {

@@ -147,7 +147,8 @@ MapGeometry mapGeometry(const core::AttentionMap& map, ImVec2 size, LabelMode la
     MapGeometry g;
     g.origin = ImGui::GetCursorScreenPos();
     // Labels only where a map is big enough to carry them; tooltips always name tokens.
-    g.showLabels = std::min(size.x, size.y) >= 7.0f * ImGui::GetFontSize();
+    g.showLabels =
+        labels != LabelMode::None && std::min(size.x, size.y) >= 7.0f * ImGui::GetFontSize();
     const float labelShare = labels == LabelMode::Full ? 0.30f : 0.24f;
     g.rowLabelWidth =
         g.showLabels ? std::min(widestLabel(map.queryLabels), size.x * labelShare) + kLabelPad : 0;

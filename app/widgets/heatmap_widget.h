@@ -28,7 +28,7 @@ void uploadDerivedMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl)
 void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& gl, int headA,
                          int headB);
 
-enum class LabelMode { Compact, Full };
+enum class LabelMode { Compact, Full, None }; // None: a thumbnail (the tooltip names tokens)
 
 struct MapStyle {
     GlHeatmaps* gl = nullptr;
