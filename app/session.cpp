@@ -133,6 +133,7 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
+    if (std::exchange(view_.ui.openTrain, false)) train_.active = true;
     if (const std::string dropped = takeDroppedPath(); !dropped.empty())
         openSceneFile(scene_, view_, dropped);
     if (actions.saveScene) saveScene();

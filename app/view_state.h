@@ -51,6 +51,7 @@ struct UiState {
     bool sceneOpened = false;   // a scene file or demo was opened (it closes a trained model)
     // A scene with a "train" object was opened: the Train view takes these settings and starts.
     std::optional<core::train::TrainSettings> pendingTrain;
+    bool openTrain = false; // the controls' button: show the Train view
 };
 
 // A trained model in the explorer (--model, "Open in explorer"): what the panels show of it

@@ -152,7 +152,10 @@ void batchButtons(core::Scene& scene, ViewState& view) {
         ImGui::EndCombo();
     }
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
-                "cross-attention, the sqrt(d_model) pitfall.");
+                "cross-attention, the sqrt(d_model) pitfall; and two that train a model: "
+                "induction heads form, subject-verb agreement.");
+    if (ImGui::Button("Watch heads learn: train a model (Ctrl+T)")) view.ui.openTrain = true;
+    itemTooltip("The Train view (Ctrl+T): train a tiny transformer and watch its heads learn.");
 }
 
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
