@@ -31,6 +31,8 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.value(train.run ? toString(train.run->state()) : "none");
     json.key("step"); // the newest snapshot's
     json.value(train.run ? train.run->step() : 0);
+    json.key("worker_step"); // updates done: ahead of "step" until the worker's maps arrive
+    json.value(train.run ? train.run->workerStep() : 0);
     json.key("shown_step"); // live or scrubbed
     json.value(shownStep(train));
     json.key("scrubbed");

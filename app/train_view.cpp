@@ -57,7 +57,8 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
     view.pruning.reset();
     view.pruningShown = {};
     view.pruningStep = -1;
-    view.largeLayer = std::min(view.largeLayer, view.settings.model.layers - 1);
+    // Large: a head of the last layer, where the task's heads form (induction: layer 2).
+    view.largeLayer = view.settings.model.layers - 1;
     view.largeHead = std::min(view.largeHead, view.settings.model.heads - 1);
     // The score the task is about: induction, or the subject score of agreement.
     const std::vector<std::string> scores = train::headScoreNames(view.settings.task);

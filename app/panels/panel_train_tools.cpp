@@ -40,7 +40,7 @@ void ablationNumbers(const TrainView& train) {
     const bool any = std::any_of(train.ablated.begin(), train.ablated.end(),
                                  [](const auto& l) { return !l.empty(); });
     if (!any) {
-        ImGui::TextDisabled("Click a head (or right-click its map) to switch it off.");
+        ImGui::TextDisabled("Click a head to switch it off.");
         return;
     }
     const AblationResult& r = train.ablationShown;
