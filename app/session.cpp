@@ -139,10 +139,14 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.saveScene) saveScene();
     exportWindowRequested_ = actions.exportWindow;
     followTrainScene();
-    if (train_.active)
+    if (train_.active) {
         drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
-    else
+    } else {
+        // A run training behind the explorer still hands over its rows and snapshots, so the
+        // timeline's bound holds (twice a second at least: the idle loop wakes that often).
+        if (train_.run) train_.run->frame();
         drawExplorer();
+    }
     followOpenInExplorer();
     drawKeyLegend(view_);
     drawScenesPanel(scene_, view_);
