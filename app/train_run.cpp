@@ -224,8 +224,19 @@ void TrainRun::setDrawing(bool drawing) {
     {
         std::lock_guard lock(mutex_);
         drawing_ = drawing;
+        if (!drawing) startedAtFrameEnd_ = updatesStarted_;
     }
     if (!drawing) wake_.notify_all();
+}
+
+void TrainRun::beginFrame() {
+    std::lock_guard lock(mutex_);
+    // Hold the worker only if it got to start an update since the last frame, or has none to do.
+    drawing_ = !workAsked() || updatesStarted_ != startedAtFrameEnd_;
+}
+
+bool TrainRun::workAsked() const {
+    return singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0));
 }
 
 bool TrainRun::busy() const {
@@ -341,11 +352,9 @@ void TrainRun::work() {
 
 bool TrainRun::waitForWork() {
     std::unique_lock lock(mutex_);
-    wake_.wait(lock, [&] {
-        return quit_ || (!drawing_ &&
-                         (singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0))));
-    });
+    wake_.wait(lock, [&] { return quit_ || (!drawing_ && workAsked()); });
     if (quit_) return false;
+    ++updatesStarted_;
     if (singleSteps_ > 0)
         --singleSteps_;
     else if (stepsPerFrame_ > 0)

@@ -104,8 +104,10 @@ class TrainRun {
 
     // The window draws a frame between these: the worker starts no update meanwhile, so the
     // frame has both cores (its own and the GL rasteriser's threads) and keeps its 60 Hz; the
-    // updates fill the time between frames.
-    void beginFrame() { setDrawing(true); }
+    // updates fill the time between frames. When frames follow each other with no time between
+    // them (a slow machine), a frame that finds the worker waiting since the last one does not
+    // hold it: training never starves.
+    void beginFrame();
     void endFrame() { setDrawing(false); }
 
     // Once per frame: takes what the worker published and grants this frame's updates. Never
@@ -143,7 +145,8 @@ class TrainRun {
     TrainRun(std::shared_ptr<const RunSetup> setup);
     void ensureWorker();
     void work();
-    bool waitForWork(); // false: quit
+    bool waitForWork();     // false: quit
+    bool workAsked() const; // under mutex_: an update is asked for (running, or a Step)
     void trainOn(core::train::Trainer& trainer);
     void publish(Published item);
     TrainSnapshot snapshotOf(const core::train::Trainer& trainer) const;
@@ -166,6 +169,7 @@ class TrainRun {
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool quit_ = false, running_ = false, drawing_ = false;
+    long long updatesStarted_ = 0, startedAtFrameEnd_ = 0; // the worker's, counted for the gate
     int budget_ = 0, singleSteps_ = 0, spacing_ = 20, workerStep_ = 0;
     Published published_;
     std::thread worker_;

@@ -154,6 +154,29 @@ TEST(TrainRun, NoUpdateStartsWhileAFrameIsDrawn) {
     ASSERT_TRUE(framesUntil(run, [&] { return run.workerStep() > atBegin + 1; }));
 }
 
+TEST(TrainRun, BackToBackFramesDoNotStarveTheWorker) {
+    app::TrainRun run(tinySettings(100000));
+    run.start();
+    // A slow machine: each frame begins the moment the last one ended, no time between them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (run.workerStep() < 20 && std::chrono::steady_clock::now() < deadline) {
+        run.beginFrame();
+        run.frame();
+        run.endFrame();
+    }
+    EXPECT_GE(run.workerStep(), 20);
+    run.pause();
+    ASSERT_TRUE(framesUntil(run, [&] { return run.step() == run.workerStep(); }));
+    const int paused = run.workerStep();
+    run.stepOnce(); // a Step between back-to-back frames happens too
+    while (run.workerStep() == paused && std::chrono::steady_clock::now() < deadline) {
+        run.beginFrame();
+        run.frame();
+        run.endFrame();
+    }
+    EXPECT_EQ(run.workerStep(), paused + 1);
+}
+
 TEST(TrainRun, AResetRunRepeatsItsNumbers) {
     std::vector<double> first;
     for (int attempt = 0; attempt < 2; ++attempt) {
