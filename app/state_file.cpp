@@ -33,6 +33,8 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.value(train.run ? train.run->step() : 0);
     json.key("worker_step"); // updates done: ahead of "step" until the worker's maps arrive
     json.value(train.run ? train.run->workerStep() : 0);
+    json.key("busy"); // an update under way or asked for, or results on their way to the view
+    json.value(train.run && train.run->busy());
     json.key("shown_step"); // live or scrubbed
     json.value(shownStep(train));
     json.key("scrubbed");

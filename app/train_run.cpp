@@ -242,8 +242,9 @@ bool TrainRun::workAsked() const {
 bool TrainRun::busy() const {
     std::lock_guard lock(mutex_);
     const Published& p = published_;
-    return (running_ && state_ == TrainState::Running) || singleSteps_ > 0 || !p.rows.empty() ||
-           !p.snapshots.empty() || p.latest.has_value() || p.done || !p.error.empty();
+    return updating_ || (running_ && state_ == TrainState::Running) || singleSteps_ > 0 ||
+           !p.rows.empty() || !p.snapshots.empty() || p.latest.has_value() || p.done ||
+           !p.error.empty();
 }
 
 int TrainRun::workerStep() const {
@@ -355,6 +356,7 @@ bool TrainRun::waitForWork() {
     wake_.wait(lock, [&] { return quit_ || (!drawing_ && workAsked()); });
     if (quit_) return false;
     ++updatesStarted_;
+    updating_ = true;
     if (singleSteps_ > 0)
         --singleSteps_;
     else if (stepsPerFrame_ > 0)
@@ -400,6 +402,7 @@ TrainSnapshot TrainRun::snapshotOf(const train::Trainer& trainer) const {
 
 void TrainRun::publish(Published item) {
     std::lock_guard lock(mutex_);
+    updating_ = false; // each update ends by publishing (maybe nothing)
     for (auto& row : item.rows) published_.rows.push_back(std::move(row));
     for (auto& s : item.snapshots) published_.snapshots.push_back(std::move(s));
     if (item.latest) published_.latest = std::move(item.latest);

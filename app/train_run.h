@@ -118,7 +118,7 @@ class TrainRun {
     int step() const { return latest_ ? latest_->step : 0; } // of the newest snapshot
     int steps() const { return setup_->settings.steps; }
     int workerStep() const; // updates done so far (the worker may be ahead of the snapshot)
-    // Updates under way or asked for, or results not yet taken by frame(): the view will change.
+    // An update under way or asked for, or results not yet taken by frame(): the view will change.
     bool busy() const;
     double stepsPerSecond() const { return stepsPerSecond_; }
     const std::string& error() const { return error_; }
@@ -169,6 +169,7 @@ class TrainRun {
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool quit_ = false, running_ = false, drawing_ = false;
+    bool updating_ = false; // an update under way, until its results are published
     long long updatesStarted_ = 0, startedAtFrameEnd_ = 0; // the worker's, counted for the gate
     int budget_ = 0, singleSteps_ = 0, spacing_ = 20, workerStep_ = 0;
     Published published_;

@@ -29,12 +29,12 @@ with App(sys.argv[1]) as app:
     loss = state["train"]["heldout_loss"]
     print(f"ok: held-out loss {max(loss[:5]):.2f} -> {loss[-1]:.2f} at step {state['train']['step']}")
     app.chord("space")  # pause
-    # Paused at once; the update under way finishes and its maps arrive: then step = worker_step.
-    paused = app.wait_state(lambda s: s["train"]["state"] == "paused"
-                            and s["train"]["step"] == s["train"]["worker_step"], "Space pauses")
+    # Paused at once; the update under way finishes and its maps arrive: then nothing is busy.
+    paused = app.wait_state(lambda s: s["train"]["state"] == "paused" and not s["train"]["busy"],
+                            "Space pauses")
     step = paused["train"]["step"]
     app.chord("s")
-    app.wait_state(lambda s: s["train"]["step"] == step + 1 == s["train"]["worker_step"],
+    app.wait_state(lambda s: s["train"]["step"] == step + 1 and not s["train"]["busy"],
                    "S does one update")
 
     # Back to step 0, then a few snapshots on: the curves as they were then.
