@@ -13,16 +13,11 @@ std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
     return (hash ^ value) * 1099511628211ull; // FNV-1a step
 }
 
-template <class T>
-bool finished(const std::future<T>& job) {
-    return job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
+} // namespace
 
 bool anyAblated(const train::HeadLists& ablated) {
     return std::any_of(ablated.begin(), ablated.end(), [](const auto& l) { return !l.empty(); });
 }
-
-} // namespace
 
 train::TrainSettings defaultTrainSettings() {
     train::TrainSettings s; // the contract's model: 2 layers, d_model 64, 4 heads, seq 32

@@ -8,6 +8,7 @@
 #include "train_run.h"
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <string>
@@ -75,6 +76,14 @@ core::train::TrainSettings defaultTrainSettings();
 bool resetRun(TrainView& view);
 // Shows `run` (made or loaded): the controls take its settings.
 void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run);
+
+// True when some head is switched off.
+bool anyAblated(const core::train::HeadLists& ablated);
+// A job's future has its result (or none is under way: false). Never waits.
+template <class T>
+bool finished(const std::future<T>& job) {
+    return job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
 
 // Whether the view changes without input: training, playing back, measuring, writing files.
 bool trainMoving(const TrainView& view);

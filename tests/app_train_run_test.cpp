@@ -7,6 +7,8 @@
 
 #include "io/run_folder.h"
 
+#include "tiny_run.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,16 +24,7 @@ namespace {
 namespace train = core::train;
 
 train::TrainSettings tinySettings(int steps = 60) {
-    train::TrainSettings s;
-    s.task = train::TaskKind::Induction;
-    s.model.d_model = 16;
-    s.model.heads = 2;
-    s.model.layers = 2;
-    s.model.seq = 8;
-    s.batch = 4;
-    s.steps = steps;
-    s.evalEvery = 20;
-    return s;
+    return testing_support::tinyWindowSettings(steps, 20);
 }
 
 // Frames (1 ms apart, as fast as a window) until `done` holds; false after a minute, which only

@@ -7,6 +7,8 @@
 #include "io/scene_json.h"
 #include "io/train_scene.h"
 
+#include "tiny_run.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -18,15 +20,7 @@ namespace {
 namespace train = core::train;
 
 train::TrainSettings tinySettings(int steps = 100) {
-    train::TrainSettings s;
-    s.model.d_model = 16;
-    s.model.heads = 2;
-    s.model.layers = 2;
-    s.model.seq = 8;
-    s.batch = 4;
-    s.steps = steps;
-    s.evalEvery = 10;
-    return s;
+    return testing_support::tinyWindowSettings(steps, 10);
 }
 
 bool until(const std::function<bool()>& done, app::TrainView* view = nullptr) {

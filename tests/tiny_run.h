@@ -27,6 +27,19 @@ tinyRunSettings(core::train::TaskKind task = core::train::TaskKind::Induction, i
     return s;
 }
 
+// The Train view's tests: 2 layers, d_model 16, 2 heads, seq 8, batch 4; a row every `evalEvery`.
+inline core::train::TrainSettings tinyWindowSettings(int steps, int evalEvery) {
+    core::train::TrainSettings s;
+    s.model.d_model = 16;
+    s.model.heads = 2;
+    s.model.layers = 2;
+    s.model.seq = 8;
+    s.batch = 4;
+    s.steps = steps;
+    s.evalEvery = evalEvery;
+    return s;
+}
+
 // A fresh folder under the temp directory, named for the test and the process.
 inline std::string freshRunDir(const std::string& name) {
     const std::filesystem::path dir = std::filesystem::temp_directory_path() /

@@ -37,9 +37,7 @@ void headToggles(TrainView& train) {
 }
 
 void ablationNumbers(const TrainView& train) {
-    const bool any = std::any_of(train.ablated.begin(), train.ablated.end(),
-                                 [](const auto& l) { return !l.empty(); });
-    if (!any) {
+    if (!anyAblated(train.ablated)) {
         ImGui::TextDisabled("Click a head to switch it off.");
         return;
     }

@@ -36,9 +36,7 @@ void trainKeys(TrainView& train, const std::string& exportDir) {
 
 // A finished export or save: its notice, and a saved run opens in the explorer when asked.
 void finishFileJob(TrainView& train, ViewState& view) {
-    if (!train.files ||
-        train.files->result.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-        return;
+    if (!train.files || !finished(train.files->result)) return;
     const std::unique_ptr<TrainFileJob> job = std::move(train.files);
     try {
         const std::string where = job->result.get();
