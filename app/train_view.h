@@ -4,6 +4,7 @@
 // hold its logic without drawing, so tests drive the view's state as the window does.
 #pragma once
 
+#include "figures/attention_map.h"
 #include "train/ablation.h"
 #include "train_run.h"
 
@@ -60,10 +61,11 @@ struct TrainView {
     core::train::AblationReport pruningShown; // empty until measured
     int pruningStep = -1;
     std::unique_ptr<TrainFileJob> files;
-    std::string folderInput;   // save / load path field
-    std::uint64_t mapsKey = 0; // what the uploaded map textures show (mapsKeyOf)
-    ProbeMaps mapsShown;       // and the maps themselves
-    std::string openModelDir;  // "Open in explorer": a run folder to open, then cleared
+    std::string folderInput;                  // save / load path field
+    std::uint64_t mapsKey = 0;                // what the uploaded map textures show (mapsKeyOf)
+    ProbeMaps mapsShown;                      // and the maps themselves
+    std::vector<core::AttentionMap> mapViews; // the same per head (layer * H + head), labelled
+    std::string openModelDir; // "Open in explorer": a run folder to open, then cleared
     int openModelStep = -1;
 };
 

@@ -17,16 +17,16 @@ namespace {
 // Uploads the maps when what they show changed (a new step, a scrub, a head switched off).
 void uploadTrainMaps(TrainView& train, GlHeatmaps& gl, ProbeMaps& shown) {
     const std::uint64_t key = mapsKeyOf(train);
-    if (key == train.mapsKey && !gl.maps.heads.empty()) return;
+    if (key == train.mapsKey && !train.mapViews.empty()) return;
     shown = shownMaps(train);
     const int count = shown.layers * shown.heads;
+    train.mapViews.clear();
     for (int l = 0; l < shown.layers; ++l)
         for (int h = 0; h < shown.heads; ++h) {
-            const core::AttentionMap map = attentionMapOf(shown, l, h);
+            core::AttentionMap& map = train.mapViews.emplace_back(attentionMapOf(shown, l, h));
             gl.setValues(l * shown.heads + h, map.values.data(), map.rows, map.cols);
         }
     gl.keepSlots(count);
-    gl.maps.heads.assign(std::size_t(count), {}); // marks the slots as filled
     train.mapsKey = key;
 }
 
@@ -63,7 +63,7 @@ void mapGrid(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState
         for (int h = 0; h < shown.heads; ++h) {
             ImGui::SameLine(label + float(h) * (side + gap) + ImGui::GetStyle().WindowPadding.x);
             const bool selected = l == train.largeLayer && h == train.largeHead;
-            const core::AttentionMap map = attentionMapOf(shown, l, h);
+            const core::AttentionMap& map = train.mapViews[std::size_t(l * shown.heads + h)];
             const MapStyle style =
                 trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, selected);
             const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -83,7 +83,7 @@ void largeMap(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewStat
     const int h = std::min(train.largeHead, shown.heads - 1);
     ImGui::Text("L%dH%d at step %d%s", l + 1, h + 1, shownStep(train),
                 isAblated(train, l, h) ? "  (switched off)" : "");
-    const core::AttentionMap map = attentionMapOf(shown, l, h);
+    const core::AttentionMap& map = train.mapViews[std::size_t(l * shown.heads + h)];
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::clamp(std::min(avail.x, avail.y - ImGui::GetFontSize() * 2), 32.0f,
                                   ImGui::GetFontSize() * 24); // 32 labelled rows; pixels cost
