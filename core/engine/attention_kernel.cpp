@@ -30,75 +30,103 @@ auto headView(Matrix& m, int b, int h, int len, int d_head, bool reshapeBug) {
     return View(sentence + Eigen::Index(h) * d_head, len, d_head, Eigen::OuterStride<>(d_model));
 }
 
-// Softmax of one (b, h) block in place, over the keys each query may see. A row with no
-// visible key stays all 0 (PyTorch would give NaN there). Masked weights are set to 0 after
-// the exp, not left to exp(-inf): vectorised exp clamps its argument on some SIMD paths
-// (AVX2 gives 2.9e-39 for -inf), and the trace contract says masked weights are exactly 0.
-// A sentence without padded keys (every training batch, every single sentence) sees keys
-// [0, visible) from query i, so its rows skip the per-key mask test: the maximum is the same
-// number whichever way it is found (NaN scores are passed over either way), and the rest is
-// the very same arithmetic.
-void maskedSoftmax(const Attention& a, int b, Eigen::Ref<Mat> block /* N x M */) {
+// Query rows per work item: a tile's scores and weights (kTileRows x M) are still in cache when
+// the softmax reads them and weights * V reads the weights, instead of a whole head's going
+// out to memory and back between passes. Tiles also spread one head over threads.
+constexpr int kTileRows = 64;
+
+// The largest score query i may see, or -inf when it sees none (or only NaN scores).
+Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* row) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
+    const int visible = a.causal && !padded ? std::min(i + 1, a.keyLen) : a.keyLen;
+    if (!padded) // NaN scores are passed over; all NaN gives NaN
+        return Eigen::Map<const Eigen::RowVectorX<Scalar>>(row, visible)
+            .maxCoeff<Eigen::PropagateNumbers>();
+    Scalar rowMax = kNegInf;
+    for (int j = 0; j < a.keyLen; ++j)
+        if (!a.masked(b, i, j)) rowMax = std::max(rowMax, row[j]);
+    return rowMax;
+}
+
+// Softmax of queries [i0, i0 + rows) of sentence b, from scores into weights (rows x M each,
+// contiguous; they may be the same memory), over the keys each query may see. A row with no
+// visible key is all 0 (PyTorch would give NaN there). Masked weights are set to 0 after the
+// exp, not left to exp(-inf): vectorised exp clamps its argument on some SIMD paths (AVX2 gives
+// 2.9e-39 for -inf), and the trace contract says masked weights are exactly 0. The exp runs
+// over the whole tile as one array, so short rows (a short sentence) are vectorised too and
+// every path rounds each entry alike whatever the mask. A sentence without padded keys (every
+// training batch, every single sentence) sees keys [0, visible) and skips the per-key test.
+void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* scores,
+                   Scalar* weights) {
+    constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
+    const int M = a.keyLen;
     const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
-    for (int i = 0; i < a.queryLen; ++i) {
-        auto row = block.row(i); // 1 x M
-        const int visible = a.causal && !padded ? std::min(i + 1, a.keyLen) : a.keyLen;
-        Scalar rowMax = kNegInf;
-        if (padded) {
-            for (int j = 0; j < a.keyLen; ++j)
-                if (!a.masked(b, i, j)) rowMax = std::max(rowMax, row[j]);
-        } else {
-            rowMax = row.head(visible).maxCoeff<Eigen::PropagateNumbers>(); // NaN: all NaN
-        }
-        if (!(rowMax > kNegInf)) { // every key masked (or every visible score NaN)
+    Eigen::Matrix<Scalar, Eigen::Dynamic, 1, 0, kTileRows, 1> rowMax(rows); // rows x 1
+    for (int r = 0; r < rows; ++r) {
+        rowMax[r] = visibleMax(a, b, i0 + r, padded, scores + Eigen::Index(r) * M);
+        const Scalar shift = rowMax[r] > kNegInf ? rowMax[r] : 0; // an empty row: zeroed below
+        for (Eigen::Index j = Eigen::Index(r) * M; j < Eigen::Index(r + 1) * M; ++j)
+            weights[j] = scores[j] - shift;
+    }
+    Eigen::Map<Eigen::ArrayX<Scalar>> tile(weights, Eigen::Index(rows) * M); // rows*M
+    tile = tile.exp();
+    for (int r = 0; r < rows; ++r) {
+        Eigen::Map<Eigen::RowVectorX<Scalar>> row(weights + Eigen::Index(r) * M, M); // 1 x M
+        const int i = i0 + r;
+        if (!(rowMax[r] > kNegInf)) { // every key masked (or every visible score NaN)
             row.setZero();
             continue;
         }
-        row = (row.array() - rowMax).exp(); // the whole row, so every path rounds it alike
         if (padded) {
-            for (int j = 0; j < a.keyLen; ++j)
+            for (int j = 0; j < M; ++j)
                 if (a.masked(b, i, j)) row[j] = 0;
-        } else {
-            row.tail(a.keyLen - visible).setZero();
+        } else if (a.causal && i + 1 < M) {
+            row.tail(M - (i + 1)).setZero();
         }
         row /= row.sum();
     }
 }
 
-// Scores, weights and weights * V of every (b, h) block, merged into out.concat.
-void attendPerHead(Attention& out) {
-    const int B = out.batch, N = out.queryLen, M = out.keyLen, H = out.heads;
-    const int d_head = out.d_head;
+// Scores, weights and weights * V of queries [i0, i0 + rows) of block (b, h), merged into
+// out.concat.
+void attendTile(Attention& out, int b, int h, int i0, int rows) {
+    const int N = out.queryLen, M = out.keyLen, d_head = out.d_head;
     const bool bug = out.reshapeBug;
-    // Heads are independent: spread the (b, h) blocks over threads when each is
-    // big enough to pay for it; small scenes stay on one thread (no wake-up cost).
-    const int blocks = B * H;
-    const double blockFlops = 4.0 * N * M * d_head;
-#pragma omp parallel for schedule(static) if (blocks > 1 && blockFlops * blocks > 4e6)
-    for (int bh = 0; bh < blocks; ++bh) {
-        const int b = bh / H, h = bh % H;
-        const Eigen::Index r0 = out.headRow(b, h);
-        const auto qHead = headView(std::as_const(out.q), b, h, N, d_head, bug); // N x d_head
-        const auto kHead = headView(std::as_const(out.k), b, h, M, d_head, bug); // M x d_head
-        const auto vHead = headView(std::as_const(out.v), b, h, M, d_head, bug); // M x d_head
-        auto weights = out.attention.middleRows(r0, N);                          // N x M
-        // Merge, the inverse of the split: correct, head h fills columns
-        // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
-        auto merged = headView(out.concat, b, h, N, d_head, bug); // N x d_head
-        if (!out.intermediates) { // the same products, straight into attention and concat
-            weights.noalias() = out.scale * (qHead * kHead.transpose());
-            maskedSoftmax(out, b, weights);
-            merged.noalias() = weights * vHead;
-            continue;
-        }
-        auto scores = out.scores.middleRows(r0, N);       // N x M
-        auto headOut = out.headOutputs.middleRows(r0, N); // N x d_head
-        scores.noalias() = out.scale * (qHead * kHead.transpose());
-        weights = scores;
-        maskedSoftmax(out, b, weights);
-        headOut.noalias() = weights * vHead;
-        merged = headOut;
+    const auto qTile =
+        headView(std::as_const(out.q), b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
+    const auto kHead = headView(std::as_const(out.k), b, h, M, d_head, bug);       // M x d_head
+    const auto vHead = headView(std::as_const(out.v), b, h, M, d_head, bug);       // M x d_head
+    const Eigen::Index r0 = out.headRow(b, h, i0);
+    auto weights = out.attention.middleRows(r0, rows); // rows x M
+    // Merge, the inverse of the split: correct, head h fills columns
+    // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
+    auto merged = headView(out.concat, b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
+    if (!out.intermediates) { // the same products, straight into attention and concat
+        weights.noalias() = out.scale * (qTile * kHead.transpose());
+        maskedSoftmax(out, b, i0, rows, weights.data(), weights.data());
+        merged.noalias() = weights * vHead;
+        return;
+    }
+    auto scores = out.scores.middleRows(r0, rows);       // rows x M
+    auto headOut = out.headOutputs.middleRows(r0, rows); // rows x d_head
+    scores.noalias() = out.scale * (qTile * kHead.transpose());
+    maskedSoftmax(out, b, i0, rows, scores.data(), weights.data());
+    headOut.noalias() = weights * vHead;
+    merged = headOut;
+}
+
+// Every (b, h) block, a tile of queries at a time.
+void attendPerHead(Attention& out) {
+    const int N = out.queryLen, H = out.heads;
+    const int tiles = (N + kTileRows - 1) / kTileRows;
+    const int items = out.batch * H * tiles;
+    // Tiles are independent: spread them over threads when the work pays for the wake-up;
+    // small scenes stay on one thread.
+    const double flops = 4.0 * out.batch * H * N * out.keyLen * out.d_head;
+#pragma omp parallel for schedule(static) if (items > 1 && flops > 4e6)
+    for (int item = 0; item < items; ++item) {
+        const int bh = item / tiles, i0 = item % tiles * kTileRows;
+        attendTile(out, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
     }
 }
 
