@@ -15,13 +15,13 @@ that torch really uses: the library mapped into this process, not only what the 
 and for OpenBLAS the kernels it picked for this CPU (OPENBLAS_CORETYPE=SkylakeX overrides its
 choice when it does not know the CPU and falls back to old SSE3 kernels).
 """
-import ctypes
 import math
 import random
-import re
 import time
 
 import torch
+
+from torch_blas import blas_report
 
 THREADS = 2
 SHAPES = [(2, 64, 4, 32, 32), (1, 64, 4, 32, 32)]  # layers, d_model, heads, seq, batch
@@ -103,29 +103,6 @@ def steps_per_second(layers, d_model, heads, seq, batch):
             steps += 1
         rates.append(steps / (time.perf_counter() - start))
     return sorted(rates)[RUNS // 2], max(rates)
-
-
-def blas_report():
-    """What torch's build says about BLAS, and the BLAS libraries mapped into this process."""
-    build = re.search(r"BLAS_INFO=([^,\s]+)", torch.__config__.show())
-    lines = [f"torch {torch.__version__}, BLAS_INFO={build.group(1) if build else '?'}"]
-    with open("/proc/self/maps") as maps:
-        libraries = sorted({line.split()[-1] for line in maps
-                            if re.search(r"blas|lapack|mkl|blis", line.split()[-1])})
-    lines.append("BLAS loaded: " + (", ".join(libraries) if libraries else "none"))
-    for path in libraries:  # OpenBLAS says which kernels (its "core") and how many threads
-        try:
-            library = ctypes.CDLL(path)
-            library.openblas_get_config.restype = ctypes.c_char_p
-            library.openblas_get_corename.restype = ctypes.c_char_p
-            line = (f"  OpenBLAS: {library.openblas_get_config().decode()}, core "
-                    f"{library.openblas_get_corename().decode()}, "
-                    f"threads {library.openblas_get_num_threads()}")
-        except (OSError, AttributeError):
-            continue
-        if line not in lines:
-            lines.append(line)
-    return "\n".join(lines)
 
 
 def main():
