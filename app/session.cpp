@@ -107,8 +107,8 @@ void Session::pollEvents() {
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
     frameStart_ = std::chrono::steady_clock::now(); // --bench-frames times the work, not the wait
+    benchStats_.startFrame(frameStart_);
     if (train_.run) train_.run->beginFrame();
-    if (options_.benchFrames > 0 && !train_.active) varyForBenchmark(scene_, frame_);
 }
 
 void Session::followAppearance(GLFWwindow* window) {
@@ -154,6 +154,7 @@ void Session::drawPanels(GLFWwindow* window) {
     drawNotice(view_, ImGui::GetTime());
     view_.selection.hover = view_.selection.nextHover;
     view_.selection.hoverHead = view_.selection.nextHoverHead;
+    benchStats_.lap(FramePhase::Panels);
 }
 
 void Session::followTrainScene() {
@@ -181,9 +182,15 @@ void Session::drawExplorer() {
     drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, view_);
     const int headsBefore = trace_->attention.heads;
     const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
-    if (recompute(!benchmarking) ||
+    benchStats_.lap(FramePhase::Panels);
+    // After the panels: the sentence field, while it has the keyboard, puts its own text back.
+    if (benchmarking) varyForBenchmark(scene_, frame_);
+    const bool recomputed = recompute(!benchmarking);
+    benchStats_.lap(FramePhase::Engine);
+    if (recomputed ||
         !gl_.maps.showSentence(view_.selection.batchIndex)) { // or another sentence is shown
         uploadHeadMaps(*trace_, view_, gl_);
+        benchStats_.lap(FramePhase::Upload);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(view_, headsBefore);
     }
@@ -213,6 +220,10 @@ void Session::saveScene() {
 }
 
 void Session::afterRender(GLFWwindow* window) {
+    if (options_.benchFrames > 0) {
+        glFinish(); // llvmpipe draws when the frame is finished: count it here, not in the swap
+        benchStats_.lap(FramePhase::Draw);
+    }
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
     if (ExportPanel& panel = view_.exportPanel; // drawn without the panel
@@ -257,11 +268,14 @@ void Session::afterSwap(GLFWwindow* window) {
                                  scene_, *trace_, view_, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
-        benchStats_.millis.push_back(std::chrono::duration<double, std::milli>(
-                                         std::chrono::steady_clock::now() - frameStart_)
-                                         .count());
+        benchStats_.lap(FramePhase::Swap);
+        benchStats_.endFrame(std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - frameStart_)
+                                 .count());
         if (int(benchStats_.millis.size()) >= options_.benchFrames) {
-            std::cout << benchStats_.summary() << std::endl;
+            std::cout << benchStats_.summary() << '\n'
+                      << benchStats_.phaseSummary(50) << '\n'
+                      << benchStats_.phaseSummary(95) << std::endl;
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
     }

@@ -41,6 +41,8 @@ with tempfile.TemporaryDirectory(prefix="mha-shot-") as tmp:
     check(bad.returncode == 2 and bad.stderr.count("\n") == 1 and "/nonexistent-dir/shot.png" in bad.stderr,
           "unwritable screenshot path: exit 2, one line naming it")
     bench = subprocess.run([binary, "--bench-frames", "5"], env=env, capture_output=True, text=True, timeout=180)
-    check(bench.returncode == 0 and re.fullmatch(r"frames=5 p50_ms=[\d.]+ p95_ms=[\d.]+ max_ms=[\d.]+\n",
-                                                 bench.stdout) is not None, f"bench line: {bench.stdout.strip()}")
+    phases = r"engine=[\d.]+ upload=[\d.]+ panels=[\d.]+ draw=[\d.]+ swap=[\d.]+"
+    check(bench.returncode == 0 and re.fullmatch(r"frames=5 p50_ms=[\d.]+ p95_ms=[\d.]+ max_ms=[\d.]+\n"
+                                                 rf"phases p50_ms {phases}\nphases p95_ms {phases}\n",
+                                                 bench.stdout) is not None, f"bench lines: {bench.stdout.strip()}")
 print("1 passed, 0 failed")
