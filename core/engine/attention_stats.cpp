@@ -6,18 +6,16 @@ namespace core {
 
 namespace {
 
-// Entropy of one row and whether any of its keys is visible.
+// Entropy of one row and whether any of its keys is visible. Masked weights are exactly 0
+// (the trace contract), so they drop out with the other zeros (0 * log 0 = 0, underflowed
+// weights too). The logs run vectorised in float: the window recomputes this over every head's
+// rows for each new trace, and shows it to two decimals.
 double entropyOfRow(const Attention& a, int b, int h, int i, bool& anyVisible) {
-    const auto row = a.attention.row(a.headRow(b, h, i)); // 1 x M
-    double entropy = 0;
     anyVisible = false;
-    for (int j = 0; j < a.keyLen; ++j) {
-        if (a.masked(b, i, j)) continue;
-        anyVisible = true;
-        const double p = row[j];
-        if (p > 0) entropy -= p * std::log(p); // 0 * log 0 = 0 (underflowed weights)
-    }
-    return entropy;
+    for (int j = 0; j < a.keyLen && !anyVisible; ++j) anyVisible = !a.masked(b, i, j);
+    if (!anyVisible) return 0;
+    const auto p = a.attention.row(a.headRow(b, h, i)).array(); // 1 x M
+    return -double((p > 0).select(p * p.log(), Scalar(0)).sum());
 }
 
 } // namespace
