@@ -4,6 +4,7 @@
 
 #include "engine/simd.h"
 
+#include <array>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -130,10 +131,42 @@ void attendPerHead(Attention& out) {
     }
 }
 
+// Columns per GEMM in the projections (a multiple of every SIMD width).
+constexpr Eigen::Index kChunkCols = 128;
+
+// products[p].out = products[p].a * products[p].w for every p: the projections. Each product's
+// columns are cut into chunks of kChunkCols, one single-threaded GEMM each, spread over threads.
+// The cut does not depend on the thread count, and threads meet only at the loop's end, not
+// inside Eigen's parallel GEMM, whose threads spin-wait on each other: on a busy machine (the
+// window beside llvmpipe's threads) one descheduled thread stalled the other for whole time
+// slices, and a 3 ms recompute took 60.
+struct Product {
+    const Mat* a; // rows x inner
+    const Mat* w; // inner x cols
+    Mat* out;     // rows x cols
+};
+template <std::size_t P>
+void multiplyChunked(const std::array<Product, P>& products) {
+    double flops = 0;
+    for (const Product& p : products) {
+        p.out->resize(p.a->rows(), p.w->cols());
+        flops += 2.0 * double(p.a->rows()) * double(p.a->cols()) * double(p.w->cols());
+    }
+    const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);
+    const int items = int(P) * chunks;
+#pragma omp parallel for schedule(static) if (items > 1 && flops > 4e6)
+    for (int item = 0; item < items; ++item) {
+        const Product& p = products[std::size_t(item / chunks)];
+        const Eigen::Index c0 = Eigen::Index(item % chunks) * kChunkCols;
+        const Eigen::Index width = std::min(kChunkCols, p.w->cols() - c0);
+        p.out->middleCols(c0, width).noalias() = *p.a * p.w->middleCols(c0, width);
+    }
+}
+
 // output = concat * W_O, or concat itself with the out projection switched off.
 void project(const Attention& out, const Weights& w, Mat& result /* (B*N) x d_model */) {
     if (out.outProjection)
-        result.noalias() = out.concat * w.wO;
+        multiplyChunked(std::array<Product, 1>{{{&out.concat, &w.wO, &result}}});
     else
         result = out.concat; // heads side by side, never mixed
 }
@@ -142,10 +175,10 @@ void project(const Attention& out, const Weights& w, Mat& result /* (B*N) x d_mo
 
 void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     const Mat& source = in.isCross() ? in.xSource : in.x; // (B*M) x d_model
-    // One GEMM per projection for all tokens and all heads at once.
-    out.q.noalias() = in.x * w.wQ;   // (B*N) x d_model
-    out.k.noalias() = source * w.wK; // (B*M) x d_model
-    out.v.noalias() = source * w.wV; // (B*M) x d_model
+    // The projections for all tokens and all heads at once: q (B*N) x d_model, k and v
+    // (B*M) x d_model.
+    multiplyChunked(std::array<Product, 3>{
+        {{&in.x, &w.wQ, &out.q}, {&source, &w.wK, &out.k}, {&source, &w.wV, &out.v}}});
     attendPerHead(out);
     if (in.ablatedHeads.empty()) {
         project(out, w, out.output);

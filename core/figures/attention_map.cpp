@@ -35,14 +35,21 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
     AttentionMap map;
     map.rows = a.queryLen, map.cols = a.keyLen;
     map.values.resize(std::size_t(map.rows) * std::size_t(map.cols));
+    // The window builds every head's map for each new trace: rows are copied whole, and only
+    // a sentence with padded keys tests every key (causal masking is a row's tail).
+    const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
+    Eigen::Map<Mat> values(map.values.data(), map.rows, map.cols); // rows x cols
+    values = a.attention.middleRows(a.headRow(b, h), map.rows);
     for (int i = 0; i < map.rows; ++i) {
-        const auto row = a.attention.row(a.headRow(b, h, i)); // 1 x M
-        for (int j = 0; j < map.cols; ++j) {
-            const bool masked = a.masked(b, i, j);
-            map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)] =
-                masked ? kMaskedCell : row[j];
-            if (!masked) map.maxWeight = std::max(map.maxWeight, row[j]);
+        auto row = values.row(i); // 1 x cols
+        if (padded) {
+            for (int j = 0; j < map.cols; ++j)
+                if (a.masked(b, i, j)) row[j] = kMaskedCell;
+        } else if (a.causal && i + 1 < map.cols) {
+            row.tail(map.cols - (i + 1)).setConstant(kMaskedCell);
         }
+        // Masked cells are below any weight; NaN weights are passed over, as before.
+        map.maxWeight = std::max(map.maxWeight, row.maxCoeff<Eigen::PropagateNumbers>());
     }
     map.queryLabels = labels(trace.sentences[std::size_t(b)], map.rows);
     map.keyLabels = labels(trace.keySide(b), map.cols);
