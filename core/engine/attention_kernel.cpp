@@ -124,7 +124,7 @@ void attendPerHead(Attention& out) {
     // Tiles are independent: spread them over threads when the work pays for the wake-up;
     // small scenes stay on one thread.
     const double flops = 4.0 * out.batch * H * N * out.keyLen * out.d_head;
-#pragma omp parallel for schedule(static) if (items > 1 && flops > 4e6)
+#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > 4e6)
     for (int item = 0; item < items; ++item) {
         const int bh = item / tiles, i0 = item % tiles * kTileRows;
         attendTile(out, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
@@ -154,7 +154,7 @@ void multiplyChunked(const std::array<Product, P>& products) {
     }
     const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);
     const int items = int(P) * chunks;
-#pragma omp parallel for schedule(static) if (items > 1 && flops > 4e6)
+#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > 4e6)
     for (int item = 0; item < items; ++item) {
         const Product& p = products[std::size_t(item / chunks)];
         const Eigen::Index c0 = Eigen::Index(item % chunks) * kChunkCols;
