@@ -84,6 +84,11 @@ std::string csvField(const std::string& text);
 // std::runtime_error when there is no font file.
 Image heatmapPng(const HeatmapFigure& figure, int scale);
 Image gridPng(const GridFigure& figure, int scale);
+// The same figures as PNG bytes (encodePng of the image above, byte for byte), drawn and
+// encoded a band of rows at a time: the 4x grid of 16 heads of 120 tokens is 21408 x 5904 px,
+// 500 MB as one Image, a few MB this way. Throws like heatmapPng.
+std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale);
+std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale);
 
 // The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
 std::string findFigureFont();

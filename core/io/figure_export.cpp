@@ -69,7 +69,7 @@ namespace {
 struct FigureJob {
     std::string stem;
     std::function<std::string()> svg, csv;
-    std::function<Image(int scale)> png;
+    std::function<std::vector<std::uint8_t>(int scale)> png; // PNG bytes
 };
 
 std::string headStem(const Trace& trace, const std::string& prefix, int h) {
@@ -87,7 +87,7 @@ FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     FigureJob job{std::move(stem),
                   [f] { return heatmapSvg(*f); },
                   {},
-                  [f](int scale) { return heatmapPng(*f, scale); }};
+                  [f](int scale) { return encodeHeatmapPng(*f, scale); }};
     if (csv) job.csv = [f] { return heatmapCsv(*f); };
     return job;
 }
@@ -113,7 +113,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         jobs.push_back({prefix + "-grid",
                         [grid] { return gridSvg(*grid); },
                         {},
-                        [grid](int scale) { return gridPng(*grid, scale); }});
+                        [grid](int scale) { return encodeGridPng(*grid, scale); }});
         break;
     }
     case ExportWhat::Mean:
@@ -131,7 +131,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         jobs.push_back({headStem(trace, prefix + "-lines", head),
                         [lines] { return lineSvg(*lines); },
                         [weights] { return heatmapCsv(weights); },
-                        [lines](int scale) { return linePng(*lines, scale); }});
+                        [lines](int scale) { return encodePng(linePng(*lines, scale)); }});
         break;
     }
     case ExportWhat::Statistics: {
@@ -204,7 +204,7 @@ void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress
         for (const FigureJob& job : jobsFor(trace, r, b)) {
             if (formats.svg && job.svg) write(job.stem, ".svg", job.svg());
             if (formats.png && job.png) {
-                const std::vector<std::uint8_t> png = encodePng(job.png(r.scale));
+                const std::vector<std::uint8_t> png = job.png(r.scale);
                 write(job.stem, ".png",
                       std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
             }
