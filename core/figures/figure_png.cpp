@@ -323,20 +323,18 @@ void drawGrid(Canvas& canvas, const GridFigure& figure, const GridPlan& plan) {
     drawCaption(canvas, *plan.font, plan.caption, plan.gridBottom);
 }
 
-// A band's worth of RGBA: ~100 rows of the 4x grid of 16 heads, a quarter of a 4x head.
-constexpr std::size_t kBandBytes = std::size_t(8) << 20;
-
 // Draws the image band by band, each band encoded before the next is drawn. RGB: a Canvas
 // draws opaque pixels only.
 template <class Draw>
-std::vector<std::uint8_t> encodeInBands(int width, int height, int scale, const Draw& draw) {
+std::vector<std::uint8_t> encodeInBands(int width, int height, int scale, std::size_t bandBytes,
+                                        const Draw& draw) {
     std::vector<std::uint8_t> png;
     PngEncoder encoder(width * scale, height * scale, false,
                        [&png](const std::uint8_t* bytes, std::size_t size) {
                            png.insert(png.end(), bytes, bytes + size);
                        });
     const std::size_t rowBytes = std::size_t(width) * std::size_t(scale) * 4;
-    const int bandRows = int(std::max<std::size_t>(1, kBandBytes / rowBytes));
+    const int bandRows = int(std::clamp<std::size_t>(bandBytes / rowBytes, 1, 1 << 30));
     Canvas canvas(width, height, scale, bandRows);
     for (int top = 0; top < canvas.fullHeight; top += bandRows) {
         canvas.setBand(top);
@@ -363,15 +361,17 @@ Image gridPng(const GridFigure& figure, int scale) {
     return std::move(canvas.image);
 }
 
-std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale) {
+std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale,
+                                           std::size_t bandBytes) {
     const HeatmapPlan plan = planHeatmap(figure, scale);
-    return encodeInBands(plan.width, plan.height, scale,
+    return encodeInBands(plan.width, plan.height, scale, bandBytes,
                          [&](Canvas& canvas) { drawHeatmap(canvas, figure, plan); });
 }
 
-std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale) {
+std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale,
+                                        std::size_t bandBytes) {
     const GridPlan plan = planGrid(figure, scale);
-    return encodeInBands(plan.width, plan.height, scale,
+    return encodeInBands(plan.width, plan.height, scale, bandBytes,
                          [&](Canvas& canvas) { drawGrid(canvas, figure, plan); });
 }
 
