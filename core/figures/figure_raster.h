@@ -102,8 +102,12 @@ struct Canvas {
     void fill(int x0, int y0, int w, int h, Rgb c) {
         const int xBegin = std::max(x0, 0), xEnd = std::min(x0 + w, image.width);
         const int yBegin = std::max(y0, top), yEnd = std::min(y0 + h, top + image.height);
-        for (int y = yBegin; y < yEnd; ++y)
-            for (int x = xBegin; x < xEnd; ++x) put(x, y, c);
+        if (xBegin >= xEnd) return;
+        for (int y = yBegin; y < yEnd; ++y) {
+            std::uint8_t* p = &image.rgba[(std::size_t(y - top) * image.width + xBegin) * 4];
+            for (int x = xBegin; x < xEnd; ++x, p += 4)
+                p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
+        }
     }
 
     // Horizontal mask with its top-left corner at (x, y), device pixels.

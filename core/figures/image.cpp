@@ -91,25 +91,28 @@ void PngEncoder::addRows(const std::uint8_t* rgba, int rows) {
     State& s = *state_;
     if (rows < 0 || s.rowsDone + rows > s.height)
         throw std::logic_error("more PNG rows than the image has");
-    const std::size_t rowBytes = s.previous.size();
+    // Plain pointers and sizes: byte stores could alias the vectors' own fields, which would
+    // keep the compiler from vectorising the loops.
+    const std::size_t width = std::size_t(s.width), rowBytes = s.previous.size();
     for (int r = 0; r < rows; ++r, ++s.rowsDone) {
-        const std::uint8_t* in = rgba + std::size_t(r) * std::size_t(s.width) * 4;
+        const std::uint8_t* in = rgba + std::size_t(r) * width * 4;
         std::uint8_t* raw = s.current.data();
         if (s.channels == 4) {
             std::memcpy(raw, in, rowBytes);
         } else {
-            for (std::size_t x = 0; x < std::size_t(s.width); ++x)
+            for (std::size_t x = 0; x < width; ++x)
                 raw[3 * x] = in[4 * x], raw[3 * x + 1] = in[4 * x + 1],
                         raw[3 * x + 2] = in[4 * x + 2];
         }
         // Filter "Up" on every row: a figure's rows mostly repeat the one above (cells are many
         // pixels tall), which Up turns into zeros. The 4x export of 120 tokens, 16 heads, at
         // level 1: no filter 21.5 MB of PNG, Sub 23.1 MB, Up 8.8 MB (stb's deflate: 12.2 MB).
-        s.filtered[0] = 2;
-        std::uint8_t* out = s.filtered.data() + 1;
-        for (std::size_t i = 0; i < rowBytes; ++i) out[i] = std::uint8_t(raw[i] - s.previous[i]);
+        std::uint8_t* out = s.filtered.data();
+        const std::uint8_t* above = s.previous.data();
+        out[0] = 2;
+        for (std::size_t i = 0; i < rowBytes; ++i) out[i + 1] = std::uint8_t(raw[i] - above[i]);
         std::swap(s.current, s.previous);
-        s.zs.next_in = s.filtered.data();
+        s.zs.next_in = out;
         s.zs.avail_in = uInt(rowBytes + 1);
         s.deflateInto(Z_NO_FLUSH);
     }
