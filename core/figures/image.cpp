@@ -100,9 +100,7 @@ void PngEncoder::addRows(const std::uint8_t* rgba, int rows) {
         if (s.channels == 4) {
             std::memcpy(raw, in, rowBytes);
         } else {
-            for (std::size_t x = 0; x < width; ++x)
-                raw[3 * x] = in[4 * x], raw[3 * x + 1] = in[4 * x + 1],
-                        raw[3 * x + 2] = in[4 * x + 2];
+            for (std::size_t x = 0; x < width; ++x) std::memcpy(raw + 3 * x, in + 4 * x, 3);
         }
         // Filter "Up" on every row: a figure's rows mostly repeat the one above (cells are many
         // pixels tall), which Up turns into zeros. The 4x export of 120 tokens, 16 heads, at

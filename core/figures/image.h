@@ -16,8 +16,8 @@ struct Image {
 };
 
 // A PNG written as its rows arrive: each band of rows is filtered and deflated at once and the
-// compressed bytes go to `sink`, so a figure larger than memory allows (the grid at 4x) never
-// has to exist whole, raw or encoded. Safe to use on several threads, one encoder each.
+// compressed bytes go to `sink`, so a figure too large for memory as pixels (the grid at 4x)
+// never has to exist whole. Safe to use on several threads, one encoder each.
 class PngEncoder {
   public:
     using Sink = std::function<void(const std::uint8_t* bytes, std::size_t size)>;
