@@ -10,6 +10,8 @@ ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportReque
     total_ = core::exportFileCount(*trace_, request_);
     worker_ = std::thread([this] {
         try {
+            // Called by whichever export worker finished a file, one call at a time, `done`
+            // rising: the panel reads the counters as they are.
             result_.files = core::exportView(*trace_, request_, [this](int done, int total) {
                 done_ = done;
                 total_ = total;

@@ -1,5 +1,6 @@
-// The window's exports run on a worker thread, so a large export (every head at 4x) never
-// freezes the window; the export panel shows its progress and the files it wrote.
+// The window's exports run on a worker thread (which writes the files on core's export
+// workers), so a large export (every head at 4x) never freezes the window; the export panel
+// shows its progress and the files it wrote.
 #pragma once
 
 #include "engine/trace.h"

@@ -18,8 +18,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MHA_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
-          python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core libgl1-mesa-dri
-          xvfb xauth)
+          zlib1g-dev python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core
+          libgl1-mesa-dri xvfb xauth)
 quick=${MHA_QUICK:-0}
 fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
 # dpkg-shlibdeps (dpkg-dev) finds the package's library dependencies; it needs `file`.

@@ -1,13 +1,19 @@
 // core::offeredFormats: which formats each view can be written as, the one rule the export
-// panel offers and exportView follows.
+// panel offers and exportView follows. The files written in parallel: the same names, order
+// and bytes as one worker writes, progress counted in order, a failure half-way reported.
 #include "io/figure_export.h"
 
 #include "engine/trace.h"
+#include "process_runner.h"
+#include "thrown_message.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -51,6 +57,114 @@ TEST(OfferedFormats, ExportViewWritesNothingElse) {
         EXPECT_EQ(csv > 0, offered.csv) << int(what);
     }
     std::filesystem::remove_all(dir);
+}
+
+namespace fs = std::filesystem;
+
+fs::path tempFolder(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    return dir;
+}
+
+// Two sentences (a padded batch), four heads: every kind of file, with per-sentence names.
+core::Trace batchTrace() {
+    core::Scene scene;
+    scene.sentences = {"the cat sat on the mat", "a dog ran"};
+    scene.heads = 4;
+    return core::run(scene);
+}
+
+std::vector<std::string> names(const std::vector<std::string>& paths) {
+    std::vector<std::string> out;
+    for (const std::string& path : paths) out.push_back(fs::path(path).filename().string());
+    return out;
+}
+
+TEST(ParallelExport, SameFilesInTheSameOrderAsOneWorker) {
+    const core::Trace t = batchTrace();
+    const fs::path serial = tempFolder("mha-export-serial");
+    std::vector<std::string> serialNames[2]; // per round
+    for (int workers : {1, 2, 3}) {
+        const fs::path dir = workers == 1 ? serial : tempFolder("mha-export-parallel");
+        for (int round = 0; round < 2; ++round) { // the second round's names end in "-2"
+            const std::vector<std::string> files =
+                core::exportFigures(t, dir.string(), 2, core::ColormapId::Viridis, workers);
+            ASSERT_EQ(files.size(), 2 * (4 * 3 + 2 + 3 + 3) + 1u);
+            if (workers == 1) serialNames[round] = names(files);
+            EXPECT_EQ(names(files), serialNames[round]) << workers << " workers, round " << round;
+        }
+        EXPECT_EQ(serialNames[1].back(), "mha-viz-trace-2.json");
+        if (workers == 1) continue;
+        for (const auto& entry : fs::directory_iterator(dir)) // every file byte for byte
+            EXPECT_EQ(testing_support::readFile(entry.path()),
+                      testing_support::readFile(serial / entry.path().filename()))
+                << entry.path().filename() << ", " << workers << " workers";
+        EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}),
+                  std::distance(fs::directory_iterator(serial), {}));
+        fs::remove_all(dir);
+    }
+    fs::remove_all(serial);
+}
+
+TEST(ParallelExport, ProgressCountsOneFileAtATimeInOrder) {
+    const core::Trace t = batchTrace();
+    const fs::path dir = tempFolder("mha-export-progress");
+    core::ExportRequest request;
+    request.what = core::ExportWhat::EachHead;
+    request.batchIndex = -1;
+    request.dir = dir.string();
+    request.workers = 4;
+    std::vector<int> done;
+    int total = 0;
+    const std::vector<std::string> files = core::exportView(t, request, [&](int d, int n) {
+        done.push_back(d); // unsynchronised on purpose: the calls must not overlap
+        total = n;
+    });
+    ASSERT_EQ(int(files.size()), core::exportFileCount(t, request));
+    EXPECT_EQ(total, int(files.size()));
+    ASSERT_EQ(done.size(), files.size());
+    for (std::size_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i], int(i) + 1);
+    fs::remove_all(dir);
+}
+
+// The folder disappears after the third file (moved away, a file in its place): the export
+// stops with one line naming the file it could not write, and the files written stay.
+TEST(ParallelExport, ErrorHalfWayKeepsTheFilesWritten) {
+    const core::Trace t = batchTrace();
+    for (int workers : {1, 2}) {
+        const fs::path dir = tempFolder("mha-export-fail"), moved = dir.string() + "-moved";
+        fs::remove_all(moved);
+        core::ExportRequest request;
+        request.what = core::ExportWhat::EachHead;
+        request.formats.json = true;
+        request.dir = dir.string();
+        request.workers = workers;
+        std::vector<std::string> written;
+        std::string message;
+        try {
+            core::exportView(t, request, [&](int done, int) {
+                if (done != 3) return;
+                fs::rename(dir, moved);
+                std::ofstream(dir) << "not a folder";
+            });
+        } catch (const core::ExportError& e) {
+            message = e.what();
+            written = e.written;
+        }
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        EXPECT_EQ(message.rfind("cannot write '" + dir.string() + "/mha-viz-", 0), 0u) << message;
+        EXPECT_NE(message.find("Not a directory"), std::string::npos) << message;
+        EXPECT_GE(written.size(), 3u);
+        if (workers == 1) {
+            EXPECT_EQ(written.size(), 3u);
+        }
+        EXPECT_LT(written.size(), std::size_t(core::exportFileCount(t, request)));
+        for (const std::string& path : written)
+            EXPECT_TRUE(fs::is_regular_file(moved / fs::path(path).filename())) << path;
+        fs::remove_all(dir);
+        fs::remove_all(moved);
+    }
 }
 
 } // namespace

@@ -315,6 +315,33 @@ TEST(FigurePng, GridLaysOutPanelsByColumns) {
     EXPECT_EQ(row.width, 3 * panel.width);
 }
 
+// Drawn and encoded band by band, down to one row per band, a figure is the same file as drawn
+// whole: text and cells that cross a band's edge are drawn in both bands, nothing is lost.
+TEST(FigurePng, DrawnInBandsItIsTheSameFile) {
+    core::HeatmapFigure longLabels = demoFigure();
+    for (std::string& label : longLabels.colLabels) label += "-a-rather-long-key-token";
+    longLabels.captionLines.push_back("a third caption line");
+    for (const core::HeatmapFigure& f : {demoFigure(), smallFigure(), longLabels})
+        for (int scale : {1, 3}) {
+            const std::vector<std::uint8_t> whole = core::encodePng(render(f, scale));
+            ASSERT_GT(whole.size(), 26u);
+            EXPECT_EQ(whole[25], 2) << "a figure is opaque: RGB";
+            const std::size_t rowBytes = std::size_t(render(f, scale).width) * 4;
+            for (std::size_t band : {std::size_t(1), 37 * rowBytes, core::kPngBandBytes})
+                EXPECT_TRUE(core::encodeHeatmapPng(f, scale, band) == whole)
+                    << f.title << " at " << scale << "x, bands of " << band / rowBytes << " rows";
+        }
+    core::GridFigure grid;
+    grid.columns = 2;
+    for (int h = 0; h < 3; ++h) grid.panels.push_back(demoFigure("head " + std::to_string(h)));
+    grid.captionLines = demoFigure().captionLines;
+    for (int scale : {1, 3}) {
+        const std::vector<std::uint8_t> whole = core::encodePng(core::gridPng(grid, scale));
+        EXPECT_TRUE(core::encodeGridPng(grid, scale, 1) == whole) << scale << "x, one-row bands";
+        EXPECT_TRUE(core::encodeGridPng(grid, scale) == whole) << scale << "x";
+    }
+}
+
 TEST(FigurePng, EmptyGridIsAnError) {
     EXPECT_FALSE(thrownMessage([&] { core::gridPng(core::GridFigure{}, 1); }).empty());
 }

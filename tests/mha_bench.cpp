@@ -7,10 +7,14 @@
 // steps_per_s = training steps per second (BM_TrainStep; tests/bench_train_torch.py is the same
 // step in PyTorch; --benchmark_repetitions=5 gives their median). Threads: OpenMP's
 // (OMP_NUM_THREADS; all cores by default), printed first as well.
+// BM_ExportBigScene: `mha-viz --export` of the big scene, in seconds (files written to
+// a temporary folder, removed between runs).
 #include "engine/attention.h"
 #include "engine/cost_model.h"
+#include "engine/scene.h"
 #include "engine/simd.h"
 #include "engine/weights.h"
+#include "io/figure_export.h"
 #include "train/model.h"
 #include "train/optimizer.h"
 #include "train/tasks.h"
@@ -21,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -109,6 +114,33 @@ void BM_TrainStep(benchmark::State& state) {
         benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// BM_ExportBigScene/workers: every figure of 120 tokens, d_model 512, 16 heads at scale 4 (57
+// files, as `mha-viz --sentence "$(seq -s ' ' 1 120)" --d-model 512 --heads 16 --export DIR
+// --export-scale 4` writes them), with that many export workers.
+void BM_ExportBigScene(benchmark::State& state) {
+    namespace fs = std::filesystem;
+    core::Scene scene;
+    scene.sentences = {"1"};
+    for (int i = 2; i <= 120; ++i) scene.sentences[0].append(" ").append(std::to_string(i));
+    scene.d_model = 512;
+    scene.heads = 16;
+    const core::Trace trace = core::run(scene);
+    const fs::path dir = fs::temp_directory_path() / "mha-bench-export";
+    std::size_t files = 0, bytes = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        fs::remove_all(dir);
+        state.ResumeTiming();
+        files = core::exportFigures(trace, dir.string(), 4, core::ColormapId::Viridis,
+                                    int(state.range(0)))
+                    .size();
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) bytes += entry.file_size();
+    fs::remove_all(dir);
+    state.counters["files"] = double(files);
+    state.counters["MB"] = double(bytes) / 1e6;
+}
+
 int ompThreads() {
 #ifdef _OPENMP
     return omp_get_max_threads();
@@ -141,6 +173,13 @@ BENCHMARK(BM_TrainStep)
     ->Args({1, 64, 4, 32, 32})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime(); // no "min": it would give the slowest steps_per_s; read the median
+BENCHMARK(BM_ExportBigScene)
+    ->ArgNames({"workers"})
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(3)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime(); // the workers' time, not the waiting caller's
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

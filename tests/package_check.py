@@ -35,7 +35,7 @@ def build_package(build_dir, out):
 
 def check_control(deb):
     depends = run(["dpkg-deb", "-f", deb, "Depends"]).stdout.strip()
-    for library in ("libc6", "libstdc++6", "libglfw3", "libgomp1"):
+    for library in ("libc6", "libstdc++6", "libglfw3", "libgomp1", "zlib1g"):
         check(library in depends, f"Depends names {library} (found by dpkg-shlibdeps): {depends}")
     check("fonts-dejavu-core" in depends, "Depends names the UI font's package")
 

@@ -7,6 +7,8 @@
 #include "figures/colormap.h"
 #include "figures/image.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,15 @@ std::string csvField(const std::string& text);
 // std::runtime_error when there is no font file.
 Image heatmapPng(const HeatmapFigure& figure, int scale);
 Image gridPng(const GridFigure& figure, int scale);
+// The same figures as PNG bytes (encodePng of the image above, byte for byte), drawn and
+// encoded a band of rows at a time: the 4x grid of 16 heads of 120 tokens is 21408 x 5904 px,
+// 500 MB as one Image, a few MB this way. `bandBytes`: the RGBA drawn at a time (at least a
+// row). Throws like heatmapPng.
+inline constexpr std::size_t kPngBandBytes = std::size_t(8) << 20; // ~100 rows of that grid
+std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale,
+                                           std::size_t bandBytes = kPngBandBytes);
+std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale,
+                                        std::size_t bandBytes = kPngBandBytes);
 
 // The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
 std::string findFigureFont();

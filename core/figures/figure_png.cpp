@@ -54,6 +54,7 @@ struct PanelLayout {
     int barTop = 0, barW = 0, tickTop = 0, bottom = 0; // bottom: end of tick labels
     int labelLine = 0, tickLine = 0;
     std::vector<Label> rowLabels, colLabels, tickLabels;
+    std::vector<int> colMaskWidths; // device px at the drawing scale: rows a column label spans
 };
 
 int cellSize(int rows, int cols) {
@@ -61,7 +62,7 @@ int cellSize(int rows, int cols) {
     return std::clamp(kMaxGrid / n, kMinCell, kMaxCell);
 }
 
-PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f) {
+PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f, int scale) {
     PanelLayout L;
     L.cell = cellSize(f.rows, f.cols);
     L.gridW = L.cell * f.cols;
@@ -89,6 +90,8 @@ PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f) {
             label.width = ceilInt(textWidth(font, label.text, kLabelPx));
         }
         colLabelH = std::max(colLabelH, label.width);
+        L.colMaskWidths.push_back(
+            label.text.empty() ? 0 : textMaskWidth(font, label.text, kLabelPx * float(scale)));
         L.colLabels.push_back(std::move(label));
     }
     for (int i = 0; i <= 4; ++i) {
@@ -141,29 +144,31 @@ int captionHeight(const Font& font, std::size_t lineCount) {
 }
 
 // ---- drawing ---------------------------------------------------------------------------------
+// Everything is drawn into a Canvas that may hold only a band of the image's rows: text is
+// rendered only where it meets the band (glyphs are the costly part), cells row by row.
 
-void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const PanelLayout& L,
-               int originX, int originY) {
+// Text with its mask's top-left corner at (x, y), device px.
+void drawText(Canvas& canvas, const Font& font, const std::u32string& text, float px, int x, int y,
+              Rgb color) {
+    if (canvas.touchesRows(y, textMaskHeight(font, px)))
+        canvas.drawMask(renderText(font, text, px), x, y, color);
+}
+
+// The cells, from the grid's top-left corner (device px).
+void drawCells(Canvas& canvas, const HeatmapFigure& f, const PanelLayout& L, int left, int top) {
     const int s = canvas.scale;
-    const auto X = [&](int v) { return (originX + v) * s; };
-    const auto Y = [&](int v) { return (originY + v) * s; };
-
-    // Title.
-    canvas.drawMask(renderText(font, L.title, kTitlePx * float(s)), X(kMargin) - s, Y(L.titleTop),
-                    kTitleColor);
-
-    // Cells.
     const int cellPx = L.cell * s;
     const int seam = L.cell >= kSeamMinCell ? s : 0;
     const int period = kHatchPeriod * s;
-    if (seam) canvas.fill(X(L.gridLeft), Y(L.gridTop), L.gridW * s, L.gridH * s, kSeamColor);
+    if (seam) canvas.fill(left, top, L.gridW * s, L.gridH * s, kSeamColor);
     for (int r = 0; r < f.rows; ++r) {
+        const int y0 = top + r * cellPx + (r > 0 ? seam : 0);
+        const int y1 = top + (r + 1) * cellPx;
+        if (!canvas.touchesRows(y0, y1 - y0)) continue;
         for (int c = 0; c < f.cols; ++c) {
             const float v = f.values[std::size_t(r) * f.cols + c];
-            const int x0 = X(L.gridLeft) + c * cellPx + (c > 0 ? seam : 0);
-            const int y0 = Y(L.gridTop) + r * cellPx + (r > 0 ? seam : 0);
-            const int x1 = X(L.gridLeft) + (c + 1) * cellPx;
-            const int y1 = Y(L.gridTop) + (r + 1) * cellPx;
+            const int x0 = left + c * cellPx + (c > 0 ? seam : 0);
+            const int x1 = left + (c + 1) * cellPx;
             if (v == kMaskedCell) { // masked: grey with diagonal hatching, continuous across cells
                 for (int y = y0; y < y1; ++y)
                     for (int x = x0; x < x1; ++x)
@@ -175,44 +180,70 @@ void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const P
             }
         }
     }
+}
 
-    // Row labels: right-aligned, centred on their row.
-    const int labelLinePx = ceilInt(lineHeight(font, kLabelPx * float(s)));
-    for (int r = 0; r < f.rows; ++r) {
+// Row labels right-aligned and centred on their row; column labels rotated, reading bottom to
+// top, starting just above the grid. (left, top): the grid's corner, device px.
+void drawLabels(Canvas& canvas, const Font& font, const PanelLayout& L, int left, int top) {
+    const int s = canvas.scale;
+    const float px = kLabelPx * float(s);
+    const int cellPx = L.cell * s;
+    const int labelLinePx = ceilInt(lineHeight(font, px));
+    const int maskHeight = textMaskHeight(font, px);
+    for (int r = 0; r < int(L.rowLabels.size()); ++r) {
         const Label& label = L.rowLabels[std::size_t(r)];
-        if (label.text.empty()) continue;
-        const TextMask mask = renderText(font, label.text, kLabelPx * float(s));
-        const int w = ceilInt(textWidth(font, label.text, kLabelPx * float(s)));
-        const int right = X(L.gridLeft - kLabelGap);
-        const int centre = Y(L.gridTop) + r * cellPx + cellPx / 2;
-        canvas.drawMask(mask, right - w - mask.pad, centre - labelLinePx / 2, kLabelColor);
+        const int y = top + r * cellPx + cellPx / 2 - labelLinePx / 2;
+        if (label.text.empty() || !canvas.touchesRows(y, maskHeight)) continue;
+        const TextMask mask = renderText(font, label.text, px);
+        const int w = ceilInt(textWidth(font, label.text, px));
+        canvas.drawMask(mask, left - kLabelGap * s - w - mask.pad, y, kLabelColor);
     }
-    // Column labels: rotated, reading bottom to top, starting just above the grid.
-    for (int c = 0; c < f.cols; ++c) {
+    const int bottom = top - kLabelGap * s; // text start (mask x = pad) lands here
+    for (int c = 0; c < int(L.colLabels.size()); ++c) {
         const Label& label = L.colLabels[std::size_t(c)];
-        if (label.text.empty()) continue;
-        const TextMask mask = renderText(font, label.text, kLabelPx * float(s));
-        const int bottom = Y(L.gridTop - kLabelGap); // text start (mask x = pad) lands here
-        const int centre = X(L.gridLeft) + c * cellPx + cellPx / 2;
-        canvas.drawMaskRotated(mask, centre - labelLinePx / 2, bottom - (mask.width - 1 - mask.pad),
+        const int maskWidth = L.colMaskWidths[std::size_t(c)], pad = TextMask{}.pad;
+        const int y = bottom - (maskWidth - 1 - pad);
+        if (label.text.empty() || !canvas.touchesRows(y, maskWidth)) continue;
+        const int centre = left + c * cellPx + cellPx / 2;
+        canvas.drawMaskRotated(renderText(font, label.text, px), centre - labelLinePx / 2, y,
                                kLabelColor);
     }
+}
 
-    // Colour bar with a thin border, ticks and labels.
-    const int bx = X(L.gridLeft), by = Y(L.barTop), bw = L.barW * s, bh = kBarHeight * s;
-    canvas.fill(bx - s, by - s, bw + 2 * s, bh + 2 * s, kBarBorder);
-    for (int x = 0; x < bw; ++x) {
-        const float t = bw > 1 ? float(x) / float(bw - 1) : 0.0f;
-        canvas.fill(bx + x, by, 1, bh, sampleColormap(f.colormap, t));
+// The colour bar with a thin border from (bx, by), its ticks and their labels at tickTop.
+void drawColorBar(Canvas& canvas, const Font& font, const HeatmapFigure& f, const PanelLayout& L,
+                  int bx, int by, int tickTop) {
+    const int s = canvas.scale;
+    const int bw = L.barW * s, bh = kBarHeight * s;
+    if (canvas.touchesRows(by - s, bh + 2 * s)) {
+        canvas.fill(bx - s, by - s, bw + 2 * s, bh + 2 * s, kBarBorder);
+        for (int x = 0; x < bw; ++x) {
+            const float t = bw > 1 ? float(x) / float(bw - 1) : 0.0f;
+            canvas.fill(bx + x, by, 1, bh, sampleColormap(f.colormap, t));
+        }
     }
+    const float px = kTickPx * float(s);
     for (int i = 0; i <= 4; ++i) {
         const int tx = bx + std::min(bw - 1, (bw * i) / 4);
         canvas.fill(tx - (s - 1) / 2, by + bh + s, s, kTickLength * s, kTickColor);
         const Label& label = L.tickLabels[std::size_t(i)];
-        const TextMask mask = renderText(font, label.text, kTickPx * float(s));
-        const int w = ceilInt(textWidth(font, label.text, kTickPx * float(s)));
-        canvas.drawMask(mask, tx - w / 2 - mask.pad, Y(L.tickTop), kTickColor);
+        if (!canvas.touchesRows(tickTop, textMaskHeight(font, px))) continue;
+        const TextMask mask = renderText(font, label.text, px);
+        const int w = ceilInt(textWidth(font, label.text, px));
+        canvas.drawMask(mask, tx - w / 2 - mask.pad, tickTop, kTickColor);
     }
+}
+
+void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const PanelLayout& L,
+               int originX, int originY) {
+    const int s = canvas.scale;
+    const auto X = [&](int v) { return (originX + v) * s; };
+    const auto Y = [&](int v) { return (originY + v) * s; };
+    drawText(canvas, font, L.title, kTitlePx * float(s), X(kMargin) - s, Y(L.titleTop),
+             kTitleColor);
+    drawCells(canvas, f, L, X(L.gridLeft), Y(L.gridTop));
+    drawLabels(canvas, font, L, X(L.gridLeft), Y(L.gridTop));
+    drawColorBar(canvas, font, f, L, X(L.gridLeft), Y(L.barTop), Y(L.tickTop));
 }
 
 void drawCaption(Canvas& canvas, const Font& font, const std::vector<std::u32string>& lines,
@@ -221,8 +252,7 @@ void drawCaption(Canvas& canvas, const Font& font, const std::vector<std::u32str
     const int line = ceilInt(lineHeight(font, kCaptionPx)) + 2;
     int y = top + kCaptionGap;
     for (const std::u32string& text : lines) {
-        canvas.drawMask(renderText(font, text, kCaptionPx * float(s)), kMargin * s - s, y * s,
-                        kCaptionColor);
+        drawText(canvas, font, text, kCaptionPx * float(s), kMargin * s - s, y * s, kCaptionColor);
         y += line;
     }
 }
@@ -233,50 +263,116 @@ void checkFigure(const HeatmapFigure& f) {
         throw std::invalid_argument("figure values do not match rows x cols");
 }
 
+// What a heatmap figure's drawing needs, laid out once for every band.
+struct HeatmapPlan {
+    std::shared_ptr<const Font> font;
+    PanelLayout layout;
+    std::vector<std::u32string> caption;
+    int width = 0, height = 0; // scale-1 px
+};
+
+HeatmapPlan planHeatmap(const HeatmapFigure& figure, int scale) {
+    checkScale(scale);
+    checkFigure(figure);
+    HeatmapPlan plan{figureFont(), {}, {}, 0, 0};
+    plan.layout = layoutPanel(*plan.font, figure, scale);
+    plan.width = plan.layout.width;
+    plan.caption = layoutCaption(*plan.font, figure.captionLines, plan.width);
+    plan.height = plan.layout.bottom + captionHeight(*plan.font, plan.caption.size()) + kMargin;
+    return plan;
+}
+
+void drawHeatmap(Canvas& canvas, const HeatmapFigure& figure, const HeatmapPlan& plan) {
+    drawPanel(canvas, *plan.font, figure, plan.layout, 0, 0);
+    drawCaption(canvas, *plan.font, plan.caption, plan.layout.bottom);
+}
+
+struct GridPlan {
+    std::shared_ptr<const Font> font;
+    std::vector<PanelLayout> layouts;
+    int panelW = 0, panelH = 0, columns = 1, gridBottom = 0;
+    std::vector<std::u32string> caption;
+    int width = 0, height = 0; // scale-1 px
+};
+
+GridPlan planGrid(const GridFigure& figure, int scale) {
+    checkScale(scale);
+    if (figure.panels.empty()) throw std::invalid_argument("grid figure has no panels");
+    for (const HeatmapFigure& panel : figure.panels) checkFigure(panel);
+    GridPlan plan;
+    plan.font = figureFont();
+    for (const HeatmapFigure& panel : figure.panels) {
+        plan.layouts.push_back(layoutPanel(*plan.font, panel, scale));
+        plan.panelW = std::max(plan.panelW, plan.layouts.back().width);
+        plan.panelH = std::max(plan.panelH, plan.layouts.back().height);
+    }
+    const int count = int(figure.panels.size());
+    plan.columns = std::clamp(figure.columns, 1, count);
+    const int rows = (count + plan.columns - 1) / plan.columns;
+    plan.width = plan.columns * plan.panelW;
+    plan.gridBottom = rows * plan.panelH - kMargin; // last panel's margin doubles as caption's
+    plan.caption = layoutCaption(*plan.font, figure.captionLines, plan.width);
+    plan.height = plan.gridBottom + captionHeight(*plan.font, plan.caption.size()) + kMargin;
+    return plan;
+}
+
+void drawGrid(Canvas& canvas, const GridFigure& figure, const GridPlan& plan) {
+    for (std::size_t i = 0; i < figure.panels.size(); ++i)
+        drawPanel(canvas, *plan.font, figure.panels[i], plan.layouts[i],
+                  int(i) % plan.columns * plan.panelW, int(i) / plan.columns * plan.panelH);
+    drawCaption(canvas, *plan.font, plan.caption, plan.gridBottom);
+}
+
+// Draws the image band by band, each band encoded before the next is drawn. RGB: a Canvas
+// draws opaque pixels only.
+template <class Draw>
+std::vector<std::uint8_t> encodeInBands(int width, int height, int scale, std::size_t bandBytes,
+                                        const Draw& draw) {
+    std::vector<std::uint8_t> png;
+    PngEncoder encoder(width * scale, height * scale, false,
+                       [&png](const std::uint8_t* bytes, std::size_t size) {
+                           png.insert(png.end(), bytes, bytes + size);
+                       });
+    const std::size_t rowBytes = std::size_t(width) * std::size_t(scale) * 4;
+    const int bandRows = int(std::clamp<std::size_t>(bandBytes / rowBytes, 1, 1 << 30));
+    Canvas canvas(width, height, scale, bandRows);
+    for (int top = 0; top < canvas.fullHeight; top += bandRows) {
+        canvas.setBand(top);
+        draw(canvas);
+        encoder.addRows(canvas.image.rgba.data(), canvas.image.height);
+    }
+    encoder.finish();
+    return png;
+}
+
 } // namespace
 
 Image heatmapPng(const HeatmapFigure& figure, int scale) {
-    checkScale(scale);
-    checkFigure(figure);
-    const auto font = figureFont();
-
-    const PanelLayout layout = layoutPanel(*font, figure);
-    int width = layout.width;
-    const std::vector<std::u32string> caption = layoutCaption(*font, figure.captionLines, width);
-    const int height = layout.bottom + captionHeight(*font, caption.size()) + kMargin;
-    Canvas canvas(width, height, scale);
-    drawPanel(canvas, *font, figure, layout, 0, 0);
-    drawCaption(canvas, *font, caption, layout.bottom);
+    const HeatmapPlan plan = planHeatmap(figure, scale);
+    Canvas canvas(plan.width, plan.height, scale);
+    drawHeatmap(canvas, figure, plan);
     return std::move(canvas.image);
 }
 
 Image gridPng(const GridFigure& figure, int scale) {
-    checkScale(scale);
-    if (figure.panels.empty()) throw std::invalid_argument("grid figure has no panels");
-    for (const HeatmapFigure& panel : figure.panels) checkFigure(panel);
-    const auto font = figureFont();
-
-    std::vector<PanelLayout> layouts;
-    int panelW = 0, panelH = 0;
-    for (const HeatmapFigure& panel : figure.panels) {
-        layouts.push_back(layoutPanel(*font, panel));
-        panelW = std::max(panelW, layouts.back().width);
-        panelH = std::max(panelH, layouts.back().height);
-    }
-    const int count = int(figure.panels.size());
-    const int columns = std::clamp(figure.columns, 1, count);
-    const int rows = (count + columns - 1) / columns;
-    int width = columns * panelW;
-    const int gridBottom = rows * panelH - kMargin; // last panel's margin doubles as caption's
-    const std::vector<std::u32string> caption = layoutCaption(*font, figure.captionLines, width);
-    const int height = gridBottom + captionHeight(*font, caption.size()) + kMargin;
-
-    Canvas canvas(width, height, scale);
-    for (int i = 0; i < count; ++i)
-        drawPanel(canvas, *font, figure.panels[std::size_t(i)], layouts[std::size_t(i)],
-                  (i % columns) * panelW, (i / columns) * panelH);
-    drawCaption(canvas, *font, caption, gridBottom);
+    const GridPlan plan = planGrid(figure, scale);
+    Canvas canvas(plan.width, plan.height, scale);
+    drawGrid(canvas, figure, plan);
     return std::move(canvas.image);
+}
+
+std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale,
+                                           std::size_t bandBytes) {
+    const HeatmapPlan plan = planHeatmap(figure, scale);
+    return encodeInBands(plan.width, plan.height, scale, bandBytes,
+                         [&](Canvas& canvas) { drawHeatmap(canvas, figure, plan); });
+}
+
+std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale,
+                                        std::size_t bandBytes) {
+    const GridPlan plan = planGrid(figure, scale);
+    return encodeInBands(plan.width, plan.height, scale, bandBytes,
+                         [&](Canvas& canvas) { drawGrid(canvas, figure, plan); });
 }
 
 } // namespace core

@@ -74,12 +74,21 @@ float lineHeight(const Font& font, float px) {
     return stbtt_ScaleForPixelHeight(&font.info, px) * (font.ascentUnits - font.descentUnits);
 }
 
+int textMaskHeight(const Font& font, float px) {
+    const float sc = stbtt_ScaleForPixelHeight(&font.info, px);
+    return int(std::ceil(sc * font.ascentUnits)) + int(std::ceil(-sc * font.descentUnits)) + 1;
+}
+
+int textMaskWidth(const Font& font, const std::u32string& text, float px) {
+    return int(std::ceil(textWidth(font, text, px))) + 2 * TextMask{}.pad + 2;
+}
+
 TextMask renderText(const Font& font, const std::u32string& text, float px) {
     const float sc = stbtt_ScaleForPixelHeight(&font.info, px);
     TextMask mask;
     const int baseline = int(std::ceil(sc * font.ascentUnits));
-    mask.height = baseline + int(std::ceil(-sc * font.descentUnits)) + 1;
-    mask.width = int(std::ceil(textWidth(font, text, px))) + 2 * mask.pad + 2;
+    mask.height = textMaskHeight(font, px);
+    mask.width = textMaskWidth(font, text, px);
     mask.alpha.assign(std::size_t(mask.width) * mask.height, 0);
     float x = float(mask.pad);
     int prev = 0;

@@ -7,6 +7,7 @@
 
 #include <stb_truetype.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ struct TextMask {
 };
 
 TextMask renderText(const Font& font, const std::u32string& text, float px);
+// The size renderText's mask will have, without rendering it: to skip text outside a band.
+int textMaskHeight(const Font& font, float px);
+int textMaskWidth(const Font& font, const std::u32string& text, float px);
 
 // Cuts text to at most maxCodePoints, the last one becoming an ellipsis.
 std::u32string cutToCodePoints(const std::string& utf8, std::size_t maxCodePoints);
@@ -48,23 +52,43 @@ int ceilInt(float v);
 // Throws std::invalid_argument unless the export scale is 1..4.
 void checkScale(int scale);
 
+// An RGBA8 drawing surface in device pixels. It may hold only a band of the full image's rows
+// (setBand): drawing outside the band is skipped, so a figure too large for memory is drawn
+// band by band, each band encoded before the next (encodeHeatmapPng). Every pixel it draws
+// is opaque.
 struct Canvas {
-    Image image;
+    Image image; // the band: rows [top, top + image.height) of the full image
     int scale = 1;
+    int top = 0, fullHeight = 0; // device rows
 
-    Canvas(int width, int height, int s) : scale(s) {
+    Canvas(int width, int height, int s) : Canvas(width, height, s, height * s) {}
+    // Starts with the band of the first `bandRows` rows.
+    Canvas(int width, int height, int s, int bandRows) : scale(s) {
         image.width = width * s;
-        image.height = height * s;
-        image.rgba.assign(std::size_t(image.width) * image.height * 4, 255);
+        fullHeight = height * s;
+        bandRows_ = std::max(1, std::min(bandRows, fullHeight));
+        setBand(0);
     }
 
+    // Moves the band to start at device row `bandTop`, cleared to white.
+    void setBand(int bandTop) {
+        top = bandTop;
+        image.height = std::max(0, std::min(bandRows_, fullHeight - bandTop));
+        image.rgba.assign(std::size_t(image.width) * std::size_t(image.height) * 4, 255);
+    }
+
+    // Whether device rows [y, y + h) meet the band.
+    bool touchesRows(int y, int h) const { return y < top + image.height && y + h > top; }
+
     void put(int x, int y, Rgb c) {
+        y -= top;
         if (x < 0 || y < 0 || x >= image.width || y >= image.height) return;
         std::uint8_t* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
         p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
     }
 
     void blend(int x, int y, Rgb c, int alpha) {
+        y -= top;
         if (alpha <= 0 || x < 0 || y < 0 || x >= image.width || y >= image.height) return;
         std::uint8_t* p = &image.rgba[(std::size_t(y) * image.width + x) * 4];
         const int inv = 255 - alpha;
@@ -74,10 +98,16 @@ struct Canvas {
         p[3] = 255;
     }
 
-    // Rectangle in device pixels.
+    // Rectangle in device pixels, clipped to the band first (cells are drawn once per band).
     void fill(int x0, int y0, int w, int h, Rgb c) {
-        for (int y = y0; y < y0 + h; ++y)
-            for (int x = x0; x < x0 + w; ++x) put(x, y, c);
+        const int xBegin = std::max(x0, 0), xEnd = std::min(x0 + w, image.width);
+        const int yBegin = std::max(y0, top), yEnd = std::min(y0 + h, top + image.height);
+        if (xBegin >= xEnd) return;
+        for (int y = yBegin; y < yEnd; ++y) {
+            std::uint8_t* p = &image.rgba[(std::size_t(y - top) * image.width + xBegin) * 4];
+            for (int x = xBegin; x < xEnd; ++x, p += 4)
+                p[0] = c.r, p[1] = c.g, p[2] = c.b, p[3] = 255;
+        }
     }
 
     // Horizontal mask with its top-left corner at (x, y), device pixels.
@@ -95,6 +125,9 @@ struct Canvas {
                 blend(x + my, y + (mask.width - 1 - mx), c,
                       mask.alpha[std::size_t(my) * mask.width + mx]);
     }
+
+  private:
+    int bandRows_ = 1;
 };
 
 } // namespace core::raster

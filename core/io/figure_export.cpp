@@ -6,28 +6,46 @@
 #include "io/trace_json.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <set>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace core {
 
 namespace fs = std::filesystem;
 
-std::string freeStem(const std::string& dir, const std::string& stem,
-                     std::initializer_list<std::string> exts) {
+namespace {
+
+// The first of "<dir>/<stem>", "<dir>/<stem>-2", -3, ... that is not `taken`.
+template <class Taken>
+std::string firstFreeStem(const std::string& dir, const std::string& stem, const Taken& taken) {
     for (int k = 1;; ++k) {
         std::string candidate = (fs::path(dir) / stem).string();
         if (k > 1)
             candidate.append("-").append(std::to_string(k)); // not "-" + ...: GCC 12 -Wrestrict
-        std::error_code ec;
-        bool free = true;
-        for (const std::string& ext : exts) free = free && !fs::exists(candidate + ext, ec);
-        if (free) return candidate;
+        if (!taken(candidate)) return candidate;
     }
+}
+
+} // namespace
+
+std::string freeStem(const std::string& dir, const std::string& stem,
+                     std::initializer_list<std::string> exts) {
+    return firstFreeStem(dir, stem, [&](const std::string& candidate) {
+        std::error_code ec;
+        for (const std::string& ext : exts)
+            if (fs::exists(candidate + ext, ec)) return true;
+        return false;
+    });
 }
 
 void prepareExportFolder(const std::string& dir) {
@@ -69,7 +87,7 @@ namespace {
 struct FigureJob {
     std::string stem;
     std::function<std::string()> svg, csv;
-    std::function<Image(int scale)> png;
+    std::function<std::vector<std::uint8_t>(int scale)> png; // PNG bytes
 };
 
 std::string headStem(const Trace& trace, const std::string& prefix, int h) {
@@ -87,7 +105,7 @@ FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     FigureJob job{std::move(stem),
                   [f] { return heatmapSvg(*f); },
                   {},
-                  [f](int scale) { return heatmapPng(*f, scale); }};
+                  [f](int scale) { return encodeHeatmapPng(*f, scale); }};
     if (csv) job.csv = [f] { return heatmapCsv(*f); };
     return job;
 }
@@ -113,7 +131,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         jobs.push_back({prefix + "-grid",
                         [grid] { return gridSvg(*grid); },
                         {},
-                        [grid](int scale) { return gridPng(*grid, scale); }});
+                        [grid](int scale) { return encodeGridPng(*grid, scale); }});
         break;
     }
     case ExportWhat::Mean:
@@ -131,7 +149,7 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         jobs.push_back({headStem(trace, prefix + "-lines", head),
                         [lines] { return lineSvg(*lines); },
                         [weights] { return heatmapCsv(weights); },
-                        [lines](int scale) { return linePng(*lines, scale); }});
+                        [lines](int scale) { return encodePng(linePng(*lines, scale)); }});
         break;
     }
     case ExportWhat::Statistics: {
@@ -163,17 +181,50 @@ ExportFormats formatsToWrite(const ExportRequest& r) {
             r.formats.csv && offered.csv, r.formats.json && offered.json};
 }
 
+// One file of an export: its path, chosen before any file is written (so names never depend
+// on which worker is faster), and how to write it.
+struct FileTask {
+    std::string stem, ext, path;
+    std::function<void(const std::string& path)> write;
+};
+
+void writeBytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    writeFileAtomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+}
+
+// The request's files in order: per sentence and figure SVG, PNG, CSV; the trace JSON last.
+std::vector<FileTask> fileTasks(const Trace& trace, const ExportRequest& r) {
+    std::vector<FileTask> tasks;
+    if (trace.batch() == 0) return tasks;
+    const ExportFormats formats = formatsToWrite(r);
+    const int scale = r.scale;
+    for (int b : sentencesOf(trace, r))
+        for (FigureJob& job : jobsFor(trace, r, b)) {
+            if (formats.svg && job.svg)
+                tasks.push_back({job.stem, ".svg", {}, [svg = job.svg](const std::string& path) {
+                                     writeFileAtomically(path, svg());
+                                 }});
+            if (formats.png && job.png)
+                tasks.push_back(
+                    {job.stem, ".png", {}, [png = job.png, scale](const std::string& path) {
+                         writeBytes(path, png(scale)); // drawn, encoded, written, freed
+                     }});
+            if (formats.csv && job.csv)
+                tasks.push_back({job.stem, ".csv", {}, [csv = job.csv](const std::string& path) {
+                                     writeFileAtomically(path, csv());
+                                 }});
+        }
+    if (formats.json)
+        tasks.push_back({"mha-viz-trace", ".json", {}, [&trace](const std::string& path) {
+                             writeFileAtomically(path, traceJson(trace));
+                         }});
+    return tasks;
+}
+
 } // namespace
 
 int exportFileCount(const Trace& trace, const ExportRequest& r) {
-    if (trace.batch() == 0) return 0;
-    const ExportFormats formats = formatsToWrite(r);
-    int count = 0;
-    for (int b : sentencesOf(trace, r))
-        for (const FigureJob& job : jobsFor(trace, r, b))
-            count += int(formats.png && job.png) + int(formats.svg && job.svg) +
-                     int(formats.csv && job.csv);
-    return count + int(formats.json);
+    return int(fileTasks(trace, r).size());
 }
 
 namespace {
@@ -188,29 +239,103 @@ void checkRequest(const Trace& trace, const ExportRequest& r) {
         throw ExportError("choose at least one format to export", {});
 }
 
-// Every file of the request, in order; `files` grows as they are written.
-void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress& progress,
-                std::vector<std::string>& files) {
-    prepareExportFolder(r.dir);
-    const ExportFormats formats = formatsToWrite(r);
-    const int total = exportFileCount(trace, r);
-    auto write = [&](const std::string& stem, const std::string& ext, std::string_view contents) {
-        const std::string path = freePath(r.dir, stem, ext);
-        writeFileAtomically(path, contents);
-        files.push_back(path);
-        if (progress) progress(int(files.size()), total);
-    };
-    for (int b : sentencesOf(trace, r))
-        for (const FigureJob& job : jobsFor(trace, r, b)) {
-            if (formats.svg && job.svg) write(job.stem, ".svg", job.svg());
-            if (formats.png && job.png) {
-                const std::vector<std::uint8_t> png = encodePng(job.png(r.scale));
-                write(job.stem, ".png",
-                      std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+// Makes the folder and the tasks, and chooses each task's path: freePath's choice, also
+// skipping the paths of this export's earlier files (not written yet when the workers start).
+// A problem here is an ExportError with no file written.
+template <class MakeTasks>
+std::vector<FileTask> prepareTasks(const std::string& dir, const MakeTasks& makeTasks) {
+    std::vector<FileTask> tasks;
+    try {
+        prepareExportFolder(dir);
+        tasks = makeTasks();
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw ExportError(e.what(), {});
+    }
+    std::set<std::string> chosen;
+    for (FileTask& task : tasks) {
+        task.path = firstFreeStem(dir, task.stem,
+                                  [&](const std::string& candidate) {
+                                      std::error_code ec;
+                                      return chosen.count(candidate + task.ext) > 0 ||
+                                             fs::exists(candidate + task.ext, ec);
+                                  }) +
+                    task.ext;
+        chosen.insert(task.path);
+    }
+    return tasks;
+}
+
+// Threads writing an export's files: one per core, at most 4. Each holds one figure's band and
+// encoded bytes at a time, so memory grows with the workers, never with the head count.
+int exportWorkers(int requested, std::size_t files) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const int workers = requested > 0 ? requested : int(std::min(cores, 4u));
+    return int(std::clamp<std::size_t>(files, 1, std::size_t(workers)));
+}
+
+// What the workers share: each takes the next task in order until none is left or one failed.
+struct ExportWorkers {
+    ExportWorkers(std::vector<FileTask>& tasks, const ExportProgress& progress)
+        : tasks(tasks), progress(progress), written(tasks.size(), 0), errors(tasks.size()) {}
+
+    std::vector<FileTask>& tasks;
+    const ExportProgress& progress;
+    std::vector<char> written;              // per task: its file is in place
+    std::vector<std::exception_ptr> errors; // per task
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex progressMutex; // one progress call at a time, counts rising
+    int done = 0;
+
+    void work() {
+        for (std::size_t i; !failed && (i = next++) < tasks.size();) {
+            try {
+                tasks[i].write(tasks[i].path);
+                written[i] = 1;
+                const std::lock_guard<std::mutex> lock(progressMutex);
+                ++done;
+                if (progress) progress(done, int(tasks.size()));
+            } catch (...) {
+                errors[i] = std::current_exception();
+                failed = true; // the others finish the file they are on, and start no other
             }
-            if (formats.csv && job.csv) write(job.stem, ".csv", job.csv());
         }
-    if (formats.json) write("mha-viz-trace", ".json", traceJson(trace));
+    }
+};
+
+// The first failure (in task order) as an ExportError with every file written, which stay.
+[[noreturn]] void throwExportError(const std::exception_ptr& error,
+                                   std::vector<std::string> written) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::bad_alloc&) {
+        throw;                          // the caller says how to need less memory
+    } catch (const std::exception& e) { // a file, the font, a figure
+        throw ExportError(e.what(), std::move(written));
+    }
+}
+
+// Writes every task's file on `workers` threads, this one included; the paths written, in
+// task order.
+std::vector<std::string> writeAll(std::vector<FileTask>& tasks, int workers,
+                                  const ExportProgress& progress) {
+    ExportWorkers state(tasks, progress);
+    std::vector<std::thread> threads;
+    try {
+        for (int w = 1; w < exportWorkers(workers, tasks.size()); ++w)
+            threads.emplace_back([&state] { state.work(); });
+    } catch (const std::system_error&) { // no thread to be had: fewer workers
+    }
+    state.work();
+    for (std::thread& thread : threads) thread.join();
+    std::vector<std::string> files;
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        if (state.written[i]) files.push_back(tasks[i].path);
+    for (const std::exception_ptr& error : state.errors)
+        if (error) throwExportError(error, std::move(files));
+    return files;
 }
 
 } // namespace
@@ -218,38 +343,28 @@ void writeFiles(const Trace& trace, const ExportRequest& r, const ExportProgress
 std::vector<std::string> exportView(const Trace& trace, const ExportRequest& r,
                                     const ExportProgress& progress) {
     checkRequest(trace, r);
-    std::vector<std::string> files;
-    try {
-        writeFiles(trace, r, progress, files);
-    } catch (const ExportError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;                          // the caller says how to need less memory
-    } catch (const std::exception& e) { // a file, the font, a figure: keep what was written
-        throw ExportError(e.what(), std::move(files));
-    }
-    return files;
+    std::vector<FileTask> tasks = prepareTasks(r.dir, [&] { return fileTasks(trace, r); });
+    return writeAll(tasks, r.workers, progress);
 }
 
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
-                                       ColormapId colormap) {
-    std::vector<std::string> all;
+                                       ColormapId colormap, int workers) {
     ExportRequest request;
     request.dir = dir, request.scale = scale, request.colormap = colormap;
     request.batchIndex = -1; // every sentence
-    for (ExportWhat what :
-         {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
-        request.what = what;
-        request.formats.json = what == ExportWhat::Statistics; // once, at the end
-        try {
-            const std::vector<std::string> part = exportView(trace, request);
-            all.insert(all.end(), part.begin(), part.end());
-        } catch (ExportError& e) {
-            all.insert(all.end(), e.written.begin(), e.written.end());
-            throw ExportError(e.what(), std::move(all));
+    checkRequest(trace, request);
+    // One list for every view, so the workers keep busy across them.
+    std::vector<FileTask> tasks = prepareTasks(dir, [&] {
+        std::vector<FileTask> all;
+        for (ExportWhat what :
+             {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
+            request.what = what;
+            request.formats.json = what == ExportWhat::Statistics; // once, at the end
+            for (FileTask& task : fileTasks(trace, request)) all.push_back(std::move(task));
         }
-    }
-    return all;
+        return all;
+    });
+    return writeAll(tasks, workers, {});
 }
 
 } // namespace core

@@ -49,12 +49,17 @@ struct ExportRequest {
     int batchIndex = 0; // which sentence; -1 = every sentence
     int head = 0, headB = 1;
     ColormapId colormap = ColormapId::Viridis;
+    int workers = 0; // threads writing files; 0: one per core, at most 4
 };
 
-// Called after each file with (files done, files in all); may run on a worker thread.
+// Called after each file with (files done, files in all); may run on a worker thread, never
+// on two at once, `done` rising by one each call.
 using ExportProgress = std::function<void(int done, int total)>;
 
-// The files written, in order; throws ExportError.
+// The files written, in order (the same names and contents whatever the number of workers,
+// though they are written in parallel). Throws ExportError when a file cannot be made: no
+// file is started after that, and the files written stay (also any later in the order that
+// another worker finished meanwhile).
 std::vector<std::string> exportView(const Trace& trace, const ExportRequest& request,
                                     const ExportProgress& progress = {});
 
@@ -63,9 +68,9 @@ int exportFileCount(const Trace& trace, const ExportRequest& request);
 
 // `mha-viz --export DIR`: every head (SVG, PNG, CSV), the grid, the mean over heads and the
 // statistics of every sentence, and the trace JSON. `scale` (1..4) multiplies PNG resolution.
-// Throws ExportError.
+// Written like exportView (`workers` as in ExportRequest); throws ExportError.
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
-                                       ColormapId colormap = ColormapId::Viridis);
+                                       ColormapId colormap = ColormapId::Viridis, int workers = 0);
 
 // Creates `dir` if missing; else throws std::runtime_error naming the folder and why.
 void prepareExportFolder(const std::string& dir);
