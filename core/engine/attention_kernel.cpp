@@ -2,6 +2,7 @@
 // baseline, and with MHA_ENGINE_VARIANT into one shared object per SIMD level.
 #include "engine/attention_kernel.h"
 
+#include "engine/head_products.h"
 #include "engine/simd.h"
 
 #include <array>
@@ -12,6 +13,8 @@
 namespace core::kernel {
 
 namespace {
+
+namespace hp = head_products;
 
 // Head h's (len x d_head) slice of sentence b in m, a (B*len) x d_model matrix. A sentence's
 // rows are contiguous (row-major), so the slice is a strided view. Correct split: the column
@@ -36,6 +39,9 @@ auto headView(Matrix& m, int b, int h, int len, int d_head, bool reshapeBug) {
 // out to memory and back between passes. Tiles also spread one head over threads.
 constexpr int kTileRows = 64;
 
+// Below this many FLOPs a step stays on one thread: waking the other costs more.
+constexpr double kSerialFlops = 4e6;
+
 // The largest score query i may see, or -inf when it sees none (or only NaN scores).
 Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* row) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
@@ -49,85 +55,141 @@ Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* r
     return rowMax;
 }
 
+// Row r of a softmax tile, after the exp: masked weights to 0, then divided by the row's sum.
+void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, Scalar* row) {
+    const int M = a.keyLen;
+    Eigen::Map<Eigen::RowVectorX<Scalar>> w(row, M);            // 1 x M
+    if (!(rowMax > -std::numeric_limits<Scalar>::infinity())) { // every key masked (or NaN)
+        w.setZero();
+        return;
+    }
+    if (padded) {
+        for (int j = 0; j < M; ++j)
+            if (a.masked(b, i, j)) w[j] = 0;
+    } else if (a.causal && i + 1 < M) {
+        w.tail(M - (i + 1)).setZero();
+    }
+    w /= w.sum();
+}
+
+// Rows at least this long are done one at a time, so a row is still in L1 from its max to its
+// division; shorter rows (a short sentence) are done as one tile, so their exp is vectorised.
+constexpr int kRowwiseSoftmax = 64;
+
 // Softmax of queries [i0, i0 + rows) of sentence b, from scores into weights (rows x M each,
 // contiguous; they may be the same memory), over the keys each query may see. A row with no
 // visible key is all 0 (PyTorch would give NaN there). Masked weights are set to 0 after the
 // exp, not left to exp(-inf): vectorised exp clamps its argument on some SIMD paths (AVX2 gives
 // 2.9e-39 for -inf), and the trace contract says masked weights are exactly 0. The exp runs
-// over the whole tile as one array, so short rows (a short sentence) are vectorised too and
-// every path rounds each entry alike whatever the mask. A sentence without padded keys (every
-// training batch, every single sentence) sees keys [0, visible) and skips the per-key test.
+// over whole rows (or the whole tile), masked keys included, so every path rounds each entry
+// alike whatever the mask. A sentence without padded keys (every training batch, every single
+// sentence) sees keys [0, visible) and skips the per-key test.
 void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* scores,
                    Scalar* weights) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
     const int M = a.keyLen;
     const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
+    const bool rowwise = M >= kRowwiseSoftmax;
     Eigen::Matrix<Scalar, Eigen::Dynamic, 1, 0, kTileRows, 1> rowMax(rows); // rows x 1
     for (int r = 0; r < rows; ++r) {
-        rowMax[r] = visibleMax(a, b, i0 + r, padded, scores + Eigen::Index(r) * M);
+        const Eigen::Index at = Eigen::Index(r) * M;
+        rowMax[r] = visibleMax(a, b, i0 + r, padded, scores + at);
         const Scalar shift = rowMax[r] > kNegInf ? rowMax[r] : 0; // an empty row: zeroed below
-        for (Eigen::Index j = Eigen::Index(r) * M; j < Eigen::Index(r + 1) * M; ++j)
-            weights[j] = scores[j] - shift;
-    }
-    Eigen::Map<Eigen::ArrayX<Scalar>> tile(weights, Eigen::Index(rows) * M); // rows*M
-    tile = tile.exp();
-    for (int r = 0; r < rows; ++r) {
-        Eigen::Map<Eigen::RowVectorX<Scalar>> row(weights + Eigen::Index(r) * M, M); // 1 x M
-        const int i = i0 + r;
-        if (!(rowMax[r] > kNegInf)) { // every key masked (or every visible score NaN)
-            row.setZero();
+        Eigen::Map<Eigen::ArrayX<Scalar>> w(weights + at, M);     // M
+        const Eigen::Map<const Eigen::ArrayX<Scalar>> s(scores + at, M);
+        if (!rowwise) {
+            w = s - shift;
             continue;
         }
-        if (padded) {
-            for (int j = 0; j < M; ++j)
-                if (a.masked(b, i, j)) row[j] = 0;
-        } else if (a.causal && i + 1 < M) {
-            row.tail(M - (i + 1)).setZero();
-        }
-        row /= row.sum();
+        w = (s - shift).exp();
+        normalizeRow(a, b, i0 + r, padded, rowMax[r], weights + at);
     }
+    if (rowwise) return;
+    Eigen::Map<Eigen::ArrayX<Scalar>> tile(weights, Eigen::Index(rows) * M); // rows*M
+    tile = tile.exp();
+    for (int r = 0; r < rows; ++r)
+        normalizeRow(a, b, i0 + r, padded, rowMax[r], weights + Eigen::Index(r) * M);
+}
+
+// K_h^T and V_h of every (b, h), packed once per forward for head_products, read by every tile
+// of that head. The buffer belongs to the calling thread and is kept from call to call (a
+// recompute per frame should not fault in fresh pages every time).
+class PackedHeads {
+  public:
+    explicit PackedHeads(const Attention& a)
+        : kSize_(hp::paddedCols(a.keyLen) * a.d_head),
+          vSize_(Eigen::Index(a.keyLen) * hp::paddedCols(a.d_head)), heads_(a.heads) {
+        thread_local Eigen::VectorX<Scalar> buffer; // B*H*(kSize + vSize)
+        const Eigen::Index size = Eigen::Index(a.batch) * a.heads * (kSize_ + vSize_);
+        if (buffer.size() < size) buffer.resize(size);
+        data_ = buffer.data();
+    }
+    Scalar* k(int b, int h) const { return data_ + block(b, h) * (kSize_ + vSize_); }
+    Scalar* v(int b, int h) const { return k(b, h) + kSize_; }
+
+  private:
+    Eigen::Index block(int b, int h) const { return Eigen::Index(b) * heads_ + h; }
+    Eigen::Index kSize_, vSize_;
+    int heads_;
+    Scalar* data_ = nullptr;
+};
+
+// Packs K_h and V_h of block (b, h).
+void packHead(const Attention& a, const PackedHeads& packed, int b, int h) {
+    const int M = a.keyLen, d_head = a.d_head;
+    const auto kHead = headView(a.k, b, h, M, d_head, a.reshapeBug); // M x d_head
+    const auto vHead = headView(a.v, b, h, M, d_head, a.reshapeBug); // M x d_head
+    hp::packTransposed(kHead.data(), kHead.outerStride(), M, d_head, packed.k(b, h));
+    hp::packPanels(vHead.data(), vHead.outerStride(), M, d_head, packed.v(b, h));
 }
 
 // Scores, weights and weights * V of queries [i0, i0 + rows) of block (b, h), merged into
 // out.concat.
-void attendTile(Attention& out, int b, int h, int i0, int rows) {
+void attendTile(Attention& out, const PackedHeads& packed, int b, int h, int i0, int rows) {
     const int N = out.queryLen, M = out.keyLen, d_head = out.d_head;
     const bool bug = out.reshapeBug;
     const auto qTile =
         headView(std::as_const(out.q), b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
-    const auto kHead = headView(std::as_const(out.k), b, h, M, d_head, bug);       // M x d_head
-    const auto vHead = headView(std::as_const(out.v), b, h, M, d_head, bug);       // M x d_head
     const Eigen::Index r0 = out.headRow(b, h, i0);
     auto weights = out.attention.middleRows(r0, rows); // rows x M
     // Merge, the inverse of the split: correct, head h fills columns
     // [h*d_head, (h+1)*d_head) of its tokens' rows; with the bug, a flat run of the block.
     auto merged = headView(out.concat, b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
-    if (!out.intermediates) { // the same products, straight into attention and concat
-        weights.noalias() = out.scale * (qTile * kHead.transpose());
-        maskedSoftmax(out, b, i0, rows, weights.data(), weights.data());
-        merged.noalias() = weights * vHead;
+    // Without intermediates the same products go straight into attention and concat.
+    Scalar* scores = out.intermediates ? out.scores.row(r0).data() : weights.data(); // rows x M
+    hp::multiplyPanels(qTile.data(), qTile.outerStride(), rows, d_head,
+                       hp::Rhs::packed(packed.k(b, h), d_head), M, out.scale, scores, M);
+    maskedSoftmax(out, b, i0, rows, scores, weights.data());
+    if (!out.intermediates) {
+        hp::multiplyPanels(weights.data(), M, rows, M, hp::Rhs::packed(packed.v(b, h), M), d_head,
+                           1, merged.data(), merged.outerStride());
         return;
     }
-    auto scores = out.scores.middleRows(r0, rows);       // rows x M
     auto headOut = out.headOutputs.middleRows(r0, rows); // rows x d_head
-    scores.noalias() = out.scale * (qTile * kHead.transpose());
-    maskedSoftmax(out, b, i0, rows, scores.data(), weights.data());
-    headOut.noalias() = weights * vHead;
+    hp::multiplyPanels(weights.data(), M, rows, M, hp::Rhs::packed(packed.v(b, h), M), d_head, 1,
+                       headOut.data(), d_head);
     merged = headOut;
 }
 
-// Every (b, h) block, a tile of queries at a time.
+// Every (b, h) block, a tile of queries at a time, after packing each block's K_h and V_h.
 void attendPerHead(Attention& out) {
-    const int N = out.queryLen, H = out.heads;
+    const int N = out.queryLen, H = out.heads, blocks = out.batch * H;
     const int tiles = (N + kTileRows - 1) / kTileRows;
-    const int items = out.batch * H * tiles;
+    const int items = blocks * tiles;
+    const PackedHeads packed(out);
     // Tiles are independent: spread them over threads when the work pays for the wake-up;
     // small scenes stay on one thread.
     const double flops = 4.0 * out.batch * H * N * out.keyLen * out.d_head;
-#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > 4e6)
-    for (int item = 0; item < items; ++item) {
-        const int bh = item / tiles, i0 = item % tiles * kTileRows;
-        attendTile(out, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
+    const bool parallel = items > 1 && flops > kSerialFlops;
+#pragma omp parallel if (parallel)
+    {
+#pragma omp for schedule(dynamic)
+        for (int bh = 0; bh < blocks; ++bh) packHead(out, packed, bh / H, bh % H);
+#pragma omp for schedule(dynamic)
+        for (int item = 0; item < items; ++item) {
+            const int bh = item / tiles, i0 = item % tiles * kTileRows;
+            attendTile(out, packed, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
+        }
     }
 }
 
@@ -145,6 +207,16 @@ struct Product {
     const Mat* w; // inner x cols
     Mat* out;     // rows x cols
 };
+// Whether head_products can read every weight matrix in place: whole panels wide, and small
+// enough (256 KB) to stay in cache for every row block. Such a product is too small for
+// Eigen's GEMM set-up (blocking sizes, packing both sides, a heap buffer) to pay off.
+template <std::size_t P>
+bool fitsInPlace(const std::array<Product, P>& products) {
+    for (const Product& p : products)
+        if (p.w->cols() % hp::kPanel != 0 || p.w->size() > 65536) return false;
+    return true;
+}
+
 template <std::size_t P>
 void multiplyChunked(const std::array<Product, P>& products) {
     double flops = 0;
@@ -152,9 +224,16 @@ void multiplyChunked(const std::array<Product, P>& products) {
         p.out->resize(p.a->rows(), p.w->cols());
         flops += 2.0 * double(p.a->rows()) * double(p.a->cols()) * double(p.w->cols());
     }
+    if (flops <= kSerialFlops && fitsInPlace(products)) { // a short sentence, a small d_model
+        for (const Product& p : products)
+            hp::multiplyPanels(p.a->data(), p.a->cols(), int(p.a->rows()), int(p.a->cols()),
+                               {p.w->data(), hp::kPanel, p.w->cols()}, int(p.w->cols()), 1,
+                               p.out->data(), p.out->cols());
+        return;
+    }
     const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);
     const int items = int(P) * chunks;
-#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > 4e6)
+#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > kSerialFlops)
     for (int item = 0; item < items; ++item) {
         const Product& p = products[std::size_t(item / chunks)];
         const Eigen::Index c0 = Eigen::Index(item % chunks) * kChunkCols;

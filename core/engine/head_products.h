@@ -1,0 +1,120 @@
+// The two per-head products of attention, scores = Q_h K_h^T and out = weights V_h, on one
+// tile of queries at a time, with K_h and V_h packed once per head. Eigen's GEMM packs its
+// right-hand side again on every call: with tiles of 64 queries and d_head = 64 that copy,
+// strided across the (B*M) x d_model matrices, cost about as much as the arithmetic, and at
+// d_head = 8 its set-up (blocking, a heap buffer) cost more than the product.
+// Written with Eigen's packet functions, so each engine variant gets its own width (1 float on
+// the scalar path). Only attention_kernel.cpp includes it (once per SIMD level).
+#pragma once
+
+#include "engine/scalar.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+
+namespace core::kernel::head_products {
+
+using Packet = Eigen::internal::packet_traits<Scalar>::type;
+inline constexpr int kWidth = Eigen::internal::packet_traits<Scalar>::size;
+inline constexpr int kPanel = 2 * kWidth; // columns per micro-kernel: two packets
+inline constexpr int kRows = 6;           // rows per micro-kernel: 12 accumulators
+
+// Columns of a packed matrix, rounded up to whole panels (the padding is zero).
+inline Eigen::Index paddedCols(Eigen::Index cols) {
+    return (cols + kPanel - 1) / kPanel * kPanel;
+}
+
+// Packs the transpose of a (rows x cols) strided block: panel p holds, for each k < cols,
+// the kPanel entries m(p*kPanel + c, k). For K_h (M x d_head): K_h^T in panels of keys.
+// dst: paddedCols(rows) * cols floats.
+inline void packTransposed(const Scalar* m, Eigen::Index stride, int rows, int cols, Scalar* dst) {
+    for (int p0 = 0; p0 < rows; p0 += kPanel) {
+        const int width = std::min(kPanel, rows - p0);
+        for (int k = 0; k < cols; ++k, dst += kPanel) {
+            for (int c = 0; c < width; ++c) dst[c] = m[(p0 + c) * stride + k];
+            std::fill(dst + width, dst + kPanel, Scalar(0));
+        }
+    }
+}
+
+// Packs a (rows x cols) strided block by column panels: panel p holds, for each row k, the
+// kPanel entries m(k, p*kPanel + c). For V_h (M x d_head). dst: rows * paddedCols(cols).
+inline void packPanels(const Scalar* m, Eigen::Index stride, int rows, int cols, Scalar* dst) {
+    for (int p0 = 0; p0 < cols; p0 += kPanel) {
+        const int width = std::min(kPanel, cols - p0);
+        for (int k = 0; k < rows; ++k, dst += kPanel) {
+            std::copy(m + k * stride + p0, m + k * stride + p0 + width, dst);
+            std::fill(dst + width, dst + kPanel, Scalar(0));
+        }
+    }
+}
+
+// Where the right-hand side of a product is: panel p (columns [p*kPanel, (p+1)*kPanel)) starts
+// at data + p * panelStep, and its row k is kStride further per k. Packed (packTransposed,
+// packPanels): panelStep = kPanel * depth, kStride = kPanel. A row-major matrix whose width is
+// whole panels can be read in place: panelStep = kPanel, kStride = its row stride.
+struct Rhs {
+    const Scalar* data;
+    Eigen::Index panelStep, kStride;
+    static Rhs packed(const Scalar* data, int depth) {
+        return {data, Eigen::Index(kPanel) * depth, kPanel};
+    }
+};
+
+// R rows of out (stride ldo) at columns [col, col + width) = scale * sum over k < depth of
+// a(r, k) * panel(k, c), where a has stride lda.
+template <int R>
+void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::Index kStride,
+                 int depth, Scalar scale, Scalar* out, Eigen::Index ldo, int width) {
+    using namespace Eigen::internal;
+    Packet acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = pset1<Packet>(Scalar(0));
+    for (int k = 0; k < depth; ++k, panel += kStride) {
+        const Packet b0 = ploadu<Packet>(panel), b1 = ploadu<Packet>(panel + kWidth);
+        for (int r = 0; r < R; ++r) {
+            const Packet x = pset1<Packet>(a[r * lda + k]);
+            acc[r][0] = pmadd(x, b0, acc[r][0]);
+            acc[r][1] = pmadd(x, b1, acc[r][1]);
+        }
+    }
+    const Packet s = pset1<Packet>(scale);
+    for (int r = 0; r < R; ++r) {
+        Scalar* row = out + r * ldo;
+        if (width == kPanel) {
+            pstoreu(row, pmul(s, acc[r][0]));
+            pstoreu(row + kWidth, pmul(s, acc[r][1]));
+        } else { // the last, partial panel
+            alignas(64) Scalar tmp[kPanel];
+            pstoreu(tmp, pmul(s, acc[r][0]));
+            pstoreu(tmp + kWidth, pmul(s, acc[r][1]));
+            std::copy(tmp, tmp + width, row);
+        }
+    }
+}
+
+// The micro-kernel for the last `rows` (< R) rows of a block, with rows a compile-time count.
+template <int R, class... Args>
+void microKernelTail(int rows, Args... args) {
+    if constexpr (R > 0) {
+        if (rows == R) return microKernel<R>(args...);
+        microKernelTail<R - 1>(rows, args...);
+    }
+}
+
+// out (rows x cols, stride ldo) = scale * a (rows x depth, stride lda) * b (depth x cols).
+inline void multiplyPanels(const Scalar* a, Eigen::Index lda, int rows, int depth, Rhs b, int cols,
+                           Scalar scale, Scalar* out, Eigen::Index ldo) {
+    for (int p0 = 0; p0 < cols; p0 += kPanel) {
+        const Scalar* panel = b.data + Eigen::Index(p0 / kPanel) * b.panelStep;
+        const int width = std::min(kPanel, cols - p0);
+        int r = 0;
+        for (; r + kRows <= rows; r += kRows)
+            microKernel<kRows>(a + r * lda, lda, panel, b.kStride, depth, scale, out + r * ldo + p0,
+                               ldo, width);
+        microKernelTail<kRows - 1>(rows - r, a + r * lda, lda, panel, b.kStride, depth, scale,
+                                   out + r * ldo + p0, ldo, width);
+    }
+}
+
+} // namespace core::kernel::head_products
