@@ -177,19 +177,25 @@ void attendPerHead(Attention& out) {
     const int tiles = (N + kTileRows - 1) / kTileRows;
     const int items = blocks * tiles;
     const PackedHeads packed(out);
-    // Tiles are independent: spread them over threads when the work pays for the wake-up;
-    // small scenes stay on one thread.
+    const auto tile = [&](int item) {
+        const int bh = item / tiles, i0 = item % tiles * kTileRows;
+        attendTile(out, packed, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
+    };
+    // Tiles are independent: spread them over threads when the work pays for the wake-up.
+    // Small scenes stay on this thread without entering a parallel region at all: even a
+    // one-thread region costs libgomp futex calls, a fifth of a 10-token forward.
     const double flops = 4.0 * out.batch * H * N * out.keyLen * out.d_head;
-    const bool parallel = items > 1 && flops > kSerialFlops;
-#pragma omp parallel if (parallel)
+    if (items == 1 || flops <= kSerialFlops) {
+        for (int bh = 0; bh < blocks; ++bh) packHead(out, packed, bh / H, bh % H);
+        for (int item = 0; item < items; ++item) tile(item);
+        return;
+    }
+#pragma omp parallel
     {
 #pragma omp for schedule(dynamic)
         for (int bh = 0; bh < blocks; ++bh) packHead(out, packed, bh / H, bh % H);
 #pragma omp for schedule(dynamic)
-        for (int item = 0; item < items; ++item) {
-            const int bh = item / tiles, i0 = item % tiles * kTileRows;
-            attendTile(out, packed, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
-        }
+        for (int item = 0; item < items; ++item) tile(item);
     }
 }
 
@@ -233,13 +239,18 @@ void multiplyChunked(const std::array<Product, P>& products) {
     }
     const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);
     const int items = int(P) * chunks;
-#pragma omp parallel for schedule(dynamic) if (items > 1 && flops > kSerialFlops)
-    for (int item = 0; item < items; ++item) {
+    const auto chunk = [&](int item) {
         const Product& p = products[std::size_t(item / chunks)];
         const Eigen::Index c0 = Eigen::Index(item % chunks) * kChunkCols;
         const Eigen::Index width = std::min(kChunkCols, p.w->cols() - c0);
         p.out->middleCols(c0, width).noalias() = *p.a * p.w->middleCols(c0, width);
+    };
+    if (items == 1 || flops <= kSerialFlops) { // no parallel region (see attendPerHead)
+        for (int item = 0; item < items; ++item) chunk(item);
+        return;
     }
+#pragma omp parallel for schedule(dynamic)
+    for (int item = 0; item < items; ++item) chunk(item);
 }
 
 // output = concat * W_O, or concat itself with the out projection switched off.
