@@ -6,6 +6,7 @@
 #include "engine/simd.h"
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -69,7 +70,24 @@ void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, 
     } else if (a.causal && i + 1 < M) {
         w.tail(M - (i + 1)).setZero();
     }
-    w /= w.sum();
+    w *= 1 / w.sum(); // a multiply per weight, not a division (as PyTorch's softmax does)
+}
+
+// weights[j] = exp(scores[j] - shift) for j < n, in one pass that also sums them: packets from
+// j = 0, the last n % width entries by std::exp (which is what Eigen's exp does on a row too).
+Scalar expAndSum(const Scalar* scores, Scalar shift, Scalar* weights, int n) {
+    using namespace Eigen::internal;
+    const hp::Packet by = pset1<hp::Packet>(shift);
+    hp::Packet acc = pset1<hp::Packet>(Scalar(0));
+    int j = 0;
+    for (; j + hp::kWidth <= n; j += hp::kWidth) {
+        const hp::Packet e = pexp(psub(ploadu<hp::Packet>(scores + j), by));
+        pstoreu(weights + j, e);
+        acc = padd(acc, e);
+    }
+    Scalar sum = predux(acc);
+    for (; j < n; ++j) sum += weights[j] = std::exp(scores[j] - shift);
+    return sum;
 }
 
 // Rows at least this long are done one at a time, so a row is still in L1 from its max to its
@@ -99,6 +117,10 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
         const Eigen::Map<const Eigen::ArrayX<Scalar>> s(scores + at, M);
         if (!rowwise) {
             w = s - shift;
+            continue;
+        }
+        if (!padded && !(a.causal && i0 + r + 1 < M) && rowMax[r] > kNegInf) { // all keys seen
+            w *= 1 / expAndSum(scores + at, shift, weights + at, M);
             continue;
         }
         w = (s - shift).exp();
