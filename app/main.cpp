@@ -8,6 +8,7 @@
 #include "plot_command.h"
 #include "session.h"
 #include "shortcuts.h"
+#include "thread_policy.h"
 #include "train_command.h"
 #include "user_paths.h"
 #include "window.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;
     if (options->headless()) return app::runHeadless(*options);
+    app::restartWithSleepingWorkers(argv); // the cores are llvmpipe's while it draws
 
     // Set up: the window and its GL context, Dear ImGui with its backends, the session.
     GLFWwindow* window = app::openWindow(options->uiScale, options->benchFrames > 0);
