@@ -56,7 +56,7 @@ Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* r
     return rowMax;
 }
 
-// Row r of a softmax tile, after the exp: masked weights to 0, then divided by the row's sum.
+// A softmax row after its exp: masked weights to 0, then scaled to sum to 1.
 void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, Scalar* row) {
     const int M = a.keyLen;
     Eigen::Map<Eigen::RowVectorX<Scalar>> w(row, M);            // 1 x M
@@ -74,7 +74,8 @@ void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, 
 }
 
 // weights[j] = exp(scores[j] - shift) for j < n, in one pass that also sums them: packets from
-// j = 0, the last n % width entries by std::exp (which is what Eigen's exp does on a row too).
+// j = 0, then std::exp for the last n % width entries, so an entry's rounding depends only on
+// its position in the row.
 Scalar expAndSum(const Scalar* scores, Scalar shift, Scalar* weights, int n) {
     using namespace Eigen::internal;
     const hp::Packet by = pset1<hp::Packet>(shift);
