@@ -135,30 +135,30 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
 }
 
 // K_h^T and V_h of every (b, h), packed once per forward for head_products, read by every tile
-// of that head. The buffer belongs to the calling thread and is kept from call to call (a
-// recompute per frame should not fault in fresh pages every time).
+// of that head. Allocated per forward, uninitialised: not a thread_local kept between calls,
+// whose dynamic TLS block in this dlopen'ed kernel crashed LeakSanitizer's thread scan at exit.
 class PackedHeads {
   public:
     explicit PackedHeads(const Attention& a)
         : kSize_(hp::paddedCols(a.keyLen) * a.d_head),
-          vSize_(Eigen::Index(a.keyLen) * hp::paddedCols(a.d_head)), heads_(a.heads) {
-        thread_local Eigen::VectorX<Scalar> buffer; // B*H*(kSize + vSize)
-        const Eigen::Index size = Eigen::Index(a.batch) * a.heads * (kSize_ + vSize_);
-        if (buffer.size() < size) buffer.resize(size);
-        data_ = buffer.data();
-    }
-    Scalar* k(int b, int h) const { return data_ + block(b, h) * (kSize_ + vSize_); }
-    Scalar* v(int b, int h) const { return k(b, h) + kSize_; }
+          vSize_(Eigen::Index(a.keyLen) * hp::paddedCols(a.d_head)), heads_(a.heads),
+          buffer_(Eigen::Index(a.batch) * a.heads * (kSize_ + vSize_)) {}
+    Scalar* k(int b, int h) { return buffer_.data() + offset(b, h); }
+    Scalar* v(int b, int h) { return k(b, h) + kSize_; }
+    const Scalar* k(int b, int h) const { return buffer_.data() + offset(b, h); }
+    const Scalar* v(int b, int h) const { return k(b, h) + kSize_; }
 
   private:
-    Eigen::Index block(int b, int h) const { return Eigen::Index(b) * heads_ + h; }
+    Eigen::Index offset(int b, int h) const {
+        return (Eigen::Index(b) * heads_ + h) * (kSize_ + vSize_);
+    }
     Eigen::Index kSize_, vSize_;
     int heads_;
-    Scalar* data_ = nullptr;
+    Eigen::VectorX<Scalar> buffer_; // B*H*(kSize + vSize)
 };
 
 // Packs K_h and V_h of block (b, h).
-void packHead(const Attention& a, const PackedHeads& packed, int b, int h) {
+void packHead(const Attention& a, PackedHeads& packed, int b, int h) {
     const int M = a.keyLen, d_head = a.d_head;
     const auto kHead = headView(a.k, b, h, M, d_head, a.reshapeBug); // M x d_head
     const auto vHead = headView(a.v, b, h, M, d_head, a.reshapeBug); // M x d_head
@@ -199,7 +199,7 @@ void attendPerHead(Attention& out) {
     const int N = out.queryLen, H = out.heads, blocks = out.batch * H;
     const int tiles = (N + kTileRows - 1) / kTileRows;
     const int items = blocks * tiles;
-    const PackedHeads packed(out);
+    PackedHeads packed(out);
     const auto tile = [&](int item) {
         const int bh = item / tiles, i0 = item % tiles * kTileRows;
         attendTile(out, packed, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
