@@ -5,6 +5,7 @@
 #include "engine/scalar.h"
 #include "engine/weights.h"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,10 @@ struct Attention {
     bool masked(int b, int i, int j) const {
         return (causal && j > i) || (keyPadding.size() > 0 && keyPadding(b, j));
     }
+    // Whether sentence b has padded keys. Without them query i sees exactly the keys
+    // [0, leadingKeys(i)), so a row's mask is its tail and needs no per-key test.
+    bool paddedKeys(int b) const { return keyPadding.size() > 0 && keyPadding.row(b).any(); }
+    int leadingKeys(int i) const { return causal ? std::min(i + 1, keyLen) : keyLen; }
 };
 
 Scalar scaleFactor(ScaleKind scale, int d_model, int heads);

@@ -46,7 +46,7 @@ constexpr double kSerialFlops = 4e6;
 // The largest score query i may see, or -inf when it sees none (or only NaN scores).
 Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* row) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
-    const int visible = a.causal && !padded ? std::min(i + 1, a.keyLen) : a.keyLen;
+    const int visible = padded ? a.keyLen : a.leadingKeys(i);
     if (!padded) // NaN scores are passed over; all NaN gives NaN
         return Eigen::Map<const Eigen::RowVectorX<Scalar>>(row, visible)
             .maxCoeff<Eigen::PropagateNumbers>();
@@ -67,8 +67,8 @@ void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, 
     if (padded) {
         for (int j = 0; j < M; ++j)
             if (a.masked(b, i, j)) w[j] = 0;
-    } else if (a.causal && i + 1 < M) {
-        w.tail(M - (i + 1)).setZero();
+    } else {
+        w.tail(M - a.leadingKeys(i)).setZero();
     }
     w *= 1 / w.sum(); // a multiply per weight, not a division (as PyTorch's softmax does)
 }
@@ -107,7 +107,7 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
                    Scalar* weights) {
     constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
     const int M = a.keyLen;
-    const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
+    const bool padded = a.paddedKeys(b);
     const bool rowwise = M >= kRowwiseSoftmax;
     Eigen::Matrix<Scalar, Eigen::Dynamic, 1, 0, kTileRows, 1> rowMax(rows); // rows x 1
     for (int r = 0; r < rows; ++r) {
@@ -120,7 +120,7 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
             w = s - shift;
             continue;
         }
-        if (!padded && !(a.causal && i0 + r + 1 < M) && rowMax[r] > kNegInf) { // all keys seen
+        if (!padded && a.leadingKeys(i0 + r) == M && rowMax[r] > kNegInf) { // all keys seen
             w *= 1 / expAndSum(scores + at, shift, weights + at, M);
             continue;
         }

@@ -37,7 +37,7 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
     map.values.resize(std::size_t(map.rows) * std::size_t(map.cols));
     // The window builds every head's map for each new trace: rows are copied whole, and only
     // a sentence with padded keys tests every key (causal masking is a row's tail).
-    const bool padded = a.keyPadding.size() > 0 && a.keyPadding.row(b).any();
+    const bool padded = a.paddedKeys(b);
     Eigen::Map<Mat> values(map.values.data(), map.rows, map.cols); // rows x cols
     values = a.attention.middleRows(a.headRow(b, h), map.rows);
     for (int i = 0; i < map.rows; ++i) {
@@ -45,8 +45,8 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
         if (padded) {
             for (int j = 0; j < map.cols; ++j)
                 if (a.masked(b, i, j)) row[j] = kMaskedCell;
-        } else if (a.causal && i + 1 < map.cols) {
-            row.tail(map.cols - (i + 1)).setConstant(kMaskedCell);
+        } else {
+            row.tail(map.cols - a.leadingKeys(i)).setConstant(kMaskedCell);
         }
         // Masked cells are below any weight; NaN weights are passed over, as before.
         map.maxWeight = std::max(map.maxWeight, row.maxCoeff<Eigen::PropagateNumbers>());
