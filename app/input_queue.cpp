@@ -100,7 +100,8 @@ void apply(InputQueue& q, const InputEvent& e, FrameSoFar& frame) {
     switch (e.type) {
     case InputEvent::Type::Key:
         ImGui_ImplGlfw_KeyCallback(q.window, e.code, e.scancode, e.action, e.mods);
-        if (e.action == GLFW_PRESS || e.action == GLFW_REPEAT) addShortcutPress(e.code, e.mods);
+        if (e.action == GLFW_PRESS || e.action == GLFW_REPEAT)
+            addShortcutPress(e.code, e.mods, e.action == GLFW_REPEAT);
         if (e.action == GLFW_PRESS && e.code == GLFW_KEY_PAUSE) ++q.syncMarks;
         if (e.action != GLFW_REPEAT) frame.keys.insert(e.code);
         frame.otherKeys |= !isModifier(e.code);

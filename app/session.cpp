@@ -140,7 +140,7 @@ void Session::drawPanels(GLFWwindow* window) {
     exportWindowRequested_ = actions.exportWindow;
     followTrainScene();
     if (train_.active) {
-        drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_);
+        drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_, actions.plainKeys);
     } else {
         // A run training behind the explorer still hands over its rows and snapshots, so the
         // timeline's bound holds (twice a second at least: the idle loop wakes that often).

@@ -28,8 +28,8 @@ void onDrop(GLFWwindow*, int count, const char** paths) {
     if (count > 0) droppedPath() = paths[0]; // one scene at a time: the first file
 }
 
-void addShortcutPress(int key, int mods) {
-    pendingPresses().push_back({key, mods});
+void addShortcutPress(int key, int mods, bool repeat) {
+    pendingPresses().push_back({key, mods, repeat});
 }
 
 void installFileDrop(GLFWwindow* window) {
@@ -233,9 +233,12 @@ void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
 ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view, const HeadMaps& shown) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
-    for (const KeyPress& press : pendingPresses()) // with the heads on screen, as applied
+    constexpr int kCommandMods = GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER;
+    for (const KeyPress& press : pendingPresses()) { // with the heads on screen, as applied
         applyShortcut(shortcutFor(press, typing, !shown.heads.empty()), scene, view, shown,
                       actions);
+        if (!typing && (press.mods & kCommandMods) == 0) actions.plainKeys.push_back(press);
+    }
     pendingPresses().clear();
     return actions;
 }

@@ -7,6 +7,8 @@
 #include "view_state.h"
 #include "widgets/head_maps.h"
 
+#include <vector>
+
 struct GLFWwindow;
 
 namespace app {
@@ -14,6 +16,7 @@ namespace app {
 // One key press (or repeat): a GLFW key and its GLFW_MOD_* bits.
 struct KeyPress {
     int key = 0, mods = 0;
+    bool repeat = false; // the key held down: GLFW's autorepeat
 };
 
 // What a key press does; each press does at most one thing.
@@ -56,10 +59,14 @@ struct ShortcutActions {
     bool toggleFullscreen = false; // F11
     bool saveScene = false;        // Ctrl+S
     bool toggleTrain = false;      // Ctrl+T
+    // This frame's presses without Ctrl, Alt or Super, outside text fields, in the order typed:
+    // the Train view's keys. Taken from the queue like the rest, so none is lost (ImGui's own
+    // key state drops a press when the window's focus flickers in the frame it arrives).
+    std::vector<KeyPress> plainKeys;
 };
 
 // A key press (or repeat), queued for handleShortcuts; called by the input queue.
-void addShortcutPress(int key, int mods);
+void addShortcutPress(int key, int mods, bool repeat);
 
 // Scene files dropped onto the window (takeDroppedPath).
 void installFileDrop(GLFWwindow* window);

@@ -4,6 +4,7 @@
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
+#include <imgui.h>
 
 #include <utility>
 
@@ -239,4 +240,30 @@ TEST(AppShortcuts, APressSetsNothingElse) {
     EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Head);
     EXPECT_FALSE(view.ui.showKeys);
     EXPECT_EQ(app::appearanceOf(view), app::Appearance{});
+}
+
+// The Train view's keys come from the same queue: every plain press of the frame, in order,
+// repeats marked, none with Ctrl; and nothing while a text field has the keyboard.
+TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
+    ImGuiContext* context = ImGui::CreateContext();
+    core::Scene scene;
+    app::ViewState view;
+    app::addShortcutPress(GLFW_KEY_S, 0, false);
+    app::addShortcutPress(GLFW_KEY_S, kCtrl, false); // Ctrl+S saves; it steps nothing
+    app::addShortcutPress(GLFW_KEY_RIGHT, 0, true);
+    app::addShortcutPress(GLFW_KEY_S, kShift, false);
+    const app::ShortcutActions actions = app::handleShortcuts(scene, view, {});
+    EXPECT_TRUE(actions.saveScene);
+    ASSERT_EQ(actions.plainKeys.size(), 3u);
+    EXPECT_EQ(actions.plainKeys[0].key, GLFW_KEY_S);
+    EXPECT_FALSE(actions.plainKeys[0].repeat);
+    EXPECT_EQ(actions.plainKeys[1].key, GLFW_KEY_RIGHT);
+    EXPECT_TRUE(actions.plainKeys[1].repeat);
+    EXPECT_EQ(actions.plainKeys[2].mods, kShift);
+    EXPECT_TRUE(app::handleShortcuts(scene, view, {}).plainKeys.empty()); // taken once
+
+    ImGui::GetIO().WantTextInput = true; // a text field has the keyboard: S types an "s"
+    app::addShortcutPress(GLFW_KEY_S, 0, false);
+    EXPECT_TRUE(app::handleShortcuts(scene, view, {}).plainKeys.empty());
+    ImGui::DestroyContext(context);
 }

@@ -13,25 +13,47 @@ namespace app {
 
 namespace {
 
-// Space start/pause, S one step, R reset, Left/Right a snapshot back/on, Home step 0, End
-// live, P play, E export the curves, M the maps: outside text fields (the explorer's keys do
-// nothing while Train is shown).
-void trainKeys(TrainView& train, const std::string& exportDir) {
-    if (ImGui::GetIO().WantTextInput || ImGui::GetIO().KeyCtrl) return;
-    const auto pressed = [](int key, bool repeat = false) {
-        return ImGui::IsKeyPressed(key, repeat);
-    };
-    if (pressed(GLFW_KEY_SPACE)) toggleRunning(train);
-    if (pressed(GLFW_KEY_S)) stepRun(train);
-    if (pressed(GLFW_KEY_R)) resetRun(train);
-    if (pressed(GLFW_KEY_P)) toggleTimelinePlay(train);
-    if (pressed(GLFW_KEY_LEFT, true)) train.playing = false, scrubBy(train, -1);
-    if (pressed(GLFW_KEY_RIGHT, true)) train.playing = false, scrubBy(train, 1);
-    if (pressed(GLFW_KEY_HOME)) train.playing = false, scrubTo(train, 0);
-    if (pressed(GLFW_KEY_END) && train.run)
-        train.playing = false, scrubTo(train, train.run->step());
-    if (pressed(GLFW_KEY_E)) exportCurvesNow(train, exportDir);
-    if (pressed(GLFW_KEY_M)) exportMapsNow(train, exportDir);
+// Space start/pause, S one step, R reset, Left/Right a snapshot back/on (held: repeats), Home
+// step 0, End live, P play, E export the curves, M the maps. `keys`: the frame's plain presses
+// outside text fields, in order (the explorer's keys do nothing while Train is shown).
+void trainKeys(TrainView& train, const std::string& exportDir, const std::vector<KeyPress>& keys) {
+    for (const KeyPress& press : keys) {
+        if (press.repeat && press.key != GLFW_KEY_LEFT && press.key != GLFW_KEY_RIGHT) continue;
+        switch (press.key) {
+        case GLFW_KEY_SPACE:
+            toggleRunning(train);
+            break;
+        case GLFW_KEY_S:
+            stepRun(train);
+            break;
+        case GLFW_KEY_R:
+            resetRun(train);
+            break;
+        case GLFW_KEY_P:
+            toggleTimelinePlay(train);
+            break;
+        case GLFW_KEY_LEFT:
+            train.playing = false, scrubBy(train, -1);
+            break;
+        case GLFW_KEY_RIGHT:
+            train.playing = false, scrubBy(train, 1);
+            break;
+        case GLFW_KEY_HOME:
+            train.playing = false, scrubTo(train, 0);
+            break;
+        case GLFW_KEY_END:
+            if (train.run) train.playing = false, scrubTo(train, train.run->step());
+            break;
+        case GLFW_KEY_E:
+            exportCurvesNow(train, exportDir);
+            break;
+        case GLFW_KEY_M:
+            exportMapsNow(train, exportDir);
+            break;
+        default:
+            break;
+        }
+    }
 }
 
 // A finished export or save: its notice, and a saved run opens in the explorer when asked.
@@ -79,14 +101,14 @@ void openInExplorer(TrainView& train, const std::string& exportDir) {
 }
 
 void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl, const std::string& exportDir,
-                   float uiScale) {
+                   float uiScale, const std::vector<KeyPress>& keys) {
     if (train.autoStart && (train.run || resetRun(train))) {
         train.run->start();
         train.autoStart = false;
     }
     if (train.run) train.run->frame();
     advancePlayback(train, ImGui::GetTime());
-    trainKeys(train, exportDir);
+    trainKeys(train, exportDir, keys);
     finishFileJob(train, view);
 
     const ImVec2 display = ImGui::GetIO().DisplaySize;

@@ -4,6 +4,7 @@
 #include "engine/scene.h"
 #include "engine/trace.h"
 #include "scene_runner.h"
+#include "shortcuts.h"
 #include "train_view.h"
 #include "view_state.h"
 #include "widgets/gl_heatmaps.h"
@@ -96,9 +97,10 @@ void itemTooltip(const char* text);
 void sectionTitle(const char* text);
 
 // Train mode (Ctrl+T): the whole window. Steps the run's frame, playback and the Train keys,
-// then the four panels below. `gl` holds the Train maps' textures (not the explorer's).
+// then the four panels below. `gl` holds the Train maps' textures (not the explorer's); `keys`
+// are the frame's plain key presses (ShortcutActions::plainKeys).
 void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl, const std::string& exportDir,
-                   float uiScale);
+                   float uiScale, const std::vector<KeyPress>& keys);
 void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
                        const std::string& exportDir);
 void drawTrainCharts(const PanelRect& rect, TrainView& train, ViewState& view);
