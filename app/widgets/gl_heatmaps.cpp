@@ -10,14 +10,17 @@ namespace app {
 
 namespace {
 
-unsigned compileShader(GLenum type, std::string_view name) {
+// `defines` go right after the source's #version line (GLSL wants that line first).
+unsigned compileShader(GLenum type, std::string_view name, std::string_view defines = "") {
     const std::string_view source = shaderSource(name);
     if (source.empty())
         throw std::runtime_error("shader " + std::string(name) + " is not embedded");
+    const std::size_t afterVersion = std::min(source.find('\n'), source.size() - 1) + 1;
     const GLuint shader = glCreateShader(type);
-    const char* text = source.data();
-    const GLint length = GLint(source.size());
-    glShaderSource(shader, 1, &text, &length);
+    const char* parts[] = {source.data(), defines.data(), source.data() + afterVersion};
+    const GLint lengths[] = {GLint(afterVersion), GLint(defines.size()),
+                             GLint(source.size() - afterVersion)};
+    glShaderSource(shader, 3, parts, lengths);
     glCompileShader(shader);
     GLint ok = 0;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
@@ -45,32 +48,41 @@ unsigned makeRgbaTexture(int width, int height, const unsigned char* rgba, GLint
 
 } // namespace
 
-void GlHeatmaps::init() {
+// heatmap.frag with `defines`, linked to the full-window triangle; its uniforms located.
+GlHeatmaps::Program GlHeatmaps::linkProgram(std::string_view defines) {
     const unsigned vert = compileShader(GL_VERTEX_SHADER, "fullscreen.vert");
     unsigned frag = 0;
     try {
-        frag = compileShader(GL_FRAGMENT_SHADER, "heatmap.frag");
+        frag = compileShader(GL_FRAGMENT_SHADER, "heatmap.frag", defines);
     } catch (const std::runtime_error&) {
         glDeleteShader(vert);
         throw;
     }
-    program_ = glCreateProgram();
-    glAttachShader(program_, vert);
-    glAttachShader(program_, frag);
-    glLinkProgram(program_);
+    Program p;
+    p.id = glCreateProgram();
+    glAttachShader(p.id, vert);
+    glAttachShader(p.id, frag);
+    glLinkProgram(p.id);
     glDeleteShader(vert);
     glDeleteShader(frag);
     GLint ok = 0;
-    glGetProgramiv(program_, GL_LINK_STATUS, &ok);
+    glGetProgramiv(p.id, GL_LINK_STATUS, &ok);
     if (!ok) {
         std::array<char, 2048> log{};
-        glGetProgramInfoLog(program_, GLsizei(log.size()), nullptr, log.data());
+        glGetProgramInfoLog(p.id, GLsizei(log.size()), nullptr, log.data());
+        glDeleteProgram(p.id);
         throw std::runtime_error(std::string("heatmap program: ") + log.data());
     }
-    locValues_ = glGetUniformLocation(program_, "values");
-    locColormap_ = glGetUniformLocation(program_, "colormap");
-    locRange_ = glGetUniformLocation(program_, "valueRange");
-    locHatch_ = glGetUniformLocation(program_, "hatchPattern");
+    p.values = glGetUniformLocation(p.id, "values");
+    p.colormap = glGetUniformLocation(p.id, "colormap");
+    p.range = glGetUniformLocation(p.id, "valueRange");
+    p.hatch = glGetUniformLocation(p.id, "hatchPattern"); // -1 without HATCH
+    return p;
+}
+
+void GlHeatmaps::init() {
+    plain_ = linkProgram("");
+    hatched_ = linkProgram("#define HATCH\n");
     glGenVertexArrays(1, &vertexArray_); // core profile draws need a bound VAO
 
     for (core::ColormapId id :
@@ -105,8 +117,10 @@ void GlHeatmaps::shutdown() {
     glDeleteTextures(1, &hatchTexture_);
     colormapTextures_.clear();
     glDeleteVertexArrays(1, &vertexArray_);
-    glDeleteProgram(program_);
-    program_ = vertexArray_ = 0;
+    glDeleteProgram(plain_.id);
+    glDeleteProgram(hatched_.id);
+    plain_ = hatched_ = {};
+    vertexArray_ = 0;
 }
 
 void GlHeatmaps::keepSlots(int count) {
@@ -131,14 +145,16 @@ void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
     else
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RED, GL_FLOAT, values);
     s.rows = rows, s.cols = cols;
+    s.masked = std::any_of(values, values + std::ptrdiff_t(rows) * cols,
+                           [](float v) { return v < -1.5f; }); // masked cells are -2
 }
 
 void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
                       core::ColormapId colormap, float valueMin, float valueMax) {
     if (slot < 0 || slot >= int(slots_.size()) || !slots_[std::size_t(slot)].valueTexture) return;
     const Slot& s = slots_[std::size_t(slot)];
-    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.rows, s.cols, min, max,
-                          valueMin, valueMax});
+    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.masked, s.rows, s.cols,
+                          min, max, valueMin, valueMax});
     drawList->AddCallback(renderCallback, &draws_.back());
     drawList->AddCallback(ImDrawCallback_ResetRenderState,
                           nullptr); // hand GL back to ImGui's renderer
@@ -167,17 +183,18 @@ void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
     glEnable(GL_SCISSOR_TEST);
     glScissor(GLint(cx0), GLint(cy0), GLsizei(cx1 - cx0), GLsizei(cy1 - cy0));
     glDisable(GL_BLEND);
-    glUseProgram(program_);
+    const Program& p = d.masked ? hatched_ : plain_;
+    glUseProgram(p.id);
     glActiveTexture(GL_TEXTURE2);
     glBindTexture(GL_TEXTURE_2D, hatchTexture_);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, d.colormapTexture);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, d.valueTexture);
-    glUniform1i(locValues_, 0);
-    glUniform1i(locColormap_, 1);
-    glUniform2f(locRange_, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
-    glUniform1i(locHatch_, 2);
+    glUniform1i(p.values, 0);
+    glUniform1i(p.colormap, 1);
+    glUniform2f(p.range, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
+    glUniform1i(p.hatch, 2); // location -1 (plain): GL ignores it
     glBindVertexArray(vertexArray_);
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }

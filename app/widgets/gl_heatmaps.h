@@ -44,22 +44,29 @@ class GlHeatmaps {
     struct Slot {
         unsigned valueTexture = 0;
         int rows = 0, cols = 0;
+        bool masked = false; // a cell is masked: drawn with the hatching program
+    };
+    struct Program { // heatmap.frag compiled with or without HATCH
+        unsigned id = 0;
+        int values = -1, colormap = -1, range = -1, hatch = -1; // uniform locations
     };
     struct Draw { // what one callback needs; lives until the next beginFrame()
         const GlHeatmaps* self = nullptr;
         unsigned valueTexture = 0, colormapTexture = 0;
+        bool masked = false;
         int rows = 0, cols = 0;
         ImVec2 min, max;
         float valueMin = 0, valueMax = 1;
     };
+    static Program linkProgram(std::string_view defines);
     static void renderCallback(const ImDrawList* list, const ImDrawCmd* command);
     void render(const Draw& d, const ImDrawCmd& command) const;
 
     std::vector<Slot> slots_;
     std::deque<Draw> draws_; // deque: pointers stay valid as draws are added
     std::vector<unsigned> colormapTextures_;
-    unsigned program_ = 0, vertexArray_ = 0;
-    int locValues_ = -1, locColormap_ = -1, locRange_ = -1, locHatch_ = -1;
+    Program plain_, hatched_;
+    unsigned vertexArray_ = 0;
     unsigned hatchTexture_ = 0;
 };
 
