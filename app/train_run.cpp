@@ -232,19 +232,25 @@ void TrainRun::setDrawing(bool drawing) {
 void TrainRun::beginFrame() {
     std::lock_guard lock(mutex_);
     // Hold the worker only if it got to start an update since the last frame, or has none to do.
-    drawing_ = !workAsked() || updatesStarted_ != startedAtFrameEnd_;
+    drawing_ = !hasWork() || updatesStarted_ != startedAtFrameEnd_;
 }
 
 bool TrainRun::workAsked() const {
     return singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0));
 }
 
+// A pause that lands after the worker checked for one (between its updates, or while a slow
+// motion's budget is spent) leaves the view on an older row's maps: the worker owes these.
+bool TrainRun::owesSnapshot() const {
+    return !running_ && !stopped_ && latestStep_ != workerStep_;
+}
+
 bool TrainRun::busy() const {
     std::lock_guard lock(mutex_);
     const Published& p = published_;
     return updating_ || (running_ && state_ == TrainState::Running) || singleSteps_ > 0 ||
-           !p.rows.empty() || !p.snapshots.empty() || p.latest.has_value() || p.done ||
-           !p.error.empty();
+           owesSnapshot() || !p.rows.empty() || !p.snapshots.empty() || p.latest.has_value() ||
+           p.done || !p.error.empty();
 }
 
 int TrainRun::workerStep() const {
@@ -349,29 +355,37 @@ void TrainRun::work() {
         failed.error = e.what();
         publish(std::move(failed));
     }
+    std::lock_guard lock(mutex_);
+    stopped_ = true; // owes nothing more
 }
 
-bool TrainRun::waitForWork() {
+TrainRun::Work TrainRun::waitForWork() {
     std::unique_lock lock(mutex_);
-    wake_.wait(lock, [&] { return quit_ || (!drawing_ && workAsked()); });
-    if (quit_) return false;
+    wake_.wait(lock, [&] { return quit_ || (!drawing_ && hasWork()); });
+    if (quit_) return Work::Quit;
     ++updatesStarted_;
     updating_ = true;
+    if (!workAsked()) return Work::Snapshot;
     if (singleSteps_ > 0)
         --singleSteps_;
     else if (stepsPerFrame_ > 0)
         --budget_;
-    return true;
+    return Work::Update;
 }
 
 void TrainRun::trainOn(train::Trainer& trainer) {
     Published first;
     first.rows.push_back(metricsRow(trainer));
     publish(std::move(first));
-    while (!trainer.done() && waitForWork()) {
+    for (Work work; !trainer.done() && (work = waitForWork()) != Work::Quit;) {
+        Published item;
+        if (work == Work::Snapshot) { // paused: the maps of the step it stopped at
+            item.latest = snapshotOf(trainer);
+            publish(std::move(item));
+            continue;
+        }
         trainer.update();
         const int step = trainer.step();
-        Published item;
         if (trainer.isEvalStep(step)) item.rows.push_back(metricsRow(trainer));
         bool paused, due;
         {
@@ -380,7 +394,8 @@ void TrainRun::trainOn(train::Trainer& trainer) {
             paused = !running_ && singleSteps_ == 0;
             due = step % spacing_ == 0;
         }
-        // The maps at every row, when the run pauses or ends: the latest the view shows.
+        // The maps at every row, when the run pauses or ends: the latest the view shows. A
+        // pause after this check is owed its maps at the next wait.
         if (!item.rows.empty() || paused || trainer.done()) {
             TrainSnapshot s = snapshotOf(trainer);
             if (due) item.snapshots.push_back(s);
@@ -405,7 +420,7 @@ void TrainRun::publish(Published item) {
     updating_ = false; // each update ends by publishing (maybe nothing)
     for (auto& row : item.rows) published_.rows.push_back(std::move(row));
     for (auto& s : item.snapshots) published_.snapshots.push_back(std::move(s));
-    if (item.latest) published_.latest = std::move(item.latest);
+    if (item.latest) latestStep_ = item.latest->step, published_.latest = std::move(item.latest);
     published_.done = published_.done || item.done;
     if (!item.error.empty()) published_.error = item.error;
 }

@@ -118,7 +118,8 @@ class TrainRun {
     int step() const { return latest_ ? latest_->step : 0; } // of the newest snapshot
     int steps() const { return setup_->settings.steps; }
     int workerStep() const; // updates done so far (the worker may be ahead of the snapshot)
-    // An update under way or asked for, or results not yet taken by frame(): the view will change.
+    // An update under way or asked for, the maps of the step a pause stopped at still to come,
+    // or results not yet taken by frame(): the view will change.
     bool busy() const;
     double stepsPerSecond() const { return stepsPerSecond_; }
     const std::string& error() const { return error_; }
@@ -145,8 +146,11 @@ class TrainRun {
     TrainRun(std::shared_ptr<const RunSetup> setup);
     void ensureWorker();
     void work();
-    bool waitForWork();     // false: quit
-    bool workAsked() const; // under mutex_: an update is asked for (running, or a Step)
+    enum class Work { Update, Snapshot, Quit };
+    Work waitForWork();
+    bool workAsked() const;    // under mutex_: an update is asked for (running, or a Step)
+    bool owesSnapshot() const; // under mutex_: stopped at a step whose maps were not published
+    bool hasWork() const { return workAsked() || owesSnapshot(); }
     void trainOn(core::train::Trainer& trainer);
     void publish(Published item);
     TrainSnapshot snapshotOf(const core::train::Trainer& trainer) const;
@@ -169,9 +173,11 @@ class TrainRun {
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool quit_ = false, running_ = false, drawing_ = false;
-    bool updating_ = false; // an update under way, until its results are published
+    bool updating_ = false; // an update (or snapshot) under way, until its results are published
+    bool stopped_ = false;  // the worker has returned (done, or failed)
     long long updatesStarted_ = 0, startedAtFrameEnd_ = 0; // the worker's, counted for the gate
     int budget_ = 0, singleSteps_ = 0, spacing_ = 20, workerStep_ = 0;
+    int latestStep_ = 0; // of the newest snapshot published as the latest
     Published published_;
     std::thread worker_;
 };

@@ -123,6 +123,26 @@ TEST(TrainRun, PauseStopsAndStartGoesOn) {
     ASSERT_TRUE(framesUntil(run, [&] { return run.workerStep() > stopped; }));
 }
 
+// A pause that finds the worker between updates (here: slow motion, this frame's update spent)
+// still shows the step the run stopped at, not the last row's: Step then goes one on from it.
+TEST(TrainRun, APauseBetweenUpdatesShowsTheStepItStoppedAt) {
+    app::TrainRun run(tinySettings(100000)); // a row every 20 steps
+    run.setStepsPerFrame(1);
+    run.start(); // grants one update; no frame() grants another
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (run.workerStep() < 1 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_EQ(run.workerStep(), 1);
+    run.pause();
+    ASSERT_TRUE(framesUntil(run, [&] { return !run.busy(); }));
+    EXPECT_EQ(run.step(), 1);
+    EXPECT_EQ(run.workerStep(), 1);
+    EXPECT_NE(run.latest().maps.weights, run.history().all().front().maps.weights);
+    run.stepOnce();
+    ASSERT_TRUE(framesUntil(run, [&] { return !run.busy(); }));
+    EXPECT_EQ(run.step(), 2);
+}
+
 TEST(TrainRun, StepsPerFrameLimitTheSpeed) {
     app::TrainRun run(tinySettings(100000));
     run.setStepsPerFrame(2);
