@@ -57,6 +57,16 @@ core::HeatmapFigure headMapFigure(const ProbeMaps& maps, int layer, int head,
     return f;
 }
 
+// A layer's heads per row: all of them up to 8; beyond, the largest divisor of H up to 8, so
+// each layer still starts a row. One row of 16 heads at seq 64 made a PNG 20704 px wide, more
+// than ImageMagick (16384) and many viewers open.
+int mapColumns(int heads) {
+    if (heads <= 8) return heads;
+    for (int c = 8; c >= 4; --c)
+        if (heads % c == 0) return c;
+    return heads; // a prime H over 8: one row per layer, as before
+}
+
 } // namespace
 
 std::vector<std::string> runCaption(const train::TrainSettings& s) {
@@ -74,7 +84,7 @@ core::GridFigure trainMapsFigure(const ProbeMaps& maps, const std::vector<std::s
     for (int l = 0; l < maps.layers; ++l)
         for (int h = 0; h < maps.heads; ++h)
             grid.panels.push_back(headMapFigure(maps, l, h, colormap));
-    grid.columns = maps.heads;
+    grid.columns = mapColumns(maps.heads);
     grid.captionLines = caption;
     return grid;
 }

@@ -90,8 +90,12 @@ def wait_until(predicate, what, timeout=TIMEOUT):
 
 def png_info(path):
     """(width, height, standard deviation of the pixels in 0..1)."""
-    out = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]", path],
-                         check=True, capture_output=True, text=True).stdout.split()
+    run = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]", path],
+                         capture_output=True, text=True)
+    if run.returncode != 0:  # say why: a missing file, a short one, a broken one
+        size = os.path.getsize(path) if os.path.exists(path) else "missing"
+        fail(f"not a readable PNG: {path} ({size} bytes, exit {run.returncode}): {run.stderr.strip()[:300]}")
+    out = run.stdout.split()
     return int(out[0]), int(out[1]), float(out[2])
 
 
