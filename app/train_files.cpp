@@ -64,7 +64,7 @@ int mapColumns(int heads) {
     if (heads <= 8) return heads;
     for (int c = 8; c >= 4; --c)
         if (heads % c == 0) return c;
-    return heads; // a prime H over 8: one row per layer, as before
+    return heads; // no divisor from 4 to 8 (9, 11, 13, 22, ...): one row per layer, as before
 }
 
 } // namespace

@@ -199,9 +199,12 @@ void TrainRun::start() {
 
 void TrainRun::pause() {
     if (state_ != TrainState::Running) return;
-    std::lock_guard lock(mutex_);
-    running_ = false;
-    state_ = TrainState::Paused;
+    {
+        std::lock_guard lock(mutex_);
+        running_ = false;
+        state_ = TrainState::Paused;
+    }
+    wake_.notify_all(); // a worker between updates owes the maps of the step it stopped at
 }
 
 void TrainRun::stepOnce() {

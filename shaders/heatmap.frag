@@ -2,8 +2,8 @@
 // Colours one attention map: values (x = key, y = query) through a colormap table;
 // masked cells (value -2) show a hatch pattern, so they never look like a weight of 0.
 // Compiled with HATCH defined for maps that have masked cells, without it for the others.
-// Written for llvmpipe (software GL), where every per-pixel instruction counts: three
-// nearest-filtered texture reads and no per-pixel arithmetic beyond the colour lookup.
+// Written for llvmpipe (software GL), where every per-pixel instruction counts: two (three
+// with HATCH) nearest-filtered texture reads, no per-pixel arithmetic beyond the lookup.
 // Cell seams are drawn by ImGui on top, and only when cells are big.
 in vec2 uv;
 out vec4 fragColor;

@@ -9,7 +9,7 @@ namespace {
 
 // Entropy of one row and whether any of its keys is visible. Masked weights are exactly 0
 // (the trace contract), so they drop out with the other zeros: 0 * log(FLT_MIN) is 0, and a
-// weight under FLT_MIN adds less than 1e-36. The logs run vectorised in float (Eigen's select
+// weight under FLT_MIN adds about 1e-36 at most. The logs run vectorised in float (Eigen's select
 // is not, and left a scalar logf per cell: 1 ms per trace at N 128, H 16): the window
 // recomputes this over every head's rows for each new trace, and shows it to two decimals.
 double entropyOfRow(const Attention& a, int b, int h, int i, bool& anyVisible) {
