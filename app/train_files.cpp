@@ -67,6 +67,15 @@ int mapColumns(int heads) {
     return heads; // no divisor from 4 to 8 (9, 11, 13, 22, ...): one row per layer, as before
 }
 
+// Drawn and encoded a band at a time (memory stays bounded whatever H), at the largest scale
+// up to `scale` that keeps the PNG openable (core::kMaxPngSide).
+void writeGridPng(const std::string& path, const core::GridFigure& grid, int scale) {
+    const std::vector<std::uint8_t> png =
+        core::encodeGridPng(grid, core::fittingGridScale(grid, scale));
+    core::writeFileAtomically(
+        path, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+}
+
 } // namespace
 
 std::vector<std::string> runCaption(const train::TrainSettings& s) {
@@ -113,7 +122,7 @@ std::string exportMaps(const ProbeMaps& maps, int step, const train::TrainSettin
     const core::GridFigure grid = trainMapsFigure(maps, caption);
     core::writeFileAtomically(folder + "/maps.svg", core::gridSvg(grid));
     ++done;
-    core::writePng(folder + "/maps.png", core::gridPng(grid, scale));
+    writeGridPng(folder + "/maps.png", grid, scale);
     ++done;
     return folder;
 }
@@ -128,7 +137,7 @@ std::string exportTimeline(const std::vector<TrainSnapshot>& snapshots,
         caption.push_back("step " + std::to_string(s.step));
         char name[32];
         std::snprintf(name, sizeof name, "/frame-%04d.png", ++frame); // slides sort by name
-        core::writePng(folder + name, core::gridPng(trainMapsFigure(s.maps, caption), scale));
+        writeGridPng(folder + name, trainMapsFigure(s.maps, caption), scale);
         ++done;
     }
     return folder;

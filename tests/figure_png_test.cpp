@@ -376,3 +376,30 @@ TEST(FigurePng, WritesDemoFigures) {
 }
 
 } // namespace
+
+// The planned size is the drawn one, and a grid too large to open at the scale asked for is
+// written at the largest scale that keeps both sides within 16384 px (never below 1).
+TEST(FigurePng, GridSizeIsPlannedAndScaledToStayOpenable) {
+    core::GridFigure grid;
+    grid.columns = 2;
+    for (int h = 0; h < 3; ++h) grid.panels.push_back(demoFigure("head " + std::to_string(h)));
+    const Image image = core::gridPng(grid, 2);
+    const core::PixelSize planned = core::gridPngSize(grid, 2);
+    EXPECT_EQ(planned.width, image.width);
+    EXPECT_EQ(planned.height, image.height);
+    EXPECT_EQ(core::fittingGridScale(grid, 4), 4); // small: as asked
+
+    const core::PixelSize one = core::gridPngSize(grid, 1);
+    grid.columns = int(grid.panels.size());
+    while (int(grid.panels.size()) * one.width <= core::kMaxPngSide) // 2x: over 16384 px wide
+        grid.panels.push_back(grid.panels.front());
+    grid.columns = int(grid.panels.size());
+    ASSERT_GT(core::gridPngSize(grid, 2).width, core::kMaxPngSide);
+    const int fitting = core::fittingGridScale(grid, 4);
+    EXPECT_EQ(fitting, 1);
+    EXPECT_LE(core::gridPngSize(grid, fitting).width, core::kMaxPngSide);
+    grid.panels.resize(grid.panels.size() * 3); // too wide even at 1x: 1, the smallest there is
+    for (auto& p : grid.panels) p = grid.panels.front();
+    grid.columns = int(grid.panels.size());
+    EXPECT_EQ(core::fittingGridScale(grid, 2), 1);
+}

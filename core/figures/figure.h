@@ -96,6 +96,16 @@ std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scal
 std::vector<std::uint8_t> encodeGridPng(const GridFigure& figure, int scale,
                                         std::size_t bandBytes = kPngBandBytes);
 
+// Device px of gridPng(figure, scale), planned without drawing. Throws like gridPng.
+struct PixelSize {
+    int width = 0, height = 0;
+};
+PixelSize gridPngSize(const GridFigure& figure, int scale);
+// The largest scale from `scale` down to 1 whose PNG keeps both sides within kMaxPngSide (1 when
+// none does): ImageMagick's default policy, and many viewers, refuse larger images.
+inline constexpr int kMaxPngSide = 16384;
+int fittingGridScale(const GridFigure& figure, int scale);
+
 // The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
 std::string findFigureFont();
 

@@ -361,6 +361,19 @@ Image gridPng(const GridFigure& figure, int scale) {
     return std::move(canvas.image);
 }
 
+PixelSize gridPngSize(const GridFigure& figure, int scale) {
+    const GridPlan plan = planGrid(figure, scale);
+    return {plan.width * scale, plan.height * scale};
+}
+
+int fittingGridScale(const GridFigure& figure, int scale) {
+    for (; scale > 1; --scale) {
+        const PixelSize size = gridPngSize(figure, scale);
+        if (size.width <= kMaxPngSide && size.height <= kMaxPngSide) break;
+    }
+    return std::max(scale, 1);
+}
+
 std::vector<std::uint8_t> encodeHeatmapPng(const HeatmapFigure& figure, int scale,
                                            std::size_t bandBytes) {
     const HeatmapPlan plan = planHeatmap(figure, scale);
