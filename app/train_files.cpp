@@ -70,10 +70,7 @@ int mapColumns(int heads) {
 // Drawn and encoded a band at a time (memory stays bounded whatever H), at the largest scale
 // up to `scale` that keeps the PNG openable (core::kMaxPngSide).
 void writeGridPng(const std::string& path, const core::GridFigure& grid, int scale) {
-    const std::vector<std::uint8_t> png =
-        core::encodeGridPng(grid, core::fittingGridScale(grid, scale));
-    core::writeFileAtomically(
-        path, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+    core::writeFileAtomically(path, core::encodeGridPng(grid, core::fittingGridScale(grid, scale)));
 }
 
 } // namespace

@@ -58,11 +58,15 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     }
 }
 
+void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    writeFileAtomically(
+        path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
 void writePng(const std::string& path, const Image& image) {
     const std::vector<std::uint8_t> png = encodePng(image);
     if (png.empty()) throw std::runtime_error("cannot encode PNG for '" + path + "'");
-    writeFileAtomically(path,
-                        std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+    writeFileAtomically(path, png);
 }
 
 } // namespace core

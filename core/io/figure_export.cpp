@@ -188,10 +188,6 @@ struct FileTask {
     std::function<void(const std::string& path)> write;
 };
 
-void writeBytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-    writeFileAtomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
-}
-
 // The request's files in order: per sentence and figure SVG, PNG, CSV; the trace JSON last.
 std::vector<FileTask> fileTasks(const Trace& trace, const ExportRequest& r) {
     std::vector<FileTask> tasks;
@@ -207,7 +203,7 @@ std::vector<FileTask> fileTasks(const Trace& trace, const ExportRequest& r) {
             if (formats.png && job.png)
                 tasks.push_back(
                     {job.stem, ".png", {}, [png = job.png, scale](const std::string& path) {
-                         writeBytes(path, png(scale)); // drawn, encoded, written, freed
+                         writeFileAtomically(path, png(scale)); // drawn, encoded, written, freed
                      }});
             if (formats.csv && job.csv)
                 tasks.push_back({job.stem, ".csv", {}, [csv = job.csv](const std::string& path) {
