@@ -242,8 +242,8 @@ bool TrainRun::workAsked() const {
     return singleSteps_ > 0 || (running_ && (stepsPerFrame_ == 0 || budget_ > 0));
 }
 
-// A pause that lands after the worker checked for one (between its updates, or while a slow
-// motion's budget is spent) leaves the view on an older row's maps: the worker owes these.
+// A run that stops between rows (a pause, whenever it lands, or a Step done) shows the last
+// row's maps until the worker takes those of the step it stopped at: it owes them.
 bool TrainRun::owesSnapshot() const {
     return !running_ && !stopped_ && latestStep_ != workerStep_;
 }
@@ -382,7 +382,7 @@ void TrainRun::trainOn(train::Trainer& trainer) {
     publish(std::move(first));
     for (Work work; !trainer.done() && (work = waitForWork()) != Work::Quit;) {
         Published item;
-        if (work == Work::Snapshot) { // paused: the maps of the step it stopped at
+        if (work == Work::Snapshot) { // stopped (paused, or a Step done): where it stopped
             item.latest = snapshotOf(trainer);
             publish(std::move(item));
             continue;
@@ -390,16 +390,15 @@ void TrainRun::trainOn(train::Trainer& trainer) {
         trainer.update();
         const int step = trainer.step();
         if (trainer.isEvalStep(step)) item.rows.push_back(metricsRow(trainer));
-        bool paused, due;
+        bool due;
         {
             std::lock_guard lock(mutex_);
             workerStep_ = step;
-            paused = !running_ && singleSteps_ == 0;
             due = step % spacing_ == 0;
         }
-        // The maps at every row, when the run pauses or ends: the latest the view shows. A
-        // pause after this check is owed its maps at the next wait.
-        if (!item.rows.empty() || paused || trainer.done()) {
+        // The maps at every row and at the end: the latest the view shows. A run that stops
+        // between rows is owed its maps (owesSnapshot), whenever the stop lands.
+        if (!item.rows.empty() || trainer.done()) {
             TrainSnapshot s = snapshotOf(trainer);
             if (due) item.snapshots.push_back(s);
             item.latest = std::move(s);
