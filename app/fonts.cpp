@@ -29,10 +29,14 @@ const ImWchar kGlyphRanges[] = {
 
 std::string loadUiFont(float pixelSize) {
     ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Flags |= ImFontAtlasFlags_NoBakedLines; // baked AA lines need bilinear reads
     // The same DejaVu Sans the figure exporter uses ($MHA_VIZ_FONT, then the usual places).
     if (const std::string path = core::findFigureFont(); !path.empty()) {
+        // Glyphs at 1:1 on whole pixels, so the atlas can be sampled nearest (renderImGui):
+        // llvmpipe pays for every bilinear read, and at 1:1 they are the same texel anyway.
         ImFontConfig config;
-        config.OversampleH = 2;
+        config.OversampleH = 1;
+        config.PixelSnapH = true;
         if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges))
             return path;
     }

@@ -77,12 +77,15 @@ GlHeatmaps::Program GlHeatmaps::linkProgram(std::string_view defines) {
     p.colormap = glGetUniformLocation(p.id, "colormap");
     p.range = glGetUniformLocation(p.id, "valueRange");
     p.hatch = glGetUniformLocation(p.id, "hatchPattern"); // -1 without HATCH
+    p.cells = glGetUniformLocation(p.id, "cells");        // -1 without SEAMS
+    p.halfPixel = glGetUniformLocation(p.id, "halfPixel");
     return p;
 }
 
 void GlHeatmaps::init() {
-    plain_ = linkProgram("");
-    hatched_ = linkProgram("#define HATCH\n");
+    for (std::size_t k = 0; k < programs_.size(); ++k)
+        programs_[k] = linkProgram(std::string(k & 1 ? "#define HATCH\n" : "") +
+                                   (k & 2 ? "#define SEAMS\n" : ""));
     glGenVertexArrays(1, &vertexArray_); // core profile draws need a bound VAO
 
     for (core::ColormapId id :
@@ -117,9 +120,8 @@ void GlHeatmaps::shutdown() {
     glDeleteTextures(1, &hatchTexture_);
     colormapTextures_.clear();
     glDeleteVertexArrays(1, &vertexArray_);
-    glDeleteProgram(plain_.id);
-    glDeleteProgram(hatched_.id);
-    plain_ = hatched_ = {};
+    for (Program& p : programs_) glDeleteProgram(p.id);
+    programs_ = {};
     vertexArray_ = 0;
 }
 
@@ -150,11 +152,11 @@ void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
 }
 
 void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
-                      core::ColormapId colormap, float valueMin, float valueMax) {
+                      core::ColormapId colormap, float valueMin, float valueMax, bool seams) {
     if (slot < 0 || slot >= int(slots_.size()) || !slots_[std::size_t(slot)].valueTexture) return;
     const Slot& s = slots_[std::size_t(slot)];
-    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.masked, s.rows, s.cols,
-                          min, max, valueMin, valueMax});
+    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.masked, seams, s.rows,
+                          s.cols, min, max, valueMin, valueMax});
     drawList->AddCallback(renderCallback, &draws_.back());
     drawList->AddCallback(ImDrawCallback_ResetRenderState,
                           nullptr); // hand GL back to ImGui's renderer
@@ -179,11 +181,12 @@ void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
     const float cy1 = framebufferHeight - (clip.y - origin.y) * scale.y;
     if (cx1 <= cx0 || cy1 <= cy0) return;
 
-    glViewport(GLint(x0), GLint(y0), GLsizei(x1 - x0 + 0.5f), GLsizei(y1 - y0 + 0.5f));
+    const GLsizei width = GLsizei(x1 - x0 + 0.5f), height = GLsizei(y1 - y0 + 0.5f);
+    glViewport(GLint(x0), GLint(y0), width, height);
     glEnable(GL_SCISSOR_TEST);
     glScissor(GLint(cx0), GLint(cy0), GLsizei(cx1 - cx0), GLsizei(cy1 - cy0));
     glDisable(GL_BLEND);
-    const Program& p = d.masked ? hatched_ : plain_;
+    const Program& p = programs_[(d.masked ? 1 : 0) + (d.seams ? 2 : 0)];
     glUseProgram(p.id);
     glActiveTexture(GL_TEXTURE2);
     glBindTexture(GL_TEXTURE_2D, hatchTexture_);
@@ -194,7 +197,10 @@ void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
     glUniform1i(p.values, 0);
     glUniform1i(p.colormap, 1);
     glUniform2f(p.range, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
-    glUniform1i(p.hatch, 2); // location -1 (plain): GL ignores it
+    glUniform1i(p.hatch, 2); // location -1 (a program without HATCH): GL ignores it
+    glUniform2f(p.cells, float(d.cols), float(d.rows));
+    glUniform2f(p.halfPixel, 0.5f * float(d.cols) / float(std::max(width, 1)),
+                0.5f * float(d.rows) / float(std::max(height, 1)));
     glBindVertexArray(vertexArray_);
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }

@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -31,9 +32,10 @@ class GlHeatmaps {
     // Frees the textures of slots >= count (after H went down).
     void keepSlots(int count);
 
-    // Queues map `slot` into `drawList`, filling [min, max] on screen.
+    // Queues map `slot` into `drawList`, filling [min, max] on screen; `seams`: a darker pixel
+    // line along every inner cell border.
     void draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max, core::ColormapId colormap,
-              float valueMin, float valueMax);
+              float valueMin, float valueMax, bool seams = false);
 
     // 256 x 1 texture of a colormap, for colour bars.
     unsigned colormapTexture(core::ColormapId colormap) const;
@@ -46,14 +48,15 @@ class GlHeatmaps {
         int rows = 0, cols = 0;
         bool masked = false; // a cell is masked: drawn with the hatching program
     };
-    struct Program { // heatmap.frag compiled with or without HATCH
+    struct Program { // heatmap.frag compiled with or without HATCH and SEAMS
         unsigned id = 0;
-        int values = -1, colormap = -1, range = -1, hatch = -1; // uniform locations
+        int values = -1, colormap = -1, range = -1, hatch = -1, cells = -1,
+            halfPixel = -1; // uniform locations
     };
     struct Draw { // what one callback needs; lives until the next beginFrame()
         const GlHeatmaps* self = nullptr;
         unsigned valueTexture = 0, colormapTexture = 0;
-        bool masked = false;
+        bool masked = false, seams = false;
         int rows = 0, cols = 0;
         ImVec2 min, max;
         float valueMin = 0, valueMax = 1;
@@ -65,7 +68,7 @@ class GlHeatmaps {
     std::vector<Slot> slots_;
     std::deque<Draw> draws_; // deque: pointers stay valid as draws are added
     std::vector<unsigned> colormapTextures_;
-    Program plain_, hatched_;
+    std::array<Program, 4> programs_; // index: 1 = HATCH, 2 = SEAMS
     unsigned vertexArray_ = 0;
     unsigned hatchTexture_ = 0;
 };

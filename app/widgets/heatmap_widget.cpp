@@ -162,18 +162,6 @@ MapGeometry mapGeometry(const core::AttentionMap& map, ImVec2 size, LabelMode la
     return g;
 }
 
-// Seams between cells once they are big enough to read as a grid.
-void drawSeams(ImDrawList* draw, const MapGeometry& g, int rows, int cols) {
-    if (g.cell < 10.0f) return;
-    const ImU32 seam = IM_COL32(0, 0, 0, 80);
-    for (int i = 1; i < rows; ++i)
-        draw->AddLine(ImVec2(g.mapMin.x, g.mapMin.y + g.cell * float(i)),
-                      ImVec2(g.mapMax.x, g.mapMin.y + g.cell * float(i)), seam);
-    for (int j = 1; j < cols; ++j)
-        draw->AddLine(ImVec2(g.mapMin.x + g.cell * float(j), g.mapMin.y),
-                      ImVec2(g.mapMin.x + g.cell * float(j), g.mapMax.y), seam);
-}
-
 constexpr ImU32 kPinnedColor = IM_COL32(255, 140, 0, 255);
 
 // Query labels left of the rows, key labels above the columns (turned), every k-th when crowded.
@@ -261,9 +249,9 @@ MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& 
                LabelMode labels) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const MapGeometry g = mapGeometry(map, size, labels);
+    // Seams between cells once they are big enough to read as a grid.
     style.gl->draw(draw, style.slot, g.mapMin, g.mapMax, style.colormap, style.valueMin,
-                   style.valueMax);
-    drawSeams(draw, g, map.rows, map.cols);
+                   style.valueMax, g.cell >= 10.0f);
     // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
     // From the previous frame's hover, so every head lights up together.
     const CellRef hover = style.shareHover ? view.selection.hover : CellRef{};
