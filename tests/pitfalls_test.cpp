@@ -347,7 +347,11 @@ TEST(Scale, SqrtDModelFlattensAndNoScaleSharpensTheDemo) {
     EXPECT_LE(dModel, std::log(11.0)); // never above uniform over the demo's 11 tokens
 }
 
-TEST(Entropy, UniformRowsGiveLogOfTheVisibleKeys) {
+// The entropies run in the SIMD kernels (attention_stats_kernel.cpp): every path is checked.
+class EntropyOnEveryPath : public testing_support::OnEveryPath {};
+MHA_ON_EVERY_PATH(EntropyOnEveryPath);
+
+TEST_P(EntropyOnEveryPath, UniformRowsGiveLogOfTheVisibleKeys) {
     AttentionInput in = paddedInput({6, 4}, 8, 2, 122);
     in.x.setZero(); // every score 0: each row is uniform over its visible keys
     in.causal = true;
@@ -359,7 +363,7 @@ TEST(Entropy, UniformRowsGiveLogOfTheVisibleKeys) {
         }
 }
 
-TEST(Entropy, AllMaskedRowIsZeroAndSkippedByTheMean) {
+TEST_P(EntropyOnEveryPath, AllMaskedRowIsZeroAndSkippedByTheMean) {
     AttentionInput in = paddedInput({3, 3}, 8, 2, 123);
     in.x.setZero();
     in.keyPadding.row(1).setConstant(true); // sentence 2 sees no key at all
@@ -368,7 +372,17 @@ TEST(Entropy, AllMaskedRowIsZeroAndSkippedByTheMean) {
     EXPECT_NEAR(core::meanRowEntropy(a), std::log(3.0), 1e-6); // only sentence 1's rows count
 }
 
-TEST(Entropy, MeanIsTheMeanOfTheRows) {
+// -sum p ln p in double over the visible keys: the definition, without the kernel's tricks.
+double referenceRowEntropy(const Attention& a, int b, int h, int i) {
+    double entropy = 0;
+    for (int j = 0; j < a.keyLen; ++j) {
+        const double p = a.attention(a.headRow(b, h, i), j);
+        if (!a.masked(b, i, j) && p > 0) entropy -= p * std::log(p);
+    }
+    return entropy;
+}
+
+TEST_P(EntropyOnEveryPath, MatchesTheDefinitionAndMeanIsTheMeanOfTheRows) {
     AttentionInput in = causalBatch(16, 4, 124);
     const Attention a = runForward(in, core::randomWeights(23, 16));
     double sum = 0;
@@ -378,6 +392,7 @@ TEST(Entropy, MeanIsTheMeanOfTheRows) {
             for (int i = 0; i < a.queryLen; ++i) {
                 const double e = core::rowEntropy(a, b, h, i);
                 EXPECT_GE(e, 0.0);
+                EXPECT_NEAR(e, referenceRowEntropy(a, b, h, i), 1e-5);
                 sum += e;
                 ++rows;
             }

@@ -340,8 +340,9 @@ int compiledLevel() {
 // The one symbol the shared object exports (everything else is hidden, then made local).
 extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_engine_kernel_v1() {
     static const MhaEngineKernel kernel{
-        core::kernel::kAbi,     core::kernel::compiledLevel(),    core::kernel::forward,
-        core::kernel::multiply, core::kernel::multiplyTransposed, core::kernel::backward};
+        core::kernel::kAbi,       core::kernel::compiledLevel(),    core::kernel::forward,
+        core::kernel::multiply,   core::kernel::multiplyTransposed, core::kernel::backward,
+        core::kernel::rowEntropy, core::kernel::meanRowEntropy};
     return &kernel;
 }
 #endif

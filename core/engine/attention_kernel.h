@@ -27,6 +27,10 @@ void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c);
 void backward(const Mat& x, const Weights& w, const Attention& a, const Mat& dOutput,
               AttentionGradients& grads);
 
+// The entropies of attention_stats.h (attention_stats_kernel.cpp).
+double rowEntropy(const Attention& a, int b, int h, int i);
+double meanRowEntropy(const Attention& a);
+
 // The level this copy was compiled for, from the compiler's own macros.
 int compiledLevel(); // a SimdLevel
 
@@ -51,6 +55,8 @@ struct MhaEngineKernel {
     void (*multiplyTransposed)(const core::Mat&, core::Transposed, const core::Mat&, core::Mat&);
     void (*backward)(const core::Mat&, const core::Weights&, const core::Attention&,
                      const core::Mat&, core::AttentionGradients&);
+    double (*rowEntropy)(const core::Attention&, int, int, int);
+    double (*meanRowEntropy)(const core::Attention&);
 };
 extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
 

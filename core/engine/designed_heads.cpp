@@ -171,10 +171,12 @@ Mat featureEmbedTokens(const std::vector<std::string>& tokens, int d_model, bool
         if (f.number != GrammaticalNumber::None) row[kNumber + int(f.number) - 1] = 1;
         if (f.animacy != Animacy::None) row[kAnimacy + int(f.animacy) - 1] = 1;
         if (f.semanticClass != SemanticClass::None) row[kClass + int(f.semanticClass) - 1] = 1;
-        // +-1 per dimension: unit variance, and a word's code matches itself exactly.
+        // +-1 per dimension: unit variance, and a word's code matches itself exactly. The sign
+        // is the draw's top bit, computed rather than branched on: a branch on a random bit
+        // mispredicts every other time, and this runs d_model times per token per recompute.
         SplitMix64 rng(fnv1a64(embeddingKey(tokens[i])) ^ kIdentitySalt);
         for (int c = 0; c < identityDims; ++c)
-            row[kFeatureDims + c] = (rng.next() >> 63) ? 1.0f : -1.0f;
+            row[kFeatureDims + c] = 2.0f * float(rng.next() >> 63) - 1.0f;
         if (positional)
             for (int k = 0; k < kPositionDims / 2; ++k) {
                 const double angle = double(i) * frequency(k);

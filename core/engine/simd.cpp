@@ -94,8 +94,9 @@ struct Registry {
 
     Registry() {
         static const MhaEngineKernel builtIn{
-            kernel::kAbi,     kernel::compiledLevel(),    kernel::forward,
-            kernel::multiply, kernel::multiplyTransposed, kernel::backward};
+            kernel::kAbi,       kernel::compiledLevel(),    kernel::forward,
+            kernel::multiply,   kernel::multiplyTransposed, kernel::backward,
+            kernel::rowEntropy, kernel::meanRowEntropy};
         const auto dir = kernelDir();
         for (SimdLevel level : kLevels) {
             if (!cpuRuns(level)) continue;
