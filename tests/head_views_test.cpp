@@ -14,9 +14,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -305,3 +307,64 @@ TEST(ExportView, WritesOnlyTheChosenViewAndFormats) {
 }
 
 } // namespace
+
+// ---- the window's cell colours ----
+
+// The window paints a map's cells with colorCells: the colours must be the figure's, cell for
+// cell (sampleColormap at colorPosition), with masked cells transparent for the hatching.
+TEST(ColorCells, AreTheFiguresColoursAndMaskedCellsAreTransparent) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> values = {
+        0.0f,          1.0f, 0.5f, 0.25f,    -0.3f,    1.7f,    0.123f, 0.999f, core::kMaskedCell,
+        std::nanf(""), inf,  -inf, 0.00196f, 0.00197f, 0.5019f, 0.502f};
+    for (core::ColormapId id : {core::ColormapId::Viridis, core::ColormapId::RdBu})
+        for (const auto& [lo, hi] :
+             {std::pair{0.0f, 1.0f}, std::pair{-1.0f, 1.0f}, std::pair{0.0f, 0.37f},
+              std::pair{0.5f, 0.5f}, std::pair{0.0f, inf}}) {
+            core::HeatmapFigure f;
+            f.colormap = id, f.valueMin = lo, f.valueMax = hi;
+            std::vector<std::uint8_t> rgba(values.size() * 4);
+            core::colorCells(values.data(), values.size(), id, lo, hi, rgba.data());
+            for (std::size_t k = 0; k < values.size(); ++k) {
+                const std::uint8_t* px = &rgba[k * 4];
+                if (values[k] == core::kMaskedCell) {
+                    EXPECT_EQ(px[3], 0) << "masked cell " << k;
+                    continue;
+                }
+                const core::Rgb want = core::sampleColormap(id, core::colorPosition(f, values[k]));
+                EXPECT_EQ(px[0], want.r) << "cell " << k << " in [" << lo << ", " << hi << "]";
+                EXPECT_EQ(px[1], want.g) << "cell " << k;
+                EXPECT_EQ(px[2], want.b) << "cell " << k;
+                EXPECT_EQ(px[3], 255) << "cell " << k;
+            }
+        }
+}
+
+// A head's whole map, longer than one block of the colouring loop, with a causal mask.
+TEST(ColorCells, ColourAWholeCausalMapLikeItsFigure) {
+    core::Scene scene;
+    std::string sentence; // 300 tokens: more than one 256-cell block per row
+    for (int i = 0; i < 300; ++i) sentence += "w" + std::to_string(i % 37) + " ";
+    scene.sentences = {sentence};
+    scene.mask = core::MaskKind::Causal;
+    const core::Trace t = core::run(scene);
+    const core::AttentionMap map = core::attentionMap(t, 0, 1);
+    std::vector<std::uint8_t> rgba(map.values.size() * 4);
+    core::colorCells(map.values.data(), map.values.size(), core::ColormapId::Magma, 0.0f,
+                     map.maxWeight, rgba.data());
+    core::HeatmapFigure f;
+    f.colormap = core::ColormapId::Magma, f.valueMin = 0.0f, f.valueMax = map.maxWeight;
+    int masked = 0, mismatched = 0;
+    for (std::size_t k = 0; k < map.values.size(); ++k) {
+        if (map.values[k] == core::kMaskedCell) {
+            masked += rgba[k * 4 + 3] == 0;
+            continue;
+        }
+        const core::Rgb want =
+            core::sampleColormap(f.colormap, core::colorPosition(f, map.values[k]));
+        mismatched += rgba[k * 4] != want.r || rgba[k * 4 + 1] != want.g ||
+                      rgba[k * 4 + 2] != want.b || rgba[k * 4 + 3] != 255;
+    }
+    EXPECT_EQ(mismatched, 0);
+    EXPECT_EQ(masked, map.rows * (map.rows - 1) / 2); // the causal upper triangle
+}

@@ -1,9 +1,12 @@
 #include "widgets/gl_heatmaps.h"
 
+#include "figures/attention_map.h"
+
 #include <glad/gl.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <stdexcept>
 
 namespace app {
@@ -73,9 +76,7 @@ GlHeatmaps::Program GlHeatmaps::linkProgram(std::string_view defines) {
         glDeleteProgram(p.id);
         throw std::runtime_error(std::string("heatmap program: ") + log.data());
     }
-    p.values = glGetUniformLocation(p.id, "values");
-    p.colormap = glGetUniformLocation(p.id, "colormap");
-    p.range = glGetUniformLocation(p.id, "valueRange");
+    p.colors = glGetUniformLocation(p.id, "colors");
     p.hatch = glGetUniformLocation(p.id, "hatchPattern"); // -1 without HATCH
     p.cells = glGetUniformLocation(p.id, "cells");        // -1 without SEAMS
     p.halfPixel = glGetUniformLocation(p.id, "halfPixel");
@@ -113,8 +114,7 @@ void GlHeatmaps::init() {
 }
 
 void GlHeatmaps::shutdown() {
-    for (Slot& s : slots_) glDeleteTextures(1, &s.valueTexture);
-    slots_.clear();
+    keepSlots(0);
     draws_.clear();
     glDeleteTextures(GLsizei(colormapTextures_.size()), colormapTextures_.data());
     glDeleteTextures(1, &hatchTexture_);
@@ -127,36 +127,60 @@ void GlHeatmaps::shutdown() {
 
 void GlHeatmaps::keepSlots(int count) {
     for (std::size_t k = std::size_t(std::max(count, 0)); k < slots_.size(); ++k)
-        glDeleteTextures(1, &slots_[k].valueTexture);
+        for (const Colouring& c : slots_[k].colourings) glDeleteTextures(1, &c.texture);
     if (count < int(slots_.size())) slots_.resize(std::size_t(std::max(count, 0)));
 }
 
 void GlHeatmaps::setValues(int index, const float* values, int rows, int cols) {
     if (index >= int(slots_.size())) slots_.resize(std::size_t(index) + 1);
     Slot& s = slots_[std::size_t(index)];
-    if (!s.valueTexture) {
-        glGenTextures(1, &s.valueTexture);
-        glBindTexture(GL_TEXTURE_2D, s.valueTexture);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    }
-    glBindTexture(GL_TEXTURE_2D, s.valueTexture);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    if (rows != s.rows || cols != s.cols)
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, values);
-    else
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, cols, rows, GL_RED, GL_FLOAT, values);
+    s.values.assign(values, values + std::ptrdiff_t(rows) * cols);
     s.rows = rows, s.cols = cols;
-    s.masked = std::any_of(values, values + std::ptrdiff_t(rows) * cols,
-                           [](float v) { return v < -1.5f; }); // masked cells are -2
+    ++s.generation; // every colouring is out of date
+    s.masked = std::find(s.values.begin(), s.values.end(), core::kMaskedCell) != s.values.end();
+}
+
+// The slot's texture in this colormap and range, coloured now if no colouring has it. A
+// colouring another draw of this frame uses is never recoloured: that draw renders later.
+unsigned GlHeatmaps::colouredTexture(Slot& slot, core::ColormapId colormap, float valueMin,
+                                     float valueMax) {
+    Colouring* target = nullptr;
+    for (Colouring& c : slot.colourings) {
+        if (c.generation == slot.generation && c.colormap == colormap && c.valueMin == valueMin &&
+            c.valueMax == valueMax) {
+            c.usedFrame = frame_;
+            return c.texture;
+        }
+        if (c.usedFrame != frame_ && !target) target = &c;
+    }
+    if (!target) target = &slot.colourings.emplace_back();
+    std::vector<std::uint8_t>& rgba = scratch_; // kept: no allocation per colouring
+    rgba.resize(slot.values.size() * 4);
+    core::colorCells(slot.values.data(), slot.values.size(), colormap, valueMin, valueMax,
+                     rgba.data());
+    if (!target->texture) {
+        target->texture = makeRgbaTexture(slot.cols, slot.rows, rgba.data(), GL_CLAMP_TO_EDGE);
+    } else {
+        glBindTexture(GL_TEXTURE_2D, target->texture);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        if (target->rows == slot.rows && target->cols == slot.cols)
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, slot.cols, slot.rows, GL_RGBA, GL_UNSIGNED_BYTE,
+                            rgba.data());
+        else
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, slot.cols, slot.rows, 0, GL_RGBA,
+                         GL_UNSIGNED_BYTE, rgba.data());
+    }
+    *target = Colouring{target->texture, slot.rows, slot.cols,       colormap,
+                        valueMin,        valueMax,  slot.generation, frame_};
+    return target->texture;
 }
 
 void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
                       core::ColormapId colormap, float valueMin, float valueMax, bool seams) {
-    if (slot < 0 || slot >= int(slots_.size()) || !slots_[std::size_t(slot)].valueTexture) return;
-    const Slot& s = slots_[std::size_t(slot)];
-    draws_.push_back(Draw{this, s.valueTexture, colormapTexture(colormap), s.masked, seams, s.rows,
-                          s.cols, min, max, valueMin, valueMax});
+    if (slot < 0 || slot >= int(slots_.size()) || slots_[std::size_t(slot)].values.empty()) return;
+    Slot& s = slots_[std::size_t(slot)];
+    const unsigned texture = colouredTexture(s, colormap, valueMin, valueMax);
+    draws_.push_back(Draw{this, texture, s.masked, seams, s.rows, s.cols, min, max});
     drawList->AddCallback(renderCallback, &draws_.back());
     drawList->AddCallback(ImDrawCallback_ResetRenderState,
                           nullptr); // hand GL back to ImGui's renderer
@@ -188,16 +212,12 @@ void GlHeatmaps::render(const Draw& d, const ImDrawCmd& command) const {
     glDisable(GL_BLEND);
     const Program& p = programs_[(d.masked ? 1 : 0) + (d.seams ? 2 : 0)];
     glUseProgram(p.id);
-    glActiveTexture(GL_TEXTURE2);
-    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
     glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, d.colormapTexture);
+    glBindTexture(GL_TEXTURE_2D, hatchTexture_);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, d.valueTexture);
-    glUniform1i(p.values, 0);
-    glUniform1i(p.colormap, 1);
-    glUniform2f(p.range, d.valueMin, 1.0f / std::max(d.valueMax - d.valueMin, 1e-12f));
-    glUniform1i(p.hatch, 2); // location -1 (a program without HATCH): GL ignores it
+    glBindTexture(GL_TEXTURE_2D, d.texture);
+    glUniform1i(p.colors, 0);
+    glUniform1i(p.hatch, 1); // location -1 (a program without HATCH): GL ignores it
     glUniform2f(p.cells, float(d.cols), float(d.rows));
     glUniform2f(p.halfPixel, 0.5f * float(d.cols) / float(std::max(width, 1)),
                 0.5f * float(d.rows) / float(std::max(height, 1)));

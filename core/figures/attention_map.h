@@ -3,7 +3,10 @@
 #pragma once
 
 #include "engine/trace.h"
+#include "figures/colormap.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,5 +25,12 @@ struct AttentionMap {
 };
 
 AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
+
+// The colours of `count` cells as the PNG and SVG figures paint them: sampleColormap at the
+// value's place in [valueMin, valueMax] (clamped; non-finite values and ranges give the first
+// colour), RGBA8 with alpha 255, and alpha 0 (black) on masked cells. The window colours its
+// maps with this once per change instead of a colormap lookup per screen pixel.
+void colorCells(const float* values, std::size_t count, ColormapId colormap, float valueMin,
+                float valueMax, std::uint8_t* rgba);
 
 } // namespace core
