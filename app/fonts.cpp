@@ -40,8 +40,10 @@ std::string loadUiFont(float pixelSize) {
         if (io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize, &config, kGlyphRanges))
             return path;
     }
-    ImFontConfig config;
+    ImFontConfig config; // given a config, ImGui keeps its 3x oversampling: undo it here too
     config.SizePixels = pixelSize;
+    config.OversampleH = config.OversampleV = 1;
+    config.PixelSnapH = true;
     io.Fonts->AddFontDefault(&config);
     return "built-in";
 }

@@ -49,15 +49,15 @@ GLFWwindow* createWindow(float uiScale) {
 }
 
 // The font atlas read nearest, not bilinear as the backend creates it: glyphs are drawn 1:1 on
-// whole pixels (fonts.cpp), so the picture is the same, and llvmpipe draws it 8% cheaper.
+// whole pixels (fonts.cpp), so the picture is the same, and llvmpipe draws it 8% cheaper. Set
+// every frame: a rebuilt atlas (zoom, theme) may get the old one's texture name back, and GL
+// ignores a parameter set to the value it has.
 void sampleFontAtlasNearest() {
-    static ImTextureID done = nullptr; // the backend makes a new atlas when the font changes
     const ImTextureID atlas = ImGui::GetIO().Fonts->TexID;
-    if (!atlas || atlas == done) return;
+    if (!atlas) return;
     glBindTexture(GL_TEXTURE_2D, GLuint(reinterpret_cast<std::intptr_t>(atlas)));
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    done = atlas;
 }
 
 } // namespace

@@ -24,10 +24,14 @@ void main() {
     rgb = mix(rgb, hatch, step(color.a, 0.5));
 #endif
 #ifdef SEAMS
-    // A seam is the one pixel column (row) an inner cell border crosses, darkened by 31%.
+    // A seam is the one pixel column (row) an inner cell border falls in, darkened by 31%. Each
+    // pixel's window is shifted a quarter pixel left (up): a border exactly on a pixel edge
+    // (common, as the map starts on a whole pixel) is then well inside one window, never on
+    // the edge of two, where rounding could darken both pixels or neither.
     vec2 at = cell * cells;
-    vec2 crossed = floor(at + halfPixel) - floor(at - halfPixel);
-    vec2 inner = step(1.0, at + halfPixel) * (1.0 - step(cells, at + halfPixel));
+    vec2 hi = at + 0.5 * halfPixel, lo = at - 1.5 * halfPixel;
+    vec2 crossed = floor(hi) - floor(lo);
+    vec2 inner = step(1.0, hi) * (1.0 - step(cells, hi));
     rgb *= 1.0 - 0.31 * max(crossed.x * inner.x, crossed.y * inner.y);
 #endif
     fragColor = vec4(rgb, 1.0);

@@ -44,9 +44,12 @@ std::string fitText(const std::string& text, float maxWidth) {
 
 // Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
 // ImGui has no rotated text: draw it flat at `flat` (a spot inside the widget, so the
-// clip rectangle keeps every glyph), then rotate the vertices it added.
+// clip rectangle keeps every glyph), then rotate the vertices it added. Both on whole pixels,
+// as ImGui puts flat text: the font atlas is read nearest (window.cpp).
 void addVerticalText(ImDrawList* draw, ImVec2 anchor, ImVec2 flat, ImU32 color,
                      const std::string& text) {
+    anchor = ImVec2(std::round(anchor.x), std::round(anchor.y));
+    flat = ImVec2(std::floor(flat.x), std::floor(flat.y));
     const int first = draw->VtxBuffer.Size;
     draw->AddText(flat, color, text.c_str());
     for (int v = first; v < draw->VtxBuffer.Size; ++v) {

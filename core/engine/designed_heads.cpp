@@ -173,7 +173,7 @@ Mat featureEmbedTokens(const std::vector<std::string>& tokens, int d_model, bool
         if (f.semanticClass != SemanticClass::None) row[kClass + int(f.semanticClass) - 1] = 1;
         // +-1 per dimension: unit variance, and a word's code matches itself exactly. The sign
         // is the draw's top bit, computed rather than branched on: a branch on a random bit
-        // mispredicts every other time, and this runs d_model times per token per recompute.
+        // mispredicts every other time, and this runs per identity dimension, token and recompute.
         SplitMix64 rng(fnv1a64(embeddingKey(tokens[i])) ^ kIdentitySalt);
         for (int c = 0; c < identityDims; ++c)
             row[kFeatureDims + c] = 2.0f * float(rng.next() >> 63) - 1.0f;

@@ -61,12 +61,11 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
 
 void colorCells(const float* values, std::size_t count, ColormapId colormap, float valueMin,
                 float valueMax, std::uint8_t* rgba) {
-    // Packed RGBA of the 256 entries, and a 257th for masked cells: transparent black.
-    std::array<std::uint32_t, 257> packed{};
+    // RGBA of the 256 entries, and a 257th for masked cells: transparent black.
+    std::array<std::array<std::uint8_t, 4>, 257> entries{};
     const ColormapTable& table = colormapTable(colormap);
     for (std::size_t i = 0; i < table.size(); ++i)
-        packed[i] = std::uint32_t(table[i].r) | std::uint32_t(table[i].g) << 8 |
-                    std::uint32_t(table[i].b) << 16 | 0xFF000000u;
+        entries[i] = {table[i].r, table[i].g, table[i].b, 255};
     const float range = valueMax - valueMin;
     // A non-finite or empty range paints every unmasked cell in the first colour, as there.
     const bool sane = range > 0 && std::isfinite(range);
@@ -89,7 +88,7 @@ void colorCells(const float* values, std::size_t count, ColormapId colormap, flo
             index[k] = v[k] == kMaskedCell ? 256 : entry;
         }
         for (std::size_t k = 0; k < n; ++k)
-            std::memcpy(rgba + (start + k) * 4, &packed[std::size_t(index[k])], 4);
+            std::memcpy(rgba + (start + k) * 4, entries[std::size_t(index[k])].data(), 4);
     }
 }
 
