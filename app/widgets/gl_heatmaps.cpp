@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -180,9 +179,9 @@ void GlHeatmaps::draw(ImDrawList* drawList, int slot, ImVec2 min, ImVec2 max,
                       core::ColormapId colormap, float valueMin, float valueMax, bool seams) {
     if (slot < 0 || slot >= int(slots_.size()) || slots_[std::size_t(slot)].values.empty()) return;
     Slot& s = slots_[std::size_t(slot)];
-    // colorCells paints every unusable range alike; one key for them all keeps a NaN range
+    // colorCells paints every unusable scale alike; one key for them all keeps a NaN range
     // (never equal to itself) from recolouring on every draw.
-    if (!(valueMax - valueMin > 0) || !std::isfinite(valueMax - valueMin)) valueMin = valueMax = 0;
+    if (!core::usableColorScale(valueMin, valueMax)) valueMin = valueMax = 0;
     const unsigned texture = colouredTexture(s, colormap, valueMin, valueMax);
     draws_.push_back(Draw{this, texture, s.masked, seams, s.rows, s.cols, min, max});
     drawList->AddCallback(renderCallback, &draws_.back());

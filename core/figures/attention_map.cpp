@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstring>
 
 namespace core {
@@ -66,10 +65,6 @@ void colorCells(const float* values, std::size_t count, ColormapId colormap, flo
     const ColormapTable& table = colormapTable(colormap);
     for (std::size_t i = 0; i < table.size(); ++i)
         entries[i] = {table[i].r, table[i].g, table[i].b, 255};
-    const float range = valueMax - valueMin;
-    // A non-finite or empty range paints every unmasked cell in the first colour, as there.
-    const bool sane = range > 0 && std::isfinite(range);
-    const float scale = sane ? 1.0f : 0.0f, divisor = sane ? range : 1.0f;
     // In blocks: the index pass has no branch and vectorises, the lookups follow (the window
     // colours B*H*N*M cells of a new trace; per cell with branches it was 4.5 ns).
     constexpr std::size_t kBlock = 256;
@@ -77,16 +72,10 @@ void colorCells(const float* values, std::size_t count, ColormapId colormap, flo
     for (std::size_t start = 0; start < count; start += kBlock) {
         const std::size_t n = std::min(kBlock, count - start);
         const float* v = values + start;
-        for (std::size_t k = 0; k < n; ++k) {
-            // figure.cpp's colorPosition, division and all, so both pick the same entry; a
-            // non-finite value (v - v is NaN, not 0) gives 0, as there.
-            float t = (v[k] - valueMin) / divisor * scale;
-            t = t > 0.0f ? t : 0.0f;
-            t = t < 1.0f ? t : 1.0f;
-            t = v[k] - v[k] == 0.0f ? t : 0.0f;
-            const std::int32_t entry = std::int32_t(t * 255.0f + 0.5f);
-            index[k] = v[k] == kMaskedCell ? 256 : entry;
-        }
+        for (std::size_t k = 0; k < n; ++k) // the figures' own position and entry
+            index[k] = v[k] == kMaskedCell
+                           ? 256
+                           : colormapEntry(colorScalePosition(v[k], valueMin, valueMax));
         for (std::size_t k = 0; k < n; ++k)
             std::memcpy(rgba + (start + k) * 4, entries[std::size_t(index[k])].data(), 4);
     }

@@ -76,7 +76,7 @@ const ColormapTable& colormapTable(ColormapId id) {
 
 Rgb sampleColormap(ColormapId id, float t) {
     const float clamped = std::clamp(t, 0.0f, 1.0f);
-    return colormapTable(id)[std::size_t(clamped * 255.0f + 0.5f)];
+    return colormapTable(id)[std::size_t(colormapEntry(clamped))];
 }
 
 } // namespace core

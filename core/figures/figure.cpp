@@ -62,9 +62,7 @@ std::string headTitle(const Trace& t, int h) {
 } // namespace
 
 float colorPosition(const HeatmapFigure& f, float v) {
-    const float range = f.valueMax - f.valueMin;
-    if (!std::isfinite(v) || !(range > 0) || !std::isfinite(range)) return 0.0f;
-    return std::clamp((v - f.valueMin) / range, 0.0f, 1.0f);
+    return colorScalePosition(v, f.valueMin, f.valueMax);
 }
 
 float tickValue(const HeatmapFigure& f, int k) {
