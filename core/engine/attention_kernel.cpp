@@ -95,6 +95,35 @@ Scalar expAndSum(const Scalar* scores, Scalar shift, Scalar* weights, int n) {
 // division; shorter rows (a short sentence) are done as one tile, so their exp is vectorised.
 constexpr int kRowwiseSoftmax = 64;
 
+// maskedSoftmax for short rows (M < kRowwiseSoftmax) without padded keys: query i sees keys
+// [0, leadingKeys(i)). Plain loops over the few keys of a row, where Eigen's dynamic-size
+// reductions cost more in set-up than in arithmetic; the exp runs over the whole tile.
+void shortRowsSoftmax(const Attention& a, int i0, int rows, const Scalar* scores, Scalar* weights) {
+    constexpr Scalar kNegInf = -std::numeric_limits<Scalar>::infinity();
+    const int M = a.keyLen;
+    std::array<Scalar, kTileRows> rowMax; // the largest visible score; NaN passed over
+    for (int r = 0; r < rows; ++r) {
+        const Scalar* s = scores + Eigen::Index(r) * M;
+        Scalar* w = weights + Eigen::Index(r) * M;
+        Scalar m = kNegInf;
+        for (int j = 0, visible = a.leadingKeys(i0 + r); j < visible; ++j) m = s[j] > m ? s[j] : m;
+        rowMax[std::size_t(r)] = m;
+        const Scalar shift = m > kNegInf ? m : 0; // no visible key, or only NaN: zeroed below
+        for (int j = 0; j < M; ++j) w[j] = s[j] - shift;
+    }
+    Eigen::Map<Eigen::ArrayX<Scalar>> tile(weights, Eigen::Index(rows) * M); // rows*M
+    tile = tile.exp();
+    for (int r = 0; r < rows; ++r) {
+        Scalar* w = weights + Eigen::Index(r) * M;
+        const int visible = rowMax[std::size_t(r)] > kNegInf ? a.leadingKeys(i0 + r) : 0;
+        Scalar sum = 0;
+        for (int j = 0; j < visible; ++j) sum += w[j];
+        const Scalar inv = 1 / sum; // a multiply per weight, as in normalizeRow
+        for (int j = 0; j < visible; ++j) w[j] *= inv;
+        for (int j = visible; j < M; ++j) w[j] = 0;
+    }
+}
+
 // Softmax of queries [i0, i0 + rows) of sentence b, from scores into weights (rows x M each,
 // contiguous; they may be the same memory), over the keys each query may see. A row with no
 // visible key is all 0 (PyTorch would give NaN there). Masked weights are set to 0 after the
@@ -109,6 +138,7 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
     const int M = a.keyLen;
     const bool padded = a.paddedKeys(b);
     const bool rowwise = M >= kRowwiseSoftmax;
+    if (!rowwise && !padded) return shortRowsSoftmax(a, i0, rows, scores, weights);
     Eigen::Matrix<Scalar, Eigen::Dynamic, 1, 0, kTileRows, 1> rowMax(rows); // rows x 1
     for (int r = 0; r < rows; ++r) {
         const Eigen::Index at = Eigen::Index(r) * M;

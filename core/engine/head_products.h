@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstring>
 
 namespace core::kernel::head_products {
 
@@ -84,11 +85,26 @@ void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::
         if (width == kPanel) {
             pstoreu(row, pmul(s, acc[r][0]));
             pstoreu(row + kWidth, pmul(s, acc[r][1]));
-        } else { // the last, partial panel
-            alignas(64) Scalar tmp[kPanel];
-            pstoreu(tmp, pmul(s, acc[r][0]));
-            pstoreu(tmp + kWidth, pmul(s, acc[r][1]));
-            std::copy(tmp, tmp + width, row);
+        } else { // the last, partial panel: a whole first packet goes straight to the row
+            // (d_head = 8 on AVX2), the rest entry by entry, never through a memmove call
+            const Packet first = pmul(s, acc[r][0]), second = pmul(s, acc[r][1]);
+            alignas(64) Scalar tmp[kWidth];
+            int c = 0;
+            if (width >= kWidth) {
+                pstoreu(row, first);
+                pstoreu(tmp, second);
+                c = kWidth;
+            } else {
+                pstoreu(tmp, first);
+            }
+            // The rest in power-of-two runs: constant-size copies inline as moves, where a
+            // loop of width - c entries would become a memmove call.
+            const Scalar* from = tmp;
+            for (int run = kWidth / 2; run > 0; run /= 2)
+                if (width - c >= run) {
+                    std::memcpy(row + c, from, sizeof(Scalar) * std::size_t(run));
+                    c += run, from += run;
+                }
         }
     }
 }
