@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <vector>
 
 using core::Attention;
 using core::AttentionInput;
@@ -105,6 +107,36 @@ TEST_P(AttentionOnEveryPath, RowWithEveryKeyMaskedIsZeroNotNaN) {
     for (int h = 0; h < 2; ++h)
         EXPECT_EQ(a.attention.middleRows(a.headRow(1, h), 4).cwiseAbs().maxCoeff(), 0.0f);
     EXPECT_EQ(a.concat.middleRows(4, 4).cwiseAbs().maxCoeff(), 0.0f);
+}
+
+// A NaN token (token 1 of sentence 1) makes the scores of every query that sees it NaN:
+// those rows' visible weights are NaN, but masked weights stay exactly 0 whatever the row
+// length (short rows, long rows taken one at a time) and mask (causal, padded).
+TEST_P(AttentionOnEveryPath, NaNScoreLeavesMaskedWeightsExactlyZero) {
+    struct Case {
+        std::vector<int> lengths;
+        bool causal;
+    };
+    for (const Case& c :
+         {Case{{6}, true}, Case{{70}, true}, Case{{3, 8}, false}, Case{{40, 70}, true}}) {
+        AttentionInput in = paddedInput(c.lengths, 16, 2, 22);
+        in.causal = c.causal;
+        in.x.row(1).setConstant(std::numeric_limits<float>::quiet_NaN());
+        const Attention a = runForward(in, core::randomWeights(13, 16));
+        int masked = 0;
+        for (int b = 0; b < a.batch; ++b)
+            for (int h = 0; h < a.heads; ++h)
+                for (int i = 0; i < a.queryLen; ++i)
+                    for (int j = 0; j < a.keyLen; ++j)
+                        if (a.masked(b, i, j)) {
+                            ++masked;
+                            ASSERT_EQ(a.attention(a.headRow(b, h, i), j), 0.0f)
+                                << a.queryLen << " tokens: (" << b << ", " << h << ", " << i << ", "
+                                << j << ")";
+                        }
+        EXPECT_GT(masked, 0);
+        EXPECT_TRUE(std::isnan(a.attention(a.headRow(0, 0, 2), 1))); // the NaN reached row 2
+    }
 }
 
 TEST_P(AttentionOnEveryPath, HugeScoresStayFinite) {

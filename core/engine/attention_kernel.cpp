@@ -64,13 +64,19 @@ void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, 
         w.setZero();
         return;
     }
+    // A multiply per weight, not a division (as PyTorch's softmax does), and only of visible
+    // weights: a NaN sum (a NaN score) must not reach the masked ones, which stay exactly 0.
     if (padded) {
         for (int j = 0; j < M; ++j)
             if (a.masked(b, i, j)) w[j] = 0;
-    } else {
-        w.tail(M - a.leadingKeys(i)).setZero();
+        const Scalar inv = 1 / w.sum();
+        for (int j = 0; j < M; ++j)
+            if (!a.masked(b, i, j)) w[j] *= inv;
+        return;
     }
-    w *= 1 / w.sum(); // a multiply per weight, not a division (as PyTorch's softmax does)
+    const int visible = a.leadingKeys(i);
+    w.tail(M - visible).setZero();
+    w.head(visible) *= 1 / w.head(visible).sum();
 }
 
 // weights[j] = exp(scores[j] - shift) for j < n, in one pass that also sums them: packets from
@@ -118,7 +124,7 @@ void shortRowsSoftmax(const Attention& a, int i0, int rows, const Scalar* scores
         const int visible = rowMax[std::size_t(r)] > kNegInf ? a.leadingKeys(i0 + r) : 0;
         Scalar sum = 0;
         for (int j = 0; j < visible; ++j) sum += w[j];
-        const Scalar inv = 1 / sum; // a multiply per weight, as in normalizeRow
+        const Scalar inv = 1 / sum; // visible weights only, as in normalizeRow
         for (int j = 0; j < visible; ++j) w[j] *= inv;
         for (int j = visible; j < M; ++j) w[j] = 0;
     }
