@@ -86,7 +86,7 @@ void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::
             pstoreu(row, pmul(s, acc[r][0]));
             pstoreu(row + kWidth, pmul(s, acc[r][1]));
         } else { // the last, partial panel: a whole first packet goes straight to the row
-            // (d_head = 8 on AVX2), the rest in power-of-two runs, never through a memmove call
+            // (d_head = 8 on AVX2)
             const Packet first = pmul(s, acc[r][0]), second = pmul(s, acc[r][1]);
             alignas(64) Scalar tmp[kWidth];
             int c = 0;
