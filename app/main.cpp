@@ -2,16 +2,16 @@
 // --save-scene; otherwise the window, whose frame loop reads top to bottom like Dear ImGui's
 // example_glfw_opengl3: poll -> new frame -> panels -> render -> swap. Every step is a function
 // of app::Session (session.h); the window itself is window.h.
-#include "appearance.h"
-#include "cli.h"
-#include "input_queue.h"
-#include "plot_command.h"
-#include "session.h"
-#include "shortcuts.h"
-#include "thread_policy.h"
-#include "train_command.h"
-#include "user_paths.h"
-#include "window.h"
+#include "cli/cli.h"
+#include "cli/plot_command.h"
+#include "cli/train_command.h"
+#include "platform/appearance.h"
+#include "platform/input_queue.h"
+#include "platform/thread_policy.h"
+#include "platform/user_paths.h"
+#include "platform/window.h"
+#include "session/session.h"
+#include "session/shortcuts.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

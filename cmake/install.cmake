@@ -10,12 +10,12 @@ set(MHA_ASSETS ${PROJECT_SOURCE_DIR}/assets)
 
 # --- The icon: drawn by core/app_icon.h at build time, one PNG per hicolor size and an SVG.
 # Generated, not committed: a change to the design reaches every size at the next build.
-add_executable(make_icons ${PROJECT_SOURCE_DIR}/app/make_icons.cpp)
+add_executable(make_icons ${PROJECT_SOURCE_DIR}/app/platform/make_icons.cpp)
 target_link_libraries(make_icons PRIVATE mha_core)
 
 set(MHA_ICON_DIR ${CMAKE_BINARY_DIR}/icons)
 set(MHA_ICON_FILES ${MHA_ICON_DIR}/hicolor/scalable/apps/mha-viz.svg)
-foreach(size 16 24 32 48 64 128 256) # core::kAppIconSizes, which app/make_icons.cpp writes
+foreach(size 16 24 32 48 64 128 256) # core::kAppIconSizes, which app/platform/make_icons.cpp writes
   list(APPEND MHA_ICON_FILES ${MHA_ICON_DIR}/hicolor/${size}x${size}/apps/mha-viz.png)
 endforeach()
 add_custom_command(

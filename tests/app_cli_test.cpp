@@ -1,6 +1,6 @@
 // app::parseCli in-process: every flag lands in CliOptions; bad values give exit 2 and one
 // line naming the value (the real binary's side is cli_test.cpp).
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // ExportJob: the window's export on a worker thread, whose files are written by several more.
 // Its done / total counters, which the progress bar shows, only rise and end at the files
 // written.
-#include "export_job.h"
+#include "explorer/export_job.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // app::layoutFor: the four panels tile the window, and the left column keeps its bounds.
-#include "window_layout.h"
+#include "explorer/window_layout.h"
 
 #include <gtest/gtest.h>
 

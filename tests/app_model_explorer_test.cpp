@@ -1,7 +1,7 @@
 // app::ModelExplorer: a trained model in the window, without a window: traces per layer on the
 // sentences typed, hints and errors that keep the last maps, and what the panels show of it.
-#include "model_explorer.h"
-#include "shortcuts.h"
+#include "explorer/model_explorer.h"
+#include "session/shortcuts.h"
 
 #include "tiny_run.h"
 

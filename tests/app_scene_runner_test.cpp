@@ -1,6 +1,6 @@
 // SceneRunner without a window: small scenes run in the same call, large ones on a worker,
 // a newer edit wins over a running one, and bad input keeps the last good trace.
-#include "scene_runner.h"
+#include "explorer/scene_runner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Key presses -> actions (shortcutFor) and what each action does to the scene and the view
 // (applyShortcut), without a window: GLFW's key codes are only numbers here.
-#include "shortcuts.h"
+#include "session/shortcuts.h"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>

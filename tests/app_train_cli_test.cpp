@@ -1,6 +1,6 @@
 // app::parseTrainCli in-process: `mha-viz train` flags land in TrainSettings; bad values give
 // exit 2 and one line naming the value; nothing is written before the settings are valid.
-#include "train_command.h"
+#include "cli/train_command.h"
 
 #include <gtest/gtest.h>
 

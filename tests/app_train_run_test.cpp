@@ -2,8 +2,8 @@
 // time: start, pause, step, the steps-per-frame speed, a reset (a new run of the same settings),
 // the bounded timeline, and a run folder read back. The numbers are the Trainer's own: a row of
 // the Train view equals the one `mha-viz train` writes for the same settings.
-#include "train_command.h"
-#include "train_run.h"
+#include "cli/train_command.h"
+#include "train_view/train_run.h"
 
 #include "io/run_folder.h"
 

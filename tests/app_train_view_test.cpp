@@ -2,7 +2,7 @@
 // scrubbing the timeline and playing it back, the curves cut at the step shown, heads switched
 // off (the maps of later layers change, the held-out loss is measured on a worker), the demo
 // scenes' training settings.
-#include "train_view.h"
+#include "train_view/train_view.h"
 
 #include "io/scene_json.h"
 #include "io/train_scene.h"

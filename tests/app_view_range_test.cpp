@@ -1,6 +1,6 @@
 // keepViewInRange: a new trace with fewer heads, sentences or tokens never leaves the view
 // pointing outside it (every panel indexes with these).
-#include "view_range.h"
+#include "explorer/view_range.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include "widgets/heatmap_widget.h"
 
-#include "view_range.h"
+#include "explorer/view_range.h"
 
 #include "engine/attention_stats.h"
 #include "figures/head_views.h"

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/trace.h"
-#include "view_state.h"
+#include "explorer/view_state.h"
 #include "widgets/gl_heatmaps.h"
 
 #include <imgui.h>

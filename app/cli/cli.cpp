@@ -1,0 +1,410 @@
+#include "cli/cli.h"
+
+#include "io/train_scene.h"
+
+#include "engine/simd.h"
+#include "engine/trace.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "io/scene_json.h"
+#include "io/trace_json.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <new>
+#include <stdexcept>
+
+namespace app {
+
+void printError(std::string_view program, std::string message) {
+    for (char& c : message) // CLI11 messages may span lines; the contract is one line
+        if (c == '\n') c = ' ';
+    while (!message.empty() && message.back() == ' ') message.pop_back();
+    std::cerr << program << ": error: " << message << '\n';
+}
+
+namespace {
+
+void printError(const std::string& message) {
+    app::printError("mha-viz", message);
+}
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// "2,5" -> heads {1, 4}: numbered from 1 on the command line, stored 0-based, sorted and
+// unique (duplicates are harmless). Returns an error naming the bad value, or "".
+std::string parseHeadList(const std::string& list, int heads, std::vector<int>& out) {
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        std::size_t first = start, last = comma;
+        while (first < last && isSpace(list[first])) ++first;
+        while (last > first && isSpace(list[last - 1])) --last;
+        const std::string item = list.substr(first, last - first);
+        const std::string where = "--ablate '" + list + "': ";
+        if (item.empty()) return where + "empty head number (give heads from 1, e.g. 2,5)";
+        if (!std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return where + "'" + item + "' is not a head number (give heads from 1, e.g. 2,5)";
+        long long head = 0;
+        const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), head);
+        if (error != std::errc() || end != item.data() + item.size() || head > heads)
+            return "ablated head " + item + " does not exist (heads = " + std::to_string(heads) +
+                   ")";
+        if (head == 0) return where + "head 0 does not exist (heads are numbered from 1)";
+        out.push_back(int(head - 1));
+        if (comma == list.size()) break;
+        start = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return {};
+}
+
+// What the scene flags are read into before they become a Scene.
+struct SceneFlags {
+    std::vector<std::string> sentences;
+    std::string mask = "none", scale = "sqrt_d_head", weights = "random";
+    bool noPositional = false, noOutProjection = false;
+    std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
+};
+
+// The flags that say what is computed; --scene sets all of them at once.
+constexpr const char* kSceneFlags[] = {
+    "--sentence", "--source", "--d-model",       "--heads",       "--mask",   "--seed",
+    "--weights",  "--scale",  "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"};
+
+} // namespace
+
+std::string seedError(const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        return "seed " + text + " is too large (at most 18446744073709551615)";
+    if (ec != std::errc() || end != text.data() + text.size())
+        return "seed " + text + " must be a whole number >= 0";
+    return std::string();
+}
+
+namespace {
+
+// CLI::Range lets nan through (every comparison is false).
+std::string uiScaleError(const std::string& text) {
+    const float value = std::strtof(text.c_str(), nullptr);
+    return std::isfinite(value) && value >= 0.5f && value <= 4.0f
+               ? std::string()
+               : text + " is not a number from 0.5 to 4";
+}
+
+// What is computed: sentences, sizes, mask, seed, weights, scale and the teaching switches.
+void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
+    cli.add_option("--sentence", flags.sentences,
+                   "Query sentence; repeat for a batch, padded to the longest with a "
+                   "key-padding mask (default: the demo sentence)")
+        ->allow_extra_args(false); // one sentence per flag: unquoted words are an error
+    cli.add_option("--source", scene.sources,
+                   "Cross-attention: keys and values come from this sentence (one, or one per "
+                   "--sentence)")
+        ->allow_extra_args(false);
+    cli.add_option("--d-model", scene.d_model, "Model width, an even number 2..1024")
+        ->capture_default_str();
+    cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
+        ->capture_default_str();
+    cli.add_option("--mask", flags.mask,
+                   "none or causal (padding masking is automatic for batches)")
+        ->check(CLI::IsMember({"none", "causal"}))
+        ->capture_default_str();
+    cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
+        ->check(CLI::Validator(seedError, "UINT"))
+        ->capture_default_str();
+    cli.add_option("--weights", flags.weights,
+                   "random (seeded) or designed (heads built to specialise: previous-token, "
+                   "same-word, ...)")
+        ->check(CLI::IsMember({"random", "designed"}))
+        ->capture_default_str();
+    cli.add_option("--scale", flags.scale, "Score scale: sqrt_d_head, sqrt_d_model or none")
+        ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
+        ->capture_default_str();
+    cli.add_flag("--no-positional", flags.noPositional,
+                 "Leave out the sinusoidal positional encoding");
+    cli.add_flag("--no-out-proj", flags.noOutProjection,
+                 "Skip the output projection W_O: the output is the concatenated heads");
+    cli.add_option("--ablate", flags.ablate,
+                   "Switch off these heads (numbered from 1, e.g. 2,5) by zeroing their outputs "
+                   "before W_O")
+        ->type_name("LIST")
+        ->expected(1) // one list per --ablate; repeating it adds heads
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cli.add_flag("--reshape-bug", scene.reshapeBug,
+                 "Split heads with a plain reshape of (N, d_model) to (H, N, d_head), without "
+                 "the transpose");
+}
+
+// What the headless run writes, and scene files.
+void addOutputOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--json", options.jsonPath, "Write the trace as JSON to FILE ('-' = stdout)");
+    cli.add_option(
+        "--export", options.exportPath,
+        "Write every head as SVG, PNG and CSV, the all-heads grid and the trace into DIR "
+        "(no display needed; never overwrites)");
+    cli.add_option("--export-scale", options.exportScale,
+                   "PNG resolution multiplier for --export, 1 to 4")
+        ->check(CLI::Range(1, 4))
+        ->capture_default_str();
+    cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
+    cli.add_option("--save-scene", options.saveScenePath,
+                   "Save every setting as a scene file (JSON) and exit");
+}
+
+// The window's options (and --version), in the order --help lists them.
+void addWindowOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--export-dir", options.exportDir,
+                   "Where the window's exports go (Ctrl+E); default $XDG_PICTURES_DIR/mha-viz");
+    cli.add_option("--screenshot", options.screenshotPath,
+                   "Open the window, render until settled, save a PNG of it to FILE, exit");
+    cli.add_option("--bench-frames", options.benchFrames,
+                   "Open the window, recompute every frame for N frames, print frame times, exit")
+        ->check(CLI::Range(1, 1000000));
+    cli.add_option("--state-file", options.stateFile,
+                   "Window: after every frame write a JSON line of what it shows to FILE, for "
+                   "scripts and tests that wait for the app");
+    cli.add_option("--ui-scale", options.uiScale,
+                   "Scale text and maps by K, 0.5 to 4, for HiDPI screens and projectors "
+                   "(default: the monitor's content scale)")
+        ->check(CLI::Validator(uiScaleError, "0.5..4"));
+    cli.set_version_flag(
+        "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
+        "Print the version and the engine's SIMD path, then exit");
+    cli.add_option_function<std::string>(
+           "--view",
+           [&options](const std::string& tab) { options.view.tab = *core::parseViewTab(tab); },
+           "The window's right-hand tab at start: head, mean, difference, lines, "
+           "statistics, pipeline, steps or cost")
+        ->check(CLI::IsMember(
+            std::vector<std::string>(std::begin(core::kViewTabs), std::end(core::kViewTabs))))
+        ->default_str(std::string(core::toString(options.view.tab)));
+}
+
+// A trained model instead of a scene.
+void addModelOptions(CLI::App& cli, CliOptions& options) {
+    cli.add_option("--model", options.modelDir,
+                   "Open a trained model (a run folder of mha-viz train) in the explorer, or "
+                   "with --json write its trace of every layer");
+    cli.add_option("--step", options.modelStep,
+                   "With --model: the checkpoint at this step (default: the last one)")
+        ->check(CLI::Range(0, 999999));
+    cli.add_option("--layer", options.modelLayer,
+                   "With --model: the layer the window shows first, from 1 (L / Shift+L step)")
+        ->check(CLI::Range(1, 8));
+}
+
+// Output flags given without a value, or headless output mixed with window-only flags.
+std::string outputError(const CLI::App& cli, const CliOptions& options) {
+    if (cli.count("--json") > 0 && options.jsonPath.empty())
+        return "--json needs a file name, or - for stdout";
+    if (cli.count("--export") > 0 && options.exportPath.empty())
+        return "--export needs a folder name";
+    const bool windowOnly = !options.screenshotPath.empty() || options.benchFrames > 0;
+    if (options.headless() && windowOnly)
+        return "--json and --export run headless; --screenshot and --bench-frames need the window";
+    return {};
+}
+
+// --scene: every setting from the file; --view still picks the tab.
+std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
+    // A scene is every setting at once: mixing it with single settings would be ambiguous.
+    for (const char* flag : kSceneFlags)
+        if (cli.count(flag) > 0)
+            return std::string("--scene sets every setting; leave out ") + flag;
+    const core::ViewTab tabGiven = options.view.tab;
+    try {
+        options.scene = core::loadSceneFile(options.scenePath, &options.view);
+        options.train = core::sceneFileTrainSettings(options.scenePath);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (cli.count("--view") > 0) options.view.tab = tabGiven; // the flag beats the file
+    options.weightsGiven = true;
+    return {};
+}
+
+// The scene flags into `scene`, then the scene's own validation.
+std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
+    if (!flags.sentences.empty()) scene.sentences = flags.sentences;
+    scene.mask = *core::parseMaskKind(flags.mask);
+    scene.weights = *core::parseWeightsKind(flags.weights);
+    scene.scale = *core::parseScaleKind(flags.scale);
+    scene.positional = !flags.noPositional;
+    scene.outProjection = !flags.noOutProjection;
+    for (const std::string& list : flags.ablate)
+        if (std::string error = parseHeadList(list, scene.heads, scene.ablatedHeads);
+            !error.empty())
+            return error;
+    return core::validationError(scene);
+}
+
+// What a trained model fixes, or cannot do: refused with --model.
+constexpr const char* kNotWithModel[] = {
+    "--source",      "--d-model", "--heads",         "--mask",        "--seed",
+    "--weights",     "--scale",   "--no-positional", "--no-out-proj", "--ablate",
+    "--reshape-bug", "--scene",   "--save-scene",    "--export",      "--export-scale"};
+
+// --model DIR [--step S]: the run read, its sentences (or the task's default) checked.
+std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOptions& options) {
+    if (options.modelDir.empty()) return "--model needs a run folder (made by mha-viz train)";
+    for (const char* flag : kNotWithModel)
+        if (cli.count(flag) > 0)
+            return std::string(flag) + " does not apply to a trained model (--model fixes the " +
+                   "architecture and weights; --json writes its trace)";
+    try {
+        auto run = std::make_shared<core::TrainedRun>(
+            core::loadTrainedRun(options.modelDir, options.modelStep));
+        options.scene.sentences =
+            flags.sentences.empty()
+                ? std::vector<std::string>{core::train::defaultModelSentence(run->task)}
+                : flags.sentences;
+        core::train::traceModel(run->model, options.scene.sentences); // throws for bad sentences
+        if (options.modelLayer > run->model.config.layers)
+            return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
+                   std::to_string(run->model.config.layers) + " layers";
+        options.model = std::move(run);
+    } catch (const std::bad_alloc&) {
+        return "not enough memory for this model and these sentences";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    options.weightsGiven = true; // the window keeps the model's weights
+    return {};
+}
+
+} // namespace
+
+std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
+    CliOptions options;
+    SceneFlags flags;
+    CLI::App cli{"mha-viz: see multi-head attention, head by head.\n"
+                 "Without --json it opens the window; with it, it runs headless."};
+    cli.footer("Train a tiny transformer and watch its heads specialise: mha-viz train --help\n"
+               "Draw its curves: mha-viz plot --help");
+    addSceneOptions(cli, options.scene, flags);
+    addOutputOptions(cli, options);
+    addWindowOptions(cli, options);
+    addModelOptions(cli, options);
+    // The one place bad input ends: one line naming the value, exit code 2.
+    auto refuse = [&exitCode](const std::string& message) -> std::optional<CliOptions> {
+        printError(message);
+        exitCode = kExitBadInput;
+        return std::nullopt;
+    };
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::Success& e) { // --help or --version: printed, exit 0
+        exitCode = cli.exit(e);
+        return std::nullopt;
+    } catch (const CLI::ParseError& e) {
+        return refuse(e.what());
+    }
+    options.weightsGiven = cli.count("--weights") > 0;
+    std::string error = outputError(cli, options);
+    if (error.empty() && cli.count("--model") > 0)
+        error = loadModelOptions(cli, flags, options);
+    else if (error.empty() && (cli.count("--step") > 0 || cli.count("--layer") > 0))
+        error = std::string(cli.count("--step") > 0 ? "--step" : "--layer") + " needs --model DIR";
+    else if (error.empty())
+        error = options.scenePath.empty() ? applySceneFlags(flags, options.scene)
+                                          : loadSceneOptions(cli, options);
+    if (!error.empty()) return refuse(error);
+    exitCode = 0;
+    return options;
+}
+
+namespace {
+
+// --json, --save-scene, --export: each throws with one line naming what failed.
+void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
+    if (options.jsonPath == "-") {
+        core::writeTraceJson(trace, std::cout);
+        std::cout.flush();
+        if (!std::cout) // e.g. a full disk behind a redirection
+            throw std::runtime_error("cannot write the trace to stdout");
+    } else if (!options.jsonPath.empty()) {
+        core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
+    }
+    if (!options.saveScenePath.empty())
+        core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
+    if (!options.exportPath.empty()) {
+        core::prepareExportFolder(options.exportPath); // before any progress line: bad input
+                                                       // gives exactly one line
+        std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
+        const std::vector<std::string> files = core::exportFigures(
+            trace, options.exportPath, options.exportScale, options.view.colormap);
+        std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
+                  << '\n';
+    }
+}
+
+} // namespace
+
+namespace {
+
+// --model DIR --json FILE: the v2 trace of every layer.
+int runModelHeadless(const CliOptions& options) {
+    core::train::ModelTrace trace;
+    try {
+        trace = core::train::traceModel(options.model->model, options.scene.sentences);
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
+    }
+    for (const std::string& warning : trace.warnings)
+        std::cerr << "mha-viz: warning: " << warning << '\n';
+    try {
+        if (options.jsonPath == "-") {
+            core::writeModelTraceJson(trace, *options.model, std::cout);
+            std::cout.flush();
+            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
+        } else {
+            core::writeFileAtomically(options.jsonPath,
+                                      core::modelTraceJson(trace, *options.model));
+        }
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
+    }
+    return 0;
+}
+
+} // namespace
+
+int runHeadless(const CliOptions& options) {
+    if (options.model) return runModelHeadless(options);
+    core::Trace trace;
+    try {
+        trace = core::run(options.scene);
+    } catch (const std::bad_alloc&) {
+        printError("not enough memory for this scene; use fewer sentences, tokens or heads");
+        return kExitBadInput;
+    } catch (const std::exception& e) { // invalid_argument: the scene's own one-line message
+        printError(e.what());
+        return kExitBadInput;
+    }
+    for (const std::string& warning : trace.warnings)
+        std::cerr << "mha-viz: warning: " << warning << '\n';
+    try {
+        writeHeadlessOutputs(trace, options);
+    } catch (const std::exception& e) {
+        printError(e.what());
+        return kExitBadInput;
+    }
+    return 0;
+}
+
+} // namespace app

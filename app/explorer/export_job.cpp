@@ -1,0 +1,58 @@
+#include "explorer/export_job.h"
+
+#include <exception>
+#include <new>
+
+namespace app {
+
+ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request)
+    : trace_(std::move(trace)), request_(std::move(request)) {
+    total_ = core::exportFileCount(*trace_, request_);
+    worker_ = std::thread([this] {
+        try {
+            // Called by whichever export worker finished a file, one call at a time, `done`
+            // rising: the panel reads the counters as they are.
+            result_.files = core::exportView(*trace_, request_, [this](int done, int total) {
+                done_ = done;
+                total_ = total;
+            });
+        } catch (const core::ExportError& e) {
+            result_ = {e.written, e.what()};
+        } catch (const std::bad_alloc&) {
+            result_.error = "not enough memory for this export; try a smaller scale";
+        } catch (const std::exception& e) {
+            result_.error = e.what();
+        }
+        finished_ = true;
+    });
+}
+
+ExportJob::~ExportJob() {
+    if (worker_.joinable()) worker_.join();
+}
+
+core::ExportWhat coreExportWhat(ExportChoice what) {
+    switch (what) {
+    case ExportChoice::Grid:
+        return core::ExportWhat::Grid;
+    case ExportChoice::EachHead:
+        return core::ExportWhat::EachHead;
+    case ExportChoice::Mean:
+        return core::ExportWhat::Mean;
+    case ExportChoice::Difference:
+        return core::ExportWhat::Difference;
+    case ExportChoice::Lines:
+        return core::ExportWhat::Lines;
+    case ExportChoice::Statistics:
+        return core::ExportWhat::Statistics;
+    default:
+        return core::ExportWhat::Head;
+    }
+}
+
+core::ExportFormats offeredFormats(ExportChoice what) {
+    if (what == ExportChoice::Window) return {true, false, false, true};
+    return core::offeredFormats(coreExportWhat(what));
+}
+
+} // namespace app

@@ -1,0 +1,110 @@
+#include "explorer/model_explorer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace app {
+
+void ModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
+    run_ = std::move(run);
+    trace_ = {};
+    lastAttempt_.clear();
+    attempted_ = false;
+    status_ = {};
+}
+
+void ModelExplorer::close() {
+    open(nullptr);
+}
+
+bool ModelExplorer::update(const std::vector<std::string>& sentences) {
+    if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
+    attempted_ = true;
+    lastAttempt_ = sentences;
+    status_ = {};
+    if (std::any_of(sentences.begin(), sentences.end(), core::isBlank)) {
+        status_.sceneHint = "Type a sentence in the model's vocabulary to see its attention maps.";
+        return false;
+    }
+    try {
+        trace_ = core::train::traceModel(run_->model, sentences);
+        return true;
+    } catch (const std::bad_alloc&) {
+        status_.sceneError = "not enough memory for this model and these sentences";
+    } catch (const std::exception& e) {
+        status_.sceneError = e.what(); // the last traces stay on screen
+    }
+    return false;
+}
+
+core::Scene ModelExplorer::scene(const std::vector<std::string>& sentences) const {
+    core::Scene scene;
+    scene.sentences = sentences;
+    if (!run_) return scene;
+    const core::train::ModelConfig& c = run_->model.config;
+    scene.d_model = c.d_model;
+    scene.heads = c.heads;
+    scene.mask = core::MaskKind::Causal;
+    scene.scale = core::ScaleKind::SqrtDHead;
+    scene.seed = run_->model.seed;
+    scene.weights = core::WeightsKind::Random;
+    return scene;
+}
+
+namespace {
+
+// Every word when there are few, else the first and the last: what may be typed.
+std::string vocabularyLine(const std::vector<std::string>& vocab) {
+    std::string line;
+    const bool all = vocab.size() <= 48;
+    for (std::size_t i = 0; i < vocab.size(); ++i) {
+        if (!all && i == 6) {
+            line += " ...";
+            i = vocab.size() - 1;
+        }
+        line += (line.empty() ? "" : " ") + vocab[i];
+    }
+    return line;
+}
+
+std::string predictionText(const core::TrainedRun& run, const core::train::Prediction& p) {
+    char probability[32];
+    std::snprintf(probability, sizeof probability, " (%.2f)", double(p.probability));
+    return run.model.vocab[std::size_t(p.token)] + probability;
+}
+
+} // namespace
+
+void describeModel(const ModelExplorer& model, ModelView& view) {
+    const int layer = view.layer;
+    view = {};
+    if (!model.isOpen()) return;
+    const core::TrainedRun& run = model.run();
+    const core::train::ModelConfig& c = run.model.config;
+    view.open = true;
+    view.title = std::string(core::train::toString(run.task)) + ", step " +
+                 std::to_string(run.step) + " (" + run.dir + ")";
+    view.architecture = std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
+                        "  d_model " + std::to_string(c.d_model) + "  " + std::to_string(c.heads) +
+                        " heads (d_head " + std::to_string(c.dHead()) + ")  seq " +
+                        std::to_string(c.seq) + "  vocab " + std::to_string(c.vocab);
+    view.vocabulary = vocabularyLine(run.model.vocab);
+    view.steps = run.steps;
+    view.step = run.step;
+    view.layers = c.layers;
+    view.layer = std::clamp(layer, 0, c.layers - 1);
+    for (const core::train::ModelSentence& s : model.trace().sentences) {
+        view.unknownWords.push_back(s.unknown);
+        view.predictions.emplace_back();
+        for (const core::train::Prediction& p : s.predictions)
+            view.predictions.back().push_back(predictionText(run, p));
+    }
+}
+
+std::string modelWindowTitle(const core::TrainedRun& run) {
+    return "mha-viz \xE2\x80\x94 " + std::string(core::train::toString(run.task)) + ", step " +
+           std::to_string(run.step) + " (" + run.dir + ")";
+}
+
+} // namespace app

@@ -1,0 +1,139 @@
+// Panel: model sizes, seed, masking, positional encoding, scale, and colouring.
+#include "explorer/panels.h"
+
+#include "engine/designed_heads.h"
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+// d_model (even only) and H (only the counts d_model allows), with d_head shown.
+void sizeSliders(core::Scene& scene) {
+    int d_model = scene.d_model;
+    if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp)) {
+        scene.d_model = d_model - d_model % 2; // even values only
+        core::setHeads(scene, core::nearestHeadCount(scene.d_model, scene.heads));
+    }
+    itemTooltip("Width of every token vector; d_head = d_model / heads.");
+
+    const std::vector<int> counts = core::validHeadCounts(scene.d_model);
+    int index = 0;
+    for (int k = 0; k < int(counts.size()); ++k)
+        if (counts[std::size_t(k)] == scene.heads) index = k;
+    char format[64];
+    std::snprintf(format, sizeof format, "H = %d   (d_head = %d)", scene.heads,
+                  scene.d_model / scene.heads);
+    if (ImGui::SliderInt("heads", &index, 0, int(counts.size()) - 1, format,
+                         ImGuiSliderFlags_AlwaysClamp))
+        core::setHeads(scene, counts[std::size_t(index)]);
+    itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
+}
+
+// Seed, re-roll, and random or designed weights.
+void weightControls(core::Scene& scene) {
+    const std::uint64_t step = 1, fastStep = 10;
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &scene.seed, &step, &fastStep);
+    itemTooltip(
+        "The weights are a pure function of this seed: same seed, same maps, on any machine.");
+    if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
+    itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
+
+    int designed = scene.weights == core::WeightsKind::Designed ? 1 : 0;
+    ImGui::TextUnformatted("weights");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("random", &designed, 0)) scene.weights = core::WeightsKind::Random;
+    itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("designed", &designed, 1)) scene.weights = core::WeightsKind::Designed;
+    itemTooltip("Heads built to specialise (previous token, pronoun to noun, ...); see the Head "
+                "tab's legend.");
+    if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))
+        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
+                           "designed heads need d_model >= 64 and d_head >= 8");
+}
+
+// Mask, positional encoding and the score scale.
+void attentionControls(core::Scene& scene) {
+    int mask = scene.mask == core::MaskKind::Causal ? 1 : 0;
+    ImGui::TextUnformatted("mask");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("none", &mask, 0)) scene.mask = core::MaskKind::None;
+    itemTooltip("Every token may attend to every token (padding keys are always masked).");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("causal", &mask, 1)) scene.mask = core::MaskKind::Causal;
+    itemTooltip("A token may only attend to itself and earlier tokens, as in a decoder.");
+
+    ImGui::Checkbox("positional encoding", &scene.positional);
+    itemTooltip("Add the sinusoidal position signal; without it attention cannot tell word order.");
+
+    int scale = int(scene.scale);
+    const char* scales[] = {"1 / sqrt(d_head)", "1 / sqrt(d_model)", "none"};
+    if (ImGui::Combo("scale", &scale, scales, 3)) scene.scale = core::ScaleKind(scale);
+    itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the "
+                "Transformer's.");
+}
+
+// Colormap, shared or per-head colour scale, theme.
+void colourControls(ViewState& view) {
+    int colormap = int(view.saved.colormap);
+    const char* colormaps[] = {"viridis", "magma", "cividis", "greys"};
+    if (ImGui::Combo("colours", &colormap, colormaps, 4))
+        view.saved.colormap = core::ColormapId(colormap);
+    itemTooltip(
+        "Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
+    int perHead = view.saved.perHeadScale ? 1 : 0;
+    if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) view.saved.perHeadScale = false;
+    itemTooltip("One colour scale for every head, so heads can be compared.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("per head", &perHead, 1)) view.saved.perHeadScale = true;
+    itemTooltip("Stretch each head's colours from 0 to its own largest weight.");
+    int theme = int(view.saved.theme);
+    const char* themes[] = {themeName(Theme::Dark), themeName(Theme::Light),
+                            themeName(Theme::HighContrast)};
+    if (ImGui::Combo("theme", &theme, themes, 3)) view.saved.theme = Theme(theme);
+    itemTooltip(
+        "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
+}
+
+} // namespace
+
+void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                       const HeadMaps& shown, ViewState& view) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Controls", nullptr, kPanelFlags);
+    ImGui::PushItemWidth(-ImGui::CalcTextSize("positional ").x);
+
+    if (view.model.open) { // a trained model fixes the architecture: its own section instead
+        drawModelSection(view);
+    } else {
+        sizeSliders(scene);
+        weightControls(scene);
+        ImGui::Separator();
+        attentionControls(scene);
+    }
+    ImGui::Separator();
+    colourControls(view);
+    ImGui::PopItemWidth();
+
+    if (!view.model.open) {
+        ImGui::Separator();
+        drawPitfallsSection(scene, trace, shown, view);
+    }
+
+    ImGui::Separator();
+    const core::Attention& a = trace.attention;
+    ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen,
+                        a.keyLen, a.d_model, a.heads, a.d_head);
+    ImGui::TextDisabled("%lld parameters (4 x d_model^2)",
+                        trace.weights ? trace.weights->parameterCount() : 0LL);
+    ImGui::TextDisabled(
+        "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+    ImGui::End();
+}
+
+} // namespace app

@@ -1,0 +1,116 @@
+// Tab: the selected head, large, with full token labels and a colour bar.
+#include "explorer/panels.h"
+#include "widgets/heatmap_widget.h"
+
+#include "engine/designed_heads.h"
+
+#include <algorithm>
+
+namespace app {
+
+namespace {
+
+// Per-head preset menu: random, or one of the designed heads (switches the weights to designed).
+void presetMenu(core::Scene& scene, int head) {
+    if (!core::designedHeadsFit(scene.d_model, scene.heads)) return;
+    std::vector<std::string> presets =
+        scene.weights != core::WeightsKind::Designed
+            ? std::vector<std::string>(std::size_t(scene.heads), core::kRandomPreset)
+        : scene.headPresets.empty() ? core::defaultHeadPresets(scene.heads)
+                                    : scene.headPresets;
+    const std::string current = presets[std::size_t(head)];
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+    if (ImGui::BeginCombo("preset", current.c_str())) {
+        auto option = [&](const char* id, const char* tooltip) {
+            if (ImGui::Selectable(id, current == id)) {
+                presets[std::size_t(head)] = id;
+                scene.headPresets = presets;
+                scene.weights = core::WeightsKind::Designed;
+            }
+            itemTooltip(tooltip);
+        };
+        option(core::kRandomPreset, "Seeded random query and key columns for this head.");
+        for (const core::DesignedPreset& p : core::kDesignedPresets) option(p.id, p.looksFor);
+        ImGui::EndCombo();
+    }
+    itemTooltip("What this head is built to look for: random, or one of the designed heads.");
+}
+
+// One line per designed head: what it looks for; the tooltip says how, honestly.
+void legend(const core::Trace& trace) {
+    bool any = false;
+    for (const std::string& name : trace.headNames)
+        any = any || core::designedPresetIndex(name) >= 0;
+    if (!any) return;
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Designed heads (hover for how they are built)");
+    for (int h = 0; h < int(trace.headNames.size()); ++h) {
+        const int p = core::designedPresetIndex(trace.headNames[std::size_t(h)]);
+        if (p < 0) continue;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
+                                                 headColor(h, int(trace.headNames.size()))));
+        ImGui::TextUnformatted(core::kDesignedPresets[p].id);
+        ImGui::PopStyleColor();
+        ImGui::SameLine(ImGui::GetFontSize() * 10.5f); // one column for the descriptions
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", core::kDesignedPresets[p].looksFor);
+        ImGui::PopTextWrapPos();
+        if (ImGui::IsItemHovered()) designedHeadTooltip(trace.headNames[std::size_t(h)]);
+    }
+}
+
+} // namespace
+
+void designedHeadTooltip(const std::string& headName) {
+    const int p = core::designedPresetIndex(headName);
+    if (p < 0) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextUnformatted(core::kDesignedPresets[p].looksFor);
+    ImGui::TextDisabled("%s", core::kDesignedPresets[p].how);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    const int heads = int(gl.maps.heads.size());
+    if (heads == 0) return;
+    const int h = view.saved.selectedHead;
+    const bool ablated =
+        h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+    ImGui::Text(
+        "%s%s%s", trace.headNames[std::size_t(h)].c_str(),
+        trace.batch() > 1
+            ? ("  \xC2\xB7  sentence " + std::to_string(view.selection.batchIndex + 1)).c_str()
+            : "",
+        ablated ? "  (switched off: its output is zeroed before W_O)" : "");
+    ImGui::PopStyleColor();
+    if (view.model.open) // a trained head has no preset: say which layer it is in
+        ImGui::TextDisabled("layer %d of %d (L / Shift+L)", view.model.layer + 1,
+                            view.model.layers);
+    else
+        presetMenu(scene, h);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const bool hasLegend =
+        std::any_of(trace.headNames.begin(), trace.headNames.end(),
+                    [](const std::string& n) { return core::designedPresetIndex(n) >= 0; });
+    const float legendHeight = hasLegend
+                                   ? ImGui::GetTextLineHeightWithSpacing() *
+                                         float(std::min<std::size_t>(trace.headNames.size(), 9) + 1)
+                                   : 0.0f;
+    const float barHeight = ImGui::GetFontSize() * 2.6f + legendHeight;
+    const float side = std::max(32.0f, std::min(avail.x, avail.y - barHeight));
+    drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Full);
+    ImGui::Spacing();
+    const float valueMax =
+        view.saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
+    drawColorBar(gl, view.saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
+    ImGui::SameLine();
+    ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
+                        view.saved.perHeadScale ? " (this head's range)" : "");
+    legend(trace);
+}
+
+} // namespace app

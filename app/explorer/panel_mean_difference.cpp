@@ -1,0 +1,128 @@
+// Tabs: the mean over heads, and the difference of two heads on a diverging colormap.
+#include "explorer/panels.h"
+#include "widgets/heatmap_widget.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace app {
+
+void viewHeader(const char* text, ViewState& view, ExportChoice what) {
+    const float button =
+        ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - button - ImGui::GetFontSize());
+    ImGui::TextDisabled("%s", text);
+    ImGui::PopTextWrapPos();
+    ImGui::SameLine(ImGui::GetContentRegionMax().x - button);
+    if (ImGui::Button("Export\xE2\x80\xA6")) openExportPanel(view, what);
+    itemTooltip("Save this view as PNG, SVG or CSV (Ctrl+Shift+E).");
+}
+
+namespace {
+
+// The largest square that leaves room for a colour bar (and `below` more) under it.
+float mapSide(float below = 0) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    return std::max(32.0f, std::min(avail.x, avail.y - ImGui::GetFontSize() * 2.8f - below));
+}
+
+} // namespace
+
+void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    uploadDerivedMaps(trace, view.selection.batchIndex, gl);
+    const int heads = int(gl.maps.heads.size());
+    if (heads == 0 || gl.maps.mean.rows == 0) return;
+    viewHeader("The mean of every head's weights: where the layer looks on average. Rows still "
+               "sum to 1.",
+               view, ExportChoice::Mean);
+    const float side = mapSide();
+    MapStyle style;
+    style.gl = &gl;
+    style.slot = derivedSlot(gl.maps, DerivedMap::Mean);
+    style.valueMax = view.saved.perHeadScale ? std::max(gl.maps.mean.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = view.saved.colormap;
+    const MapHit hit = drawMap(gl.maps.mean, style, view, ImVec2(side, side), LabelMode::Full);
+    if (hit.row >= 0) {
+        const std::size_t c =
+            std::size_t(hit.row) * std::size_t(gl.maps.mean.cols) + std::size_t(hit.col);
+        ImGui::BeginTooltip();
+        ImGui::Text("%s \xE2\x86\x92 %s", gl.maps.mean.queryLabels[std::size_t(hit.row)].c_str(),
+                    gl.maps.mean.keyLabels[std::size_t(hit.col)].c_str());
+        if (gl.maps.mean.values[c] == core::kMaskedCell) {
+            ImGui::TextUnformatted("masked");
+        } else {
+            ImGui::Text("mean weight %.4f", gl.maps.mean.values[c]);
+            for (int h = 0; h < std::min(heads, 16); ++h) { // what the mean is made of
+                ImGui::PushStyleColor(ImGuiCol_Text,
+                                      ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+                ImGui::Text("  %-22s %.4f", trace.headNames[std::size_t(h)].c_str(),
+                            gl.maps.heads[std::size_t(h)].values[c]);
+                ImGui::PopStyleColor();
+            }
+            if (heads > 16) ImGui::TextDisabled("  ... and %d more heads", heads - 16);
+        }
+        ImGui::EndTooltip();
+    }
+    ImGui::Spacing();
+    drawColorBar(gl, view.saved.colormap, 0.0f, style.valueMax, std::min(side, 360.0f));
+    ImGui::SameLine();
+    ImGui::TextDisabled("mean weight");
+}
+
+void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+    const int heads = int(gl.maps.heads.size());
+    if (heads == 0) return;
+    viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B does. "
+               "White: they agree.",
+               view, ExportChoice::Difference);
+    auto headCombo = [&](const char* id, int& head) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+        const std::string preview =
+            std::to_string(head + 1) + "  " + trace.headNames[std::size_t(head)];
+        if (ImGui::BeginCombo(id, preview.c_str())) {
+            for (int h = 0; h < heads; ++h) {
+                const std::string label =
+                    std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
+                if (ImGui::Selectable(label.c_str(), h == head)) head = h;
+            }
+            ImGui::EndCombo();
+        }
+    };
+    headCombo("A", view.saved.selectedHead);
+    itemTooltip("Head A is the selected head (arrow keys change it).");
+    ImGui::SameLine();
+    headCombo("B##compare", view.saved.compareHead);
+    uploadDifferenceMap(trace, view.selection.batchIndex, gl, view.saved.selectedHead,
+                        view.saved.compareHead);
+
+    const core::AttentionMap& diff = gl.maps.difference;
+    // Symmetric around 0 so white means "no difference"; at least +-0.05 so noise stays pale.
+    const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
+    const float side = mapSide();
+    MapStyle style;
+    style.gl = &gl;
+    style.slot = derivedSlot(gl.maps, DerivedMap::Difference);
+    style.valueMin = -extent, style.valueMax = extent;
+    style.colormap = core::ColormapId::RdBu;
+    const MapHit hit = drawMap(diff, style, view, ImVec2(side, side), LabelMode::Full);
+    if (hit.row >= 0) {
+        const std::size_t c = std::size_t(hit.row) * std::size_t(diff.cols) + std::size_t(hit.col);
+        ImGui::BeginTooltip();
+        ImGui::Text("%s \xE2\x86\x92 %s", diff.queryLabels[std::size_t(hit.row)].c_str(),
+                    diff.keyLabels[std::size_t(hit.col)].c_str());
+        if (diff.values[c] == core::kMaskedCell) {
+            ImGui::TextUnformatted("masked");
+        } else {
+            ImGui::Text("A  %.4f", gl.maps.heads[std::size_t(view.saved.selectedHead)].values[c]);
+            ImGui::Text("B  %.4f", gl.maps.heads[std::size_t(view.saved.compareHead)].values[c]);
+            ImGui::Text("A \xE2\x88\x92 B  %+.4f", diff.values[c]);
+        }
+        ImGui::EndTooltip();
+    }
+    ImGui::Spacing();
+    drawColorBar(gl, core::ColormapId::RdBu, -extent, extent, std::min(side, 360.0f));
+    ImGui::SameLine();
+    ImGui::TextDisabled("A \xE2\x88\x92 B  \xC2\xB7  hatched = masked");
+}
+
+} // namespace app

@@ -1,0 +1,55 @@
+// Section of the controls while a trained model is open: which run and step, the layer every
+// view shows, the architecture the model fixes (read-only), and the way back to the explorer.
+#include "explorer/panels.h"
+
+#include <string>
+
+namespace app {
+
+namespace {
+
+// One radio button per layer (L / Shift+L step through them too).
+void layerSelector(ModelView& model) {
+    ImGui::TextUnformatted("layer");
+    for (int l = 0; l < model.layers; ++l) {
+        ImGui::SameLine();
+        const std::string label = std::to_string(l + 1) + "##layer";
+        if (ImGui::RadioButton(label.c_str(), model.layer == l)) model.layer = l;
+        itemTooltip("Which layer's heads every view shows (L / Shift+L). Layer 1 reads the "
+                    "embeddings; each later layer reads the residual stream the ones before "
+                    "wrote into.");
+    }
+}
+
+// The run's checkpoints: another step reloads the weights and keeps the sentences.
+void stepSelector(ModelView& model) {
+    const std::string current = "step " + std::to_string(model.step);
+    ImGui::TextUnformatted("checkpoint"); // on the left: the label column is too narrow for it
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.0f);
+    if (ImGui::BeginCombo("##checkpoint", current.c_str())) {
+        for (int step : model.steps)
+            if (ImGui::Selectable(("step " + std::to_string(step)).c_str(), step == model.step))
+                model.requestedStep = step;
+        ImGui::EndCombo();
+    }
+    itemTooltip("The weights as they were at this step of training (step 0: before any).");
+}
+
+} // namespace
+
+void drawModelSection(ViewState& view) {
+    ModelView& model = view.model;
+    ImGui::TextWrapped("Trained model: %s", model.title.c_str());
+    layerSelector(model);
+    stepSelector(model);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", model.architecture.c_str());
+    ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned positions, "
+                       "the trained weights. x of a layer is the residual stream entering it.");
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Close model")) model.closeRequested = true;
+    itemTooltip("Back to the explorer's own scene, with its sliders and switches.");
+}
+
+} // namespace app

@@ -1,0 +1,362 @@
+// Tab: the whole multi-head attention pipeline as blocks with the scene's real shapes.
+// Each head's d_head-wide slice has its colour everywhere: Q/K/V, the per-head blocks,
+// the concat, the rows of W_O it multiplies and its heatmap's frame.
+#include "explorer/model_presets.h"
+#include "explorer/panels.h"
+#include "widgets/heatmap_widget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+namespace app {
+
+namespace {
+
+constexpr double kRegroupSeconds = 0.6;
+
+struct Dims {
+    int B, N, M, d_model, H, d_head;
+    bool live; // false: a real model's sizes, shape only
+};
+
+std::string shapeText(std::initializer_list<std::pair<const char*, int>> dims) {
+    std::string text = "(";
+    for (const auto& [name, value] : dims) {
+        if (text.size() > 1) text += ", ";
+        text += std::string(name) + "=" + std::to_string(value);
+    }
+    return text + ")";
+}
+
+// Draws the stages top to bottom; shares the geometry and the highlight state.
+class PipelineDrawer {
+  public:
+    PipelineDrawer(const Dims& d, const core::Trace& trace, ViewState& view, GlHeatmaps& gl)
+        : d_(d), trace_(trace), view_(view), gl_(gl), draw_(ImGui::GetWindowDrawList()) {
+        const float avail = ImGui::GetContentRegionAvail().x;
+        blockWidth_ = std::clamp(avail * 0.55f, 160.0f, 420.0f);
+        rowHeight_ = ImGui::GetFontSize() * 1.3f;
+        const double age = ImGui::GetTime() - view.ui.animStart;
+        regroup_ = view.ui.animateSplit && view.ui.animStart >= 0 && age < kRegroupSeconds && d.live
+                       ? float(age / kRegroupSeconds)
+                       : 1.0f;
+    }
+
+    // One stage: its drawing on the left, name and shape on the right, explanation on hover.
+    void stage(const char* name, const std::string& shape, const char* why, float height,
+               const std::function<void(ImVec2, ImVec2)>& body) {
+        const ImVec2 top = ImGui::GetCursorScreenPos();
+        const ImVec2 min(top.x, top.y), max(top.x + blockWidth_, top.y + height);
+        body(min, max);
+        const float textX = max.x + 12.0f;
+        draw_->AddText(ImVec2(textX, top.y), ImGui::GetColorU32(ImGuiCol_Text), name);
+        draw_->AddText(ImVec2(textX, top.y + ImGui::GetFontSize() + 1.0f),
+                       ImGui::GetColorU32(ImGuiCol_TextDisabled), shape.c_str());
+        ImGui::SetCursorScreenPos(top);
+        ImGui::PushID(name);
+        ImGui::InvisibleButton(
+            "stage", ImVec2(ImGui::GetContentRegionAvail().x, std::max(height, rowHeight_ * 1.6f)));
+        if (ImGui::IsItemHovered()) {
+            const int head = headAt(min, max);
+            if (head >= 0) view_.selection.nextHoverHead = head;
+            ImGui::BeginTooltip();
+            ImGui::Text("%s  %s", name, shape.c_str());
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+            ImGui::TextUnformatted(why);
+            if (head >= 0)
+                ImGui::Text("head %d: columns %d..%d of d_model", head + 1, head * d_.d_head,
+                            (head + 1) * d_.d_head - 1);
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        ImGui::PopID();
+        arrow();
+    }
+
+    // A (tokens x d_model) block cut into H slices; gaps show the reshape's view.
+    void slices(ImVec2 min, ImVec2 max, float gap, bool afterHeads) {
+        const float width = max.x - min.x;
+        for (int h = 0; h < d_.H; ++h) {
+            const float x0 = min.x + edge(h) * width + (h > 0 ? gap * 0.5f : 0.0f);
+            const float x1 = min.x + edge(h + 1) * width - (h + 1 < d_.H ? gap * 0.5f : 0.0f);
+            fillHead(ImVec2(x0, min.y), ImVec2(std::max(x1, x0 + 1.0f), max.y), h, afterHeads);
+        }
+        if (regroup_ < 1.0f) // the previous head boundaries fade out while the new ones settle
+            for (int k = 1; k < view_.ui.animFromHeads; ++k) {
+                const float x = min.x + width * float(k) / float(view_.ui.animFromHeads);
+                draw_->AddLine(ImVec2(x, min.y), ImVec2(x, max.y),
+                               IM_COL32(255, 255, 255, int(200 * (1 - regroup_))), 1.5f);
+            }
+    }
+
+    // H separate blocks side by side: the per-head tensors after the transpose.
+    void headBlocks(ImVec2 min, ImVec2 max, bool afterAttention) {
+        const float gap = d_.H <= 32 ? 4.0f : 0.0f;
+        const float w = (max.x - min.x - gap * float(d_.H - 1)) / float(d_.H);
+        for (int h = 0; h < d_.H; ++h) {
+            const float x = min.x + float(h) * (w + gap);
+            fillHead(ImVec2(x, min.y), ImVec2(x + std::max(w, 1.0f), max.y), h, afterAttention);
+        }
+    }
+
+    // H small attention maps: the real ones (GPU) when the sizes are live.
+    void headMaps(ImVec2 min, ImVec2 max, bool realMaps) {
+        const float gap = d_.H <= 32 ? 4.0f : 0.0f;
+        const float side =
+            std::min(max.y - min.y, (max.x - min.x - gap * float(d_.H - 1)) / float(d_.H));
+        for (int h = 0; h < d_.H; ++h) {
+            const ImVec2 a(min.x + float(h) * (side + gap), min.y), b(a.x + side, a.y + side);
+            if (realMaps && h < int(gl_.maps.heads.size()))
+                gl_.draw(draw_, h, a, b, view_.saved.colormap, 0.0f, 1.0f);
+            else
+                draw_->AddRectFilled(a, b, headColor(h, d_.H, 0.35f));
+            draw_->AddRect(a, b, headColor(h, d_.H, 1.0f), 0, 0,
+                           h == view_.selection.hoverHead ? 3.0f : 1.0f);
+        }
+    }
+
+    // W_O: row band h (rows h*d_head..) multiplies head h's slice of the concat.
+    void outputProjection(ImVec2 min, ImVec2 max, bool on) {
+        const float side = max.y - min.y;
+        const ImVec2 a(min.x, min.y), b(min.x + side, max.y);
+        for (int h = 0; h < d_.H; ++h) {
+            const float y0 = a.y + side * float(h) / float(d_.H),
+                        y1 = a.y + side * float(h + 1) / float(d_.H);
+            draw_->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1),
+                                 headColor(h, d_.H, h == view_.selection.hoverHead ? 0.9f : 0.45f));
+        }
+        draw_->AddRect(a, b, IM_COL32(220, 220, 220, 255));
+        if (!on) {
+            draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 3.0f);
+            draw_->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), IM_COL32(255, 90, 80, 255), 3.0f);
+        }
+        draw_->AddText(ImVec2(b.x + 8, a.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                       on ? "each output dimension\nsums over every head's\nslice: heads mix here"
+                          : "switched off:\noutput = concat,\nheads never mix");
+    }
+
+    // The output row: every column is a blend of all heads (thin stripes of every colour).
+    void mixed(ImVec2 min, ImVec2 max) {
+        const float width = max.x - min.x;
+        const int stripes = std::max(1, int(width / 3.0f));
+        for (int s = 0; s < stripes; ++s) {
+            const float x0 = min.x + width * float(s) / float(stripes),
+                        x1 = min.x + width * float(s + 1) / float(stripes);
+            draw_->AddRectFilled(ImVec2(x0, min.y), ImVec2(x1, max.y),
+                                 headColor(s % d_.H, d_.H, 0.8f));
+        }
+    }
+
+    // Which (token, dimension) cells of Q each head reads: the reshape bug made visible.
+    void readsGrid(ImVec2 min, ImVec2 max, bool bug) {
+        const int n = d_.N, width = d_.d_model;
+        const float cellH = (max.y - min.y) / float(n), cellW = (max.x - min.x) / float(width);
+        for (int h = 0; h < d_.H; ++h) {
+            if (!bug) {
+                draw_->AddRectFilled(ImVec2(min.x + cellW * float(h * d_.d_head), min.y),
+                                     ImVec2(min.x + cellW * float((h + 1) * d_.d_head), max.y),
+                                     headColor(h, d_.H, alpha(h)));
+                continue;
+            }
+            // The buggy view hands head h the flat range [h*N*d_head, (h+1)*N*d_head).
+            const long long first = (long long)h * n * d_.d_head,
+                            last = first + (long long)n * d_.d_head;
+            for (long long row = first / width; row * width < last && row < n; ++row) {
+                const long long c0 = std::max(first, row * width) - row * width;
+                const long long c1 = std::min(last, (row + 1) * width) - row * width;
+                draw_->AddRectFilled(
+                    ImVec2(min.x + cellW * float(c0), min.y + cellH * float(row)),
+                    ImVec2(min.x + cellW * float(c1), min.y + cellH * float(row + 1)),
+                    headColor(h, d_.H, alpha(h)));
+            }
+        }
+        draw_->AddRect(min, max, IM_COL32(220, 220, 220, 255));
+    }
+
+    float blockWidth() const { return blockWidth_; }
+    float rowHeight() const { return rowHeight_; }
+
+  private:
+    float alpha(int h) const {
+        return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f;
+    }
+
+    // Left edge of slice k, 0..1. While regrouping after a change of H, each new edge
+    // slides from the nearest old edge to its place.
+    float edge(int k) const {
+        const float target = float(k) / float(d_.H);
+        if (regroup_ >= 1.0f || view_.ui.animFromHeads <= 0) return target;
+        const float from =
+            std::round(target * float(view_.ui.animFromHeads)) / float(view_.ui.animFromHeads);
+        const float t = 1.0f - (1.0f - regroup_) * (1.0f - regroup_); // ease out
+        return from + (target - from) * t;
+    }
+
+    void fillHead(ImVec2 a, ImVec2 b, int h, bool ablatable) {
+        const bool ablated = ablatable && d_.live && h < int(trace_.attention.headAblated.size()) &&
+                             trace_.attention.headAblated[std::size_t(h)];
+        draw_->AddRectFilled(a, b,
+                             ablated ? IM_COL32(60, 60, 64, 255) : headColor(h, d_.H, alpha(h)));
+        if (ablated) draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 2.0f);
+        if (h == view_.selection.hoverHead)
+            draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+    }
+
+    int headAt(ImVec2 min, ImVec2 max) const {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        if (mouse.x < min.x || mouse.x >= max.x || mouse.y < min.y || mouse.y >= max.y) return -1;
+        return std::clamp(int((mouse.x - min.x) / (max.x - min.x) * float(d_.H)), 0, d_.H - 1);
+    }
+
+    void arrow() {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float x = p.x + blockWidth_ * 0.5f;
+        draw_->AddTriangleFilled(ImVec2(x - 5, p.y), ImVec2(x + 5, p.y), ImVec2(x, p.y + 6),
+                                 ImGui::GetColorU32(ImGuiCol_TextDisabled));
+        ImGui::Dummy(ImVec2(1, 8));
+    }
+
+    const Dims& d_;
+    const core::Trace& trace_;
+    ViewState& view_;
+    GlHeatmaps& gl_;
+    ImDrawList* draw_;
+    float blockWidth_ = 300, rowHeight_ = 20, regroup_ = 1;
+};
+
+// The sizes drawn (live, or a real model's from the Cost tab) and the controls above the blocks.
+Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
+    const core::Attention& a = trace.attention;
+    Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
+    if (view.ui.presetIndex >= 0) {
+        const ModelPreset& p = kModelPresets[view.ui.presetIndex];
+        d.d_model = p.d_model, d.H = p.heads, d.d_head = p.d_head, d.live = false;
+        if (ImGui::SmallButton("back to live")) view.ui.presetIndex = -1;
+        itemTooltip("Draw the current scene's own sizes again.");
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::TextWrapped("Shapes of %s: shape only, the maps are computed for the toy sizes.",
+                           p.name);
+        ImGui::PopStyleColor();
+    }
+    ImGui::Checkbox("animate when H changes", &view.ui.animateSplit);
+    itemTooltip("Slices regroup over half a second when the head count changes; off for still "
+                "screenshots.");
+    ImGui::SameLine();
+    ImGui::TextDisabled("hover a block or a head's slice");
+
+    return d;
+}
+
+// X -> Q, K, V -> reshape -> transpose: the split into heads.
+void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug) {
+    const float row = p.rowHeight();
+    const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
+    p.stage("X  (embedding + position)", nd,
+            "One d_model-wide row per token: the toy embedding plus the sinusoidal position.", row,
+            [&](ImVec2 a0, ImVec2 a1) {
+                ImGui::GetWindowDrawList()->AddRectFilled(a0, a1, IM_COL32(150, 150, 160, 255));
+            });
+    p.stage("Q, K, V = X W_Q, X W_K, X W_V",
+            scene.isCross()
+                ? nd + ", K V: " + shapeText({{"B", d.B}, {"M", d.M}, {"d_model", d.d_model}})
+                : nd,
+            "Three learned projections of every token. Each head will use only its own d_head-wide "
+            "slice of them.",
+            row * 1.6f, [&](ImVec2 a0, ImVec2 a1) {
+                const float third = (a1.y - a0.y) / 3.0f;
+                for (int k = 0; k < 3; ++k)
+                    p.slices(ImVec2(a0.x, a0.y + third * float(k) + 1),
+                             ImVec2(a1.x, a0.y + third * float(k + 1) - 1), 0.0f, false);
+            });
+    p.stage(bug ? "reshape  (BUG: no transpose)" : "reshape",
+            shapeText({{"B", d.B}, {"N", d.N}, {"H", d.H}, {"d_head", d.d_head}}),
+            "The d_model axis is cut into H slices of d_head values. Nothing moves in memory yet.",
+            row, [&](ImVec2 a0, ImVec2 a1) { p.slices(a0, a1, 3.0f, false); });
+    const char* readsWhy =
+        bug ? "With the bug, (B,N,d_model) is viewed directly as (B,H,N,d_head): each 'head' gets "
+              "d_head-wide "
+              "chunks of a few tokens' whole vectors, so tokens and features are scrambled."
+            : "Correct split: head h reads its own d_head dimensions of every token.";
+    p.stage("cells of Q each head reads", "tokens (rows) x d_model (columns)", readsWhy,
+            std::clamp(float(d.N) * 4.0f, row * 2.0f, row * 4.5f),
+            [&](ImVec2 a0, ImVec2 a1) { p.readsGrid(a0, a1, bug); });
+    p.stage(bug ? "(no transpose)" : "transpose",
+            shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"d_head", d.d_head}}),
+            "Heads become a batch axis: each head now holds all N tokens of its own slice.",
+            row * 1.6f, [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, false); });
+}
+
+// Per head: scores, softmax with the mask, weights V.
+void drawAttentionStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d) {
+    const float row = p.rowHeight();
+    char scoreName[64];
+    std::snprintf(scoreName, sizeof scoreName, "scores  Q K^T %s",
+                  scene.scale == core::ScaleKind::SqrtDHead    ? "/ sqrt(d_head)"
+                  : scene.scale == core::ScaleKind::SqrtDModel ? "/ sqrt(d_model)"
+                                                               : "(unscaled)");
+    const std::string hnm = shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"M", d.M}});
+    p.stage(scoreName, hnm, "Every query's dot product with every key, per head, then scaled.",
+            row * 1.4f, [&](ImVec2 a0, ImVec2 a1) { p.headMaps(a0, a1, false); });
+    p.stage("softmax (+ mask)", hnm,
+            "Each row becomes weights that sum to 1; masked keys (-inf) get exactly 0. These are "
+            "the maps.",
+            row * 2.2f, [&](ImVec2 a0, ImVec2 a1) { p.headMaps(a0, a1, d.live); });
+    p.stage("weights V", shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"d_head", d.d_head}}),
+            "Each query's weighted average of the value vectors, per head. Switched-off heads are "
+            "zeroed here.",
+            row * 1.6f, [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, true); });
+}
+
+// Transpose back -> concat -> W_O -> output: the merge.
+void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug) {
+    const float row = p.rowHeight();
+    const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
+    p.stage(bug ? "(no transpose back)" : "transpose back",
+            shapeText({{"B", d.B}, {"N", d.N}, {"H", d.H}, {"d_head", d.d_head}}),
+            "Heads go back beside each other for every token.", row,
+            [&](ImVec2 a0, ImVec2 a1) { p.slices(a0, a1, 3.0f, true); });
+    p.stage(
+        "concat", nd,
+        "The H slices side by side again: head h fills columns h*d_head... Nothing is mixed yet.",
+        row, [&](ImVec2 a0, ImVec2 a1) { p.slices(a0, a1, 0.0f, true); });
+    p.stage("x W_O", shapeText({{"d_model", d.d_model}, {"d_model", d.d_model}}),
+            "The only step that mixes heads: each output dimension is a weighted sum over every "
+            "head's slice, through "
+            "the rows of W_O.",
+            std::min(row * 4.0f, p.blockWidth() * 0.4f), [&](ImVec2 a0, ImVec2 a1) {
+                p.outputProjection(a0, a1, scene.outProjection || !d.live);
+            });
+    p.stage(
+        "output", nd,
+        "One d_model-wide row per token, a blend of all heads (or, without W_O, just the concat).",
+        row, [&](ImVec2 a0, ImVec2 a1) {
+            if (scene.outProjection || !d.live)
+                p.mixed(a0, a1);
+            else
+                p.slices(a0, a1, 0.0f, true);
+        });
+}
+
+} // namespace
+
+void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,
+                      GlHeatmaps& gl) {
+    const Dims d = pipelineHeader(trace, view);
+    PipelineDrawer p(d, trace, view, gl);
+    const bool bug = scene.reshapeBug && d.live;
+    drawSplitStages(p, scene, d, bug);
+    drawAttentionStages(p, scene, d);
+    drawMergeStages(p, scene, d, bug);
+}
+
+// Called when the scene's H changed: the pipeline animates from the old grouping.
+void noteHeadCountChange(ViewState& view, int previousHeads) {
+    view.ui.animFromHeads = previousHeads;
+    view.ui.animStart = ImGui::GetTime();
+}
+
+} // namespace app

@@ -1,0 +1,200 @@
+// Panel: the sentence(s) the user types, with their tokens.
+#include "explorer/panels.h"
+#include "io/scene_json.h"
+
+#include "figures/attention_map.h"
+
+#include <imgui_stdlib.h>
+
+#include <cstdio>
+#include <string>
+
+namespace app {
+
+namespace {
+
+const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
+
+// Tokens as small chips; hovering one lights its row up in every head. With a trained model,
+// `predictions` (one per token) says in the tooltip what the model expects next.
+void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, ViewState& view,
+                const std::vector<std::string>* predictions = nullptr) {
+    const int count = tokens ? int(tokens->tokens.size()) : 0;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    for (int i = 0; i < std::max(count, paddedLength); ++i) {
+        const bool isPad = i >= count;
+        const std::string label = isPad ? core::kPadLabel : tokens->tokens[std::size_t(i)].text;
+        const float width =
+            ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+        if (i > 0) {
+            ImGui::SameLine(0, 3);
+            if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
+        }
+        ImGui::PushID(i);
+        const bool lit =
+            isShown && (view.selection.hover.query == i || view.selection.pinnedQuery == i);
+        if (isPad)
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (lit)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+        if (ImGui::SmallButton(label.c_str()) && isShown)
+            view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
+        if (lit) ImGui::PopStyleColor();
+        if (isPad) ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered() && isShown) {
+            view.selection.nextHover.query = i;
+            const bool predicted = !isPad && predictions && i < int(predictions->size());
+            if (predicted)
+                ImGui::SetTooltip("token %d; the model expects next: %s; click to pin its row",
+                                  i + 1, (*predictions)[std::size_t(i)].c_str());
+            else
+                ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
+                                        : "token %d; click to pin its row",
+                                  i + 1);
+        }
+        ImGui::PopID();
+    }
+}
+
+} // namespace
+
+void itemTooltip(const char* text) {
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+namespace {
+
+// A trained model's sentence: the words it does not know, which it was not given.
+void unknownWordsLine(const std::vector<std::string>& unknown) {
+    if (unknown.empty()) return;
+    std::string line = "not in the model's vocabulary (left out):";
+    for (const std::string& word : unknown) line += " " + word;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", line.c_str());
+    ImGui::PopStyleColor();
+}
+
+// One sentence: which one is shown (in a batch), its text, its remove button and its tokens.
+// False when it was removed (the loop over the batch stops: the indexes moved).
+bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState& view) {
+    const int batch = int(scene.sentences.size());
+    const bool traceMatchesBatch = trace.batch() == batch;
+    const float removeWidth = ImGui::GetFrameHeight();
+    ImGui::PushID(b);
+    if (batch > 1) {
+        if (ImGui::RadioButton("##show", view.selection.batchIndex == b))
+            view.selection.batchIndex = b; // the maps follow (keyed on the sentence shown)
+        itemTooltip("Show this sentence's attention maps in the heads panels.");
+        ImGui::SameLine();
+    }
+    // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
+    if (view.ui.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
+        ImGui::SetKeyboardFocusHere();
+        view.ui.focusSentence = false;
+    }
+    ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
+    ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
+    itemTooltip("Type any sentence: the maps update with every keystroke.");
+    if (core::canRemoveSentence(scene)) {
+        ImGui::SameLine();
+        if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
+            core::removeSentence(scene, b);
+            ImGui::PopID();
+            return false;
+        }
+        itemTooltip("Remove this sentence from the batch.");
+    }
+    const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+    const ModelView& model = view.model;
+    const bool described = model.open && b < int(model.predictions.size());
+    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex,
+               view, described ? &model.predictions[std::size_t(b)] : nullptr);
+    if (described) unknownWordsLine(model.unknownWords[std::size_t(b)]);
+    ImGui::PopID();
+    ImGui::Spacing();
+    return true;
+}
+
+// "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
+void batchButtons(core::Scene& scene, ViewState& view) {
+    ImGui::BeginDisabled(!core::canAddSentence(scene));
+    if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && view.model.open)
+        scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
+    ImGui::EndDisabled();
+    itemTooltip(
+        "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
+    if (view.model.open) { // no cross-attention in the model; demos are the explorer's scenes
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("The model's words: %s", view.model.vocabulary.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+
+    bool cross = scene.isCross();
+    ImGui::SameLine();
+    if (ImGui::Checkbox("Cross-attention", &cross)) {
+        if (cross)
+            scene.sources = {kDefaultSource};
+        else
+            scene.sources.clear();
+    }
+    itemTooltip("Take keys and values from a second (source) sentence, as a decoder attends to its "
+                "encoder.");
+    // The demo scenes, one click away (Ctrl+O opens them too, and files).
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("Demos").x + ImGui::GetFrameHeight() +
+                            ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::BeginCombo("##demo", "Demos", ImGuiComboFlags_HeightLarge)) {
+        for (const char* name : core::kDemoScenes)
+            if (ImGui::Selectable(name)) openDemoScene(scene, view, name);
+        ImGui::Separator();
+        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.ui.showScenes = true;
+        ImGui::EndCombo();
+    }
+    itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
+                "cross-attention, the sqrt(d_model) pitfall; and two that train a model: "
+                "induction heads form, subject-verb agreement.");
+    if (ImGui::Button("Watch heads learn: train a model (Ctrl+T)")) view.ui.openTrain = true;
+    itemTooltip("The Train view (Ctrl+T): train a tiny transformer and watch its heads learn.");
+}
+
+// The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
+void sceneMessages(const core::Trace& trace, const RunStatus& status) {
+    auto wrapped = [](ImVec4 color, const std::string& text) {
+        ImGui::PushStyleColor(ImGuiCol_Text, color);
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+    };
+    if (!status.sceneError.empty())
+        wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f),
+                status.sceneError + " (the maps show the last valid input)");
+    else if (!status.sceneHint.empty())
+        wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), status.sceneHint);
+    for (const std::string& warning : trace.warnings)
+        wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
+}
+
+} // namespace
+
+void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
+                        const RunStatus& status, ViewState& view) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Sentences", nullptr, kPanelFlags);
+    for (int b = 0; b < int(scene.sentences.size()); ++b)
+        if (!sentenceRow(b, scene, trace, view)) break;
+    batchButtons(scene, view);
+    if (scene.isCross()) {
+        ImGui::TextDisabled("Source (keys and values)");
+        ImGui::SetNextItemWidth(-1.0f);
+        ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
+        itemTooltip("The sentence whose tokens every query attends to.");
+        if (trace.scene.isCross() && !trace.sources.empty())
+            tokenChips(&trace.sources[0], 0, false, view);
+    }
+    ImGui::Spacing();
+    sceneMessages(trace, status);
+    ImGui::End();
+}
+
+} // namespace app

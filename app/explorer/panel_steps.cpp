@@ -1,0 +1,278 @@
+// Tab: follow one query token through the selected head, every number on screen.
+#include "explorer/panels.h"
+#include "widgets/heatmap_widget.h"
+#include "widgets/mini_matrix.h"
+
+#include "engine/step_detail.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace app {
+
+namespace {
+
+constexpr int kStepCount = 10;
+const char* const kStepTitles[kStepCount] = {
+    "1. x: the token's input row",
+    "2. q = x W_Q, and this head's slice of it",
+    "3. K: this head's keys",
+    "4. q . k for every key",
+    "5. divide by the scale",
+    "6. add the mask",
+    "7. softmax: weights that sum to 1",
+    "8. weights x V: this head's output",
+    "9. concat: all heads side by side",
+    "10. x W_O: the heads mixed into the output row",
+};
+
+// The numbers of every step (core::stepDetail) and the key tokens that label them.
+struct StepData {
+    core::StepDetail detail;
+    std::vector<std::string> keyLabels; // M
+};
+
+void explain(const char* text) {
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX());
+    ImGui::TextDisabled("%s", text);
+    ImGui::PopTextWrapPos();
+}
+
+void row(const char* id, const core::RowVec& values, MiniMatrixStyle style,
+         const std::vector<bool>* masked = nullptr) {
+    drawMiniMatrix(
+        id, 1, int(values.size()), [&](int, int c) { return values[c]; }, style,
+        masked ? std::function<bool(int, int)>(
+                     [&](int, int c) { return bool((*masked)[std::size_t(c)]); })
+               : std::function<bool(int, int)>());
+}
+
+void matrix(const char* id, const core::Mat& values, const MiniMatrixStyle& style) {
+    drawMiniMatrix(
+        id, int(values.rows()), int(values.cols()), [&](int r, int c) { return values(r, c); },
+        style);
+}
+
+// The styles every step starts from: values labelled by key, or by dimension.
+struct StepStyles {
+    MiniMatrixStyle keys, dims;
+    ImU32 headColor = 0;
+};
+
+// d_model-wide row with this head's slice framed (unless the reshape bug scatters it).
+void slicedRow(const char* id, const core::RowVec& values, const core::StepDetail& s,
+               const StepStyles& styles) {
+    MiniMatrixStyle framed = styles.dims;
+    if (!s.reshapeBug)
+        framed.highlightFromCol = s.head * s.d_head,
+        framed.highlightToCol = (s.head + 1) * s.d_head;
+    framed.highlightColor = styles.headColor;
+    row(id, values, framed);
+}
+
+void stepInput(const core::StepDetail& s, const StepStyles& styles) {
+    explain("The token's embedding plus its position: d_model numbers (blue negative, red "
+            "positive).");
+    row("x", s.x, styles.dims);
+}
+
+void stepQuery(const core::StepDetail& s, const StepStyles& styles) {
+    explain(s.reshapeBug ? "q = x W_Q for every token. With the reshape bug, this head's 'slice' "
+                           "is not a block of this "
+                           "row: it is cut from the flat buffer, mixing other tokens' values."
+                         : "q = x W_Q, then this head keeps only its d_head-wide slice (framed).");
+    slicedRow("q", s.q, s, styles);
+    char line[200];
+    std::snprintf(line, sizeof line, "q for head %d (%d numbers):", s.head + 1, s.d_head);
+    ImGui::TextUnformatted(line);
+    row("qh", s.qHead, styles.dims);
+}
+
+void stepKeys(const StepData& data, const StepStyles& styles) {
+    explain("This head's slice of K for every key token (rows), d_head columns.");
+    MiniMatrixStyle style = styles.dims;
+    style.rowLabels = &data.keyLabels;
+    matrix("K", data.detail.kHead, style);
+}
+
+void stepScale(const core::StepDetail& s, const core::Trace& t, const StepStyles& styles) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "Multiplied by %.4f (%s). Without it, large d_head makes the softmax saturate.",
+                  double(s.scale),
+                  t.scene.scale == core::ScaleKind::SqrtDHead    ? "1/sqrt(d_head)"
+                  : t.scene.scale == core::ScaleKind::SqrtDModel ? "1/sqrt(d_model): over-shrunk"
+                                                                 : "no scaling");
+    explain(line);
+    row("scaled", s.scaledScores, styles.keys);
+}
+
+void stepMask(const core::StepDetail& s, const StepStyles& styles) {
+    char line[200];
+    std::snprintf(line, sizeof line, "Keys this query may not see get -inf (%d of %d here: %s).",
+                  s.maskedCount, s.keyLen, s.maskedCount == 0 ? "nothing masked" : "hatched");
+    explain(line);
+    row("masked", s.scaledScores, styles.keys, &s.masked);
+}
+
+void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, const ViewState& view) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "exp(score - max) / sum: masked keys get exactly 0.   sum = %.4f",
+                  double(s.weightSum));
+    explain(line);
+    MiniMatrixStyle probs = styles.keys;
+    probs.signedValues = false;
+    probs.colormap = view.saved.colormap;
+    row("weights", s.weights, probs);
+}
+
+void stepValues(const StepData& data, const StepStyles& styles) {
+    explain("V's rows for this head (one per key), weighted by the softmax row and summed: the "
+            "head's output.");
+    MiniMatrixStyle style = styles.dims;
+    style.rowLabels = &data.keyLabels;
+    matrix("V", data.detail.vHead, style);
+    ImGui::TextUnformatted("head output:");
+    row("out", data.detail.headOutput, styles.dims);
+}
+
+void stepConcat(const core::StepDetail& s, const StepStyles& styles) {
+    explain(s.reshapeBug ? "The buggy merge writes the heads' outputs back flat, so this row holds "
+                           "pieces of several "
+                           "tokens' results."
+                         : "Every head's output side by side; this head's slice is framed. "
+                           "Switched-off heads are 0.");
+    slicedRow("concat", s.concat, s, styles);
+}
+
+void stepOutProjection(const core::StepDetail& s, const StepStyles& styles) {
+    explain(s.outProjection
+                ? "Row g: what head g's slice contributes to each output dimension through W_O. "
+                  "The output row "
+                  "(last) is their sum: W_O is where the heads are mixed."
+                : "W_O is switched off: each head only fills its own columns, nothing is mixed.");
+    std::vector<std::string> headLabels;
+    for (int g = 0; g < s.heads; ++g) headLabels.push_back("head " + std::to_string(g + 1));
+    MiniMatrixStyle style = styles.dims;
+    style.rowLabels = &headLabels;
+    style.maxRows = 32;
+    matrix("mix", s.contributions, style);
+    ImGui::TextUnformatted("output:");
+    row("output", s.output, styles.dims);
+}
+
+void drawStep(int step, const StepData& data, const core::Trace& t, const ViewState& view) {
+    const core::StepDetail& s = data.detail;
+    StepStyles styles;
+    styles.keys.maxWidth = ImGui::GetContentRegionAvail().x - 8.0f;
+    styles.keys.colLabels = &data.keyLabels;
+    styles.dims = styles.keys;
+    styles.dims.colLabels = nullptr;
+    styles.headColor = headColor(s.head, s.heads);
+    switch (step) {
+    case 0:
+        stepInput(s, styles);
+        break;
+    case 1:
+        stepQuery(s, styles);
+        break;
+    case 2:
+        stepKeys(data, styles);
+        break;
+    case 3:
+        explain("The dot product of q with each key: how well they match, before any scaling.");
+        row("raw", s.rawScores, styles.keys);
+        break;
+    case 4:
+        stepScale(s, t, styles);
+        break;
+    case 5:
+        stepMask(s, styles);
+        break;
+    case 6:
+        stepSoftmax(s, styles, view);
+        break;
+    case 7:
+        stepValues(data, styles);
+        break;
+    case 8:
+        stepConcat(s, styles);
+        break;
+    case 9:
+        stepOutProjection(s, styles);
+        break;
+    default:
+        break;
+    }
+}
+
+} // namespace
+
+void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
+    if (shown.heads.empty()) return;
+    const int heads = int(shown.heads.size()), rows = shown.heads.front().rows;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.saved.selectedHead)].c_str())) {
+        for (int h = 0; h < heads; ++h)
+            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(),
+                                  h == view.saved.selectedHead))
+                view.saved.selectedHead = h;
+        ImGui::EndCombo();
+    }
+    itemTooltip("The head to follow (left/right arrows step through heads).");
+    ImGui::SameLine();
+    const int query = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    if (ImGui::BeginCombo("query token",
+                          shown.heads.front().queryLabels[std::size_t(query)].c_str())) {
+        for (int i = 0; i < rows; ++i) {
+            ImGui::PushID(i);
+            if (ImGui::Selectable(shown.heads.front().queryLabels[std::size_t(i)].c_str(),
+                                  i == query))
+                view.selection.pinnedQuery = i;
+            ImGui::PopID();
+        }
+        ImGui::EndCombo();
+    }
+    itemTooltip(
+        "The token to follow; clicking a row in a heatmap pins it too (up/down arrows move it).");
+
+    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == 0);
+    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --view.ui.step;
+    ImGui::EndDisabled();
+    itemTooltip("Previous step (P).");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == kStepCount - 1);
+    if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++view.ui.step;
+    ImGui::EndDisabled();
+    itemTooltip("Next step (N).");
+    ImGui::SameLine();
+    ImGui::Checkbox("all steps", &view.ui.showAllSteps);
+    itemTooltip("Show every step at once instead of one at a time.");
+    view.ui.step = std::clamp(view.ui.step, 0, kStepCount - 1);
+    if (!view.ui.showAllSteps) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("step %d of %d", view.ui.step + 1, kStepCount);
+    }
+    ImGui::Separator();
+
+    // The pinned row (the combo may just have moved it), else the first token: following a
+    // token does not pin it.
+    const int followed = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
+    const StepData data{
+        core::stepDetail(trace, view.selection.batchIndex, view.saved.selectedHead, followed),
+        shown.heads[std::size_t(view.saved.selectedHead)].keyLabels};
+    ImGui::BeginChild("steps");
+    for (int step = 0; step < kStepCount; ++step) {
+        if (!view.ui.showAllSteps && step != view.ui.step) continue;
+        ImGui::TextUnformatted(kStepTitles[step]);
+        drawStep(step, data, trace, view);
+        ImGui::Spacing();
+    }
+    ImGui::EndChild();
+}
+
+} // namespace app

@@ -1,0 +1,99 @@
+// One run of the window: the Scene the user edits, the Trace drawn, how it is drawn, the runner
+// that recomputes it and the textures that show it; and the steps of a frame that main.cpp's
+// loop calls in order (poll -> input -> panels -> after render -> after swap).
+#pragma once
+
+#include "cli/cli.h"
+#include "explorer/model_explorer.h"
+#include "explorer/scene_runner.h"
+#include "explorer/view_state.h"
+#include "platform/appearance.h"
+#include "platform/frame_stats.h"
+#include "train_view/train_view.h"
+#include "widgets/gl_heatmaps.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+struct GLFWwindow;
+
+namespace app {
+
+class Session {
+  public:
+    Session(const CliOptions& options, float uiScale);
+
+    // The textures and the first maps, before the first frame. False after printing why.
+    bool init();
+
+    // Polls when something moves (an active control, an animation, a computation, queued
+    // input, a benchmark), else sleeps until input or half a second (to notice a stop signal).
+    void pollEvents();
+    // A theme, zoom or monitor-scale change since the last frame rebuilds style and fonts.
+    void followAppearance(GLFWwindow* window);
+    // This frame's share of the queued input, handed to ImGui before NewFrame.
+    void feedInput();
+    // Shortcuts, dropped files, every panel; recomputes the trace when the scene changed.
+    void drawPanels(GLFWwindow* window);
+    // Reads the rendered frame back where asked: window export, Ctrl+E, --screenshot.
+    void afterRender(GLFWwindow* window);
+    // The --state-file line and --bench-frames timings, once the frame is on screen.
+    void afterSwap(GLFWwindow* window);
+
+    void shutdown() { // while the GL context still exists
+        gl_.shutdown();
+        trainGl_.shutdown();
+    }
+    int exitCode() const { return exitCode_; }
+
+    // A trained model in the explorer (the Train view's "Open in explorer"): reads the run
+    // folder's checkpoint at `step` (core::kLastCheckpoint: the last one) and shows every layer
+    // of it in every view, on the sentence typed. False, with the reason as a notice, when it
+    // cannot be read; the window then keeps what it showed. Call it between frames or from a
+    // panel (the maps follow in the same frame's recompute).
+    bool openModel(const std::string& runDir, int step = core::kLastCheckpoint);
+    // Back to the ordinary explorer, with the scene it had before the model opened.
+    void closeModel();
+    bool modelOpen() const { return model_.isOpen(); }
+
+  private:
+    void saveScene();
+    void drawExplorer();
+    void followTrainScene(); // a scene with a "train" object opens the Train view and trains
+    bool trainSettled() const;
+    void exportWholeWindow(int width, int height);
+    // session_model.cpp: the trained model's side of the frame.
+    void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
+    void leaveModel(bool keepScene);
+    bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
+    bool followModel();
+    void followModelRequests();
+    void followOpenInExplorer();
+    RunStatus status() const { return model_.isOpen() ? model_.status() : runner_.status(); }
+
+    const CliOptions& options_;
+    float uiScale_;
+    core::Scene scene_;
+    std::shared_ptr<const core::Trace> trace_ = std::make_shared<const core::Trace>();
+    ViewState view_;
+    SceneRunner runner_;
+    Appearance appliedAppearance_;
+    GlHeatmaps gl_;
+    TrainView train_;    // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_; // its maps' textures
+    std::string exportDir_;
+    bool exportWindowRequested_ = false;
+    ModelExplorer model_;
+    core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
+    std::shared_ptr<const core::Trace> explorerTrace_;
+    int shownLayer_ = -1;     // the model's layer in trace_
+    bool mapsStale_ = false;  // trace_ was swapped outside recompute: upload the maps
+    std::string windowTitle_; // set by the next frame (the window is a frame's argument)
+    FrameStats benchStats_;
+    std::chrono::steady_clock::time_point frameStart_;
+    int frame_ = 0, framesToSettle_ = 3;
+    int exitCode_ = 0;
+};
+
+} // namespace app

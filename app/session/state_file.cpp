@@ -1,0 +1,114 @@
+#include "session/state_file.h"
+
+#include "io/atomic_file.h"
+#include "io/json_writer.h"
+#include "io/scene_json.h"
+
+#include <imgui.h>
+
+#include <iostream>
+#include <sstream>
+
+namespace app {
+
+namespace {
+
+void writeStrings(core::JsonWriter& json, std::string_view name,
+                  const std::vector<std::string>& texts) {
+    json.key(name);
+    json.beginArray();
+    for (const std::string& text : texts) json.value(text);
+    json.endArray();
+}
+
+// The Train view: what it shows and whether a file is being written.
+void writeTrain(core::JsonWriter& json, const TrainView& train) {
+    json.key("train");
+    json.beginObject();
+    json.key("active");
+    json.value(train.active);
+    json.key("state");
+    json.value(train.run ? toString(train.run->state()) : "none");
+    json.key("step"); // the newest snapshot's
+    json.value(train.run ? train.run->step() : 0);
+    json.key("worker_step"); // updates done: ahead of "step" until the worker's maps arrive
+    json.value(train.run ? train.run->workerStep() : 0);
+    json.key("busy"); // an update under way or asked for, or results on their way to the view
+    json.value(train.run && train.run->busy());
+    json.key("shown_step"); // live or scrubbed
+    json.value(shownStep(train));
+    json.key("scrubbed");
+    json.value(train.scrubStep >= 0);
+    json.key("playing");
+    json.value(train.playing);
+    json.key("heldout_loss"); // the curve on screen up to the step shown, its last 200 rows
+    json.beginArray();
+    if (train.run) {
+        const core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
+        const std::vector<double>& loss = rows.column("heldout_loss");
+        for (std::size_t i = loss.size() > 200 ? loss.size() - 200 : 0; i < loss.size(); ++i)
+            json.value(float(loss[i]));
+    }
+    json.endArray();
+    json.key("snapshots"); // the timeline's, bounded
+    json.value(train.run ? int(train.run->history().all().size()) : 0);
+    json.key("writing");
+    json.value(train.files != nullptr);
+    json.endObject();
+}
+
+} // namespace
+
+std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
+                      const ViewState& view, const TrainView& train) {
+    std::ostringstream out;
+    core::JsonWriter json(out);
+    json.beginObject();
+    json.key("frame");
+    json.value(facts.frame);
+    json.key("input_pending");
+    json.value(facts.inputPending);
+    json.key("sync_marks");
+    json.value(facts.syncMarks);
+    json.key("computing");
+    json.value(facts.computing);
+    json.key("typing"); // a text field has the keyboard
+    json.value(ImGui::GetIO().WantTextInput);
+    writeStrings(json, "sentences", scene.sentences);             // as edited
+    writeStrings(json, "shown_sentences", shown.scene.sentences); // the maps on screen
+    json.key("d_model");
+    json.value(scene.d_model);
+    json.key("heads");
+    json.value(scene.heads);
+    json.key("selected_head"); // numbered from 1, as the window shows it
+    json.value(view.saved.selectedHead + 1);
+    json.key("tab");
+    json.value(core::toString(view.saved.tab)); // the name a saved scene uses
+    json.key("export_panel");
+    json.value(view.exportPanel.open);
+    json.key("exporting");
+    json.value(view.exportPanel.job != nullptr || view.exportPanel.captureCountdown > 0);
+    json.key("notice");
+    json.value(ImGui::GetTime() < view.ui.noticeUntil ? view.ui.notice : std::string());
+    json.key("error");
+    json.value(facts.error);
+    writeTrain(json, train);
+    json.endObject();
+    return out.str();
+}
+
+void writeStateFile(const std::string& path, const std::string& line) {
+    static std::string written;
+    static bool failed = false;
+    if (line == written) return;
+    try {
+        core::writeFileAtomically(path, line + "\n");
+    } catch (const std::exception& e) {
+        if (!failed) std::cerr << "mha-viz: error: state file: " << e.what() << '\n';
+        failed = true;
+        return;
+    }
+    written = line;
+}
+
+} // namespace app

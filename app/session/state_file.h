@@ -1,0 +1,36 @@
+// --state-file FILE: after every frame the window writes one JSON line of what it shows, so a
+// script or an end-to-end test waits for the app ("the typed letter is in the scene", "the
+// export finished") instead of sleeping for a guessed time. Written atomically (rename).
+#pragma once
+
+#include "engine/scene.h"
+#include "engine/trace.h"
+#include "explorer/view_state.h"
+#include "train_view/train_view.h"
+
+#include <string>
+
+namespace app {
+
+struct FrameFacts {
+    long long frame = 0;       // frames drawn so far
+    bool inputPending = false; // input events wait for later frames
+    bool computing = false;    // a worker runs the scene; the maps are the previous ones
+    long long syncMarks = 0;   // Pause presses applied (input_queue.h)
+    std::string error;         // why the last edit could not be run (the runner's status)
+};
+
+// The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
+// "shown_sentences", "d_model", "heads", "selected_head", "tab", "export_panel", "exporting",
+// "notice", "error", "train": {"active", "state", "step", "worker_step", "busy", "shown_step",
+// "scrubbed", "playing", "heldout_loss": [the last 200 rows up to the step shown], "snapshots",
+// "writing"}}.
+std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
+                      const ViewState& view, const TrainView& train);
+
+// Writes the line unless it equals the last one written; with the frame number in it, that is
+// once per drawn frame (about twice a second when idle). A failure is reported once on stderr
+// and the window goes on.
+void writeStateFile(const std::string& path, const std::string& line);
+
+} // namespace app

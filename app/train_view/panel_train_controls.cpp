@@ -1,0 +1,161 @@
+// Train mode (Ctrl+T): a tiny transformer learns while the window watches. Left: the settings,
+// the run's buttons and status, heads to switch off, files. Middle: the curves. Right: every
+// head's map on a probe sequence and one of them large. Bottom: the timeline.
+#include "explorer/panels.h"
+
+#include "train_view/train_files.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace app {
+
+namespace train = core::train;
+
+namespace {
+
+bool editable(const TrainView& train) { // settings apply to a run not yet started
+    return !train.run || (train.run->state() == TrainState::Ready && train.run->folder().empty());
+}
+
+void taskAndSizes(train::TrainSettings& s) {
+    static const char* tasks[] = {"previous-token", "induction", "agreement"};
+    int task = int(s.task);
+    if (ImGui::Combo("task", &task, tasks, 3)) s.task = train::TaskKind(task);
+    itemTooltip("induction: a repeated segment to continue (needs 2 layers); agreement: the verb "
+                "agrees with its subject; previous-token: copy the token one back.");
+    ImGui::SliderInt("layers", &s.model.layers, 1, 4, "%d", ImGuiSliderFlags_AlwaysClamp);
+    static const int widths[] = {16, 32, 64, 128, 256};
+    int w = int(std::find(std::begin(widths), std::end(widths), s.model.d_model) - widths);
+    if (ImGui::SliderInt("d_model", &w, 0, 4, std::to_string(widths[std::min(w, 4)]).c_str())) {
+        s.model.d_model = widths[w];
+        s.model.heads = core::nearestHeadCount(s.model.d_model, s.model.heads);
+    }
+    const std::vector<int> counts = core::validHeadCounts(s.model.d_model);
+    int h = int(std::find(counts.begin(), counts.end(), s.model.heads) - counts.begin());
+    h = std::min(h, int(counts.size()) - 1);
+    if (ImGui::SliderInt("heads", &h, 0, int(counts.size()) - 1,
+                         std::to_string(counts[std::size_t(h)]).c_str()))
+        s.model.heads = counts[std::size_t(h)];
+    itemTooltip("Only divisors of d_model: every head gets d_model / heads dimensions.");
+    ImGui::SliderInt("seq", &s.model.seq, 8, 128, "%d", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SliderInt("batch", &s.batch, 1, 128, "%d", ImGuiSliderFlags_AlwaysClamp);
+}
+
+void optimizerControls(train::TrainSettings& s) {
+    float lr = float(s.learningRate);
+    if (ImGui::SliderFloat("learning rate", &lr, 1e-4f, 1e-1f, "%.4g",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        s.learningRate = lr;
+    int adam = s.optimizer == train::OptimizerKind::Adam ? 1 : 0;
+    ImGui::TextUnformatted("optimizer");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("Adam", &adam, 1)) s.optimizer = train::OptimizerKind::Adam;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("SGD", &adam, 0)) s.optimizer = train::OptimizerKind::Sgd;
+    ImGui::SliderInt("steps", &s.steps, 10, 20000, "%d",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    const std::uint64_t one = 1, ten = 10;
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed, &one, &ten);
+    itemTooltip("Weights, batches and the probe set all follow from it: same seed, same run.");
+}
+
+void settingsSection(TrainView& train) {
+    sectionTitle("Model and task");
+    ImGui::BeginDisabled(!editable(train));
+    ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    taskAndSizes(train.settings);
+    optimizerControls(train.settings);
+    ImGui::PopItemWidth();
+    ImGui::EndDisabled();
+    if (!editable(train)) ImGui::TextDisabled("Reset to change the settings.");
+    if (!train.settingsError.empty())
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", train.settingsError.c_str());
+}
+
+// Start / Pause, Step, Reset, the speed; the step, rate and losses of the run.
+void runButtons(TrainView& train) {
+    sectionTitle("Run");
+    const TrainState state = train.run ? train.run->state() : TrainState::Ready;
+    const bool running = state == TrainState::Running;
+    const bool canRun = state == TrainState::Ready || state == TrainState::Paused;
+    ImGui::BeginDisabled(!running && !canRun);
+    if (ImGui::Button(running ? "Pause (Space)" : "Start (Space)")) toggleRunning(train);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!canRun);
+    if (ImGui::Button("Step (S)")) stepRun(train);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (R)")) resetRun(train);
+    itemTooltip("Back to step 0: new initial weights from the settings above.");
+    static const char* speeds[] = {"free running", "1 step / frame", "5 steps / frame",
+                                   "20 steps / frame"};
+    static const int perFrame[] = {0, 1, 5, 20};
+    int speed = 0;
+    if (train.run)
+        for (int i = 0; i < 4; ++i)
+            if (perFrame[i] == train.run->stepsPerFrame()) speed = i;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    if (ImGui::Combo("speed", &speed, speeds, 4) && train.run)
+        train.run->setStepsPerFrame(perFrame[speed]);
+}
+
+void runStatus(const TrainView& train) {
+    if (!train.run) return;
+    const TrainRun& run = *train.run;
+    ImGui::Text("step %d / %d   %s", run.step(), run.steps(), toString(run.state()));
+    if (run.state() == TrainState::Running) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%.0f steps/s", run.stepsPerSecond());
+    }
+    if (!run.folder().empty()) ImGui::TextDisabled("from %s", run.folder().c_str());
+    const core::CsvTable& m = run.metrics();
+    if (m.rows() > 0) {
+        const std::size_t last = m.rows() - 1;
+        ImGui::Text("loss %.3f   held-out %.3f", m.column("train_loss")[last],
+                    m.column("heldout_loss")[last]);
+        const char* accuracy = train::accuracyColumn(run.settings().task);
+        if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[last]);
+    }
+    ImGui::ProgressBar(float(run.step()) / float(std::max(run.steps(), 1)), ImVec2(-1, 0), "");
+    if (!run.error().empty())
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", run.error().c_str());
+}
+
+} // namespace
+
+void toggleRunning(TrainView& train) {
+    if (!train.run && !resetRun(train)) return;
+    if (train.run->state() == TrainState::Running)
+        train.run->pause();
+    else
+        train.run->start();
+}
+
+void stepRun(TrainView& train) {
+    if (!train.run && !resetRun(train)) return;
+    train.run->stepOnce();
+}
+
+void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
+                       const std::string& exportDir) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    ImGui::Begin("Train", nullptr, kPanelFlags);
+    if (ImGui::Button("< Explorer (Ctrl+T)")) train.active = false;
+    ImGui::SameLine();
+    ImGui::TextDisabled("watch heads learn");
+    settingsSection(train);
+    runButtons(train);
+    runStatus(train);
+    drawTrainAblation(train, view);
+    drawTrainFiles(train, view, exportDir);
+    ImGui::End();
+}
+
+} // namespace app

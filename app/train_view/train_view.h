@@ -1,0 +1,121 @@
+// What the Train view shows and how, beside the run itself (train_run.h): the settings being
+// edited, the step the timeline shows (live or scrubbed), the map shown large, the heads
+// switched off and the jobs that measure them, and the files being written. The helpers below
+// hold its logic without drawing, so tests drive the view's state as the window does.
+#pragma once
+
+#include "figures/attention_map.h"
+#include "train/ablation.h"
+#include "train_view/train_run.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace app {
+
+// The held-out loss of the shown model with the heads switched off, and without them.
+struct AblationResult {
+    int step = -1;
+    core::train::HeadLists ablated;
+    core::train::AblationPoint with, without;
+};
+
+// The pruning curve of the shown model, measured on a worker (it takes (L*H)^2 / 2 passes).
+struct PruningJob {
+    int step = -1;
+    std::shared_ptr<std::atomic<int>> done = std::make_shared<std::atomic<int>>(0);
+    int total = 0;
+    std::future<core::train::AblationReport> report;
+};
+
+// Files written on a worker: exports and a saved run. The notice says what was written.
+struct TrainFileJob {
+    std::string what; // "curves", "maps", "timeline", "run"
+    std::shared_ptr<std::atomic<int>> done = std::make_shared<std::atomic<int>>(0);
+    int total = 1;
+    std::future<std::string> result; // the folder or file written; throws the error
+    bool openAfter = false;          // a saved run opens in the explorer when written
+    int openStep = -1;               // at this step
+};
+
+struct TrainView {
+    bool active = false;                  // the Train mode is on screen (Ctrl+T)
+    core::train::TrainSettings settings;  // the controls; a run starts from them
+    std::unique_ptr<TrainRun> run;        // made on the first Start/Step (or a load)
+    std::string settingsError;            // why the controls cannot make a run
+    bool autoStart = false;               // a demo scene: start as soon as the run exists
+    int scrubStep = -1;                   // -1: live (the newest); else the step shown
+    bool playing = false;                 // the timeline plays back
+    double playClock = 0;                 // ImGui time of the last played frame
+    int largeLayer = 0, largeHead = 0;    // the map shown large, 0-based
+    bool logLoss = true;                  // loss curves on a log axis
+    int scoreIndex = 0;                   // which head score the score chart shows
+    core::train::HeadLists ablated;       // heads switched off, per layer
+    std::future<AblationResult> ablation; // measuring `ablated` on the shown model
+    AblationResult ablationShown;         // the last measured
+    std::unique_ptr<PruningJob> pruning;
+    core::train::AblationReport pruningShown; // empty until measured
+    int pruningStep = -1;
+    std::unique_ptr<TrainFileJob> files;
+    std::string folderInput;                  // save / load path field
+    std::uint64_t mapsKey = 0;                // what the uploaded map textures show (mapsKeyOf)
+    ProbeMaps mapsShown;                      // and the maps themselves
+    std::vector<core::AttentionMap> mapViews; // the same per head (layer * H + head), labelled
+    std::string openModelDir; // "Open in explorer": a run folder to open, then cleared
+    int openModelStep = -1;
+};
+
+// Train defaults for the window: the demo's settings, eval every 20 steps (a curve point several
+// times a second) and the explorer's model sizes.
+core::train::TrainSettings defaultTrainSettings();
+
+// The run made from view.settings (Ready at step 0); on bad settings keeps the previous run and
+// sets settingsError. Clears what belonged to the old run (scrub, ablation, pruning).
+bool resetRun(TrainView& view);
+// Shows `run` (made or loaded): the controls take its settings.
+void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run);
+
+// True when some head is switched off.
+bool anyAblated(const core::train::HeadLists& ablated);
+// A job's future has its result (or none is under way: false). Never waits.
+template <class T>
+bool finished(const std::future<T>& job) {
+    return job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+// Whether the view changes without input: training, playing back, measuring, writing files.
+bool trainMoving(const TrainView& view);
+
+// The snapshot the maps show: the scrubbed one, else the newest.
+const TrainSnapshot* shownSnapshot(const TrainView& view);
+// The step the curves stop at: the scrubbed step, else the newest row's.
+int shownStep(const TrainView& view);
+// Scrubs to the snapshot at or before `step` (the newest step: live again).
+void scrubTo(TrainView& view, int step);
+// Moves `delta` snapshots along the timeline (Left / Right).
+void scrubBy(TrainView& view, int delta);
+// Playback: advances one snapshot every `interval` seconds; stops at the newest.
+void advancePlayback(TrainView& view, double now, double interval = 0.08);
+// The rows at or before `step`: the curves as they were then.
+core::CsvTable rowsUpTo(const core::CsvTable& metrics, int step);
+
+// Switches head (layer, head) on or off in view.ablated.
+void toggleAblated(TrainView& view, int layer, int head);
+bool isAblated(const TrainView& view, int layer, int head);
+// Starts measuring the held-out loss with view.ablated on the shown model when it changed;
+// takes a finished measurement. Never waits.
+void updateAblation(TrainView& view);
+// Starts the pruning curve of the shown model; takes it when finished. Never waits.
+void startPruning(TrainView& view);
+void updatePruning(TrainView& view);
+
+// A key for what the map textures should show (run, step, ablation): upload when it changes.
+std::uint64_t mapsKeyOf(const TrainView& view);
+// The maps shown: the snapshot's, or recomputed with the switched-off heads.
+ProbeMaps shownMaps(const TrainView& view);
+
+} // namespace app
