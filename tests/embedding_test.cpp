@@ -1,7 +1,7 @@
 // Toy embeddings: deterministic per token, unit variance, sinusoidal positions.
 #include "engine/embedding.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include "text/lexicon.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 #include "text/tokenizer.h"
 
 #include <gtest/gtest.h>

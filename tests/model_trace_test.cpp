@@ -183,7 +183,7 @@ TEST(ModelTokens, TheDefaultSentencesAreInTheirTasksVocabulary) {
         std::vector<std::string> warnings;
         const train::ModelSentence s = train::tokenizeForModel(
             train::defaultModelSentence(task), train::Task(task).vocab(), 32, 0, warnings);
-        EXPECT_TRUE(s.unknown.empty()) << train::toString(task);
+        EXPECT_TRUE(s.unknown.empty()) << core::toString(task);
         EXPECT_GE(s.ids.size(), 7u);
     }
 }

@@ -192,3 +192,22 @@ TEST(Run, ParameterCountOfTheSceneIsFourDModelSquared) {
     s.heads = 12;
     EXPECT_EQ(core::run(s).weights->parameterCount(), 4 * 96 * 96);
 }
+
+namespace {
+
+// The one rule for switched-off heads (engine/scene.h): a sorted set, whoever builds it.
+TEST(HeadSet, SortedEachHeadOnceWhateverTheOrder) {
+    EXPECT_EQ(core::headSet({4, 1, 4, 0}), (std::vector<int>{0, 1, 4}));
+    std::vector<int> set;
+    core::switchHead(set, 3, true);
+    core::switchHead(set, 1, true);
+    core::switchHead(set, 3, true); // already in: still once
+    EXPECT_EQ(set, (std::vector<int>{1, 3}));
+    EXPECT_TRUE(core::containsHead(set, 1));
+    EXPECT_FALSE(core::containsHead(set, 2));
+    core::switchHead(set, 1, false);
+    core::switchHead(set, 7, false); // not in: nothing changes
+    EXPECT_EQ(set, (std::vector<int>{3}));
+}
+
+} // namespace

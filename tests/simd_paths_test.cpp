@@ -94,7 +94,7 @@ TEST(SimdPaths, EveryKernelBuiltAndRunnableHereIsLoaded) {
     // MHA_ENGINE_LEVELS: the kernels this build made, comma-separated.
     std::istringstream built(MHA_ENGINE_LEVELS);
     for (std::string name; std::getline(built, name, ',');) {
-        const auto level = core::parseSimdLevel(name);
+        const auto level = core::parseEnum<core::SimdLevel>(name);
         ASSERT_TRUE(level) << name;
         if (!core::cpuRuns(*level)) continue;
         EXPECT_TRUE(has(core::availableSimdLevels(), *level))
@@ -119,8 +119,8 @@ TEST(SimdPaths, UnavailableLevelIsRefusedAndChangesNothing) {
 
 TEST(SimdPaths, LevelNamesRoundTrip) {
     for (SimdLevel level : {SimdLevel::Scalar, SimdLevel::Sse2, SimdLevel::Avx2, SimdLevel::Avx512})
-        EXPECT_EQ(core::parseSimdLevel(core::toString(level)), level);
-    EXPECT_FALSE(core::parseSimdLevel("avx9"));
+        EXPECT_EQ(core::parseEnum<core::SimdLevel>(core::toString(level)), level);
+    EXPECT_FALSE(core::parseEnum<core::SimdLevel>("avx9"));
 }
 
 TEST(SimdPaths, EveryDemoSceneGivesTheScalarTraceOnEveryPath) {

@@ -1,9 +1,9 @@
 // Small helpers shared by the unit tests: random inputs from the portable PRNG.
 #pragma once
 
+#include "base/prng.h"
 #include "engine/attention.h"
 #include "engine/weights.h"
-#include "text/prng.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // gradient entry against central finite differences of that reference.
 #include "train/model.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <gtest/gtest.h>
 

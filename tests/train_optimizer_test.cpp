@@ -115,12 +115,12 @@ TEST(TrainOptimizer, ZeroGradientLeavesAdamWeightsUnchanged) {
 }
 
 TEST(TrainOptimizer, KindNamesRoundTrip) {
-    EXPECT_EQ(core::train::toString(OptimizerKind::Adam), "adam");
-    EXPECT_EQ(core::train::toString(OptimizerKind::Sgd), "sgd");
-    EXPECT_EQ(core::train::parseOptimizerKind("adam"), OptimizerKind::Adam);
-    EXPECT_EQ(core::train::parseOptimizerKind("sgd"), OptimizerKind::Sgd);
-    EXPECT_EQ(core::train::parseOptimizerKind("Adam"), std::nullopt);
-    EXPECT_EQ(core::train::parseOptimizerKind(""), std::nullopt);
+    EXPECT_EQ(core::toString(OptimizerKind::Adam), "adam");
+    EXPECT_EQ(core::toString(OptimizerKind::Sgd), "sgd");
+    EXPECT_EQ(core::parseEnum<core::train::OptimizerKind>("adam"), OptimizerKind::Adam);
+    EXPECT_EQ(core::parseEnum<core::train::OptimizerKind>("sgd"), OptimizerKind::Sgd);
+    EXPECT_EQ(core::parseEnum<core::train::OptimizerKind>("Adam"), std::nullopt);
+    EXPECT_EQ(core::parseEnum<core::train::OptimizerKind>(""), std::nullopt);
 }
 
 TEST(TrainOptimizer, BadLearningRateAndShapesThrow) {

@@ -21,9 +21,9 @@ constexpr TaskKind kAll[] = {TaskKind::PreviousToken, TaskKind::Induction, TaskK
 
 TEST(TrainTasks, NamesRoundTrip) {
     for (TaskKind kind : kAll)
-        EXPECT_EQ(core::train::parseTaskKind(core::train::toString(kind)), kind);
-    EXPECT_EQ(core::train::toString(TaskKind::PreviousToken), "previous-token");
-    EXPECT_FALSE(core::train::parseTaskKind("Induction").has_value());
+        EXPECT_EQ(core::parseEnum<core::train::TaskKind>(core::toString(kind)), kind);
+    EXPECT_EQ(core::toString(TaskKind::PreviousToken), "previous-token");
+    EXPECT_FALSE(core::parseEnum<core::train::TaskKind>("Induction").has_value());
 }
 
 TEST(TrainTasks, SameSeedSameBatchesAndValidShapes) {
@@ -42,7 +42,7 @@ TEST(TrainTasks, SameSeedSameBatchesAndValidShapes) {
         EXPECT_NO_THROW(core::train::validate(first, config));
         for (const auto& mask : first.lossMask) {
             EXPECT_FALSE(mask.back());
-            EXPECT_NE(std::count(mask.begin(), mask.end(), true), 0) << toString(kind);
+            EXPECT_NE(std::count(mask.begin(), mask.end(), true), 0) << core::toString(kind);
         }
     }
 }

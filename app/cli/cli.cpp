@@ -39,8 +39,8 @@ bool isSpace(char c) {
     return c == ' ' || c == '\t';
 }
 
-// "2,5" -> heads {1, 4}: numbered from 1 on the command line, stored 0-based, sorted and
-// unique (duplicates are harmless). Returns an error naming the bad value, or "".
+// "2,5" -> heads {1, 4}: numbered from 1 on the command line, added to `out` as Scene keeps
+// them (core::headSet: duplicates are harmless). Returns an error naming the bad value, or "".
 std::string parseHeadList(const std::string& list, int heads, std::vector<int>& out) {
     std::size_t start = 0;
     while (true) {
@@ -63,15 +63,16 @@ std::string parseHeadList(const std::string& list, int heads, std::vector<int>& 
         if (comma == list.size()) break;
         start = comma + 1;
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    out = core::headSet(std::move(out));
     return {};
 }
 
 // What the scene flags are read into before they become a Scene.
 struct SceneFlags {
     std::vector<std::string> sentences;
-    std::string mask = "none", scale = "sqrt_d_head", weights = "random";
+    // The Scene's defaults, by name.
+    std::string mask{core::toString(core::Scene{}.mask)},
+        scale{core::toString(core::Scene{}.scale)}, weights{core::toString(core::Scene{}.weights)};
     bool noPositional = false, noOutProjection = false;
     std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
 };
@@ -118,8 +119,9 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
     cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
         ->capture_default_str();
     cli.add_option("--mask", flags.mask,
-                   "none or causal (padding masking is automatic for batches)")
-        ->check(CLI::IsMember({"none", "causal"}))
+                   core::describeEnumNames<core::MaskKind>() +
+                       " (padding masking is automatic for batches)")
+        ->check(CLI::IsMember(core::enumNameList<core::MaskKind>()))
         ->capture_default_str();
     cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
         ->check(CLI::Validator(seedError, "UINT"))
@@ -127,10 +129,11 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
     cli.add_option("--weights", flags.weights,
                    "random (seeded) or designed (heads built to specialise: previous-token, "
                    "same-word, ...)")
-        ->check(CLI::IsMember({"random", "designed"}))
+        ->check(CLI::IsMember(core::enumNameList<core::WeightsKind>()))
         ->capture_default_str();
-    cli.add_option("--scale", flags.scale, "Score scale: sqrt_d_head, sqrt_d_model or none")
-        ->check(CLI::IsMember({"sqrt_d_head", "sqrt_d_model", "none"}))
+    cli.add_option("--scale", flags.scale,
+                   "Score scale: " + core::describeEnumNames<core::ScaleKind>())
+        ->check(CLI::IsMember(core::enumNameList<core::ScaleKind>()))
         ->capture_default_str();
     cli.add_flag("--no-positional", flags.noPositional,
                  "Leave out the sinusoidal positional encoding");
@@ -185,11 +188,11 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
         "Print the version and the engine's SIMD path, then exit");
     cli.add_option_function<std::string>(
            "--view",
-           [&options](const std::string& tab) { options.view.tab = *core::parseViewTab(tab); },
-           "The window's right-hand tab at start: head, mean, difference, lines, "
-           "statistics, pipeline, steps or cost")
-        ->check(CLI::IsMember(
-            std::vector<std::string>(std::begin(core::kViewTabs), std::end(core::kViewTabs))))
+           [&options](const std::string& tab) {
+               options.view.tab = *core::parseEnum<core::ViewTab>(tab);
+           },
+           "The window's right-hand tab at start: " + core::describeEnumNames<core::ViewTab>())
+        ->check(CLI::IsMember(core::enumNameList<core::ViewTab>()))
         ->default_str(std::string(core::toString(options.view.tab)));
 }
 
@@ -239,9 +242,9 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
 // The scene flags into `scene`, then the scene's own validation.
 std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     if (!flags.sentences.empty()) scene.sentences = flags.sentences;
-    scene.mask = *core::parseMaskKind(flags.mask);
-    scene.weights = *core::parseWeightsKind(flags.weights);
-    scene.scale = *core::parseScaleKind(flags.scale);
+    scene.mask = *core::parseEnum<core::MaskKind>(flags.mask);
+    scene.weights = *core::parseEnum<core::WeightsKind>(flags.weights);
+    scene.scale = *core::parseEnum<core::ScaleKind>(flags.scale);
     scene.positional = !flags.noPositional;
     scene.outProjection = !flags.noOutProjection;
     for (const std::string& list : flags.ablate)

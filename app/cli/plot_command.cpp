@@ -39,7 +39,7 @@ Run readRun(const std::string& dir) {
         throw std::invalid_argument(dir + ": " + e.what());
     }
     const int layers = run.model.config.layers;
-    run.label = std::string(train::toString(run.model.task)) + ", " + std::to_string(layers) +
+    run.label = std::string(core::toString(run.model.task)) + ", " + std::to_string(layers) +
                 (layers == 1 ? " layer" : " layers");
     return run;
 }

@@ -34,9 +34,10 @@ struct TrainFlags {
 };
 
 void addModelOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags) {
-    cli.add_option("--task", flags.task, "What to learn: induction, previous-token or agreement")
+    cli.add_option("--task", flags.task,
+                   "What to learn: " + core::describeEnumNames<train::TaskKind>())
         ->required()
-        ->check(CLI::IsMember({"induction", "previous-token", "agreement"}));
+        ->check(CLI::IsMember(core::enumNameList<train::TaskKind>()));
     cli.add_option("--layers", s.model.layers, "Attention layers L, 1 to 8")->capture_default_str();
     cli.add_option("--d-model", s.model.d_model, "Model width D")->capture_default_str();
     cli.add_option("--heads", s.model.heads, "Heads per layer H; must divide D")
@@ -51,8 +52,8 @@ void addRunOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags,
     cli.add_option("--batch", s.batch, "Sequences per update B")->capture_default_str();
     cli.add_option("--steps", s.steps, "Updates")->capture_default_str();
     cli.add_option("--lr", s.learningRate, "Learning rate")->capture_default_str();
-    cli.add_option("--optimizer", flags.optimizer, "adam or sgd")
-        ->check(CLI::IsMember({"adam", "sgd"}))
+    cli.add_option("--optimizer", flags.optimizer, core::describeEnumNames<train::OptimizerKind>())
+        ->check(CLI::IsMember(core::enumNameList<train::OptimizerKind>()))
         ->capture_default_str();
     cli.add_option("--seed", s.seed, "Initial weights, batches and probe set come from it")
         ->check(CLI::Validator(seedError, "UINT"))
@@ -87,8 +88,8 @@ std::optional<TrainOptions> parseTrainCli(int argc, char** argv, int& exitCode) 
     };
     try {
         cli.parse(argc, argv);
-        options.settings.task = *train::parseTaskKind(flags.task);
-        options.settings.optimizer = *train::parseOptimizerKind(flags.optimizer);
+        options.settings.task = *core::parseEnum<train::TaskKind>(flags.task);
+        options.settings.optimizer = *core::parseEnum<train::OptimizerKind>(flags.optimizer);
         train::validate(options.settings);
     } catch (const CLI::Success& e) { // --help
         exitCode = cli.exit(e);
@@ -201,11 +202,11 @@ void trainSteps(train::Trainer& trainer, const TrainOptions& options, core::Metr
 
 void describeRun(const TrainOptions& options, const train::Trainer& trainer, std::ostream& log) {
     const train::TrainSettings& s = options.settings;
-    log << "mha-viz train: " << train::toString(s.task) << ", " << s.model.layers << " layer"
+    log << "mha-viz train: " << core::toString(s.task) << ", " << s.model.layers << " layer"
         << (s.model.layers == 1 ? "" : "s") << ", d_model " << s.model.d_model << ", "
         << s.model.heads << " heads, seq " << s.model.seq << ", batch " << s.batch << ", "
         << trainer.params().parameterCount() << " parameters, " << s.steps << " steps of "
-        << train::toString(s.optimizer) << " lr " << s.learningRate << " into " << options.outDir
+        << core::toString(s.optimizer) << " lr " << s.learningRate << " into " << options.outDir
         << std::endl;
 }
 

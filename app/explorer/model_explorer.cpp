@@ -83,8 +83,8 @@ void describeModel(const ModelExplorer& model, ModelView& view) {
     const core::TrainedRun& run = model.run();
     const core::train::ModelConfig& c = run.model.config;
     view.open = true;
-    view.title = std::string(core::train::toString(run.task)) + ", step " +
-                 std::to_string(run.step) + " (" + run.dir + ")";
+    view.title = std::string(core::toString(run.task)) + ", step " + std::to_string(run.step) +
+                 " (" + run.dir + ")";
     view.architecture = std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
                         "  d_model " + std::to_string(c.d_model) + "  " + std::to_string(c.heads) +
                         " heads (d_head " + std::to_string(c.dHead()) + ")  seq " +
@@ -103,7 +103,7 @@ void describeModel(const ModelExplorer& model, ModelView& view) {
 }
 
 std::string modelWindowTitle(const core::TrainedRun& run) {
-    return "mha-viz \xE2\x80\x94 " + std::string(core::train::toString(run.task)) + ", step " +
+    return "mha-viz \xE2\x80\x94 " + std::string(core::toString(run.task)) + ", step " +
            std::to_string(run.step) + " (" + run.dir + ")";
 }
 

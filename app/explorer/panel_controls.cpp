@@ -2,6 +2,7 @@
 #include "explorer/panels.h"
 
 #include "engine/designed_heads.h"
+#include "widgets/enum_controls.h"
 
 #include <cstdio>
 #include <random>
@@ -42,47 +43,36 @@ void weightControls(core::Scene& scene) {
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
 
-    int designed = scene.weights == core::WeightsKind::Designed ? 1 : 0;
-    ImGui::TextUnformatted("weights");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("random", &designed, 0)) scene.weights = core::WeightsKind::Random;
-    itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("designed", &designed, 1)) scene.weights = core::WeightsKind::Designed;
-    itemTooltip("Heads built to specialise (previous token, pronoun to noun, ...); see the Head "
-                "tab's legend.");
-    if (designed && !core::designedHeadsFit(scene.d_model, scene.heads))
+    static const char* const kWeightTips[] = {
+        "Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.",
+        "Heads built to specialise (previous token, pronoun to noun, ...); see the Head tab's "
+        "legend."};
+    enumRadios("weights", scene.weights, kWeightTips);
+    if (scene.weights == core::WeightsKind::Designed &&
+        !core::designedHeadsFit(scene.d_model, scene.heads))
         ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
                            "designed heads need d_model >= 64 and d_head >= 8");
 }
 
 // Mask, positional encoding and the score scale.
 void attentionControls(core::Scene& scene) {
-    int mask = scene.mask == core::MaskKind::Causal ? 1 : 0;
-    ImGui::TextUnformatted("mask");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("none", &mask, 0)) scene.mask = core::MaskKind::None;
-    itemTooltip("Every token may attend to every token (padding keys are always masked).");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("causal", &mask, 1)) scene.mask = core::MaskKind::Causal;
-    itemTooltip("A token may only attend to itself and earlier tokens, as in a decoder.");
+    static const char* const kMaskTips[] = {
+        "Every token may attend to every token (padding keys are always masked).",
+        "A token may only attend to itself and earlier tokens, as in a decoder."};
+    enumRadios("mask", scene.mask, kMaskTips);
 
     ImGui::Checkbox("positional encoding", &scene.positional);
     itemTooltip("Add the sinusoidal position signal; without it attention cannot tell word order.");
 
-    int scale = int(scene.scale);
-    const char* scales[] = {"1 / sqrt(d_head)", "1 / sqrt(d_model)", "none"};
-    if (ImGui::Combo("scale", &scale, scales, 3)) scene.scale = core::ScaleKind(scale);
+    enumCombo("scale", scene.scale);
     itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the "
                 "Transformer's.");
 }
 
 // Colormap, shared or per-head colour scale, theme.
 void colourControls(ViewState& view) {
-    int colormap = int(view.saved.colormap);
-    const char* colormaps[] = {"viridis", "magma", "cividis", "greys"};
-    if (ImGui::Combo("colours", &colormap, colormaps, 4))
-        view.saved.colormap = core::ColormapId(colormap);
+    enumCombo("colours", view.saved.colormap,
+              std::span<const core::ColormapId>(core::kSequentialColormaps));
     itemTooltip(
         "Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
     int perHead = view.saved.perHeadScale ? 1 : 0;
@@ -91,10 +81,7 @@ void colourControls(ViewState& view) {
     ImGui::SameLine();
     if (ImGui::RadioButton("per head", &perHead, 1)) view.saved.perHeadScale = true;
     itemTooltip("Stretch each head's colours from 0 to its own largest weight.");
-    int theme = int(view.saved.theme);
-    const char* themes[] = {themeName(Theme::Dark), themeName(Theme::Light),
-                            themeName(Theme::HighContrast)};
-    if (ImGui::Combo("theme", &theme, themes, 3)) view.saved.theme = Theme(theme);
+    enumCombo("theme", view.saved.theme);
     itemTooltip(
         "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
 }

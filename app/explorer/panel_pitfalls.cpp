@@ -51,21 +51,14 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
     ImGui::TextUnformatted("switch heads off:");
     itemTooltip("Ablate heads: their outputs are zeroed before W_O.");
     for (int h = 0; h < scene.heads && h < 64; ++h) {
-        const bool off =
-            std::binary_search(scene.ablatedHeads.begin(), scene.ablatedHeads.end(), h);
+        const bool off = core::containsHead(scene.ablatedHeads, h);
         if (h % 8 != 0) ImGui::SameLine(0, 3);
         ImGui::PushID(h);
         ImGui::PushStyleColor(ImGuiCol_Button, off ? ImVec4(0.25f, 0.25f, 0.27f, 1.0f)
                                                    : ImGui::ColorConvertU32ToFloat4(
                                                          headColor(h, scene.heads, 0.55f)));
-        if (ImGui::Button(std::to_string(h + 1).c_str(), ImVec2(ImGui::GetFontSize() * 2.0f, 0))) {
-            if (off)
-                scene.ablatedHeads.erase(
-                    std::find(scene.ablatedHeads.begin(), scene.ablatedHeads.end(), h));
-            else
-                scene.ablatedHeads.insert(
-                    std::upper_bound(scene.ablatedHeads.begin(), scene.ablatedHeads.end(), h), h);
-        }
+        if (ImGui::Button(std::to_string(h + 1).c_str(), ImVec2(ImGui::GetFontSize() * 2.0f, 0)))
+            core::switchHead(scene.ablatedHeads, h, !off);
         ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
             view.selection.nextHoverHead = h;

@@ -7,18 +7,6 @@
 
 namespace app {
 
-const char* themeName(Theme theme) {
-    switch (theme) {
-    case Theme::Dark:
-        return "dark";
-    case Theme::Light:
-        return "light (projectors)";
-    case Theme::HighContrast:
-        return "high contrast";
-    }
-    return "dark";
-}
-
 namespace {
 
 void highContrast(ImGuiStyle& style) {

@@ -16,8 +16,6 @@ struct Appearance {
 
 inline constexpr float kMinZoom = 1.0f, kMaxZoom = 3.0f;
 
-const char* themeName(Theme theme);
-
 // Sets ImGui's colours and sizes and rebuilds the UI font at 16 px x contentScale x zoom.
 // Call between frames; with `recreateTexture` the GL font texture is uploaded again.
 void applyAppearance(const Appearance& appearance, float contentScale, bool recreateTexture);

@@ -28,7 +28,7 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.key("active");
     json.value(train.active);
     json.key("state");
-    json.value(train.run ? toString(train.run->state()) : "none");
+    json.value(train.run ? core::toString(train.run->state()) : "none");
     json.key("step"); // the newest snapshot's
     json.value(train.run ? train.run->step() : 0);
     json.key("worker_step"); // updates done: ahead of "step" until the worker's maps arrive

@@ -2,6 +2,7 @@
 // the run's buttons and status, heads to switch off, files. Middle: the curves. Right: every
 // head's map on a probe sequence and one of them large. Bottom: the timeline.
 #include "explorer/panels.h"
+#include "widgets/enum_controls.h"
 
 #include "train_view/train_files.h"
 
@@ -23,9 +24,7 @@ bool editable(const TrainView& train) { // settings apply to a run not yet start
 }
 
 void taskAndSizes(train::TrainSettings& s) {
-    static const char* tasks[] = {"previous-token", "induction", "agreement"};
-    int task = int(s.task);
-    if (ImGui::Combo("task", &task, tasks, 3)) s.task = train::TaskKind(task);
+    enumCombo("task", s.task);
     itemTooltip("induction: a repeated segment to continue (needs 2 layers); agreement: the verb "
                 "agrees with its subject; previous-token: copy the token one back.");
     ImGui::SliderInt("layers", &s.model.layers, 1, 4, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -51,12 +50,7 @@ void optimizerControls(train::TrainSettings& s) {
     if (ImGui::SliderFloat("learning rate", &lr, 1e-4f, 1e-1f, "%.4g",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
         s.learningRate = lr;
-    int adam = s.optimizer == train::OptimizerKind::Adam ? 1 : 0;
-    ImGui::TextUnformatted("optimizer");
-    ImGui::SameLine();
-    if (ImGui::RadioButton("Adam", &adam, 1)) s.optimizer = train::OptimizerKind::Adam;
-    ImGui::SameLine();
-    if (ImGui::RadioButton("SGD", &adam, 0)) s.optimizer = train::OptimizerKind::Sgd;
+    enumRadios("optimizer", s.optimizer);
     ImGui::SliderInt("steps", &s.steps, 10, 20000, "%d",
                      ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     const std::uint64_t one = 1, ten = 10;
@@ -108,7 +102,8 @@ void runButtons(TrainView& train) {
 void runStatus(const TrainView& train) {
     if (!train.run) return;
     const TrainRun& run = *train.run;
-    ImGui::Text("step %d / %d   %s", run.step(), run.steps(), toString(run.state()));
+    ImGui::Text("step %d / %d   %s", run.step(), run.steps(),
+                std::string(core::toString(run.state())).c_str());
     if (run.state() == TrainState::Running) {
         ImGui::SameLine();
         ImGui::TextDisabled("%.0f steps/s", run.stepsPerSecond());

@@ -77,10 +77,10 @@ void writeGridPng(const std::string& path, const core::GridFigure& grid, int sca
 
 std::vector<std::string> runCaption(const train::TrainSettings& s) {
     std::ostringstream line;
-    line << train::toString(s.task) << ", " << s.model.layers << " layer"
+    line << core::toString(s.task) << ", " << s.model.layers << " layer"
          << (s.model.layers == 1 ? "" : "s") << ", d_model " << s.model.d_model << ", "
          << s.model.heads << " heads, seq " << s.model.seq << ", batch " << s.batch << ", "
-         << train::toString(s.optimizer) << " lr " << s.learningRate << ", seed " << s.seed;
+         << core::toString(s.optimizer) << " lr " << s.learningRate << ", seed " << s.seed;
     return {line.str()};
 }
 

@@ -135,22 +135,6 @@ std::shared_ptr<const RunSetup> makeRunSetup(train::TrainSettings settings) {
     return setup;
 }
 
-const char* toString(TrainState state) {
-    switch (state) {
-    case TrainState::Ready:
-        return "ready";
-    case TrainState::Running:
-        return "training";
-    case TrainState::Paused:
-        return "paused";
-    case TrainState::Done:
-        return "done";
-    case TrainState::Failed:
-        return "failed";
-    }
-    return "";
-}
-
 // --- TrainRun: the frame loop's side -------------------------------------------------------
 
 TrainRun::TrainRun(const train::TrainSettings& settings) : TrainRun(makeRunSetup(settings)) {

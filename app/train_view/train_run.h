@@ -5,6 +5,7 @@
 // bounded memory. Nothing here draws: tests drive a TrainRun like the window does.
 #pragma once
 
+#include "base/enum_names.h"
 #include "figures/attention_map.h"
 #include "io/csv_table.h"
 #include "train/trainer.h"
@@ -84,7 +85,15 @@ struct RunSetup {
 std::shared_ptr<const RunSetup> makeRunSetup(core::train::TrainSettings settings);
 
 enum class TrainState { Ready, Running, Paused, Done, Failed };
-const char* toString(TrainState state);
+inline constexpr core::EnumName<TrainState> kTrainStateNames[] = {
+    {TrainState::Ready, "ready", ""},
+    {TrainState::Running, "training", ""},
+    {TrainState::Paused, "paused", ""},
+    {TrainState::Done, "done", ""},
+    {TrainState::Failed, "failed", ""}};
+constexpr std::span<const core::EnumName<TrainState>> enumNames(TrainState) {
+    return kTrainStateNames;
+}
 
 class TrainRun {
   public:

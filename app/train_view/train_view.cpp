@@ -1,5 +1,7 @@
 #include "train_view/train_view.h"
 
+#include "engine/scene.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -129,17 +131,12 @@ core::CsvTable rowsUpTo(const core::CsvTable& metrics, int step) {
 void toggleAblated(TrainView& view, int layer, int head) {
     if (int(view.ablated.size()) <= layer) view.ablated.resize(std::size_t(layer) + 1);
     std::vector<int>& heads = view.ablated[std::size_t(layer)];
-    const auto it = std::find(heads.begin(), heads.end(), head);
-    if (it != heads.end())
-        heads.erase(it);
-    else
-        heads.insert(std::upper_bound(heads.begin(), heads.end(), head), head);
+    core::switchHead(heads, head, !core::containsHead(heads, head));
 }
 
 bool isAblated(const TrainView& view, int layer, int head) {
     if (layer >= int(view.ablated.size())) return false;
-    const std::vector<int>& heads = view.ablated[std::size_t(layer)];
-    return std::find(heads.begin(), heads.end(), head) != heads.end();
+    return core::containsHead(view.ablated[std::size_t(layer)], head);
 }
 
 void updateAblation(TrainView& view) {

@@ -9,34 +9,6 @@
 
 namespace core {
 
-std::string_view toString(ScaleKind scale) {
-    switch (scale) {
-    case ScaleKind::SqrtDHead:
-        return "sqrt_d_head";
-    case ScaleKind::SqrtDModel:
-        return "sqrt_d_model";
-    case ScaleKind::None:
-        return "none";
-    }
-    return "sqrt_d_head";
-}
-
-std::string_view toString(MaskKind mask) {
-    return mask == MaskKind::Causal ? "causal" : "none";
-}
-
-std::optional<ScaleKind> parseScaleKind(std::string_view text) {
-    for (ScaleKind s : {ScaleKind::SqrtDHead, ScaleKind::SqrtDModel, ScaleKind::None})
-        if (text == toString(s)) return s;
-    return std::nullopt;
-}
-
-std::optional<MaskKind> parseMaskKind(std::string_view text) {
-    for (MaskKind m : {MaskKind::None, MaskKind::Causal})
-        if (text == toString(m)) return m;
-    return std::nullopt;
-}
-
 Scalar scaleFactor(ScaleKind scale, int d_model, int heads) {
     switch (scale) {
     case ScaleKind::SqrtDHead:

@@ -2,6 +2,7 @@
 // attention per head, merge, output projection. No GUI, no I/O.
 #pragma once
 
+#include "base/enum_names.h"
 #include "engine/scalar.h"
 #include "engine/weights.h"
 
@@ -14,12 +15,20 @@ namespace core {
 
 // What the scores are divided by. sqrt_d_head is the Transformer's (and PyTorch's).
 enum class ScaleKind { SqrtDHead, SqrtDModel, None };
-enum class MaskKind { None, Causal };
+inline constexpr EnumName<ScaleKind> kScaleKindNames[] = {
+    {ScaleKind::SqrtDHead, "sqrt_d_head", "1 / sqrt(d_head)"},
+    {ScaleKind::SqrtDModel, "sqrt_d_model", "1 / sqrt(d_model)"},
+    {ScaleKind::None, "none", "none"}};
+constexpr std::span<const EnumName<ScaleKind>> enumNames(ScaleKind) {
+    return kScaleKindNames;
+}
 
-std::string_view toString(ScaleKind scale);
-std::string_view toString(MaskKind mask);
-std::optional<ScaleKind> parseScaleKind(std::string_view text);
-std::optional<MaskKind> parseMaskKind(std::string_view text);
+enum class MaskKind { None, Causal };
+inline constexpr EnumName<MaskKind> kMaskKindNames[] = {{MaskKind::None, "none", ""},
+                                                        {MaskKind::Causal, "causal", ""}};
+constexpr std::span<const EnumName<MaskKind>> enumNames(MaskKind) {
+    return kMaskKindNames;
+}
 
 struct AttentionInput {
     int batch = 1;       // B

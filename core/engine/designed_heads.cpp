@@ -1,8 +1,8 @@
 #include "engine/designed_heads.h"
 
+#include "base/prng.h"
 #include "engine/embedding.h"
 #include "text/lexicon.h"
-#include "text/prng.h"
 
 #include <array>
 #include <bit>

@@ -1,6 +1,6 @@
 #include "engine/embedding.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <cmath>
 

@@ -8,16 +8,6 @@
 
 namespace core {
 
-std::string_view toString(WeightsKind weights) {
-    return weights == WeightsKind::Designed ? "designed" : "random";
-}
-
-std::optional<WeightsKind> parseWeightsKind(std::string_view text) {
-    for (WeightsKind w : {WeightsKind::Random, WeightsKind::Designed})
-        if (text == toString(w)) return w;
-    return std::nullopt;
-}
-
 namespace {
 
 std::string ordinal(std::size_t index) {
@@ -40,6 +30,21 @@ void setHeads(Scene& scene, int heads) {
             presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
         scene.headPresets = presets;
     }
+}
+
+std::vector<int> headSet(std::vector<int> heads) {
+    std::sort(heads.begin(), heads.end());
+    heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+    return heads;
+}
+
+bool containsHead(const std::vector<int>& set, int head) {
+    return std::binary_search(set.begin(), set.end(), head);
+}
+
+void switchHead(std::vector<int>& set, int head, bool in) {
+    std::erase(set, head);
+    if (in) set.insert(std::upper_bound(set.begin(), set.end(), head), head);
 }
 
 std::vector<int> validHeadCounts(int d_model) {

@@ -25,8 +25,11 @@ inline constexpr const char* kDemoSentence = "The cat sat on the mat because it 
 
 // Where the weights come from: seeded random, or heads designed to specialise.
 enum class WeightsKind { Random, Designed };
-std::string_view toString(WeightsKind weights);
-std::optional<WeightsKind> parseWeightsKind(std::string_view text);
+inline constexpr EnumName<WeightsKind> kWeightsKindNames[] = {
+    {WeightsKind::Random, "random", ""}, {WeightsKind::Designed, "designed", ""}};
+constexpr std::span<const EnumName<WeightsKind>> enumNames(WeightsKind) {
+    return kWeightsKindNames;
+}
 
 struct Scene {
     std::vector<std::string> sentences{kDemoSentence}; // B query sentences, padded to the longest
@@ -42,7 +45,7 @@ struct Scene {
     bool positional = true;               // add the sinusoidal positional encoding
     // The classic pitfalls as switches (see AttentionInput).
     bool outProjection = true;     // --no-out-proj turns it off
-    std::vector<int> ablatedHeads; // 0-based, sorted, unique; the CLI and UI number heads from 1
+    std::vector<int> ablatedHeads; // 0-based, sorted, unique (headSet); numbered from 1 when shown
     bool reshapeBug = false;       // --reshape-bug
 
     bool isCross() const { return !sources.empty(); }
@@ -54,6 +57,13 @@ struct Scene {
 // dropped; per-head presets are kept where the head still exists, defaults fill new ones.
 // Every control that changes H (slider, d_model, keys) goes through here.
 void setHeads(Scene& scene, int heads);
+
+// Heads switched off, as Scene and the Train view keep them: a set, sorted, each head once.
+// The CLI, scene files and both windows go through these, so a list given twice or out of
+// order is the same set.
+std::vector<int> headSet(std::vector<int> heads);
+bool containsHead(const std::vector<int>& set, int head);
+void switchHead(std::vector<int>& set, int head, bool in); // adds or removes it
 
 // The head counts d_model allows, ascending: those that divide it (d_head must be whole).
 std::vector<int> validHeadCounts(int d_model);

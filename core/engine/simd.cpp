@@ -114,7 +114,7 @@ struct Registry {
     void chooseFromEnvironment() {
         const char* wanted = std::getenv("MHA_SIMD");
         if (!wanted || !*wanted) return;
-        const auto level = parseSimdLevel(wanted);
+        const auto level = parseEnum<SimdLevel>(wanted);
         if (level && kernels[int(*level)]) {
             active = kernels[int(*level)];
             return;
@@ -130,26 +130,6 @@ Registry& registry() {
 }
 
 } // namespace
-
-std::string_view toString(SimdLevel level) {
-    switch (level) {
-    case SimdLevel::Scalar:
-        return "scalar";
-    case SimdLevel::Sse2:
-        return "sse2";
-    case SimdLevel::Avx2:
-        return "avx2";
-    case SimdLevel::Avx512:
-        return "avx512";
-    }
-    return "scalar";
-}
-
-std::optional<SimdLevel> parseSimdLevel(std::string_view text) {
-    for (SimdLevel level : kLevels)
-        if (text == toString(level)) return level;
-    return std::nullopt;
-}
 
 std::vector<SimdLevel> availableSimdLevels() {
     std::vector<SimdLevel> levels;

@@ -4,6 +4,8 @@
 // in <prefix>/lib/mha-viz, so one binary runs on any x86-64 CPU at its best speed.
 #pragma once
 
+#include "base/enum_names.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,9 +15,13 @@ namespace core {
 
 // Scalar: Eigen's vectorisation switched off (a reference path for the tests).
 enum class SimdLevel { Scalar, Sse2, Avx2, Avx512 };
-
-std::string_view toString(SimdLevel level);
-std::optional<SimdLevel> parseSimdLevel(std::string_view text);
+inline constexpr EnumName<SimdLevel> kSimdLevelNames[] = {{SimdLevel::Scalar, "scalar", ""},
+                                                          {SimdLevel::Sse2, "sse2", ""},
+                                                          {SimdLevel::Avx2, "avx2", ""},
+                                                          {SimdLevel::Avx512, "avx512", ""}};
+constexpr std::span<const EnumName<SimdLevel>> enumNames(SimdLevel) {
+    return kSimdLevelNames;
+}
 
 // Whether this CPU (and OS) can run a level's instructions; Scalar and Sse2 always on x86-64.
 bool cpuRuns(SimdLevel level);

@@ -1,6 +1,6 @@
 #include "engine/weights.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <cmath>
 

@@ -7,29 +7,6 @@
 
 namespace core {
 
-std::string_view toString(ColormapId id) {
-    switch (id) {
-    case ColormapId::Viridis:
-        return "viridis";
-    case ColormapId::Magma:
-        return "magma";
-    case ColormapId::Cividis:
-        return "cividis";
-    case ColormapId::Greys:
-        return "greys";
-    case ColormapId::RdBu:
-        return "rdbu";
-    }
-    return "viridis";
-}
-
-std::optional<ColormapId> parseColormapId(std::string_view text) {
-    for (ColormapId id : {ColormapId::Viridis, ColormapId::Magma, ColormapId::Cividis,
-                          ColormapId::Greys, ColormapId::RdBu})
-        if (text == toString(id)) return id;
-    return std::nullopt;
-}
-
 namespace {
 
 // "r g b\n" x 256, as written by assets/colormaps/make_colormaps.py.

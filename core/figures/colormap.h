@@ -1,6 +1,8 @@
 // Colormap tables (256 RGB entries, low to high), embedded from assets/colormaps.
 #pragma once
 
+#include "base/enum_names.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -9,6 +11,14 @@
 namespace core {
 
 enum class ColormapId { Viridis, Magma, Cividis, Greys, RdBu };
+inline constexpr EnumName<ColormapId> kColormapIdNames[] = {{ColormapId::Viridis, "viridis", ""},
+                                                            {ColormapId::Magma, "magma", ""},
+                                                            {ColormapId::Cividis, "cividis", ""},
+                                                            {ColormapId::Greys, "greys", ""},
+                                                            {ColormapId::RdBu, "rdbu", ""}};
+constexpr std::span<const EnumName<ColormapId>> enumNames(ColormapId) {
+    return kColormapIdNames;
+}
 
 struct Rgb {
     std::uint8_t r = 0, g = 0, b = 0;
@@ -19,8 +29,6 @@ using ColormapTable = std::array<Rgb, 256>;
 inline constexpr ColormapId kSequentialColormaps[] = {ColormapId::Viridis, ColormapId::Magma,
                                                       ColormapId::Cividis, ColormapId::Greys};
 
-std::string_view toString(ColormapId id);
-std::optional<ColormapId> parseColormapId(std::string_view text);
 const ColormapTable& colormapTable(ColormapId id);
 
 // t in [0, 1] (clamped) -> nearest of the 256 entries.

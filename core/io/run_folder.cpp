@@ -1,5 +1,7 @@
 #include "io/run_folder.h"
 
+#include "io/json_fields.h"
+
 #include "io/atomic_file.h"
 #include "io/safetensors.h"
 
@@ -28,15 +30,6 @@ std::string numbered(const char* stem, int number, const char* extension) {
 
 [[noreturn]] void refuse(const std::string& message) {
     throw std::invalid_argument(message);
-}
-
-// A whole number field of model.json within [lo, hi].
-int intField(const json& model, const char* name, int lo, int hi) {
-    const json value = model.value(name, json());
-    if (!value.is_number_integer() || value.get<long long>() < lo || value.get<long long>() > hi)
-        refuse(std::string("model.json: \"") + name + "\" must be a whole number from " +
-               std::to_string(lo) + " to " + std::to_string(hi));
-    return value.get<int>();
 }
 
 std::string readRunFile(const std::string& path) {
@@ -97,7 +90,7 @@ std::string batchesFileName(int update) {
 std::string modelJson(const train::TrainSettings& s, const std::vector<std::string>& vocab) {
     const json model = {{"format", "mha-model"},
                         {"version", 1},
-                        {"task", train::toString(s.task)},
+                        {"task", toString(s.task)},
                         {"vocab", vocab},
                         {"d_model", s.model.d_model},
                         {"heads", s.model.heads},
@@ -110,31 +103,25 @@ std::string modelJson(const train::TrainSettings& s, const std::vector<std::stri
 ModelInfo parseModelJson(const std::string& text) {
     const json model = json::parse(text, nullptr, false);
     if (!model.is_object()) refuse("model.json is not a JSON object");
+    const JsonFields f(model, "model.json: ");
     if (model.value("format", json()) != "mha-model" || model.value("version", json()) != 1)
-        refuse("model.json: not an mha-model version 1 file");
+        f.bad("not an mha-model version 1 file");
     ModelInfo info;
-    const json taskName = model.value("task", json());
-    const auto task =
-        taskName.is_string() ? train::parseTaskKind(taskName.get<std::string>()) : std::nullopt;
-    if (!task) refuse("model.json: \"task\" must be previous-token, induction or agreement");
-    info.task = *task;
+    if (!f.has("task")) f.bad("missing \"task\"");
+    info.task = f.oneOf("task", info.task);
     const json vocab = model.value("vocab", json());
     if (!vocab.is_array() || vocab.size() < 2 || vocab.size() > std::size_t(train::kMaxTrainVocab))
-        refuse("model.json: \"vocab\" must be a list of 2 to " +
-               std::to_string(train::kMaxTrainVocab) + " token strings");
-    for (const json& token : vocab) {
-        if (!token.is_string()) refuse("model.json: \"vocab\" holds a value that is not a string");
-        info.vocab.push_back(token.get<std::string>());
-    }
+        f.bad("\"vocab\" must be a list of 2 to " + std::to_string(train::kMaxTrainVocab) +
+              " token strings");
+    info.vocab = f.strings("vocab", true);
     info.config.vocab = int(info.vocab.size());
-    info.config.d_model = intField(model, "d_model", 1, train::kMaxTrainDModel);
-    info.config.heads = intField(model, "heads", 1, info.config.d_model);
-    info.config.layers = intField(model, "layers", 1, train::kMaxTrainLayers);
-    info.config.seq = intField(model, "seq", 2, train::kMaxTrainSeq);
+    info.config.d_model = f.integer("d_model", 1, train::kMaxTrainDModel);
+    info.config.heads = f.integer("heads", 1, info.config.d_model);
+    info.config.layers = f.integer("layers", 1, train::kMaxTrainLayers);
+    info.config.seq = f.integer("seq", 2, train::kMaxTrainSeq);
     train::validate(info.config); // heads must divide d_model
-    const json seed = model.value("seed", json());
-    if (!seed.is_number_unsigned()) refuse("model.json: \"seed\" must be a whole number >= 0");
-    info.seed = seed.get<std::uint64_t>();
+    if (!f.has("seed")) f.bad("missing \"seed\"");
+    info.seed = f.unsignedInteger("seed", 0);
     return info;
 }
 

@@ -2,6 +2,7 @@
 
 #include "figures/colormap.h"
 #include "io/atomic_file.h"
+#include "io/json_fields.h"
 #include "text/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -26,26 +27,6 @@ std::vector<std::string> validUtf8(const std::vector<std::string>& texts) {
 }
 
 } // namespace
-
-std::string_view toString(ViewTab tab) {
-    return kViewTabs[std::size_t(tab)];
-}
-
-std::string_view toString(Theme theme) {
-    return kThemes[std::size_t(theme)];
-}
-
-std::optional<ViewTab> parseViewTab(std::string_view text) {
-    for (std::size_t i = 0; i < std::size(kViewTabs); ++i)
-        if (text == kViewTabs[i]) return ViewTab(i);
-    return std::nullopt;
-}
-
-std::optional<Theme> parseTheme(std::string_view text) {
-    for (std::size_t i = 0; i < std::size(kThemes); ++i)
-        if (text == kThemes[i]) return Theme(i);
-    return std::nullopt;
-}
 
 std::string sceneToJson(const Scene& s, const SceneView* view) {
     json ablate = json::array();
@@ -83,83 +64,38 @@ namespace {
     throw std::invalid_argument("scene: " + what);
 }
 
-const json& field(const json& j, const char* name) {
-    if (!j.contains(name)) bad(std::string("missing \"") + name + "\"");
-    return j.at(name);
-}
-
-int intField(const json& j, const char* name, int low, int high) {
-    const json& v = field(j, name);
-    if (!v.is_number_integer()) bad(std::string("\"") + name + "\" must be a whole number");
-    const long long n = v.get<long long>();
-    if (n < low || n > high)
-        bad(std::string("\"") + name + "\" " + std::to_string(n) + " is out of range (" +
-            std::to_string(low) + " to " + std::to_string(high) + ")");
-    return int(n);
-}
-
-bool boolField(const json& j, const char* name, bool fallback) {
-    if (!j.contains(name)) return fallback;
-    if (!j.at(name).is_boolean()) bad(std::string("\"") + name + "\" must be true or false");
-    return j.at(name).get<bool>();
-}
-
-std::vector<std::string> stringList(const json& j, const char* name, bool required) {
-    if (!j.contains(name)) {
-        if (required) bad(std::string("missing \"") + name + "\"");
-        return {};
-    }
-    const json& v = j.at(name);
-    if (!v.is_array()) bad(std::string("\"") + name + "\" must be a list of strings");
-    std::vector<std::string> out;
-    for (const json& item : v) {
-        if (!item.is_string()) bad(std::string("\"") + name + "\" must be a list of strings");
-        out.push_back(item.get<std::string>());
-    }
-    return out;
-}
-
-std::string stringField(const json& j, const char* name, const std::string& fallback) {
-    if (!j.contains(name)) return fallback;
-    if (!j.at(name).is_string()) bad(std::string("\"") + name + "\" must be a string");
-    return j.at(name).get<std::string>();
-}
-
-// The field as one of a closed set whose names are `names` (in the enum's order).
-template <class Enum, std::size_t n>
-Enum oneOf(const json& j, const char* name, Enum fallback, const char* const (&names)[n]) {
-    const std::string value = stringField(j, name, names[std::size_t(fallback)]);
-    std::string list;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (value == names[i]) return Enum(i);
-        list += (list.empty() ? "" : ", ") + std::string(names[i]);
-    }
-    bad(std::string("\"") + name + "\" must be one of " + list);
-}
-
 SceneView viewFromJson(const json& j, int heads) {
     if (!j.is_object()) bad("\"view\" must be an object");
+    const JsonFields f(j, "scene: ");
     SceneView v;
-    v.tab = oneOf(j, "tab", v.tab, kViewTabs);
-    const auto colormap = parseColormapId(stringField(j, "colormap", "viridis"));
-    if (!colormap) bad("\"colormap\" must be viridis, magma, cividis, greys or rdbu");
-    v.colormap = *colormap;
-    v.theme = oneOf(j, "theme", v.theme, kThemes);
+    v.tab = f.oneOf("tab", v.tab);
+    v.colormap = f.oneOf("colormap", v.colormap);
+    v.theme = f.oneOf("theme", v.theme);
     // Heads past H (a hand-edited file) are clamped rather than refused: only the view changes.
-    v.selectedHead = std::min(j.contains("head") ? intField(j, "head", 1, 1024) : 1, heads) - 1;
-    v.compareHead =
-        std::min(j.contains("compare_head") ? intField(j, "compare_head", 1, 1024) : 2, heads) - 1;
-    v.perHeadScale = boolField(j, "per_head_scale", false);
+    v.selectedHead = std::min(f.integer("head", 1, 1024, 1), heads) - 1;
+    v.compareHead = std::min(f.integer("compare_head", 1, 1024, 2), heads) - 1;
+    v.perHeadScale = f.boolean("per_head_scale", false);
     return v;
 }
 
-} // namespace
+// Head numbers from 1, as the file writes them, to Scene's sorted set from 0.
+std::vector<int> ablatedFromJson(const JsonFields& f, int heads) {
+    if (!f.has("ablate")) return {};
+    if (!f.at("ablate").is_array()) f.bad("\"ablate\" must be a list of head numbers");
+    std::vector<int> ablated;
+    for (const json& h : f.at("ablate")) {
+        if (!h.is_number_integer() || h.get<long long>() < 1 || h.get<long long>() > heads)
+            f.bad("\"ablate\" holds " + h.dump() + ", not a head from 1 to " +
+                  std::to_string(heads));
+        ablated.push_back(int(h.get<long long>()) - 1);
+    }
+    return headSet(std::move(ablated));
+}
 
-Scene sceneFromJson(std::string_view text, SceneView* view) {
-    json j;
+json parseSceneText(std::string_view text) {
     try {
         // Refuse deep nesting before it can exhaust the stack.
-        j = json::parse(text, [](int depth, json::parse_event_t, json&) {
+        return json::parse(text, [](int depth, json::parse_event_t, json&) {
             if (depth > 32) throw std::invalid_argument("scene: nested deeper than 32 levels");
             return true;
         });
@@ -168,49 +104,31 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
     } catch (const json::out_of_range&) { // e.g. 2e308: no double holds it
         bad("a number is too large to read");
     }
-    if (!j.is_object()) bad("the file must hold a JSON object");
-    if (stringField(j, "format", "") != "mha-scene") bad("\"format\" must be \"mha-scene\"");
-    if (intField(j, "version", 1, 1000) != kSceneJsonVersion)
-        bad("version " + j.at("version").dump() + " is not supported");
+}
 
+} // namespace
+
+Scene sceneFromJson(std::string_view text, SceneView* view) {
+    const json j = parseSceneText(text);
+    if (!j.is_object()) bad("the file must hold a JSON object");
+    const JsonFields f(j, "scene: ");
+    if (f.string("format", "") != "mha-scene") bad("\"format\" must be \"mha-scene\"");
+    if (f.integer("version", 1, 1000) != kSceneJsonVersion)
+        bad("version " + j.at("version").dump() + " is not supported");
     Scene s;
-    s.sentences = stringList(j, "sentences", true);
-    s.sources = stringList(j, "sources", false);
-    s.d_model = intField(j, "d_model", 2, 1024);
-    s.heads = intField(j, "heads", 1, 1024);
-    const auto mask = parseMaskKind(stringField(j, "mask", "none"));
-    if (!mask) bad("\"mask\" must be none or causal");
-    s.mask = *mask;
-    const auto scale = parseScaleKind(stringField(j, "scale", "sqrt_d_head"));
-    if (!scale) bad("\"scale\" must be sqrt_d_head, sqrt_d_model or none");
-    s.scale = *scale;
-    if (j.contains("seed")) {
-        if (!j.at("seed").is_number_unsigned() &&
-            !(j.at("seed").is_number_integer() && j.at("seed").get<long long>() >= 0))
-            bad("\"seed\" must be a whole number >= 0");
-        s.seed = j.at("seed").get<std::uint64_t>();
-    }
-    const std::string weights = stringField(j, "weights", "random");
-    const auto weightsKind = parseWeightsKind(weights);
-    if (!weightsKind)
-        bad("weights '" + sanitizeUtf8(weights) + "' is unknown (use random or designed)");
-    s.weights = *weightsKind;
-    s.headPresets = stringList(j, "head_presets", false);
-    s.positional = boolField(j, "positional", true);
-    s.outProjection = boolField(j, "out_proj", true);
-    s.reshapeBug = boolField(j, "reshape_bug", false);
-    if (j.contains("ablate")) {
-        if (!j.at("ablate").is_array()) bad("\"ablate\" must be a list of head numbers");
-        for (const json& h : j.at("ablate")) {
-            if (!h.is_number_integer() || h.get<long long>() < 1 || h.get<long long>() > s.heads)
-                bad("\"ablate\" holds " + h.dump() + ", not a head from 1 to " +
-                    std::to_string(s.heads));
-            s.ablatedHeads.push_back(int(h.get<long long>()) - 1);
-        }
-        std::sort(s.ablatedHeads.begin(), s.ablatedHeads.end());
-        s.ablatedHeads.erase(std::unique(s.ablatedHeads.begin(), s.ablatedHeads.end()),
-                             s.ablatedHeads.end());
-    }
+    s.sentences = f.strings("sentences", true);
+    s.sources = f.strings("sources", false);
+    s.d_model = f.integer("d_model", 2, 1024);
+    s.heads = f.integer("heads", 1, 1024);
+    s.mask = f.oneOf("mask", s.mask);
+    s.scale = f.oneOf("scale", s.scale);
+    s.seed = f.unsignedInteger("seed", s.seed);
+    s.weights = f.oneOf("weights", s.weights);
+    s.headPresets = f.strings("head_presets", false);
+    s.positional = f.boolean("positional", true);
+    s.outProjection = f.boolean("out_proj", true);
+    s.reshapeBug = f.boolean("reshape_bug", false);
+    s.ablatedHeads = ablatedFromJson(f, s.heads);
     if (std::string error = validationError(s); !error.empty()) bad(error);
     SceneView fileView = j.contains("view") ? viewFromJson(j.at("view"), s.heads) : SceneView{};
     fileView.compareHead = std::min(fileView.compareHead, s.heads - 1);

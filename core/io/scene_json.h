@@ -17,16 +17,28 @@ inline constexpr int kSceneJsonVersion = 1;
 // The views of a trace a scene can open on, and the themes, as a scene file names them
 // (kViewTabs, kThemes: in the enums' order).
 enum class ViewTab { Head, Mean, Difference, Lines, Statistics, Pipeline, Steps, Cost };
+inline constexpr EnumName<ViewTab> kViewTabNames[] = {{ViewTab::Head, "head", "Head"},
+                                                      {ViewTab::Mean, "mean", "Mean"},
+                                                      {ViewTab::Difference, "difference",
+                                                       "A\xE2\x88\x92"
+                                                       "B"}, // A−B
+                                                      {ViewTab::Lines, "lines", "Lines"},
+                                                      {ViewTab::Statistics, "statistics", "Stats"},
+                                                      {ViewTab::Pipeline, "pipeline", "Pipeline"},
+                                                      {ViewTab::Steps, "steps", "Steps"},
+                                                      {ViewTab::Cost, "cost", "Cost"}};
+constexpr std::span<const EnumName<ViewTab>> enumNames(ViewTab) {
+    return kViewTabNames;
+}
+
 enum class Theme { Dark, Light, HighContrast };
-inline constexpr const char* kViewTabs[] = {"head",       "mean",     "difference", "lines",
-                                            "statistics", "pipeline", "steps",      "cost"};
-inline constexpr const char* kThemes[] = {"dark", "light", "high-contrast"};
-static_assert(std::size(kViewTabs) == std::size_t(ViewTab::Cost) + 1);
-static_assert(std::size(kThemes) == std::size_t(Theme::HighContrast) + 1);
-std::string_view toString(ViewTab tab);
-std::string_view toString(Theme theme);
-std::optional<ViewTab> parseViewTab(std::string_view text);
-std::optional<Theme> parseTheme(std::string_view text);
+inline constexpr EnumName<Theme> kThemeNames[] = {
+    {Theme::Dark, "dark", "dark"},
+    {Theme::Light, "light", "light (projectors)"},
+    {Theme::HighContrast, "high-contrast", "high contrast"}};
+constexpr std::span<const EnumName<Theme>> enumNames(Theme) {
+    return kThemeNames;
+}
 
 // How the window shows a scene ("view" in the file, optional): saved with it so a demo
 // replays exactly. Not part of Scene: changing it never recomputes anything. The window keeps

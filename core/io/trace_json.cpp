@@ -147,7 +147,7 @@ void writeTraceObject(JsonWriter& w, const Trace& t) {
 void writeModel(JsonWriter& w, const TrainedRun& run) {
     const train::ModelConfig& c = run.model.config;
     w.beginObject();
-    w.field("task", train::toString(run.task));
+    w.field("task", toString(run.task));
     w.field("vocab_size", c.vocab);
     w.field("d_model", c.d_model);
     w.field("heads", c.heads);

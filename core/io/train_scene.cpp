@@ -1,5 +1,7 @@
 #include "io/train_scene.h"
 
+#include "io/json_fields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -12,55 +14,29 @@ using nlohmann::json;
 
 namespace {
 
-[[noreturn]] void bad(const std::string& what) {
-    throw std::invalid_argument("scene's \"train\": " + what);
-}
-
-int intField(const json& j, const char* name, int fallback) {
-    if (!j.contains(name)) return fallback;
-    const json& v = j.at(name);
-    if (!v.is_number_integer() || v.get<long long>() < -1000000000 ||
-        v.get<long long>() > 1000000000)
-        bad(std::string("\"") + name + "\" must be a whole number, not " + v.dump());
-    return int(v.get<long long>());
-}
-
-std::string stringField(const json& j, const char* name, std::string fallback) {
-    if (!j.contains(name)) return fallback;
-    if (!j.at(name).is_string()) bad(std::string("\"") + name + "\" must be a string");
-    return j.at(name).get<std::string>();
-}
+constexpr int kAnyInt = 1000000000; // validate() names the flag of a value out of its range
 
 train::TrainSettings settingsFrom(const json& t) {
-    if (!t.is_object()) bad("must be an object");
+    const JsonFields f(t, "scene's \"train\": ");
+    if (!t.is_object()) f.bad("must be an object");
     train::TrainSettings s;
     s.evalEvery = 20; // the window's default: a curve point several times a second
-    const auto task = train::parseTaskKind(stringField(t, "task", "induction"));
-    if (!task) bad("\"task\" must be previous-token, induction or agreement");
-    s.task = *task;
-    s.model.layers = intField(t, "layers", s.model.layers);
-    s.model.d_model = intField(t, "d_model", s.model.d_model);
-    s.model.heads = intField(t, "heads", s.model.heads);
-    s.model.seq = intField(t, "seq", s.model.seq);
-    s.batch = intField(t, "batch", s.batch);
-    s.steps = intField(t, "steps", s.steps);
-    s.evalEvery = intField(t, "eval_every", s.evalEvery);
-    if (t.contains("lr")) {
-        if (!t.at("lr").is_number()) bad("\"lr\" must be a number");
-        s.learningRate = t.at("lr").get<double>();
-    }
-    const auto optimizer = train::parseOptimizerKind(stringField(t, "optimizer", "adam"));
-    if (!optimizer) bad("\"optimizer\" must be adam or sgd");
-    s.optimizer = *optimizer;
-    if (t.contains("seed")) {
-        if (!t.at("seed").is_number_unsigned()) bad("\"seed\" must be a whole number >= 0");
-        s.seed = t.at("seed").get<std::uint64_t>();
-    }
+    s.task = f.oneOf("task", s.task);
+    s.model.layers = f.integer("layers", -kAnyInt, kAnyInt, s.model.layers);
+    s.model.d_model = f.integer("d_model", -kAnyInt, kAnyInt, s.model.d_model);
+    s.model.heads = f.integer("heads", -kAnyInt, kAnyInt, s.model.heads);
+    s.model.seq = f.integer("seq", -kAnyInt, kAnyInt, s.model.seq);
+    s.batch = f.integer("batch", -kAnyInt, kAnyInt, s.batch);
+    s.steps = f.integer("steps", -kAnyInt, kAnyInt, s.steps);
+    s.evalEvery = f.integer("eval_every", -kAnyInt, kAnyInt, s.evalEvery);
+    s.learningRate = f.number("lr", s.learningRate);
+    s.optimizer = f.oneOf("optimizer", s.optimizer);
+    s.seed = f.unsignedInteger("seed", s.seed);
     s.model.vocab = train::Task(s.task).vocabSize();
     try {
         train::validate(s);
     } catch (const std::invalid_argument& e) {
-        bad(e.what());
+        f.bad(e.what());
     }
     return s;
 }
@@ -86,7 +62,7 @@ std::optional<train::TrainSettings> sceneFileTrainSettings(const std::string& pa
 }
 
 std::string trainSettingsJson(const train::TrainSettings& s) {
-    const json t = {{"task", train::toString(s.task)},
+    const json t = {{"task", toString(s.task)},
                     {"layers", s.model.layers},
                     {"d_model", s.model.d_model},
                     {"heads", s.model.heads},
@@ -94,7 +70,7 @@ std::string trainSettingsJson(const train::TrainSettings& s) {
                     {"batch", s.batch},
                     {"steps", s.steps},
                     {"lr", s.learningRate},
-                    {"optimizer", train::toString(s.optimizer)},
+                    {"optimizer", toString(s.optimizer)},
                     {"seed", s.seed},
                     {"eval_every", s.evalEvery}};
     return t.dump(2);

@@ -1,6 +1,5 @@
 // Word features from the embedded lexicon, with regular morphology and guesses.
 //
-// [SECTION] Enum names (toString)
 // [SECTION] Parsing assets/lexicon.tsv (once, on first use)
 // [SECTION] Character helpers
 // [SECTION] Morphology: -s, -ed, -ing, -ly, -er/-est of listed lemmas
@@ -8,7 +7,7 @@
 // [SECTION] lookupWord, lexiconSize
 #include "text/lexicon.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <array>
 #include <initializer_list>
@@ -20,117 +19,26 @@
 
 namespace core {
 
-std::string_view toString(PartOfSpeech pos) {
-    switch (pos) {
-    case PartOfSpeech::Determiner:
-        return "det";
-    case PartOfSpeech::Noun:
-        return "noun";
-    case PartOfSpeech::Pronoun:
-        return "pron";
-    case PartOfSpeech::Verb:
-        return "verb";
-    case PartOfSpeech::Adjective:
-        return "adj";
-    case PartOfSpeech::Adverb:
-        return "adv";
-    case PartOfSpeech::Preposition:
-        return "prep";
-    case PartOfSpeech::Conjunction:
-        return "conj";
-    case PartOfSpeech::Punctuation:
-        return "punct";
-    case PartOfSpeech::Number:
-        return "num";
-    case PartOfSpeech::Unknown:
-        return "unknown";
-    }
-    return "unknown";
-}
-
-std::string_view toString(GrammaticalNumber number) {
-    switch (number) {
-    case GrammaticalNumber::None:
-        return "none";
-    case GrammaticalNumber::Singular:
-        return "sg";
-    case GrammaticalNumber::Plural:
-        return "pl";
-    }
-    return "none";
-}
-
-std::string_view toString(Animacy animacy) {
-    switch (animacy) {
-    case Animacy::None:
-        return "none";
-    case Animacy::Person:
-        return "person";
-    case Animacy::Animate:
-        return "animate";
-    case Animacy::Inanimate:
-        return "inanimate";
-    }
-    return "none";
-}
-
-std::string_view toString(SemanticClass semanticClass) {
-    switch (semanticClass) {
-    case SemanticClass::None:
-        return "none";
-    case SemanticClass::Animal:
-        return "animal";
-    case SemanticClass::Person:
-        return "person";
-    case SemanticClass::Place:
-        return "place";
-    case SemanticClass::Object:
-        return "object";
-    case SemanticClass::Food:
-        return "food";
-    case SemanticClass::Time:
-        return "time";
-    case SemanticClass::Motion:
-        return "motion";
-    case SemanticClass::State:
-        return "state";
-    case SemanticClass::Communication:
-        return "communication";
-    case SemanticClass::Cognition:
-        return "cognition";
-    case SemanticClass::Quantity:
-        return "quantity";
-    case SemanticClass::Body:
-        return "body";
-    case SemanticClass::Nature:
-        return "nature";
-    case SemanticClass::Abstract:
-        return "abstract";
-    }
-    return "none";
-}
-
 namespace {
 
 using Table = std::unordered_map<std::string, WordFeatures>;
 
 PartOfSpeech parsePos(std::string_view code, std::string_view line) {
-    using P = PartOfSpeech;
-    for (P pos : {P::Determiner, P::Noun, P::Pronoun, P::Verb, P::Adjective, P::Adverb,
-                  P::Preposition, P::Conjunction, P::Punctuation, P::Number})
-        if (toString(pos) == code) return pos;
-    throw std::logic_error("lexicon.tsv: bad part of speech in line: " + std::string(line));
+    const std::optional<PartOfSpeech> pos = parseEnum<PartOfSpeech>(code);
+    if (!pos || *pos == PartOfSpeech::Unknown) // the table lists known words only
+        throw std::logic_error("lexicon.tsv: bad part of speech in line: " + std::string(line));
+    return *pos;
 }
 
-// "-" is the table's spelling of None; otherwise the code toString gives.
+// "-" is the table's spelling of None; otherwise the code the enum's name table gives.
 template <typename Enum>
-Enum parseOptional(std::string_view code, std::initializer_list<Enum> values,
-                   std::string_view line) {
+Enum parseOptional(std::string_view code, std::string_view line) {
     if (code == "-") return Enum::None;
-    for (Enum value : values)
-        if (value != Enum::None && toString(value) == code) return value;
-    throw std::logic_error("lexicon.tsv: bad value '" + std::string(code) +
-                           "' in line: " + std::string(line));
+    const std::optional<Enum> value = parseEnum<Enum>(code);
+    if (!value || *value == Enum::None)
+        throw std::logic_error("lexicon.tsv: bad value '" + std::string(code) +
+                               "' in line: " + std::string(line));
+    return *value;
 }
 
 std::vector<std::string_view> splitTabs(std::string_view line) {
@@ -145,9 +53,6 @@ std::vector<std::string_view> splitTabs(std::string_view line) {
 }
 
 Table parseTable() {
-    using N = GrammaticalNumber;
-    using A = Animacy;
-    using S = SemanticClass;
     const std::string_view text = textAsset("lexicon.tsv");
     if (text.empty()) throw std::logic_error("lexicon.tsv is not embedded");
     Table table;
@@ -170,15 +75,9 @@ Table parseTable() {
                 throw std::logic_error("lexicon.tsv: upper case in line: " + std::string(line));
         WordFeatures features;
         features.pos = parsePos(fields[1], line);
-        features.number = parseOptional(fields[2], {N::None, N::Singular, N::Plural}, line);
-        features.animacy =
-            parseOptional(fields[3], {A::None, A::Person, A::Animate, A::Inanimate}, line);
-        features.semanticClass =
-            parseOptional(fields[4],
-                          {S::None, S::Animal, S::Person, S::Place, S::Object, S::Food, S::Time,
-                           S::Motion, S::State, S::Communication, S::Cognition, S::Quantity,
-                           S::Body, S::Nature, S::Abstract},
-                          line);
+        features.number = parseOptional<GrammaticalNumber>(fields[2], line);
+        features.animacy = parseOptional<Animacy>(fields[3], line);
+        features.semanticClass = parseOptional<SemanticClass>(fields[4], line);
         features.known = true;
         if (fields.size() == 7) {
             features.lemma = std::string(fields[5]);

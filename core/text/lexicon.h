@@ -39,6 +39,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/enum_names.h"
+
 namespace core {
 
 enum class PartOfSpeech {
@@ -54,8 +56,33 @@ enum class PartOfSpeech {
     Number,
     Unknown
 };
+// The codes lexicon.tsv uses ("det", "sg", "person", "animal", ...); None is "none".
+inline constexpr EnumName<PartOfSpeech> kPartOfSpeechNames[] = {
+    {PartOfSpeech::Determiner, "det", ""},    {PartOfSpeech::Noun, "noun", ""},
+    {PartOfSpeech::Pronoun, "pron", ""},      {PartOfSpeech::Verb, "verb", ""},
+    {PartOfSpeech::Adjective, "adj", ""},     {PartOfSpeech::Adverb, "adv", ""},
+    {PartOfSpeech::Preposition, "prep", ""},  {PartOfSpeech::Conjunction, "conj", ""},
+    {PartOfSpeech::Punctuation, "punct", ""}, {PartOfSpeech::Number, "num", ""},
+    {PartOfSpeech::Unknown, "unknown", ""}};
+constexpr std::span<const EnumName<PartOfSpeech>> enumNames(PartOfSpeech) {
+    return kPartOfSpeechNames;
+}
 enum class GrammaticalNumber { None, Singular, Plural };
+inline constexpr EnumName<GrammaticalNumber> kGrammaticalNumberNames[] = {
+    {GrammaticalNumber::None, "none", ""},
+    {GrammaticalNumber::Singular, "sg", ""},
+    {GrammaticalNumber::Plural, "pl", ""}};
+constexpr std::span<const EnumName<GrammaticalNumber>> enumNames(GrammaticalNumber) {
+    return kGrammaticalNumberNames;
+}
 enum class Animacy { None, Person, Animate, Inanimate };
+inline constexpr EnumName<Animacy> kAnimacyNames[] = {{Animacy::None, "none", ""},
+                                                      {Animacy::Person, "person", ""},
+                                                      {Animacy::Animate, "animate", ""},
+                                                      {Animacy::Inanimate, "inanimate", ""}};
+constexpr std::span<const EnumName<Animacy>> enumNames(Animacy) {
+    return kAnimacyNames;
+}
 enum class SemanticClass {
     None,
     Animal,
@@ -73,6 +100,25 @@ enum class SemanticClass {
     Nature,
     Abstract
 };
+inline constexpr EnumName<SemanticClass> kSemanticClassNames[] = {
+    {SemanticClass::None, "none", ""},
+    {SemanticClass::Animal, "animal", ""},
+    {SemanticClass::Person, "person", ""},
+    {SemanticClass::Place, "place", ""},
+    {SemanticClass::Object, "object", ""},
+    {SemanticClass::Food, "food", ""},
+    {SemanticClass::Time, "time", ""},
+    {SemanticClass::Motion, "motion", ""},
+    {SemanticClass::State, "state", ""},
+    {SemanticClass::Communication, "communication", ""},
+    {SemanticClass::Cognition, "cognition", ""},
+    {SemanticClass::Quantity, "quantity", ""},
+    {SemanticClass::Body, "body", ""},
+    {SemanticClass::Nature, "nature", ""},
+    {SemanticClass::Abstract, "abstract", ""}};
+constexpr std::span<const EnumName<SemanticClass>> enumNames(SemanticClass) {
+    return kSemanticClassNames;
+}
 
 struct WordFeatures {
     PartOfSpeech pos = PartOfSpeech::Unknown;
@@ -93,13 +139,6 @@ WordFeatures lookupWord(std::string_view token);
 
 // Rows loaded from the table: lemmas plus irregular forms and contractions.
 std::size_t lexiconSize();
-
-// The codes used in lexicon.tsv ("det", "sg", "person", "animal", ...); None -> "none",
-// PartOfSpeech::Unknown -> "unknown".
-std::string_view toString(PartOfSpeech pos);
-std::string_view toString(GrammaticalNumber number);
-std::string_view toString(Animacy animacy);
-std::string_view toString(SemanticClass semanticClass);
 
 // The embedded lexicon, by path under assets/ (generated at build time).
 std::string_view textAsset(std::string_view name);

@@ -2,7 +2,7 @@
 // model_backward.cpp.
 #include "train/model.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -50,16 +50,6 @@ void adamUpdate(Mat& w, const Mat& g, Mat& m, Mat& v, const AdamSettings& adam, 
 
 } // namespace
 
-std::string_view toString(OptimizerKind kind) {
-    return kind == OptimizerKind::Sgd ? "sgd" : "adam";
-}
-
-std::optional<OptimizerKind> parseOptimizerKind(std::string_view text) {
-    for (OptimizerKind kind : {OptimizerKind::Adam, OptimizerKind::Sgd})
-        if (text == toString(kind)) return kind;
-    return std::nullopt;
-}
-
 Optimizer::Optimizer(OptimizerKind kind, double learningRate, const ModelConfig& config,
                      AdamSettings adam)
     : kind_(kind), learningRate_(learningRate), adam_(adam) {

@@ -1,6 +1,7 @@
 // The optimizers of `mha-viz train`: plain SGD and Adam with PyTorch's defaults.
 #pragma once
 
+#include "base/enum_names.h"
 #include "train/model.h"
 
 #include <optional>
@@ -9,9 +10,11 @@
 namespace core::train {
 
 enum class OptimizerKind { Adam, Sgd };
-
-std::string_view toString(OptimizerKind kind); // "adam", "sgd"
-std::optional<OptimizerKind> parseOptimizerKind(std::string_view text);
+inline constexpr EnumName<OptimizerKind> kOptimizerKindNames[] = {
+    {OptimizerKind::Adam, "adam", "Adam"}, {OptimizerKind::Sgd, "sgd", "SGD"}};
+constexpr std::span<const EnumName<OptimizerKind>> enumNames(OptimizerKind) {
+    return kOptimizerKindNames;
+}
 
 // torch.optim.Adam's defaults; no weight decay, no amsgrad.
 struct AdamSettings {

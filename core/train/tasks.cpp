@@ -153,24 +153,6 @@ std::vector<VerbSite> agreementRow(SplitMix64& rng, int b, int seq, std::vector<
 
 } // namespace
 
-std::string_view toString(TaskKind kind) {
-    switch (kind) {
-    case TaskKind::PreviousToken:
-        return "previous-token";
-    case TaskKind::Induction:
-        return "induction";
-    case TaskKind::Agreement:
-        return "agreement";
-    }
-    return "?";
-}
-
-std::optional<TaskKind> parseTaskKind(std::string_view text) {
-    for (TaskKind kind : {TaskKind::PreviousToken, TaskKind::Induction, TaskKind::Agreement})
-        if (text == toString(kind)) return kind;
-    return std::nullopt;
-}
-
 Task::Task(TaskKind kind) : kind_(kind) {
     if (kind == TaskKind::Agreement) {
         vocab_ = agreementVocab();

@@ -24,7 +24,7 @@
 
 #include "train/model.h"
 
-#include "text/prng.h"
+#include "base/prng.h"
 
 #include <cstdint>
 #include <optional>
@@ -35,9 +35,13 @@
 namespace core::train {
 
 enum class TaskKind { PreviousToken, Induction, Agreement };
-
-std::string_view toString(TaskKind kind); // "previous-token", "induction", "agreement"
-std::optional<TaskKind> parseTaskKind(std::string_view text);
+inline constexpr EnumName<TaskKind> kTaskKindNames[] = {
+    {TaskKind::PreviousToken, "previous-token", ""},
+    {TaskKind::Induction, "induction", ""},
+    {TaskKind::Agreement, "agreement", ""}};
+constexpr std::span<const EnumName<TaskKind>> enumNames(TaskKind) {
+    return kTaskKindNames;
+}
 
 // Random-token vocabulary size: "t0" .. "t63". 64 is small enough for the default D = 64 model
 // to learn an embedding of each token in a few thousand steps, and large enough that a random
