@@ -8,7 +8,7 @@ include(GNUInstallDirs)
 
 set(MHA_ASSETS ${PROJECT_SOURCE_DIR}/assets)
 
-# --- The icon: drawn by core/app_icon.h at build time, one PNG per hicolor size and an SVG.
+# --- The icon: drawn by core/figures/app_icon.h at build time, one PNG per hicolor size and an SVG.
 # Generated, not committed: a change to the design reaches every size at the next build.
 add_executable(make_icons ${PROJECT_SOURCE_DIR}/app/platform/make_icons.cpp)
 target_link_libraries(make_icons PRIVATE mha_core)
@@ -45,7 +45,8 @@ endif()
 
 # --- What is installed.
 install(TARGETS mha-viz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The engine's AVX2 / AVX-512 (and scalar) kernels, where core/simd.cpp looks: bin/../lib/mha-viz.
+# The engine's AVX2 / AVX-512 (and scalar) kernels, where core/engine/simd.cpp looks:
+# bin/../lib/mha-viz.
 if(MHA_ENGINE_TARGETS)
   install(TARGETS ${MHA_ENGINE_TARGETS} LIBRARY DESTINATION ${MHA_ENGINE_SUBDIR})
 endif()

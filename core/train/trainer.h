@@ -1,7 +1,8 @@
 // One training run of "Watch heads learn" (DESIGN.md, "Training contract"): the task, the model,
 // the optimizer and the held-out probe set, stepped one update at a time. Files, progress and
-// signals are the caller's (app/train_command.cpp, the window's Train view later): a Trainer
-// only computes, so every caller sees the same numbers for the same settings.
+// signals are the caller's (`mha-viz train`: app/cli/train_command.cpp; the Train view:
+// app/train_view/train_run.cpp): a Trainer only computes, so every caller sees the same numbers
+// for the same settings.
 //
 // Everything random comes from the seed, each use from its own stream: the initial weights
 // (initParams), the training batches (seed ^ fnv1a64("batches")) and the probe set
