@@ -81,7 +81,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core") # shlibdeps' list is appended
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
 set(CPACK_STRIP_FILES ON) # a Release build still carries symbols dpkg users never need
-if(MHA_NATIVE) # what is packaged runs on any x86-64 CPU (README, "Install")
+if(MHA_NATIVE) # what is packaged runs on any x86-64 CPU (docs/portability.md)
   set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/refuse_native_package.cmake)
 endif()
 include(CPack)
