@@ -8,7 +8,7 @@ include(GNUInstallDirs)
 
 set(MHA_ASSETS ${PROJECT_SOURCE_DIR}/assets)
 
-# --- The icon: drawn by core/app_icon.h at build time, one PNG per hicolor size and an SVG.
+# --- The icon: drawn by core/figures/app_icon.h at build time, one PNG per hicolor size and an SVG.
 # Generated, not committed: a change to the design reaches every size at the next build.
 add_executable(make_icons ${PROJECT_SOURCE_DIR}/app/platform/make_icons.cpp)
 target_link_libraries(make_icons PRIVATE mha_core)
@@ -45,7 +45,8 @@ endif()
 
 # --- What is installed.
 install(TARGETS mha-viz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The engine's AVX2 / AVX-512 (and scalar) kernels, where core/simd.cpp looks: bin/../lib/mha-viz.
+# The engine's AVX2 / AVX-512 (and scalar) kernels, where core/engine/simd.cpp looks:
+# bin/../lib/mha-viz.
 if(MHA_ENGINE_TARGETS)
   install(TARGETS ${MHA_ENGINE_TARGETS} LIBRARY DESTINATION ${MHA_ENGINE_SUBDIR})
 endif()
@@ -80,7 +81,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core") # shlibdeps' list is appended
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
 set(CPACK_STRIP_FILES ON) # a Release build still carries symbols dpkg users never need
-if(MHA_NATIVE) # what is packaged runs on any x86-64 CPU (README, "Install")
+if(MHA_NATIVE) # what is packaged runs on any x86-64 CPU (docs/portability.md)
   set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/refuse_native_package.cmake)
 endif()
 include(CPack)

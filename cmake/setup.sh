@@ -93,10 +93,10 @@ if [ "$mode" = test ]; then
     cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMHA_SANITIZE=ON \
         -DMHA_BUILD_BENCH=OFF >/dev/null
     cmake --build "$asan" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
-    stage "sanitizers: unit, cli and e2e tests under ASan + UBSan"
+    stage "sanitizers: unit, app, cli and e2e tests under ASan + UBSan"
     # Stack traces for UB reports; any ASan, UBSan or leak report fails its test.
     UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$asan" --output-on-failure \
-        --parallel "$(nproc)" -L 'unit|cli|e2e'
+        --parallel "$(nproc)" -L 'unit|app|cli|e2e'
 
     fuzz=$root/build-fuzz
     stage "fuzzing: building the libFuzzer targets (clang) in $fuzz"

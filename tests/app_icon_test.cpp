@@ -1,4 +1,4 @@
-// The app icon (core/app_icon.h): what a desktop relies on from the PNGs at every hicolor
+// The app icon (core/figures/app_icon.h): what a desktop relies on from the PNGs at every hicolor
 // size and the scalable SVG, and that the map in it reads as a causal attention map.
 #include "figures/app_icon.h"
 

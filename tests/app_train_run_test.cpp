@@ -1,7 +1,7 @@
-// The Train view's state (app/train_run.h) driven as the window drives it, one frame() at a
-// time: start, pause, step, the steps-per-frame speed, a reset (a new run of the same settings),
-// the bounded timeline, and a run folder read back. The numbers are the Trainer's own: a row of
-// the Train view equals the one `mha-viz train` writes for the same settings.
+// The Train view's state (app/train_view/train_run.h) driven as the window drives it, one frame()
+// at a time: start, pause, step, the steps-per-frame speed, a reset (a new run of the same
+// settings), the bounded timeline, and a run folder read back. The numbers are the Trainer's own: a
+// row of the Train view equals the one `mha-viz train` writes for the same settings.
 #include "cli/train_command.h"
 #include "train_view/train_run.h"
 

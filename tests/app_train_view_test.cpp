@@ -1,7 +1,7 @@
-// The Train view's state without a window (app/train_view.h): reset with good and bad settings,
-// scrubbing the timeline and playing it back, the curves cut at the step shown, heads switched
-// off (the maps of later layers change, the held-out loss is measured on a worker), the demo
-// scenes' training settings.
+// The Train view's state without a window (app/train_view/train_view.h): reset with good and bad
+// settings, scrubbing the timeline and playing it back, the curves cut at the step shown, heads
+// switched off (the maps of later layers change, the held-out loss is measured on a worker), the
+// demo scenes' training settings.
 #include "train_view/train_view.h"
 
 #include "io/scene_json.h"

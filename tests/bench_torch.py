@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch's CPU nn.MultiheadAttention on mha_bench's shapes, for README's comparison.
+"""PyTorch's CPU nn.MultiheadAttention on mha_bench's shapes, for docs/performance.md.
 
 Run: /usr/bin/python3 tests/bench_torch.py [--mha-bench build/tests/mha_bench]
 Debian's python3-torch, 2 threads. Same work as BM_Forward: B = 1 self-attention, per-head

@@ -4,7 +4,7 @@
 Run: /usr/bin/python3 tests/bench_train_torch.py   (Debian's python3-torch; 2 threads)
      ./build/tests/mha_bench --benchmark_filter=TrainStep   (the same steps in mha-viz)
 
-The same model (DESIGN.md, "Training contract"): x0 = embed[tokens] + pos; per layer
+The same model (docs/run-folder.md, "The model"): x0 = embed[tokens] + pos; per layer
 x = x + MHA(x), causal, scale 1/sqrt(d_head), no biases, no LayerNorm; logits = x_L * unembed;
 mean cross-entropy of logits[b][t] against tokens[b][t+1] where loss_mask[b][t]; Adam with
 torch's defaults, lr 1e-3. Batches like the induction task's (random tokens with a segment

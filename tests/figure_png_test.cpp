@@ -1,4 +1,5 @@
-// The PNG rasteriser for attention-map figures (core/figure_png.cpp), on figures built by hand.
+// The PNG rasteriser for attention-map figures (core/figures/figure_png.cpp), on figures built by
+// hand.
 #include "figures/attention_map.h"
 #include "figures/colormap.h"
 #include "figures/figure.h"

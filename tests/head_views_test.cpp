@@ -1,5 +1,5 @@
-// The views beside the grid (core/head_views.h) and their figures and exports: the mean over
-// heads, the difference of two heads, per-row statistics and the line view, checked against
+// The views beside the grid (core/figures/head_views.h) and their figures and exports: the mean
+// over heads, the difference of two heads, per-row statistics and the line view, checked against
 // the trace's own weights with tolerances, plus what a reader of the files relies on.
 #include "engine/scene.h"
 #include "engine/trace.h"

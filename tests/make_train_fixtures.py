@@ -3,7 +3,7 @@
 
 Writes tests/fixtures/train_<case>.json: for each case a model config, float32
 parameters, three batches (tokens and loss mask), and what PyTorch computes from
-them with the model of the training contract (DESIGN.md, "Training contract"):
+them with the training model (docs/run-folder.md, "The model"):
   * "loss_float64", "gradients": the loss on batches[0] and d loss / d every
     parameter by autograd in float64, from the float32 parameters converted to
     float64 (the reference the C++ float gradients are measured against);

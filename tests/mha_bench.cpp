@@ -1,5 +1,5 @@
-// mha_bench: forward-pass speed on the shapes the UI and the README quote, and the speed of a
-// training step of mha-viz train.
+// mha_bench: forward-pass speed on the shapes the UI and docs/performance.md quote, and the
+// speed of a training step of mha-viz train.
 //   ./build/tests/mha_bench --benchmark_counters_tabular=true
 // Counters: GFLOPs = forward FLOP/s, vs_gemm = that rate / Eigen's own GEMM rate on a
 // d_model x d_model x d_model product measured in the same run (1.0 = GEMM speed). Both run on

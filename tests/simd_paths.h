@@ -1,4 +1,4 @@
-// Runs a test suite once per SIMD path this machine has (core/simd.h), so every exact
+// Runs a test suite once per SIMD path this machine has (core/engine/simd.h), so every exact
 // promise of the engine is checked on the scalar reference path and on each vectorised one:
 //   class MySuite : public testing_support::OnEveryPath {};
 //   TEST_P(MySuite, Something) { ... }

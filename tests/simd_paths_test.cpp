@@ -1,4 +1,4 @@
-// The engine's SIMD paths (core/simd.h): every kernel this CPU can run is loaded, and the
+// The engine's SIMD paths (core/engine/simd.h): every kernel this CPU can run is loaded, and the
 // traces of every path agree with the scalar reference path within 1e-6, masked weights
 // exactly 0 on each.
 #include "engine/simd.h"

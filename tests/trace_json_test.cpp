@@ -1,4 +1,4 @@
-// The trace JSON contract (README, "Trace JSON"): every key, every shape, exact floats.
+// The trace JSON contract (docs/trace-json.md): every key, every shape, exact floats.
 #include "io/trace_json.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`mha-viz train` through the real binary, headless, as a user runs it:
-  * the run folder holds what DESIGN.md's training contract lists: model.json, metrics.csv with
+  * the run folder holds what docs/run-folder.md lists: model.json, metrics.csv with
     rows at 0, every E and the last step, checkpoints at 0, every C and the last, the batches of
     every update, ablation.csv;
   * the checkpoints are valid safetensors (read here with the standard library only), and the

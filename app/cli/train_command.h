@@ -1,5 +1,5 @@
 // `mha-viz train`: trains a tiny attention-only transformer headless and writes the run folder
-// of DESIGN.md's training contract (model.json, metrics.csv, checkpoints, batches, ablation.csv).
+// of docs/run-folder.md (model.json, metrics.csv, checkpoints, batches, ablation.csv).
 #pragma once
 
 #include "train/trainer.h"

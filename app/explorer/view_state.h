@@ -1,7 +1,7 @@
 // What the window shows and how, apart from the Scene (which says what is computed), split by
 // concern: what is saved with a scene (core::SceneView, embedded as is), what the user points
 // at (Selection), transient UI flags (UiState) and the export panel. The runner's status lives
-// in the runner (scene_runner.h); the maps drawn and their textures in widgets/map_textures.h.
+// in the runner (scene_runner.h); the maps drawn and their textures in widgets/gl_heatmaps.h.
 #pragma once
 
 #include "explorer/export_job.h"

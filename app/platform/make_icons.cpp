@@ -1,6 +1,6 @@
 // make_icons OUTDIR: writes the app icon into a hicolor icon theme tree under OUTDIR,
 //   OUTDIR/hicolor/scalable/apps/mha-viz.svg and OUTDIR/hicolor/NxN/apps/mha-viz.png,
-// all drawn from core/app_icon.h. Run by the build; the files stay in the build folder.
+// all drawn from core/figures/app_icon.h. Run by the build; the files stay in the build folder.
 #include "figures/app_icon.h"
 #include "figures/image.h"
 #include "io/atomic_file.h"

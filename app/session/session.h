@@ -63,7 +63,7 @@ class Session {
     void followTrainScene(); // a scene with a "train" object opens the Train view and trains
     bool trainSettled() const;
     void exportWholeWindow(int width, int height);
-    // session_model.cpp: the trained model's side of the frame.
+    // session_trained_model.cpp: the trained model's side of the frame.
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced

@@ -1,7 +1,8 @@
 // Which SIMD path runs the engine's hot code (attention_kernel.cpp), picked once at start-up
 // from what the CPU supports, the way numeric libraries dispatch. The portable build keeps an
 // SSE2 copy inside the binary and loads the AVX2+FMA and AVX-512 copies from shared objects
-// in <prefix>/lib/mha-viz, so one binary runs on any x86-64 CPU at its best speed.
+// in <prefix>/lib/mha-viz, so one binary runs on any x86-64 CPU at its best speed, with the
+// same numbers (docs/portability.md).
 #pragma once
 
 #include "base/enum_names.h"

@@ -1,6 +1,6 @@
 // A head's attention map as a figure for slides and papers: cells, token labels on both
 // axes, a colour bar and a caption that says how it was made. Written as SVG, PNG (no
-// OpenGL, no display) and CSV by core/figure_*.cpp.
+// OpenGL, no display) and CSV by core/figures/figure*.cpp.
 #pragma once
 
 #include "engine/trace.h"
@@ -44,7 +44,7 @@ HeatmapFigure headFigure(const Trace& trace, int batchIndex, int head,
 GridFigure gridFigure(const Trace& trace, int batchIndex,
                       ColormapId colormap = ColormapId::Viridis);
 
-// The views beside the grid (numbers from core/head_views.h).
+// The views beside the grid (numbers from core/figures/head_views.h).
 HeatmapFigure meanFigure(const Trace& trace, int batchIndex,
                          ColormapId colormap = ColormapId::Viridis);
 // Head a minus head b on the diverging RdBu map, symmetric around 0 (red: a attends more).

@@ -1,6 +1,6 @@
-// The files of a training run (DESIGN.md, "Training contract", "Files in DIR"): model.json,
-// metrics.csv, checkpoint-SSSSSS.safetensors, batches-SSSSSS.json and ablation.csv. What
-// `mha-viz train` writes, and what the window and `--model DIR` read back.
+// The files of a training run (docs/run-folder.md, "Files"): model.json, metrics.csv,
+// checkpoint-SSSSSS.safetensors, batches-SSSSSS.json and ablation.csv. What `mha-viz train`
+// writes, and what the window and `--model DIR` read back.
 #pragma once
 
 #include "io/csv_table.h"

@@ -1,7 +1,7 @@
 // Safetensors files (huggingface/safetensors): an 8-byte little-endian header size, a JSON header
 // {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {string: string}},
 // then the tensors' bytes. Only F32 2-D tensors, row-major, which is all a training checkpoint
-// holds (DESIGN.md, "Training contract"). The byte order is the machine's: x86-64 is little
+// holds (docs/run-folder.md, "Checkpoints"). The byte order is the machine's: x86-64 is little
 // endian, as the format requires.
 #pragma once
 

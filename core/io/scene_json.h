@@ -1,5 +1,6 @@
-// Scenes as JSON ("format": "mha-scene", "version": 1): every setting, so a demo can be
-// saved, shared and replayed. Loading never crashes: bad files give one-line messages.
+// Scenes as JSON ("format": "mha-scene", "version": 1; docs/scene-json.md): every setting, so
+// a demo can be saved, shared and replayed. Loading never crashes: bad files give one-line
+// messages.
 #pragma once
 
 #include "engine/scene.h"

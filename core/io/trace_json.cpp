@@ -48,7 +48,7 @@ void writeBoolMatrix(JsonWriter& w, const BoolMat& m) {
     w.endArray();
 }
 
-// config: every setting that changes the numbers (README, "Trace JSON").
+// config: every setting that changes the numbers (docs/trace-json.md, "Version 1").
 void writeConfig(JsonWriter& w, const Scene& s) {
     w.beginObject();
     w.field("d_model", s.d_model);

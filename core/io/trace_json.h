@@ -1,4 +1,4 @@
-// The trace as JSON ("format": "mha-trace", "version": 1), the contract in README ("Trace JSON"),
+// The trace as JSON ("format": "mha-trace", "version": 1), the contract in docs/trace-json.md,
 // and a trained model's trace ("version": 2): the model, its sentences and a "layers" array whose
 // entries are version 1 traces, one per layer.
 #pragma once
@@ -19,7 +19,7 @@ std::string traceJson(const Trace& trace);
 
 inline constexpr int kModelTraceJsonVersion = 2;
 
-// The v2 trace of `run`'s model on the sentences of `trace` (README, "Trace JSON").
+// The v2 trace of `run`'s model on the sentences of `trace` (docs/trace-json.md, "Version 2").
 void writeModelTraceJson(const train::ModelTrace& trace, const TrainedRun& run, std::ostream& out);
 std::string modelTraceJson(const train::ModelTrace& trace, const TrainedRun& run);
 

@@ -1,6 +1,7 @@
 // A scene may carry a training run: a "train" object beside the explorer's settings, with
 // `mha-viz train`'s settings under their JSON names. The window opens such a scene in its Train
 // view and starts the run ("induction heads form", "subject-verb agreement" in assets/scenes).
+// The contract: docs/scene-json.md, "A training run".
 #pragma once
 
 #include "train/trainer.h"

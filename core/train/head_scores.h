@@ -1,6 +1,6 @@
-// What "Watch heads learn" plots while a model trains (DESIGN.md, "Training contract",
-// metrics.csv): the held-out loss, the task's accuracy, and per layer and head how much of its
-// attention follows each known pattern. Each score is a mean attention weight, so 1 means the
+// What "Watch heads learn" plots while a model trains (docs/run-folder.md, "metrics.csv"
+// and "Head scores"): the held-out loss, the task's accuracy, and per layer and head how much of
+// its attention follows each known pattern. Each score is a mean attention weight, so 1 means the
 // head does exactly that and a uniform causal head scores the mean of 1/(t+1).
 #pragma once
 

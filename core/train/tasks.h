@@ -1,4 +1,4 @@
-// The training tasks of "Watch heads learn" (DESIGN.md, "Training contract"): each gives a
+// The training tasks of "Watch heads learn" (docs/run-folder.md, "Tasks"): each gives a
 // vocabulary and seeded batches whose loss mask selects exactly the predictions that need the
 // head the task is about, plus a fixed held-out probe set to measure those heads on.
 //

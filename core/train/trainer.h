@@ -1,7 +1,8 @@
-// One training run of "Watch heads learn" (DESIGN.md, "Training contract"): the task, the model,
-// the optimizer and the held-out probe set, stepped one update at a time. Files, progress and
-// signals are the caller's (app/train_command.cpp, the window's Train view later): a Trainer
-// only computes, so every caller sees the same numbers for the same settings.
+// One training run of "Watch heads learn" (docs/run-folder.md): the task, the model, the
+// optimizer and the held-out probe set, stepped one update at a time. Files, progress and signals
+// are the caller's (`mha-viz train`: app/cli/train_command.cpp; the Train view:
+// app/train_view/train_run.cpp): a Trainer only computes, so every caller sees the same numbers
+// for the same settings.
 //
 // Everything random comes from the seed, each use from its own stream: the initial weights
 // (initParams), the training batches (seed ^ fnv1a64("batches")) and the probe set
@@ -37,7 +38,8 @@ inline constexpr int kMaxTrainLayers = 8;
 inline constexpr int kMaxTrainDModel = 1024;
 inline constexpr int kMaxTrainSeq = 1024;
 inline constexpr int kMaxTrainBatch = 1024;
-// Checkpoint and batch file names hold the step in 6 digits (DESIGN.md), so they sort in order.
+// Checkpoint and batch file names hold the step in 6 digits (docs/run-folder.md, "Files"), so
+// they sort in order.
 inline constexpr int kMaxTrainSteps = 999999;
 // A model file's vocabulary: far beyond the tasks' (64 tokens at most), small enough that its
 // embedding (vocab x d_model) stays within memory at the widest d_model.

@@ -4,12 +4,12 @@ script) and lets the server pick a free display with -displayfd, so tests that r
 after another never race for the same display number as `xvfb-run -a` can.
 
 Nothing here waits for a guessed time. The app runs with --state-file and writes a JSON line
-after every frame (app/state_file.h); after each action the harness presses Pause, which the app
-counts in that line once its input queue reaches it (app/input_queue.h): the queue keeps the
-order, so every key, click and letter sent before has then been applied. Tests wait for what
+after every frame (app/session/state_file.h); after each action the harness presses Pause,
+which the app counts in that line once its input queue reaches it (app/platform/input_queue.h):
+the queue keeps the order, so every key, click and letter sent before has then been applied. Tests wait for what
 the app shows or writes (a state field, a file), with generous time-outs for a busy machine.
 
-Layout constants match app/window_layout.h at the default 1440 x 900 window and
+Layout constants match app/explorer/window_layout.h at the default 1440 x 900 window and
 content scale 1 (Xvfb): the controls panel starts at 0.27 * 900 = 243 px.
 """
 import atexit
@@ -170,7 +170,7 @@ class App:
         return self.proc.poll() is None
 
     def state(self):
-        """The app's last state line (app/state_file.h), or None before the first frame."""
+        """The app's last state line (app/session/state_file.h), or None before the first frame."""
         try:
             with open(self.state_path) as f:
                 return json.loads(f.read())

@@ -26,7 +26,7 @@ def saved_scene(app):
 
 with App(sys.argv[1]) as app:
     # The window's OpenMP workers sleep between recomputes, so llvmpipe has the cores to draw
-    # (app/thread_policy.h): the app runs itself again with OMP_WAIT_POLICY=passive.
+    # (app/platform/thread_policy.h): the app runs itself again with OMP_WAIT_POLICY=passive.
     if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
         with open(f"/proc/{app.proc.pid}/environ", "rb") as f:
             check(b"OMP_WAIT_POLICY=passive" in f.read().split(b"\0"),

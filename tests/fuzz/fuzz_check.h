@@ -1,5 +1,5 @@
 // What the fuzz targets share: a check that stops the run with a message (libFuzzer then
-// saves the input), and an independent UTF-8 validator to judge core/utf8.cpp against.
+// saves the input), and an independent UTF-8 validator to judge core/text/utf8.cpp against.
 #pragma once
 
 #include <cstdio>
@@ -19,7 +19,7 @@
 namespace fuzz {
 
 // Well-formed UTF-8 as in Unicode table 3-7, written from the table rather than from
-// core/utf8.cpp so the two can disagree.
+// core/text/utf8.cpp so the two can disagree.
 inline bool isValidUtf8(std::string_view s) {
     std::size_t i = 0;
     auto in = [&](std::size_t k, unsigned lo, unsigned hi) {

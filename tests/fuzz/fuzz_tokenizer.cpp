@@ -1,5 +1,5 @@
 // Arbitrary bytes -> core::sanitizeUtf8 / decodeUtf8 / appendUtf8 and core::tokenize.
-// The tokenizer contract (core/tokenizer.h) promises it never fails; here we check the
+// The tokenizer contract (core/text/tokenizer.h) promises it never fails; here we check the
 // promises that can be checked on any input.
 #include "fuzz_check.h"
 
