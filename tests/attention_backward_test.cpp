@@ -1,8 +1,10 @@
-// The attention backward pass (engine/attention_backward.h) on every SIMD path this machine
-// has: every gradient entry against central finite differences of a naive double-precision
-// self-attention written here from the formulas (plain loops, no engine code), with the masks,
-// padding, ablated heads and no out projection; plus reuse, determinism and refusals.
+// The attention backward pass, anchored on the readable reference (engine/reference.h): its
+// backward against central finite differences of its forward, with the masks, padding, ablated
+// heads, no out projection and every scale; then the engine's (engine/attention_backward.h)
+// against that reference backward on every SIMD path this machine has; plus reuse, determinism
+// and refusals.
 #include "engine/attention_backward.h"
+#include "engine/reference.h"
 
 #include "simd_paths.h"
 #include "test_support.h"
@@ -11,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,11 +24,12 @@
 
 namespace {
 
+namespace reference = core::reference;
 using core::Attention;
 using core::AttentionGradients;
 using core::AttentionInput;
 using core::Mat;
-using MatD = Eigen::MatrixXd;
+using reference::MatD;
 
 class AttentionBackwardOnEveryPath : public testing_support::OnEveryPath {};
 MHA_ON_EVERY_PATH(AttentionBackwardOnEveryPath);
@@ -39,7 +41,7 @@ struct Case {
     bool causal = true;
     std::vector<int> ablated;
     bool outProjection = true;
-    int N() const { return *std::max_element(lengths.begin(), lengths.end()); }
+    core::ScaleKind scale = core::ScaleKind::SqrtDHead;
 };
 
 Case makeCase(std::vector<int> lengths, int D = 8, int H = 2) {
@@ -48,49 +50,13 @@ Case makeCase(std::vector<int> lengths, int D = 8, int H = 2) {
     return c;
 }
 
-// x, the four weights and R in double: loss = sum(output ⊙ R), so d loss / d output = R.
-struct Tensors {
-    std::vector<MatD> all; // x, wQ, wK, wV, wO
-    MatD R;
-};
-
-// The loss from the formulas: per sentence b, head h and query i, softmax over the keys j that
-// are not padding (j < length) and, when causal, not after i; ablated heads left out of concat.
-double referenceLoss(const Case& c, const Tensors& t) {
-    const MatD &x = t.all[0], &wO = t.all[4];
-    const MatD q = x * t.all[1], k = x * t.all[2], v = x * t.all[3]; // (B*N) x D
-    const int N = c.N(), dh = c.D / c.H;
-    MatD concat = MatD::Zero(x.rows(), c.D); // (B*N) x D
-    for (int b = 0; b < int(c.lengths.size()); ++b)
-        for (int h = 0; h < c.H; ++h) {
-            if (std::count(c.ablated.begin(), c.ablated.end(), h) > 0) continue;
-            for (int i = 0; i < N; ++i) {
-                std::vector<double> e(N, 0.0);
-                double top = -std::numeric_limits<double>::infinity(), sum = 0;
-                const int visible = c.causal ? std::min(i + 1, c.lengths[b]) : c.lengths[b];
-                for (int j = 0; j < visible; ++j) {
-                    double dot = 0;
-                    for (int d = 0; d < dh; ++d)
-                        dot += q(b * N + i, h * dh + d) * k(b * N + j, h * dh + d);
-                    e[j] = dot / std::sqrt(double(dh));
-                    top = std::max(top, e[j]);
-                }
-                for (int j = 0; j < visible; ++j) sum += e[j] = std::exp(e[j] - top);
-                for (int j = 0; j < visible; ++j)
-                    for (int d = 0; d < dh; ++d)
-                        concat(b * N + i, h * dh + d) += e[j] / sum * v(b * N + j, h * dh + d);
-            }
-        }
-    const MatD output = c.outProjection ? MatD(concat * wO) : concat;
-    return (output.array() * t.R.array()).sum();
-}
-
 AttentionInput inputOf(const Case& c, std::uint64_t seed) {
     AttentionInput in = testing_support::paddedInput(c.lengths, c.D, c.H, seed);
     in.x *= 0.6f; // softmax well away from saturation, so every path carries gradient
     in.causal = c.causal;
     in.ablatedHeads = c.ablated;
     in.outProjection = c.outProjection;
+    in.scale = c.scale;
     return in;
 }
 
@@ -102,67 +68,165 @@ AttentionGradients engineGradients(const AttentionInput& in, const core::Weights
     return grads;
 }
 
-// Every entry of d x and of the four weight gradients against a central difference of the
-// double reference (step 1e-6: exact to ~1e-9). What is left is the engine's float rounding,
-// ~1e-7 of the largest gradient G per entry (measured: at most 2e-7 G on every path); the bound
-// 2e-6 G + 1e-4 of the entry leaves 10x for that and is still far below what a missing
-// transpose, scale, mask or softmax term would cost.
-void expectGradientsMatchFiniteDifferences(const Case& c, std::uint64_t seed) {
+// d x and the four weight gradients, in this order, with their names.
+const char* const kNames[] = {"x", "w_q", "w_k", "w_v", "w_o"};
+
+std::vector<MatD> gradientsOf(const reference::Gradients& g) {
+    return {g.x, g.wQ, g.wK, g.wV, g.wO};
+}
+
+std::vector<MatD> gradientsOf(const AttentionGradients& g) {
+    return {g.dx.cast<double>(), g.weights.wQ.cast<double>(), g.weights.wK.cast<double>(),
+            g.weights.wV.cast<double>(), g.weights.wO.cast<double>()};
+}
+
+// Every entry within `ofLargest` * G + `ofEntry` * |expected entry|, G the largest expected
+// gradient entry of all five.
+void expectClose(const std::vector<MatD>& actual, const std::vector<MatD>& expected,
+                 double ofLargest, double ofEntry, const char* expectedName) {
+    double largest = 0; // G
+    for (const MatD& m : expected) largest = std::max(largest, m.cwiseAbs().maxCoeff());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(actual[i].rows(), expected[i].rows()) << kNames[i];
+        ASSERT_EQ(actual[i].cols(), expected[i].cols()) << kNames[i];
+        for (Eigen::Index r = 0; r < expected[i].rows(); ++r)
+            for (Eigen::Index col = 0; col < expected[i].cols(); ++col) {
+                const double a = actual[i](r, col), e = expected[i](r, col);
+                ASSERT_LE(std::abs(a - e), ofLargest * largest + ofEntry * std::abs(e))
+                    << kNames[i] << "(" << r << ", " << col << "): analytic " << a << ", "
+                    << expectedName << " " << e << ", largest gradient " << largest;
+            }
+    }
+}
+
+// loss = sum(output ⊙ R), so d loss / d output = R.
+double referenceLoss(const AttentionInput& in, const reference::Tensors& t, const MatD& R) {
+    return (reference::forward(in, t).output.array() * R.array()).sum();
+}
+
+// d loss / d every entry of x and of the four weights as central differences of the reference
+// forward (step 1e-6). Self-attention: xSource is empty, so a step of x moves K and V too.
+std::vector<MatD> finiteDifferences(const AttentionInput& in, reference::Tensors t, const MatD& R) {
+    std::vector<MatD> numeric;
+    for (MatD* m : {&t.x, &t.wQ, &t.wK, &t.wV, &t.wO}) {
+        numeric.emplace_back(m->rows(), m->cols());
+        for (Eigen::Index r = 0; r < m->rows(); ++r)
+            for (Eigen::Index col = 0; col < m->cols(); ++col) {
+                const double saved = (*m)(r, col);
+                (*m)(r, col) = saved + 1e-6;
+                const double up = referenceLoss(in, t, R);
+                (*m)(r, col) = saved - 1e-6;
+                const double down = referenceLoss(in, t, R);
+                (*m)(r, col) = saved;
+                numeric.back()(r, col) = (up - down) / 2e-6;
+            }
+    }
+    return numeric;
+}
+
+// The reference backward against central differences of the reference forward, both in double:
+// the differences are exact to ~1e-9 of the largest gradient G (rounding 2e-16 * loss / 1e-6,
+// truncation ~1e-12; measured: at most 6e-10 G). The bound 1e-8 G + 1e-6 of the entry leaves
+// over 10x for that and is far below what a missing transpose, scale, mask or softmax term costs.
+void expectReferenceMatchesFiniteDifferences(const Case& c, std::uint64_t seed) {
+    const AttentionInput in = inputOf(c, seed);
+    const reference::Tensors t = reference::tensorsOf(in, core::randomWeights(seed + 1, c.D));
+    const MatD R = // (B*N) x D
+        testing_support::randomMatrix(in.x.rows(), c.D, seed + 2).cast<double>();
+    expectClose(gradientsOf(reference::backward(in, t, R)), finiteDifferences(in, t, R), 1e-8, 1e-6,
+                "finite difference");
+}
+
+// The engine's gradients against the reference backward of the same float inputs. What is left
+// is the engine's float rounding, ~1e-7 of the largest gradient G per entry (measured: at most
+// 2e-7 G on every path); the bound 2e-6 G + 1e-4 of the entry leaves 10x for that and is still
+// far below what a missing transpose, scale, mask or softmax term would cost.
+void expectEngineMatchesReference(const Case& c, std::uint64_t seed) {
     const AttentionInput in = inputOf(c, seed);
     const core::Weights w = core::randomWeights(seed + 1, c.D);
     const Mat R = testing_support::randomMatrix(in.x.rows(), c.D, seed + 2); // (B*N) x D
-    const AttentionGradients grads = engineGradients(in, w, R);
-    const std::vector<const Mat*> analytic = {&grads.dx, &grads.weights.wQ, &grads.weights.wK,
-                                              &grads.weights.wV, &grads.weights.wO};
-    const char* names[] = {"x", "w_q", "w_k", "w_v", "w_o"};
-    Tensors t{{in.x.cast<double>(), w.wQ.cast<double>(), w.wK.cast<double>(), w.wV.cast<double>(),
-               w.wO.cast<double>()},
-              R.cast<double>()};
-    std::vector<MatD> numeric;
-    double largest = 0; // G
-    for (MatD& m : t.all) {
-        numeric.emplace_back(m.rows(), m.cols());
-        for (Eigen::Index r = 0; r < m.rows(); ++r)
-            for (Eigen::Index col = 0; col < m.cols(); ++col) {
-                const double saved = m(r, col);
-                m(r, col) = saved + 1e-6;
-                const double up = referenceLoss(c, t);
-                m(r, col) = saved - 1e-6;
-                const double down = referenceLoss(c, t);
-                m(r, col) = saved;
-                numeric.back()(r, col) = (up - down) / 2e-6;
-            }
-        largest = std::max(largest, numeric.back().cwiseAbs().maxCoeff());
-    }
-    for (std::size_t i = 0; i < numeric.size(); ++i) {
-        ASSERT_EQ(analytic[i]->rows(), numeric[i].rows()) << names[i];
-        ASSERT_EQ(analytic[i]->cols(), numeric[i].cols()) << names[i];
-        for (Eigen::Index r = 0; r < numeric[i].rows(); ++r)
-            for (Eigen::Index col = 0; col < numeric[i].cols(); ++col) {
-                const double a = (*analytic[i])(r, col), n = numeric[i](r, col);
-                ASSERT_LE(std::abs(a - n), 2e-6 * largest + 1e-4 * std::abs(n))
-                    << names[i] << "(" << r << ", " << col << "): analytic " << a
-                    << ", finite difference " << n << ", largest gradient " << largest;
-            }
-    }
+    expectClose(gradientsOf(engineGradients(in, w, R)),
+                gradientsOf(reference::backward(in, w, R.cast<double>())), 2e-6, 1e-4, "reference");
 }
 
 } // namespace
 
-TEST_P(AttentionBackwardOnEveryPath, CausalGradientsMatchFiniteDifferences) {
-    expectGradientsMatchFiniteDifferences(makeCase({5, 5}, 8, 2), 31);
+// ---- the reference backward against finite differences of the reference forward ----
+
+TEST(ReferenceBackward, CausalGradientsMatchFiniteDifferences) {
+    expectReferenceMatchesFiniteDifferences(makeCase({5, 5}, 8, 2), 31);
 }
 
-TEST_P(AttentionBackwardOnEveryPath, PaddedKeysWithoutCausalMaskMatchFiniteDifferences) {
+TEST(ReferenceBackward, PaddedKeysWithoutCausalMaskMatchFiniteDifferences) {
     Case c = makeCase({6, 3, 4}, 8, 4);
     c.causal = false;
-    expectGradientsMatchFiniteDifferences(c, 37);
+    expectReferenceMatchesFiniteDifferences(c, 37);
+}
+
+TEST(ReferenceBackward, AblatedHeadsGetNoGradientAndTheRestMatches) {
+    Case c = makeCase({5, 4}, 12, 3);
+    c.ablated = {1};
+    expectReferenceMatchesFiniteDifferences(c, 41);
+    const AttentionInput in = inputOf(c, 41);
+    const reference::Gradients g =
+        reference::backward(in, core::randomWeights(42, 12), MatD::Ones(in.x.rows(), 12));
+    for (const MatD* m : {&g.wQ, &g.wK, &g.wV})
+        EXPECT_TRUE(m->middleCols(4, 4).isZero(0)); // head 2's d_head columns
+    EXPECT_TRUE(g.wO.middleRows(4, 4).isZero(0));
+}
+
+TEST(ReferenceBackward, WithoutOutProjectionMatchesFiniteDifferences) {
+    Case c = makeCase({4, 5}, 8, 2);
+    c.outProjection = false;
+    expectReferenceMatchesFiniteDifferences(c, 43);
+    const AttentionInput in = inputOf(c, 43);
+    EXPECT_TRUE(reference::backward(in, core::randomWeights(44, 8), MatD::Ones(in.x.rows(), 8))
+                    .wO.isZero(0));
+}
+
+TEST(ReferenceBackward, OneHeadAndOneDimensionPerHeadMatchFiniteDifferences) {
+    expectReferenceMatchesFiniteDifferences(makeCase({4}, 6, 1), 47);
+    expectReferenceMatchesFiniteDifferences(makeCase({3, 4}, 4, 4), 53);
+}
+
+TEST(ReferenceBackward, EveryScaleAndSwitchTogetherMatchFiniteDifferences) {
+    for (core::ScaleKind scale : {core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
+        Case c = makeCase({5, 3}, 12, 3);
+        c.scale = scale;
+        c.ablated = {0, 2};
+        c.outProjection = scale == core::ScaleKind::None;
+        expectReferenceMatchesFiniteDifferences(c, 79);
+    }
+}
+
+TEST(ReferenceBackward, WhatItDoesNotHandleIsRejected) {
+    const core::Weights w = core::randomWeights(81, 8);
+    AttentionInput in = inputOf(makeCase({4, 3}, 8), 82);
+    const MatD R = MatD::Ones(in.x.rows(), 8); // (B*N) x D
+    EXPECT_THROW(reference::backward(in, w, MatD::Ones(3, 8)), std::invalid_argument);
+    in.reshapeBug = true;
+    EXPECT_THROW(reference::backward(in, w, R), std::invalid_argument);
+    in.reshapeBug = false;
+    in.xSource = in.x; // cross-attention with keys of the same length
+    EXPECT_THROW(reference::backward(in, w, R), std::invalid_argument);
+}
+
+// ---- the engine's backward against the reference's, on every SIMD path ----
+
+TEST_P(AttentionBackwardOnEveryPath, CausalGradientsMatchTheReference) {
+    expectEngineMatchesReference(makeCase({5, 5}, 8, 2), 31);
+}
+
+TEST_P(AttentionBackwardOnEveryPath, PaddedKeysWithoutCausalMaskMatchTheReference) {
+    Case c = makeCase({6, 3, 4}, 8, 4);
+    c.causal = false;
+    expectEngineMatchesReference(c, 37);
 }
 
 TEST_P(AttentionBackwardOnEveryPath, AblatedHeadsGetNoGradientAndTheRestMatches) {
     Case c = makeCase({5, 4}, 12, 3);
     c.ablated = {1};
-    expectGradientsMatchFiniteDifferences(c, 41);
+    expectEngineMatchesReference(c, 41);
     const AttentionInput in = inputOf(c, 41);
     const core::Weights w = core::randomWeights(42, 12);
     const AttentionGradients g = engineGradients(in, w, Mat::Ones(in.x.rows(), 12));
@@ -171,18 +235,28 @@ TEST_P(AttentionBackwardOnEveryPath, AblatedHeadsGetNoGradientAndTheRestMatches)
     EXPECT_TRUE(g.weights.wO.middleRows(4, 4).isZero(0));
 }
 
-TEST_P(AttentionBackwardOnEveryPath, WithoutOutProjectionMatchesFiniteDifferences) {
+TEST_P(AttentionBackwardOnEveryPath, WithoutOutProjectionMatchesTheReference) {
     Case c = makeCase({4, 5}, 8, 2);
     c.outProjection = false;
-    expectGradientsMatchFiniteDifferences(c, 43);
+    expectEngineMatchesReference(c, 43);
     const AttentionInput in = inputOf(c, 43);
     EXPECT_TRUE(engineGradients(in, core::randomWeights(44, 8), Mat::Ones(in.x.rows(), 8))
                     .weights.wO.isZero(0));
 }
 
-TEST_P(AttentionBackwardOnEveryPath, OneHeadAndOneDimensionPerHeadMatchFiniteDifferences) {
-    expectGradientsMatchFiniteDifferences(makeCase({4}, 6, 1), 47);
-    expectGradientsMatchFiniteDifferences(makeCase({3, 4}, 4, 4), 53);
+TEST_P(AttentionBackwardOnEveryPath, OneHeadAndOneDimensionPerHeadMatchTheReference) {
+    expectEngineMatchesReference(makeCase({4}, 6, 1), 47);
+    expectEngineMatchesReference(makeCase({3, 4}, 4, 4), 53);
+}
+
+TEST_P(AttentionBackwardOnEveryPath, EveryScaleAndSwitchTogetherMatchTheReference) {
+    for (core::ScaleKind scale : {core::ScaleKind::SqrtDModel, core::ScaleKind::None}) {
+        Case c = makeCase({5, 3}, 12, 3);
+        c.scale = scale;
+        c.ablated = {0, 2};
+        c.outProjection = scale == core::ScaleKind::None;
+        expectEngineMatchesReference(c, 79);
+    }
 }
 
 TEST_P(AttentionBackwardOnEveryPath, ReusedBuffersGiveTheSameResultAsFreshOnes) {

@@ -1,5 +1,5 @@
-// The forward pass against the naive double-precision reference and its properties, on every
-// SIMD path this machine has.
+// The forward pass against the readable double-precision reference (engine/reference.h) and its
+// properties, on every SIMD path this machine has.
 #include "engine/attention.h"
 
 #include "reference_checks.h"
@@ -23,7 +23,7 @@ namespace {
 
 void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
     testing_support::expectWeightsAndOutputMatch(runForward(in, w),
-                                                 reference::multiHeadAttention(in, w));
+                                                 core::reference::forward(in, w));
 }
 
 // Every test below runs once per SIMD path (scalar, SSE2, AVX2, AVX-512, as this CPU has them):

@@ -160,7 +160,7 @@ TEST(DesignedHeads, DesignedWeightsAreOrdinaryWeights) {
     const core::Trace t = designed(kDemo);
     core::AttentionInput in = t.input;
     testing_support::expectWeightsAndOutputMatch(testing_support::runForward(in, *t.weights),
-                                                 reference::multiHeadAttention(in, *t.weights));
+                                                 core::reference::forward(in, *t.weights));
 }
 
 TEST(DesignedHeads, FeatureEmbeddingLayout) {

@@ -1,5 +1,6 @@
 // The classic pitfalls as switches: no W_O, ablated heads, the reshape bug, the scale;
-// each against the naive double-precision reference, plus the entropy statistics.
+// each against the readable double-precision reference (engine/reference.h), plus the entropy
+// statistics.
 #include "engine/attention.h"
 #include "engine/attention_stats.h"
 #include "engine/trace.h"
@@ -42,7 +43,7 @@ AttentionInput crossBatch(int d_model, int heads, std::uint64_t seed) {
 // output and (when some head is ablated) the output shift.
 void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
     const Attention a = runForward(in, w);
-    const reference::Result ref = reference::multiHeadAttention(in, w);
+    const core::reference::Forward ref = core::reference::forward(in, w);
     testing_support::expectWeightsAndOutputMatch(a, ref);
     double headOut = 0, concat = 0, shift = 0;
     for (int b = 0; b < a.batch; ++b) {
@@ -50,13 +51,13 @@ void expectMatchesReference(const AttentionInput& in, const core::Weights& w) {
             for (int i = 0; i < a.queryLen; ++i)
                 for (int c = 0; c < a.d_head; ++c)
                     headOut = std::max(headOut, std::abs(a.headOutputs(a.headRow(b, h, i), c) -
-                                                         ref.headOut(b, h, i, c)));
+                                                         ref.headOutputs(ref.headRow(b, h, i), c)));
         for (int i = 0; i < a.queryLen; ++i) {
             const Eigen::Index row = Eigen::Index(b) * a.queryLen + i;
             for (int c = 0; c < a.d_model; ++c)
-                concat = std::max(concat, std::abs(a.concat(row, c) - ref.cat(b, i, c)));
+                concat = std::max(concat, std::abs(a.concat(row, c) - ref.concat(row, c)));
             if (!in.ablatedHeads.empty())
-                shift = std::max(shift, std::abs(a.outputShift[row] - ref.shift(b, i)));
+                shift = std::max(shift, std::abs(a.outputShift[row] - ref.outputShift(row, 0)));
         }
     }
     EXPECT_LE(headOut, kTol);
@@ -372,16 +373,6 @@ TEST_P(EntropyOnEveryPath, AllMaskedRowIsZeroAndSkippedByTheMean) {
     EXPECT_NEAR(core::meanRowEntropy(a), std::log(3.0), 1e-6); // only sentence 1's rows count
 }
 
-// -sum p ln p in double over the visible keys: the definition, without the kernel's tricks.
-double referenceRowEntropy(const Attention& a, int b, int h, int i) {
-    double entropy = 0;
-    for (int j = 0; j < a.keyLen; ++j) {
-        const double p = a.attention(a.headRow(b, h, i), j);
-        if (!a.masked(b, i, j) && p > 0) entropy -= p * std::log(p);
-    }
-    return entropy;
-}
-
 TEST_P(EntropyOnEveryPath, MatchesTheDefinitionAndMeanIsTheMeanOfTheRows) {
     AttentionInput in = causalBatch(16, 4, 124);
     const Attention a = runForward(in, core::randomWeights(23, 16));
@@ -392,7 +383,10 @@ TEST_P(EntropyOnEveryPath, MatchesTheDefinitionAndMeanIsTheMeanOfTheRows) {
             for (int i = 0; i < a.queryLen; ++i) {
                 const double e = core::rowEntropy(a, b, h, i);
                 EXPECT_GE(e, 0.0);
-                EXPECT_NEAR(e, referenceRowEntropy(a, b, h, i), 1e-5);
+                // -sum p ln p in double: the definition, without the kernel's tricks
+                const core::reference::MatD row =
+                    a.attention.row(a.headRow(b, h, i)).cast<double>();
+                EXPECT_NEAR(e, core::reference::entropy(row), 1e-5);
                 sum += e;
                 ++rows;
             }

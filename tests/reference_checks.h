@@ -1,9 +1,9 @@
-// GoogleTest checks of the engine against the naive reference (reference_attention.h),
-// shared by the unit tests of the forward pass and of the pitfall switches.
+// GoogleTest checks of the engine against the readable double-precision reference
+// (engine/reference.h), shared by the unit tests of the forward pass and of the pitfall switches.
 #pragma once
 
 #include "engine/attention.h"
-#include "reference_attention.h"
+#include "engine/reference.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -19,10 +19,11 @@ inline core::Attention runForward(const core::AttentionInput& in, const core::We
 }
 
 // Attention weights and outputs of `a` (computed from `in`, `w`) against the reference.
-inline void expectWeightsAndOutputMatch(const core::Attention& a, const reference::Result& ref) {
+inline void expectWeightsAndOutputMatch(const core::Attention& a,
+                                        const core::reference::Forward& ref) {
     const auto worst = worstError(
-        a, [&](int b, int h, int i, int j) { return ref.weight(b, h, i, j); },
-        [&](int b, int i, int c) { return ref.out(b, i, c); });
+        a, [&](int b, int h, int i, int j) { return ref.attention(ref.headRow(b, h, i), j); },
+        [&](int b, int i, int c) { return ref.output(Eigen::Index(b) * ref.queryLen + i, c); });
     EXPECT_LE(worst.weight, kReferenceTolerance);
     EXPECT_LE(worst.output, kReferenceTolerance);
 }

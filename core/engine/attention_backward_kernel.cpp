@@ -2,6 +2,22 @@
 // into mha_core for the baseline and into each SIMD level's shared object. Step by step in the
 // reverse order of the forward: W_O, the merge, weights * V, the softmax, the scale, q * k^T,
 // the split and the Q/K/V projections.
+//
+// Map: each step of the math, the function here that computes it, and its readable version in
+// engine/reference.h (core::reference: in double, straight loops).
+//   output = concat wO: d wO, d concat        chunkBackward                 outProjectBackward
+//   merge: its backward is the split          headBackward (dConcat.block)  splitHead
+//   ablated head: no gradient                 headBackward                  backward
+//   headOutput = weights V_h: d weights, d V  headBackward                  weightedValuesBackward
+//   softmax (mask: weight 0, so gradient 0)   softmaxBackward               softmaxBackward
+//   scores = scale * Q_h K_h^T: d Q_h, d K_h  headBackward                  scoresBackward
+//   split: its backward is the merge          headBackward (dQKV.block)     mergeHead
+//   Q = x wQ, K, V: d wQ, d wK, d wV, d x     chunkBackward                 projectBackward
+//   the batch's chunks summed, in order       backward                      backward
+// The call: core::backward (attention_backward.cpp) checks the shapes (self-attention, no reshape
+// bug) and calls kernel::active().backward, the backward of the active SIMD level's
+// MhaEngineKernel table (attention_kernel.h), which simd.cpp fills with this file's backward:
+// the built-in copy, or the one in lib/mha-viz/libmha_engine_<level>.so that it loads with dlopen.
 #include "engine/attention_kernel.h"
 
 #include <algorithm>

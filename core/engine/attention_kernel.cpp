@@ -1,5 +1,22 @@
 // The forward pass's arithmetic (attention_kernel.h). Compiled into mha_core for the
 // baseline, and with MHA_ENGINE_VARIANT into one shared object per SIMD level.
+//
+// Map: each step of the math, the function here that computes it (hp:: is head_products.h), and
+// its readable version in engine/reference.h (core::reference: in double, straight loops).
+//   Q = x wQ, K = xSource wK, V = xSource wV  forward -> multiplyChunked        project
+//   split into heads (or the reshape bug)     headView, packHead                splitHead
+//   scores = scale * Q_h K_h^T                attendTile -> hp::multiplyPanels  scores
+//   mask: causal, key padding                 maskedSoftmax, visibleMax         maskScores
+//   softmax over the visible keys             maskedSoftmax, normalizeRow,      softmax
+//                                             shortRowsSoftmax, expAndSum
+//   headOutput = weights V_h                  attendTile -> hp::multiplyPanels  weightedValues
+//   merge into concat                         attendTile (headView)             mergeHead
+//   ablated heads zeroed, outputShift         forward                           forward
+//   output = concat wO (or concat, W_O off)   project                           outProject
+// The call: core::forward (attention.cpp) checks the shapes and calls kernel::active().forward,
+// the forward of the active SIMD level's MhaEngineKernel table (attention_kernel.h), which
+// simd.cpp fills with this file's forward: the built-in copy, or the one in
+// lib/mha-viz/libmha_engine_<level>.so that it loads with dlopen.
 #include "engine/attention_kernel.h"
 
 #include "engine/head_products.h"

@@ -2,6 +2,15 @@
 // (attention_kernel.h): the window recomputes the mean over every row of every head for each
 // new trace (B*H*N*M logs: 1.2 ms at N 128, H 16 on the baseline path, a third of that on
 // AVX-512), and the logs are most of it.
+//
+// Map: each step of the math, the function here that computes it, and its readable version in
+// engine/reference.h (core::reference: in double, straight loops).
+//   entropy of a row: -sum p ln p             entropyOfRow, rowEntropy      entropy
+//   mean over rows with a visible key         meanRowEntropy                (a mean of entropy)
+// The call: core::rowEntropy and core::meanRowEntropy (attention_stats.cpp) call
+// kernel::active().rowEntropy and .meanRowEntropy, the entries of the active SIMD level's
+// MhaEngineKernel table (attention_kernel.h), which simd.cpp fills with this file's functions:
+// the built-in copy, or the one in lib/mha-viz/libmha_engine_<level>.so that it loads with dlopen.
 #include "engine/attention_kernel.h"
 
 #include <limits>

@@ -1,5 +1,7 @@
 #include "engine/step_detail.h"
 
+#include "engine/reference.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -18,44 +20,40 @@ void checkIndexes(const Attention& a, int b, int h, int i) {
 }
 
 // Q's slice for this head, K and V for every key, through splitSource so the reshape bug
-// shows what the head really reads; then q . k per key.
+// shows what the head really reads.
 void headSlices(const Attention& a, StepDetail& s) {
     const int N = a.queryLen, M = a.keyLen, b = s.batchIndex;
     s.qHead.resize(s.d_head);    // 1 x d_head
     s.kHead.resize(M, s.d_head); // M x d_head
     s.vHead.resize(M, s.d_head); // M x d_head
-    s.rawScores.resize(M);       // 1 x M
     for (int c = 0; c < s.d_head; ++c) {
         const SplitSource src =
             splitSource(s.head, s.query, c, N, s.d_model, s.heads, s.reshapeBug);
         s.qHead[c] = a.q(Eigen::Index(b) * N + src.token, src.dim);
     }
-    for (int j = 0; j < M; ++j) {
-        Scalar dot = 0; // summed in order, as the window always showed it
+    for (int j = 0; j < M; ++j)
         for (int c = 0; c < s.d_head; ++c) {
             const SplitSource src = splitSource(s.head, j, c, M, s.d_model, s.heads, s.reshapeBug);
             s.kHead(j, c) = a.k(Eigen::Index(b) * M + src.token, src.dim);
             s.vHead(j, c) = a.v(Eigen::Index(b) * M + src.token, src.dim);
-            dot += s.qHead[c] * s.kHead(j, c);
         }
-        s.rawScores[j] = dot;
-    }
 }
 
-// Head g's part of the output row: its d_head-wide slice of the concat times W_O's rows of
-// that slice. Their sum is the output; with W_O off each head only fills its own columns.
-void outputContributions(const Mat& wO, StepDetail& s) { // wO: d_model x d_model
-    s.contributions.resize(s.heads, s.d_model);          // H x d_model
-    for (int g = 0; g < s.heads; ++g)
-        for (int c = 0; c < s.d_model; ++c) {
-            Scalar sum = 0;
-            if (s.outProjection)
-                for (int k = g * s.d_head; k < (g + 1) * s.d_head; ++k)
-                    sum += s.concat[k] * wO(k, c);
-            else if (c >= g * s.d_head && c < (g + 1) * s.d_head)
-                sum = s.concat[c];
-            s.contributions(g, c) = sum;
-        }
+// q . k per key, before the scale: the reference's scores step (scale 1) for this one query.
+void rawScores(StepDetail& s) {
+    const reference::MatD raw = // 1 x M
+        reference::scores(s.qHead.cast<double>(), s.kHead.cast<double>(), 1.0);
+    s.rawScores = raw.row(0).cast<Scalar>();
+}
+
+// Head g's part of the output row (reference::headContributions): its d_head-wide slice of the
+// concat times W_O's rows of that slice. Their sum is the output; with W_O off each head only
+// fills its own columns.
+void outputContributions(const Mat& wO /* d_model x d_model */, StepDetail& s) {
+    const reference::MatD parts = // H x d_model
+        reference::headContributions(s.concat.cast<double>(), wO.cast<double>(), s.heads,
+                                     s.outProjection);
+    s.contributions = parts.cast<Scalar>();
 }
 
 } // namespace
@@ -77,6 +75,7 @@ StepDetail stepDetail(const Trace& trace, int b, int h, int i) {
     s.scaledScores = a.scores.row(headRow);
     s.weights = a.attention.row(headRow);
     headSlices(a, s);
+    rawScores(s);
     for (int j = 0; j < a.keyLen; ++j) {
         s.masked.push_back(a.masked(b, i, j));
         s.maskedCount += int(s.masked.back());

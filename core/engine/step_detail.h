@@ -1,6 +1,7 @@
 // One query token through one head, every number of every step: what the Step-through tab
 // shows. Read from the trace where the forward kept it (scores, weights, outputs), computed
-// here where it did not (q . k before scaling, each head's share of the output through W_O).
+// with the readable reference (engine/reference.h) where it did not (q . k before scaling,
+// each head's share of the output through W_O), in double and rounded once to Scalar.
 #pragma once
 
 #include "engine/scalar.h"

@@ -1,6 +1,8 @@
 // The model's shapes, initial weights and forward pass; the backward pass is in
-// model_backward.cpp.
+// model_backward.cpp, the embedding and the loss with their backwards in embed_and_loss.cpp.
 #include "train/model.h"
+
+#include "train/embed_and_loss.h"
 
 #include "base/prng.h"
 
@@ -65,35 +67,6 @@ Mat uniformTensor(std::uint64_t seed, const std::string& name, int rows, int col
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) m(r, c) = rng.symmetric(limit);
     return m;
-}
-
-// x0 = embed[tokens] + pos, one row per (b, t).
-void embedTokens(const Params& params, const Batch& batch, Mat& x /* (B*n) x D */) {
-    const int B = batch.size(), n = batch.length();
-    x.resize(Eigen::Index(B) * n, params.embed.cols());
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < n; ++t)
-            x.row(Eigen::Index(b) * n + t) =
-                params.embed.row(batch.tokens[b][t]) + params.pos.row(t);
-}
-
-// Mean cross-entropy of logits row (b, t) against tokens[b][t+1] over the masked positions.
-// log-softmax through the row's maximum, so no exp overflows; the sum in double, so a large
-// batch loses nothing to rounding in the mean.
-double meanCrossEntropy(const Mat& logits /* (B*n) x V */, const Batch& batch, int& positions) {
-    const int n = batch.length();
-    double total = 0;
-    positions = 0;
-    for (int b = 0; b < batch.size(); ++b)
-        for (int t = 0; t + 1 < n; ++t) {
-            if (!batch.lossMask[b][t]) continue;
-            const auto row = logits.row(Eigen::Index(b) * n + t); // 1 x V
-            const Scalar rowMax = row.maxCoeff();
-            const Scalar logSumExp = rowMax + std::log((row.array() - rowMax).exp().sum());
-            total += double(logSumExp - row[batch.tokens[b][t + 1]]);
-            ++positions;
-        }
-    return total / positions;
 }
 
 } // namespace
