@@ -116,3 +116,16 @@ TEST(EstimatedForwardFlops, CrossAttentionUsesTheLongestSourceAndTheTokenCap) {
 }
 
 } // namespace
+
+namespace {
+
+// The Cost tab's parameter count is the real weights' (4 d_model^2, no biases).
+TEST(LayerParameters, AreWhatRealWeightsHold) {
+    for (int d : {2, 64, 512}) {
+        EXPECT_EQ(core::layerParameters(d), double(core::randomWeights(1, d).parameterCount()));
+        EXPECT_EQ(core::layerParameters(d), 4.0 * d * d);
+    }
+    EXPECT_EQ(core::layerParameters(12288), 603979776.0); // GPT-3 175B's one attention layer
+}
+
+} // namespace

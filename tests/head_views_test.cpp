@@ -1,6 +1,7 @@
 // The views beside the grid (core/figures/head_views.h) and their figures and exports: the mean
 // over heads, the difference of two heads, per-row statistics and the line view, checked against
 // the trace's own weights with tolerances, plus what a reader of the files relies on.
+#include "engine/attention_stats.h"
 #include "engine/scene.h"
 #include "engine/trace.h"
 #include "figures/attention_map.h"
@@ -368,3 +369,20 @@ TEST(ColorCells, ColourAWholeCausalMapLikeItsFigure) {
     EXPECT_EQ(mismatched, 0);
     EXPECT_EQ(masked, map.rows * (map.rows - 1) / 2); // the causal upper triangle
 }
+
+namespace {
+
+// One entropy for the whole app: the Stats tab's bits are the engine's nats (the pitfalls'
+// mean row entropy) converted, and its ceiling the uniform row's.
+TEST(HeadStatistics, EntropyIsTheEnginesInBits) {
+    const core::Trace t = demoTrace(core::MaskKind::Causal);
+    const core::HeadStatistics stats = core::headStatistics(t, 0, 2);
+    for (int i = 0; i < t.queryLen(); ++i)
+        EXPECT_EQ(stats.rows[std::size_t(i)].entropyBits,
+                  core::natsToBits(core::rowEntropy(t.attention, 0, 2, i)));
+    EXPECT_DOUBLE_EQ(stats.maxEntropyBits, core::natsToBits(core::uniformEntropy(t.queryLen())));
+    EXPECT_DOUBLE_EQ(core::natsToBits(core::uniformEntropy(8)), 3.0);
+    EXPECT_EQ(core::uniformEntropy(0), 0.0);
+}
+
+} // namespace

@@ -10,8 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 using core::Attention;
 using core::AttentionInput;
@@ -422,3 +425,37 @@ TEST(PitfallScene, RunPassesTheSwitchesToTheEngine) {
     EXPECT_EQ(t.attention.outputShift.size(), 11);
     EXPECT_EQ(t.attention.output, t.attention.concat);
 }
+
+namespace {
+
+// The Pipeline tab draws the reshape bug from splitBlocks: its rectangles must cover exactly
+// the cells splitSource names for every element of the head's slice, each once.
+TEST(SplitBlocks, CoverExactlyTheCellsEachHeadReads) {
+    for (const bool bug : {false, true})
+        for (const auto [len, d, H] : {std::tuple{6, 8, 4}, {5, 12, 3}, {7, 16, 16}, {3, 8, 1}}) {
+            std::vector<int> owner(std::size_t(len) * d, -1);
+            for (int h = 0; h < H; ++h) {
+                for (const core::SplitBlock& b : core::splitBlocks(h, len, d, H, bug))
+                    for (int t = b.tokenBegin; t < b.tokenEnd; ++t)
+                        for (int c = b.dimBegin; c < b.dimEnd; ++c) {
+                            int& cell = owner[std::size_t(t) * d + c];
+                            EXPECT_EQ(cell, -1) << "a cell drawn twice";
+                            cell = h;
+                        }
+                for (int r = 0; r < len; ++r)
+                    for (int c = 0; c < d / H; ++c) {
+                        const core::SplitSource s = core::splitSource(h, r, c, len, d, H, bug);
+                        EXPECT_EQ(owner[std::size_t(s.token) * d + s.dim], h)
+                            << "bug " << bug << " len " << len << " d " << d << " H " << H;
+                    }
+            }
+            EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0); // the heads tile the matrix
+        }
+    // The correct split is one column band per head; the bug's head 1 of 4 (6 tokens, d 8)
+    // reads the flat range [12, 24): the second half of token 1 and all of token 2.
+    EXPECT_EQ(core::splitBlocks(1, 6, 8, 4, false), (std::vector<core::SplitBlock>{{0, 6, 2, 4}}));
+    EXPECT_EQ(core::splitBlocks(1, 6, 8, 4, true),
+              (std::vector<core::SplitBlock>{{1, 2, 4, 8}, {2, 3, 0, 8}}));
+}
+
+} // namespace

@@ -69,8 +69,8 @@ void flopsTable(const core::Scene& scene, const core::Attention& a) {
 
 void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view) {
     const core::Attention& a = trace.attention;
-    const double d = a.d_model;
-    ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s", a.d_model, grouped(4 * d * d).c_str());
+    ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s", a.d_model,
+                grouped(core::layerParameters(a.d_model)).c_str());
     ImGui::TextDisabled("W_Q, W_K, W_V and W_O, each d_model x d_model, no biases.%s",
                         scene.outProjection ? ""
                                             : " (W_O is switched off: 3 x d_model^2 are used.)");
@@ -104,7 +104,7 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
             ImGui::TableNextColumn();
             ImGui::Text("%d", p.d_head);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(grouped(4.0 * p.d_model * p.d_model).c_str());
+            ImGui::TextUnformatted(grouped(core::layerParameters(p.d_model)).c_str());
             ImGui::TableNextColumn();
             ImGui::PushID(k);
             if (ImGui::SmallButton(view.ui.presetIndex == k ? "shown" : "show")) {

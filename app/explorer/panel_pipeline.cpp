@@ -150,29 +150,17 @@ class PipelineDrawer {
         }
     }
 
-    // Which (token, dimension) cells of Q each head reads: the reshape bug made visible.
+    // Which (token, dimension) cells of Q each head reads (core::splitBlocks, the engine's own
+    // split): the reshape bug made visible.
     void readsGrid(ImVec2 min, ImVec2 max, bool bug) {
-        const int n = d_.N, width = d_.d_model;
-        const float cellH = (max.y - min.y) / float(n), cellW = (max.x - min.x) / float(width);
-        for (int h = 0; h < d_.H; ++h) {
-            if (!bug) {
-                draw_->AddRectFilled(ImVec2(min.x + cellW * float(h * d_.d_head), min.y),
-                                     ImVec2(min.x + cellW * float((h + 1) * d_.d_head), max.y),
-                                     headColor(h, d_.H, alpha(h)));
-                continue;
-            }
-            // The buggy view hands head h the flat range [h*N*d_head, (h+1)*N*d_head).
-            const long long first = (long long)h * n * d_.d_head,
-                            last = first + (long long)n * d_.d_head;
-            for (long long row = first / width; row * width < last && row < n; ++row) {
-                const long long c0 = std::max(first, row * width) - row * width;
-                const long long c1 = std::min(last, (row + 1) * width) - row * width;
+        const float cellH = (max.y - min.y) / float(d_.N),
+                    cellW = (max.x - min.x) / float(d_.d_model);
+        for (int h = 0; h < d_.H; ++h)
+            for (const core::SplitBlock& b : core::splitBlocks(h, d_.N, d_.d_model, d_.H, bug))
                 draw_->AddRectFilled(
-                    ImVec2(min.x + cellW * float(c0), min.y + cellH * float(row)),
-                    ImVec2(min.x + cellW * float(c1), min.y + cellH * float(row + 1)),
+                    ImVec2(min.x + cellW * float(b.dimBegin), min.y + cellH * float(b.tokenBegin)),
+                    ImVec2(min.x + cellW * float(b.dimEnd), min.y + cellH * float(b.tokenEnd)),
                     headColor(h, d_.H, alpha(h)));
-            }
-        }
         draw_->AddRect(min, max, IM_COL32(220, 220, 220, 255));
     }
 

@@ -1,5 +1,6 @@
 // Controls section: the classic pitfalls as switches, each changing the real computation
 // and each explained in one line next to it.
+#include "engine/attention_stats.h"
 #include "explorer/panels.h"
 #include "widgets/heatmap_widget.h"
 
@@ -30,7 +31,7 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
     itemTooltip(
         "How spread out the attention rows are: 0 = all weight on one key, ln(N) = uniform.");
     ImGui::SameLine();
-    ImGui::TextDisabled("(uniform: %.2f)", std::log(double(std::max(a.keyLen, 1))));
+    ImGui::TextDisabled("(uniform: %.2f)", core::uniformEntropy(a.keyLen));
     explanation(scene.scale == core::ScaleKind::SqrtDHead
                     ? "sqrt(d_head) keeps the scores' spread near 1 whatever the head size."
                 : scene.scale == core::ScaleKind::SqrtDModel

@@ -63,6 +63,30 @@ SplitSource splitSource(int head, int row, int col, int len, int d_model, int he
     return {int(flat / d_model), int(flat % d_model)};
 }
 
+std::vector<SplitBlock> splitBlocks(int head, int len, int d_model, int heads, bool reshapeBug) {
+    const int d_head = d_model / heads;
+    // Each row of the slice is d_head cells in one token's row (d_head divides d_model, so a
+    // run never wraps): first join runs that continue along a token, then stack equal ones.
+    std::vector<SplitBlock> runs;
+    for (int r = 0; r < len; ++r) {
+        const SplitSource s = splitSource(head, r, 0, len, d_model, heads, reshapeBug);
+        if (!runs.empty() && runs.back().tokenBegin == s.token && runs.back().dimEnd == s.dim)
+            runs.back().dimEnd += d_head;
+        else
+            runs.push_back({s.token, s.token + 1, s.dim, s.dim + d_head});
+    }
+    std::vector<SplitBlock> blocks;
+    for (const SplitBlock& run : runs) {
+        SplitBlock* last = blocks.empty() ? nullptr : &blocks.back();
+        if (last && last->tokenEnd == run.tokenBegin && last->dimBegin == run.dimBegin &&
+            last->dimEnd == run.dimEnd)
+            last->tokenEnd = run.tokenEnd;
+        else
+            blocks.push_back(run);
+    }
+    return blocks;
+}
+
 void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     checkShapes(in, w);
     const int B = in.batch, N = in.queryLen, M = in.keyLen, H = in.heads;

@@ -98,6 +98,16 @@ struct SplitSource {
 SplitSource splitSource(int head, int row, int col, int len, int d_model, int heads,
                         bool reshapeBug);
 
+// The cells of that (len x d_model) matrix head h's slice reads, as rectangles: tokens
+// [tokenBegin, tokenEnd) x dimensions [dimBegin, dimEnd), in reading order. Made from
+// splitSource, so what the Pipeline tab draws is what the engine reads: one column band with
+// the correct split, runs along the flat rows with the reshape bug.
+struct SplitBlock {
+    int tokenBegin = 0, tokenEnd = 0, dimBegin = 0, dimEnd = 0;
+    bool operator==(const SplitBlock&) const = default;
+};
+std::vector<SplitBlock> splitBlocks(int head, int len, int d_model, int heads, bool reshapeBug);
+
 // Fills `out`, reusing its buffers when the shapes are unchanged (the window
 // recomputes every frame while a slider moves). Throws std::invalid_argument
 // when the shapes do not fit together.

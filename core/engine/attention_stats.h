@@ -10,6 +10,15 @@ namespace core {
 // 0 when every key is masked.
 double rowEntropy(const Attention& a, int b, int h, int i);
 
+// The entropy of a uniform row over `keys` visible keys, ln(keys): the most a row can have;
+// 0 for none.
+double uniformEntropy(int keys);
+
+// Nats to bits, where a view shows entropy in bits (the Stats tab, its figure and CSV).
+inline double natsToBits(double nats) {
+    return nats / 0.69314718055994530942; // ln 2
+}
+
 // Mean rowEntropy over every row (all sentences, heads, queries) with at least one
 // visible key; 0 when there is none. Higher = flatter attention.
 double meanRowEntropy(const Attention& a);

@@ -6,6 +6,10 @@
 
 namespace core {
 
+double layerParameters(double d_model) {
+    return 4 * d_model * d_model;
+}
+
 ForwardCost forwardCost(const CostShape& s) {
     const double B = s.batch, N = s.queryLen, M = s.keyLen, d = s.d_model, H = s.heads;
     const double d_head = d / H; // whole: H divides d_model

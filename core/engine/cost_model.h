@@ -45,6 +45,10 @@ struct ForwardCost {
 
 ForwardCost forwardCost(const CostShape& shape);
 
+// The parameters of one attention layer: W_Q, W_K, W_V and W_O, each d_model x d_model, no
+// biases: 4 d_model^2 (Weights::parameterCount of real weights; the Cost tab's real models).
+double layerParameters(double d_model);
+
 // The shape of a forward already run (B, N, M, d_model, H and W_O as it ran).
 CostShape costShape(const Attention& attention);
 

@@ -1,5 +1,7 @@
 #include "figures/head_views.h"
 
+#include "engine/attention_stats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -49,14 +51,14 @@ HeadStatistics headStatistics(const Trace& trace, int b, int h) {
         for (int j = 0; j < a.keyLen; ++j) {
             if (a.masked(b, i, j)) continue;
             ++visible;
-            const double p = row[j];
-            if (p > 0) r.entropyBits -= p * std::log2(p);
             if (r.argmaxKey < 0 || row[j] > r.maxWeight) r.argmaxKey = j, r.maxWeight = row[j];
         }
-        if (visible > 0) {
+        if (visible > 0) { // the engine's one entropy, in bits for this view
+            r.entropyBits = natsToBits(rowEntropy(a, b, h, i));
             ++rowsSeeing;
             stats.meanEntropyBits += r.entropyBits;
-            stats.maxEntropyBits = std::max(stats.maxEntropyBits, std::log2(double(visible)));
+            stats.maxEntropyBits =
+                std::max(stats.maxEntropyBits, natsToBits(uniformEntropy(visible)));
             ++offsets[r.argmaxKey - i];
             ++keys[r.argmaxKey];
         }
