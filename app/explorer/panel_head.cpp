@@ -48,8 +48,8 @@ void legend(const core::Trace& trace) {
     for (int h = 0; h < int(trace.headNames.size()); ++h) {
         const int p = core::designedPresetIndex(trace.headNames[std::size_t(h)]);
         if (p < 0) continue;
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
-                                                 headColor(h, int(trace.headNames.size()))));
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
         ImGui::TextUnformatted(core::kDesignedPresets[p].id);
         ImGui::PopStyleColor();
         ImGui::SameLine(ImGui::GetFontSize() * 10.5f); // one column for the descriptions
@@ -79,7 +79,7 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
     const int h = view.saved.selectedHead;
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
     ImGui::Text(
         "%s%s%s", trace.headNames[std::size_t(h)].c_str(),
         trace.batch() > 1

@@ -60,7 +60,7 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
         if (titleHeight > 0) {
             ImGui::SetCursorScreenPos(ImVec2(x, y));
             ImGui::PushStyleColor(ImGuiCol_Text,
-                                  ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+                                  ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
             // Clipped to its map's width: long preset names must not run into the next title.
             ImGui::PushClipRect(ImVec2(x, y), ImVec2(x + side, y + titleHeight), true);
             ImGui::TextUnformatted(trace.headNames[std::size_t(h)].c_str());

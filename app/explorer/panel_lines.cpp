@@ -63,15 +63,16 @@ ActiveToken activeToken(const LinesLayout& l, ViewState& view) {
 }
 
 // A line per weight of the shown heads, as opaque as the weight; tiny ones are left out.
-void drawLines(const LinesLayout& l, const ActiveToken& a, const ViewState& view,
-               const std::vector<core::AttentionMap>& maps, float minWeight) {
+void drawLines(const LinesLayout& l, const ActiveToken& a, const core::Trace& trace,
+               const ViewState& view, const std::vector<core::AttentionMap>& maps,
+               float minWeight) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int heads = int(maps.size());
     const float thickness = std::clamp(l.rowH * 0.18f, 1.0f, 3.0f);
     for (int h = 0; h < heads; ++h) {
         if (!view.ui.linesAllHeads && h != view.saved.selectedHead) continue;
         const core::AttentionMap& map = maps[std::size_t(h)];
-        const ImVec4 color = ImGui::ColorConvertU32ToFloat4(headColor(h, heads));
+        const ImVec4 color = ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h));
         const float share = view.ui.linesAllHeads ? 0.85f : 1.0f;
         for (int i = 0; i < l.rows; ++i) {
             if (a.query >= 0 && i != a.query) continue;
@@ -89,10 +90,9 @@ void drawLines(const LinesLayout& l, const ActiveToken& a, const ViewState& view
 }
 
 // Token columns; with a query active, the keys are shaded by the weight it gives them.
-void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const ViewState& view,
-                      const std::vector<core::AttentionMap>& maps) {
+void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const core::Trace& trace,
+                      const ViewState& view, const std::vector<core::AttentionMap>& maps) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    const int heads = int(maps.size());
     const float font = l.font;
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -104,7 +104,7 @@ void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const ViewStat
         const ImVec2 at(l.xLeft - font * 0.4f - w, l.rowY(i) - font * 0.5f);
         if (i == a.query)
             draw->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + w + 3, at.y + font + 1),
-                                headColor(view.saved.selectedHead, heads, 0.45f), 3.0f);
+                                headColorU32(trace, view.saved.selectedHead, 0.45f), 3.0f);
         draw->AddText(at, label == core::kPadLabel ? dim : text, label.c_str());
     }
     for (int j = 0; l.labels && j < l.cols; ++j) {
@@ -119,7 +119,7 @@ void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const ViewStat
                     0.8f;
         if (shade > 0.02f)
             draw->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + w + 3, at.y + font + 1),
-                                headColor(view.saved.selectedHead, heads, shade), 3.0f);
+                                headColorU32(trace, view.saved.selectedHead, shade), 3.0f);
         draw->AddText(at, label == core::kPadLabel ? dim : text, label.c_str());
     }
 }
@@ -138,7 +138,7 @@ void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     if (!view.ui.linesAllHeads) {
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
-                                                 headColor(view.saved.selectedHead, heads)));
+                                                 headColorU32(trace, view.saved.selectedHead)));
         ImGui::Text("%s", trace.headNames[std::size_t(view.saved.selectedHead)].c_str());
         ImGui::PopStyleColor();
     }
@@ -148,8 +148,8 @@ void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     const ActiveToken active = activeToken(layout, view);
     const int most = std::max(layout.rows, layout.cols);
     const float minWeight = most > 64 ? 0.05f : 0.01f; // N x M lines otherwise
-    drawLines(layout, active, view, maps, minWeight);
-    drawTokenColumns(layout, active, view, maps);
+    drawLines(layout, active, trace, view, maps, minWeight);
+    drawTokenColumns(layout, active, trace, view, maps);
     ImGui::Dummy(ImVec2(ImGui::GetContentRegionAvail().x, layout.height()));
     if (active.query >= 0 && active.inside)
         ImGui::SetTooltip("query %d: %s", active.query + 1,

@@ -54,7 +54,7 @@ void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
             ImGui::Text("mean weight %.4f", gl.maps.mean.values[c]);
             for (int h = 0; h < std::min(heads, 16); ++h) { // what the mean is made of
                 ImGui::PushStyleColor(ImGuiCol_Text,
-                                      ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+                                      ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
                 ImGui::Text("  %-22s %.4f", trace.headNames[std::size_t(h)].c_str(),
                             gl.maps.heads[std::size_t(h)].values[c]);
                 ImGui::PopStyleColor();

@@ -112,8 +112,8 @@ class PipelineDrawer {
             if (realMaps && h < int(gl_.maps.heads.size()))
                 gl_.draw(draw_, h, a, b, view_.saved.colormap, 0.0f, 1.0f);
             else
-                draw_->AddRectFilled(a, b, headColor(h, d_.H, 0.35f));
-            draw_->AddRect(a, b, headColor(h, d_.H, 1.0f), 0, 0,
+                draw_->AddRectFilled(a, b, color(h, 0.35f));
+            draw_->AddRect(a, b, color(h, 1.0f), 0, 0,
                            h == view_.selection.hoverHead ? 3.0f : 1.0f);
         }
     }
@@ -126,7 +126,7 @@ class PipelineDrawer {
             const float y0 = a.y + side * float(h) / float(d_.H),
                         y1 = a.y + side * float(h + 1) / float(d_.H);
             draw_->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1),
-                                 headColor(h, d_.H, h == view_.selection.hoverHead ? 0.9f : 0.45f));
+                                 color(h, h == view_.selection.hoverHead ? 0.9f : 0.45f));
         }
         draw_->AddRect(a, b, IM_COL32(220, 220, 220, 255));
         if (!on) {
@@ -145,8 +145,7 @@ class PipelineDrawer {
         for (int s = 0; s < stripes; ++s) {
             const float x0 = min.x + width * float(s) / float(stripes),
                         x1 = min.x + width * float(s + 1) / float(stripes);
-            draw_->AddRectFilled(ImVec2(x0, min.y), ImVec2(x1, max.y),
-                                 headColor(s % d_.H, d_.H, 0.8f));
+            draw_->AddRectFilled(ImVec2(x0, min.y), ImVec2(x1, max.y), color(s % d_.H, 0.8f));
         }
     }
 
@@ -160,7 +159,7 @@ class PipelineDrawer {
                 draw_->AddRectFilled(
                     ImVec2(min.x + cellW * float(b.dimBegin), min.y + cellH * float(b.tokenBegin)),
                     ImVec2(min.x + cellW * float(b.dimEnd), min.y + cellH * float(b.tokenEnd)),
-                    headColor(h, d_.H, alpha(h)));
+                    color(h, alpha(h)));
         draw_->AddRect(min, max, IM_COL32(220, 220, 220, 255));
     }
 
@@ -168,6 +167,11 @@ class PipelineDrawer {
     float rowHeight() const { return rowHeight_; }
 
   private:
+    // A live head in its colour; a real model's shapes (the Cost tab) by head number.
+    ImU32 color(int h, float alpha) const {
+        return d_.live ? headColorU32(trace_, h, alpha) : paletteColor(h, alpha);
+    }
+
     float alpha(int h) const {
         return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f;
     }
@@ -186,8 +190,7 @@ class PipelineDrawer {
     void fillHead(ImVec2 a, ImVec2 b, int h, bool ablatable) {
         const bool ablated = ablatable && d_.live && h < int(trace_.attention.headAblated.size()) &&
                              trace_.attention.headAblated[std::size_t(h)];
-        draw_->AddRectFilled(a, b,
-                             ablated ? IM_COL32(60, 60, 64, 255) : headColor(h, d_.H, alpha(h)));
+        draw_->AddRectFilled(a, b, ablated ? IM_COL32(60, 60, 64, 255) : color(h, alpha(h)));
         if (ablated) draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 2.0f);
         if (h == view_.selection.hoverHead)
             draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);

@@ -55,9 +55,9 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
         const bool off = core::containsHead(scene.ablatedHeads, h);
         if (h % 8 != 0) ImGui::SameLine(0, 3);
         ImGui::PushID(h);
-        ImGui::PushStyleColor(ImGuiCol_Button, off ? ImVec4(0.25f, 0.25f, 0.27f, 1.0f)
-                                                   : ImGui::ColorConvertU32ToFloat4(
-                                                         headColor(h, scene.heads, 0.55f)));
+        ImGui::PushStyleColor(ImGuiCol_Button,
+                              off ? ImVec4(0.25f, 0.25f, 0.27f, 1.0f)
+                                  : ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h, 0.55f)));
         if (ImGui::Button(std::to_string(h + 1).c_str(), ImVec2(ImGui::GetFontSize() * 2.0f, 0)))
             core::switchHead(scene.ablatedHeads, h, !off);
         ImGui::PopStyleColor();

@@ -65,7 +65,7 @@ void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& v
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::PushStyleColor(ImGuiCol_Text,
-                                  ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+                                  ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
             const std::string name = std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
             if (ImGui::Selectable(name.c_str(), h == view.saved.selectedHead,
                                   ImGuiSelectableFlags_SpanAllColumns))
@@ -83,10 +83,9 @@ void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& v
 
 // The selected head, query by query: where each row's maximum sits and how spread it is.
 void drawQueryTable(const core::Trace& trace, const HeadMaps& shown, const ViewState& view) {
-    const int heads = int(shown.heads.size());
     const int h = view.saved.selectedHead;
     const core::AttentionMap& map = shown.heads[std::size_t(h)];
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColor(h, heads)));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
     ImGui::Text("%s, query by query", trace.headNames[std::size_t(h)].c_str());
     ImGui::PopStyleColor();
     if (ImGui::BeginTable("rows", 4, kTableFlags, ImVec2(0, ImGui::GetContentRegionAvail().y))) {

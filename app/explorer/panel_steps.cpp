@@ -171,7 +171,7 @@ void drawStep(int step, const StepData& data, const core::Trace& t, const ViewSt
     styles.keys.colLabels = &data.keyLabels;
     styles.dims = styles.keys;
     styles.dims.colLabels = nullptr;
-    styles.headColor = headColor(s.head, s.heads);
+    styles.headColor = headColorU32(t, s.head);
     switch (step) {
     case 0:
         stepInput(s, styles);

@@ -36,8 +36,7 @@ MapStyle trainMapStyle(GlHeatmaps& gl, const ViewState& view, int slot, int laye
     style.gl = &gl;
     style.slot = slot;
     style.colormap = view.saved.colormap;
-    const core::Rgb color = core::headColor(layer, head, heads); // as its score curve
-    style.frameColor = IM_COL32(color.r, color.g, color.b, 255);
+    style.frameColor = paletteColor(layer * heads + head); // as its score curve
     style.frameThickness = selected ? 3.0f : 1.0f;
     style.shareHover = false;
     return style;

@@ -54,6 +54,7 @@ core::HeatmapFigure headMapFigure(const ProbeMaps& maps, int layer, int head,
     f.cols = map.cols;
     f.values = map.values;
     f.colormap = colormap;
+    f.keyColor = core::headColor(layer, head, maps.heads); // as its curve and its map's frame
     return f;
 }
 

@@ -1,5 +1,7 @@
 #include "widgets/heatmap_widget.h"
 
+#include "figures/palette.h"
+
 #include "explorer/view_range.h"
 
 #include "engine/attention_stats.h"
@@ -84,13 +86,13 @@ void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, const 
 
 } // namespace
 
-ImU32 headColor(int head, int heads, float alpha) {
-    const float hue = heads > 0 ? float(head) / float(heads) : 0.0f;
-    // Same hue on every theme; darker and more saturated on a light background to stay readable.
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    const bool lightBackground = 0.299f * bg.x + 0.587f * bg.y + 0.114f * bg.z > 0.5f;
-    return lightBackground ? ImColor::HSV(hue, 0.85f, 0.62f, alpha)
-                           : ImColor::HSV(hue, 0.60f, 0.95f, alpha);
+ImU32 paletteColor(int index, float alpha) {
+    const core::Rgb c = core::seriesColor(index);
+    return IM_COL32(c.r, c.g, c.b, int(std::lround(std::clamp(alpha, 0.0f, 1.0f) * 255)));
+}
+
+ImU32 headColorU32(const core::Trace& trace, int head, float alpha) {
+    return paletteColor(trace.headColorIndex(head), alpha);
 }
 
 void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
@@ -272,7 +274,7 @@ bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int 
     style.slot = head;
     style.valueMax = view.saved.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
     style.colormap = view.saved.colormap;
-    style.frameColor = headColor(head, int(gl.maps.heads.size()));
+    style.frameColor = headColorU32(trace, head);
     style.frameThickness = head == view.saved.selectedHead ? 3.0f : 1.5f;
     const MapHit hit = drawMap(map, style, view, size, labels);
     if (ImGui::IsItemHovered())

@@ -60,6 +60,10 @@ void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, flo
                   float width);
 
 // Colour of head h's frame and slice (the same hue everywhere it appears).
-ImU32 headColor(int head, int heads, float alpha = 1.0f);
+// Colour `index` of the one palette (core/figures/palette.h) with `alpha`: the same colour the
+// figures and curves give that index, on every theme.
+ImU32 paletteColor(int index, float alpha = 1.0f);
+// Head h of `trace` in its colour (its place in the model: Trace::headColorIndex).
+ImU32 headColorU32(const core::Trace& trace, int head, float alpha = 1.0f);
 
 } // namespace app

@@ -22,6 +22,11 @@ struct Trace {
     std::shared_ptr<const Weights> weights; // shared: unchanged across recomputes of one seed
     AttentionInput input;                   // x: (B*N) x d_model, xSource: (B*M) x d_model
     Attention attention;                    // q, k, v, scores, weights, head outputs, output
+    int layer = 0; // which layer of a model this is (0 for a scene): its heads' colours follow
+
+    // Head h's place in its model, layer * H + h: the index of its colour (figures/palette.h),
+    // so a layer's head has the same colour in the explorer as in the Train view's curves.
+    int headColorIndex(int h) const { return layer * attention.heads + h; }
 
     int batch() const { return attention.batch; }
     int queryLen() const { return attention.queryLen; }

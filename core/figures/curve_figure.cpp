@@ -1,5 +1,5 @@
 // The numbers behind the curve figures that do not depend on where things are drawn: axis
-// ticks (1-2-5 steps, log decades) and the series palette.
+// ticks (1-2-5 steps, log decades). Series take their colours from palette.h.
 #include "figures/curve_figure.h"
 
 #include <algorithm>
@@ -122,24 +122,6 @@ bool tryLogLevel(double lo, double hi, bool extend, const std::vector<int>& mant
     return true;
 }
 
-// Hue h in degrees, saturation and value 0..1.
-Rgb hsv(double h, double s, double v) {
-    const double c = v * s, hp = std::fmod(h, 360.0) / 60.0;
-    const double x = c * (1 - std::abs(std::fmod(hp, 2.0) - 1)), m = v - c;
-    const int sector = int(hp) % 6;
-    const double r[6] = {c, x, 0, 0, x, c}, g[6] = {x, c, c, x, 0, 0}, b[6] = {0, 0, x, c, c, x};
-    const auto byte = [&](double u) { return std::uint8_t(std::lround(255 * (u + m))); };
-    return {byte(r[sector]), byte(g[sector]), byte(b[sector])};
-}
-
-// Tableau 10 (matplotlib's C0..C9) with its grey moved last, as a grey line reads as "off";
-// then ten hues chosen to differ from those and to stay dark enough for white paper.
-constexpr Rgb kPalette[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
-                            {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {188, 189, 34},
-                            {23, 190, 207},  {57, 59, 121},  {0, 128, 112},   {128, 0, 64},
-                            {222, 165, 0},   {99, 121, 57},  {30, 30, 30},    {200, 0, 200},
-                            {0, 180, 120},   {177, 89, 40},  {90, 160, 230},  {127, 127, 127}};
-
 } // namespace
 
 AxisTicks linearTicks(double lo, double hi, int target, bool extend) {
@@ -187,23 +169,6 @@ AxisTicks logTicks(double lo, double hi, bool extend) {
     // Too narrow for any of those (2.1 to 2.4): plain steps, still on the log scale.
     t = linearTicks(lo, hi, 5, extend);
     return t.min > 0 ? t : linearTicks(lo, hi, 5, false);
-}
-
-Rgb seriesColor(int i) {
-    constexpr int n = int(std::size(kPalette));
-    if (i < n) return kPalette[std::max(i, 0)];
-    // Past the table: golden-angle hues (each far from the last), two alternating values.
-    return hsv(25.0 + 137.508 * (i - n), 0.75, (i - n) % 2 ? 0.55 : 0.8);
-}
-
-std::vector<Rgb> headPalette(int n) {
-    std::vector<Rgb> colors;
-    for (int i = 0; i < n; ++i) colors.push_back(seriesColor(i));
-    return colors;
-}
-
-Rgb headColor(int layer, int head, int heads) {
-    return seriesColor(layer * std::max(heads, 1) + head);
 }
 
 } // namespace core

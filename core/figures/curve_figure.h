@@ -6,6 +6,7 @@
 
 #include "figures/colormap.h"
 #include "figures/image.h"
+#include "figures/palette.h"
 
 #include <optional>
 #include <string>
@@ -68,17 +69,6 @@ AxisTicks linearTicks(double lo, double hi, int target = 6, bool extend = true);
 // linearTicks. Decades far from 1 are labelled 10ⁿ (superscript), the rest as plain numbers.
 // Throws std::invalid_argument unless lo and hi are positive and finite.
 AxisTicks logTicks(double lo, double hi, bool extend = true);
-
-// ---- colours -------------------------------------------------------------------------------
-
-// The i-th series colour (i >= 0): Tableau 10 first, then further distinct hues dark enough
-// for white paper. The same i gives the same colour everywhere.
-Rgb seriesColor(int i);
-// n distinct colours, seriesColor(0..n-1).
-std::vector<Rgb> headPalette(int n);
-// Every head of every layer in its own colour, the same in each figure and in the window:
-// seriesColor(layer * heads + head), layer and head from 0.
-Rgb headColor(int layer, int head, int heads);
 
 // ---- output --------------------------------------------------------------------------------
 

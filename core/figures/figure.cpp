@@ -2,6 +2,8 @@
 // the map was made (so a figure on a slide can always be reproduced).
 #include "figures/figure.h"
 
+#include "figures/palette.h"
+
 #include "figures/attention_map.h"
 #include "figures/head_views.h"
 
@@ -74,7 +76,8 @@ float tickValue(const HeatmapFigure& f, int k) {
 
 HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap) {
     HeatmapFigure f = mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
-    f.valueMax = 1.0f; // one scale for every figure, so they compare
+    f.valueMax = 1.0f;                // one scale for every figure, so they compare
+    f.keyColor = headColor(trace, h); // the window frames this map with it
     return f;
 }
 

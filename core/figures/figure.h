@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct HeatmapFigure {
     int tickDecimals = 2;                       // colour-bar labels
     int rowLabelChars = 14, colLabelChars = 14; // PNG labels are cut to this many code points
     ColormapId colormap = ColormapId::Viridis;
+    // A head's colour (figures/palette.h), drawn as a bar under the title, as the window frames
+    // the head's map with it; none for views of several heads (mean, difference, entropy).
+    std::optional<Rgb> keyColor;
 };
 
 // Where value v falls on the figure's colour scale, 0..1 (clamped; non-finite -> 0).
@@ -63,8 +67,8 @@ struct LineFigure {
     std::vector<std::string> queryLabels, keyLabels; // N, M
     int rows = 0, cols = 0;
     std::vector<float> weights; // rows x cols, row-major; masked cells 0
-    Rgb color{31, 119, 180};
-    float minWeight = 0.01f; // lighter lines are left out (invisible, and N x M of them)
+    Rgb color{31, 119, 180};    // the head's colour (palette.h)
+    float minWeight = 0.01f;    // lighter lines are left out (invisible, and N x M of them)
 };
 
 LineFigure lineFigure(const Trace& trace, int batchIndex, int head);

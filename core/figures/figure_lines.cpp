@@ -23,6 +23,7 @@ LineFigure lineFigure(const Trace& trace, int b, int h) {
     f.queryLabels = map.queryLabels, f.keyLabels = map.keyLabels;
     f.rows = map.rows, f.cols = map.cols;
     f.weights = map.values;
+    f.color = *heat.keyColor;                         // the head's own colour, as in the window
     for (float& w : f.weights) w = std::max(w, 0.0f); // masked cells draw no line
     return f;
 }

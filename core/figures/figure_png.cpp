@@ -25,9 +25,10 @@ using namespace raster;
 
 constexpr int kMargin = 16;
 constexpr float kTitlePx = 15, kLabelPx = 12, kTickPx = 11, kCaptionPx = 12;
-constexpr int kTitleGap = 6; // title -> column labels
-constexpr int kLabelGap = 5; // labels -> grid
-constexpr int kBarGap = 14;  // grid -> colour bar
+constexpr int kTitleGap = 6;  // title -> column labels
+constexpr int kKeyHeight = 3; // the head's colour bar, inside the title gap
+constexpr int kLabelGap = 5;  // labels -> grid
+constexpr int kBarGap = 14;   // grid -> colour bar
 constexpr int kBarHeight = 12;
 constexpr int kTickLength = 3;
 constexpr int kCaptionGap = 10; // tick labels -> caption
@@ -51,6 +52,7 @@ struct PanelLayout {
     std::u32string title;
     int cell = 0, rowStep = 1, colStep = 1;
     int titleTop = 0, gridLeft = 0, gridTop = 0, gridW = 0, gridH = 0;
+    int keyTop = 0, keyW = 0; // the head's colour bar under the title (in the title gap)
     int barTop = 0, barW = 0, tickTop = 0, bottom = 0; // bottom: end of tick labels
     int labelLine = 0, tickLine = 0;
     std::vector<Label> rowLabels, colLabels, tickLabels;
@@ -108,6 +110,8 @@ PanelLayout layoutPanel(const Font& font, const HeatmapFigure& f, int scale) {
     const int titleH = ceilInt(lineHeight(font, kTitlePx));
 
     L.titleTop = kMargin;
+    L.keyTop = L.titleTop + titleH + 1;
+    L.keyW = std::max(titleW, 24);
     const int labelsLeftRoom = rowLabelW > 0 ? rowLabelW + kLabelGap : 0;
     L.gridLeft = kMargin + std::max(labelsLeftRoom, L.tickLabels.front().width / 2 + 1);
     L.gridTop = L.titleTop + titleH + kTitleGap + (colLabelH > 0 ? colLabelH + kLabelGap : 0);
@@ -241,6 +245,7 @@ void drawPanel(Canvas& canvas, const Font& font, const HeatmapFigure& f, const P
     const auto Y = [&](int v) { return (originY + v) * s; };
     drawText(canvas, font, L.title, kTitlePx * float(s), X(kMargin) - s, Y(L.titleTop),
              kTitleColor);
+    if (f.keyColor) canvas.fill(X(kMargin), Y(L.keyTop), L.keyW * s, kKeyHeight * s, *f.keyColor);
     drawCells(canvas, f, L, X(L.gridLeft), Y(L.gridTop));
     drawLabels(canvas, font, L, X(L.gridLeft), Y(L.gridTop));
     drawColorBar(canvas, font, f, L, X(L.gridLeft), Y(L.barTop), Y(L.tickTop));

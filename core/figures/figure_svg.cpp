@@ -57,6 +57,11 @@ Box writeHeatmap(std::ostringstream& out, const HeatmapFigure& f, float x0, floa
 
     out << "<g>\n<text x=\"" << x0 << "\" y=\"" << y0 + kTitleFont << "\" font-size=\""
         << kTitleFont << "\" fill=\"#333\">" << xmlEscape(f.title) << "</text>\n";
+    if (f.keyColor) // the head's colour, as the window frames its map; a line, as cells are rects
+        out << "<line x1=\"" << x0 << "\" y1=\"" << y0 + kTitleFont + 4 << "\" x2=\""
+            << x0 + std::max(textWidth(f.title, kTitleFont), 24.0f) << "\" y2=\""
+            << y0 + kTitleFont + 4 << "\" stroke=\"" << hex(*f.keyColor)
+            << "\" stroke-width=\"3\"/>\n";
     for (int i = 0; labels && i < f.rows; ++i)
         out << "<text x=\"" << gridX - 4 << "\" y=\""
             << gridY + cell * (float(i) + 0.5f) + kFont * 0.35f << "\" font-size=\"" << kFont

@@ -174,6 +174,7 @@ ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>&
     Mat x = embedSentences(model, out.sentences, len); // (B*N) x D, the residual stream
     for (const std::shared_ptr<const Weights>& weights : model.layers) {
         auto layer = std::make_shared<Trace>(base);
+        layer->layer = int(out.layers.size());
         layer->weights = weights;
         layer->input.x = x;
         forward(layer->input, *weights, layer->attention); // the explorer's engine, as training
