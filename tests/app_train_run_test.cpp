@@ -41,7 +41,7 @@ bool framesUntil(app::TrainRun& run, const std::function<bool()>& done) {
 
 std::vector<int> historySteps(const app::TrainRun& run) {
     std::vector<int> steps;
-    for (const app::TrainSnapshot& s : run.history().all()) steps.push_back(s.step);
+    for (const core::train::TrainSnapshot& s : run.history().all()) steps.push_back(s.step);
     return steps;
 }
 
@@ -49,7 +49,7 @@ TEST(TrainRun, StartsReadyWithTheInitialMaps) {
     app::TrainRun run(tinySettings());
     EXPECT_EQ(run.state(), app::TrainState::Ready);
     EXPECT_EQ(run.step(), 0);
-    const app::ProbeMaps& maps = run.latest().maps;
+    const core::train::ProbeMaps& maps = run.latest().maps;
     ASSERT_EQ(maps.layers, 2);
     ASSERT_EQ(maps.heads, 2);
     ASSERT_EQ(maps.length, 8); // the repeated probe sequence: 4 tokens, then the same 4
@@ -214,22 +214,6 @@ TEST(TrainRun, BadSettingsAreNamedLikeTheCli) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("--heads"), std::string::npos) << e.what();
     }
-}
-
-TEST(SnapshotHistory, StaysBoundedAndEven) {
-    app::SnapshotHistory history(1, 4);
-    for (int step = 0; step <= 20; ++step) history.add({step, nullptr, {}});
-    ASSERT_LE(history.all().size(), 4u);
-    EXPECT_EQ(history.spacing(), 8);
-    std::vector<int> steps;
-    for (const app::TrainSnapshot& s : history.all()) steps.push_back(s.step);
-    EXPECT_EQ(steps, (std::vector<int>{0, 8, 16}));
-    history.add({21, nullptr, {}}); // not due at the new spacing
-    EXPECT_EQ(history.all().size(), 3u);
-    EXPECT_EQ(history.indexAtOrBefore(15), 1);
-    EXPECT_EQ(history.indexAtOrBefore(16), 2);
-    EXPECT_EQ(history.indexAtOrBefore(1000), 2);
-    EXPECT_EQ(history.indexAtOrBefore(-1), -1);
 }
 
 TEST(TrainRun, ReadsARunFolderBack) {

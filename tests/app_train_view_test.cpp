@@ -93,12 +93,12 @@ TEST(TrainView, PlaysBackToTheNewest) {
 
 TEST(TrainView, SwitchedOffHeadsChangeLaterLayersAndTheLoss) {
     app::TrainView view = trainedView();
-    const app::ProbeMaps before = app::shownMaps(view);
+    const core::train::ProbeMaps before = app::shownMaps(view);
     const std::uint64_t keyBefore = app::mapsKeyOf(view);
     app::toggleAblated(view, 0, 1);
     EXPECT_TRUE(app::isAblated(view, 0, 1));
     EXPECT_NE(app::mapsKeyOf(view), keyBefore);
-    const app::ProbeMaps after = app::shownMaps(view);
+    const core::train::ProbeMaps after = app::shownMaps(view);
     const std::size_t layer = std::size_t(before.heads) * before.length * before.length;
     // Layer 1's maps do not depend on its own heads' outputs; layer 2 reads them.
     EXPECT_TRUE(

@@ -3,6 +3,7 @@
 #include "io/run_folder.h"
 #include "io/safetensors.h"
 #include "train/ablation.h"
+#include "train/probe_maps.h"
 #include "train/trainer.h"
 
 #include "thrown_message.h"
@@ -318,6 +319,61 @@ TEST(Ablation, SingleHeadsAndAGreedyPruningCurve) {
     EXPECT_NE(csv.find("\nsingle,1,0.125,2,2,"), std::string::npos);
     EXPECT_NE(csv.find("\npruning,8,1,"), std::string::npos);
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 1 + 8 + 8);
+}
+
+} // namespace
+
+namespace {
+
+// The two writers of a run folder, streamed (mha-viz train) and at once (the Train view's Save
+// run), write the same files for the same run, and the readers read them back exactly.
+TEST(RunFolder, TheStreamedAndTheWholeRunWriterWriteTheSameFiles) {
+    const std::string streamed = freshDir("streamed"), whole = freshDir("whole");
+    train::TrainSettings s = smallRun();
+    s.checkpointEvery = 0;
+    train::Trainer trainer(s);
+    const auto setup = train::makeRunSetup(s);
+    core::CsvTable table;
+    table.names = setup->columns;
+    table.columns.resize(table.names.size());
+    std::vector<train::TrainSnapshot> snapshots;
+    {
+        core::RunFolderWriter run(streamed, trainer.settings(), trainer.task().vocab(),
+                                  trainer.probeColumns());
+        auto row = [&] {
+            const double loss = trainer.takeTrainLoss();
+            const std::vector<train::Metric> metrics = trainer.probeMetrics();
+            run.metricsRow(trainer.step(), loss, metrics);
+            table.columns[0].push_back(trainer.step());
+            table.columns[1].push_back(loss);
+            for (std::size_t c = 0; c < metrics.size(); ++c)
+                table.columns[c + 2].push_back(metrics[c].value);
+            run.checkpoint(trainer.step(), trainer.params());
+            snapshots.push_back(train::snapshotOf(trainer, *setup));
+        };
+        row();
+        while (!trainer.done()) {
+            trainer.update();
+            if (trainer.isEvalStep(trainer.step())) row();
+        }
+    }
+    std::atomic<int> done{0};
+    core::writeRunFolder(whole, *setup, table, snapshots, done);
+    EXPECT_EQ(done, int(snapshots.size()) + 1);
+    for (const std::string name : {"model.json", "metrics.csv"})
+        EXPECT_EQ(readText(streamed + "/" + name), readText(whole + "/" + name)) << name;
+    EXPECT_EQ(core::checkpointSteps(whole), core::checkpointSteps(streamed));
+    for (const train::TrainSnapshot& snap : snapshots)
+        EXPECT_TRUE(sameBits(core::readCheckpoint(whole + "/" + core::checkpointFileName(snap.step),
+                                                  trainer.config()),
+                             *snap.params));
+    EXPECT_EQ(core::readMetrics(whole).columns, table.columns);
+    EXPECT_NE(thrownMessage([&] {
+                  core::writeRunFolder(whole, *setup, table, snapshots, done);
+              }).find("is not empty"),
+              std::string::npos); // never over a run
+    std::filesystem::remove_all(streamed);
+    std::filesystem::remove_all(whole);
 }
 
 } // namespace

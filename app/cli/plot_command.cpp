@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 
 #include "figures/curve_figure.h"
-#include "io/atomic_file.h"
+#include "io/figure_export.h"
 #include "io/metrics_figures.h"
 #include "io/run_folder.h"
 
@@ -169,10 +169,7 @@ int runPlot(const PlotOptions& options) {
         std::vector<Run> runs;
         for (const std::string& dir : options.runs) runs.push_back(readRun(dir));
         const core::CurveFigure figure = figureOf(options, runs);
-        if (endsWith(options.out, ".svg"))
-            core::writeFileAtomically(options.out, core::curveSvg(figure));
-        else
-            core::writePng(options.out, core::curvePng(figure, options.scale));
+        core::writeCurveFile(options.out, figure, options.scale);
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitBadInput;

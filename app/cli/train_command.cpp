@@ -146,27 +146,22 @@ class ProgressLog {
     bool shown_ = false;
 };
 
-std::string pathIn(const std::string& dir, const std::string& name) {
-    return dir + "/" + name;
-}
-
 // A metrics row for the current step; returns its held-out loss.
-double writeMetricsRow(train::Trainer& trainer, core::MetricsCsv& metrics) {
+double writeMetricsRow(train::Trainer& trainer, core::RunFolderWriter& run) {
     const double trainLoss = trainer.takeTrainLoss();
     const std::vector<train::Metric> row = trainer.probeMetrics();
-    metrics.append(trainer.step(), trainLoss, row);
+    run.metricsRow(trainer.step(), trainLoss, row);
     return row.front().value;
 }
 
-void writeCheckpointOf(const train::Trainer& trainer, const std::string& dir) {
-    core::writeCheckpoint(pathIn(dir, core::checkpointFileName(trainer.step())), trainer.params(),
-                          trainer.step());
+void writeCheckpointOf(const train::Trainer& trainer, core::RunFolderWriter& run) {
+    run.checkpoint(trainer.step(), trainer.params());
 }
 
 struct Stopped {}; // thrown from the ablation's progress when Ctrl+C asks to stop
 
 // ablation.csv, with its progress on the log (the pruning curve takes (L*H)^2 / 2 passes).
-void writeAblation(const train::Trainer& trainer, const std::string& dir,
+void writeAblation(const train::Trainer& trainer, core::RunFolderWriter& run,
                    const std::atomic<bool>& stop, std::ostream& log) {
     log << "mha-viz train: measuring each head's effect on the held-out loss ..." << std::endl;
     Clock::time_point last = Clock::now();
@@ -177,37 +172,29 @@ void writeAblation(const train::Trainer& trainer, const std::string& dir,
             last = Clock::now();
             log << "mha-viz train: ablation " << done << "/" << total << " passes" << std::endl;
         });
-    core::writeFileAtomically(pathIn(dir, "ablation.csv"),
-                              core::ablationCsv(report, trainer.settings().task));
+    run.ablation(report);
 }
 
 // The updates, each followed by its metrics row and checkpoint when due; stops early on `stop`.
-void trainSteps(train::Trainer& trainer, const TrainOptions& options, core::MetricsCsv& metrics,
+void trainSteps(train::Trainer& trainer, const TrainOptions& options, core::RunFolderWriter& run,
                 const std::atomic<bool>& stop, ProgressLog& progress) {
-    const std::string& dir = options.outDir;
     while (!trainer.done() && !stop) {
-        if (options.settings.recordBatches)
-            core::writeFileAtomically(pathIn(dir, core::batchesFileName(trainer.step() + 1)),
-                                      core::batchesJson(trainer.nextBatch()));
+        if (options.settings.recordBatches) run.batch(trainer.step() + 1, trainer.nextBatch());
         const double loss = trainer.update();
-        if (trainer.isEvalStep(trainer.step())) progress.heldout(writeMetricsRow(trainer, metrics));
-        if (trainer.isCheckpointStep(trainer.step())) writeCheckpointOf(trainer, dir);
+        if (trainer.isEvalStep(trainer.step())) progress.heldout(writeMetricsRow(trainer, run));
+        if (trainer.isCheckpointStep(trainer.step())) writeCheckpointOf(trainer, run);
         progress.update(trainer.step(), loss);
     }
     if (trainer.done()) return;
     // Stopped: this step is the run's last, so it gets the last step's files.
-    if (!trainer.isEvalStep(trainer.step())) writeMetricsRow(trainer, metrics);
-    if (!trainer.isCheckpointStep(trainer.step())) writeCheckpointOf(trainer, dir);
+    if (!trainer.isEvalStep(trainer.step())) writeMetricsRow(trainer, run);
+    if (!trainer.isCheckpointStep(trainer.step())) writeCheckpointOf(trainer, run);
 }
 
 void describeRun(const TrainOptions& options, const train::Trainer& trainer, std::ostream& log) {
-    const train::TrainSettings& s = options.settings;
-    log << "mha-viz train: " << core::toString(s.task) << ", " << s.model.layers << " layer"
-        << (s.model.layers == 1 ? "" : "s") << ", d_model " << s.model.d_model << ", "
-        << s.model.heads << " heads, seq " << s.model.seq << ", batch " << s.batch << ", "
-        << trainer.params().parameterCount() << " parameters, " << s.steps << " steps of "
-        << core::toString(s.optimizer) << " lr " << s.learningRate << " into " << options.outDir
-        << std::endl;
+    log << "mha-viz train: " << train::describeSettings(options.settings) << "; "
+        << trainer.params().parameterCount() << " parameters, " << options.settings.steps
+        << " steps into " << options.outDir << std::endl;
 }
 
 // Everything after the folder exists; throws on a failed write.
@@ -215,15 +202,15 @@ void trainInto(const TrainOptions& options, const std::atomic<bool>& stop, std::
                bool logIsTerminal) {
     const std::string& dir = options.outDir;
     train::Trainer trainer(options.settings);
+    // Refused (a folder that is not empty): nothing is written and nothing is logged.
+    core::RunFolderWriter run(dir, trainer.settings(), trainer.task().vocab(),
+                              trainer.probeColumns());
     describeRun(options, trainer, log);
-    core::writeFileAtomically(pathIn(dir, "model.json"),
-                              core::modelJson(trainer.settings(), trainer.task().vocab()));
-    core::MetricsCsv metrics(pathIn(dir, "metrics.csv"), trainer.probeColumns());
-    const double heldout = writeMetricsRow(trainer, metrics);
-    writeCheckpointOf(trainer, dir);
+    const double heldout = writeMetricsRow(trainer, run);
+    writeCheckpointOf(trainer, run);
     ProgressLog progress(log, logIsTerminal, options.settings.steps); // rates from the 1st update
     progress.heldout(heldout);
-    trainSteps(trainer, options, metrics, stop, progress);
+    trainSteps(trainer, options, run, stop, progress);
     const double rate = progress.finish(trainer.step());
     log << "mha-viz train: " << (trainer.done() ? "done" : "stopped") << " at step "
         << trainer.step() << " (" << std::fixed << std::setprecision(0) << rate
@@ -231,8 +218,8 @@ void trainInto(const TrainOptions& options, const std::atomic<bool>& stop, std::
         << dir << std::endl;
     if (!options.ablation) return;
     try {
-        writeAblation(trainer, dir, stop, log);
-        log << "mha-viz train: wrote " << pathIn(dir, "ablation.csv") << std::endl;
+        writeAblation(trainer, run, stop, log);
+        log << "mha-viz train: wrote " << run.path("ablation.csv") << std::endl;
     } catch (const Stopped&) {
         log << "mha-viz train: stopped; ablation.csv not written" << std::endl;
     }
@@ -254,7 +241,6 @@ void requestStop(int signal) {
 int runTraining(const TrainOptions& options, const std::atomic<bool>& stop, std::ostream& log,
                 bool logIsTerminal) {
     try {
-        core::prepareRunFolder(options.outDir); // refused: nothing is written
         trainInto(options, stop, log, logIsTerminal);
     } catch (const std::bad_alloc&) {
         printError("not enough memory for this model; use a smaller --batch, --seq or --d-model");

@@ -3,7 +3,6 @@
 #include "explorer/panels.h"
 
 #include "io/metrics_figures.h"
-#include "train_view/train_files.h"
 #include "widgets/curve_plot.h"
 
 #include <algorithm>

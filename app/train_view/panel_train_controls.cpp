@@ -4,8 +4,6 @@
 #include "explorer/panels.h"
 #include "widgets/enum_controls.h"
 
-#include "train_view/train_files.h"
-
 #include <GLFW/glfw3.h>
 #include <imgui_stdlib.h>
 

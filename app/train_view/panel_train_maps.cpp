@@ -15,7 +15,7 @@ namespace app {
 namespace {
 
 // Uploads the maps when what they show changed (a new step, a scrub, a head switched off).
-void uploadTrainMaps(TrainView& train, GlHeatmaps& gl, ProbeMaps& shown) {
+void uploadTrainMaps(TrainView& train, GlHeatmaps& gl, core::train::ProbeMaps& shown) {
     const std::uint64_t key = mapsKeyOf(train);
     if (key == train.mapsKey && !train.mapViews.empty()) return;
     shown = shownMaps(train);
@@ -23,7 +23,7 @@ void uploadTrainMaps(TrainView& train, GlHeatmaps& gl, ProbeMaps& shown) {
     train.mapViews.clear();
     for (int l = 0; l < shown.layers; ++l)
         for (int h = 0; h < shown.heads; ++h) {
-            core::AttentionMap& map = train.mapViews.emplace_back(attentionMapOf(shown, l, h));
+            core::AttentionMap& map = train.mapViews.emplace_back(core::attentionMap(shown, l, h));
             gl.setValues(l * shown.heads + h, map.values.data(), map.rows, map.cols);
         }
     gl.keepSlots(count);
@@ -48,7 +48,7 @@ void crossOut(ImVec2 min, ImVec2 max) {
     draw->AddLine(ImVec2(min.x, max.y), ImVec2(max.x, min.y), IM_COL32(230, 70, 60, 230), 2.5f);
 }
 
-void mapGrid(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState& view,
+void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl, ViewState& view,
              float height) {
     const float avail = ImGui::GetContentRegionAvail().x;
     const float label = ImGui::CalcTextSize("L4 ").x;
@@ -77,7 +77,8 @@ void mapGrid(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState
     }
 }
 
-void largeMap(TrainView& train, const ProbeMaps& shown, GlHeatmaps& gl, ViewState& view) {
+void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl,
+              ViewState& view) {
     const int l = std::min(train.largeLayer, shown.layers - 1);
     const int h = std::min(train.largeHead, shown.heads - 1);
     ImGui::Text("L%dH%d at step %d%s", l + 1, h + 1, shownStep(train),
@@ -107,7 +108,7 @@ void drawTrainMaps(const PanelRect& rect, TrainView& train, ViewState& view, GlH
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Maps", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
-    ProbeMaps& shown = train.mapsShown;
+    core::train::ProbeMaps& shown = train.mapsShown;
     if (!train.run) {
         ImGui::End();
         return;

@@ -3,7 +3,8 @@
 #include "explorer/panels.h"
 
 #include "io/figure_export.h"
-#include "train_view/train_files.h"
+#include "io/run_folder.h"
+#include "io/train_exports.h"
 #include "widgets/curve_plot.h"
 
 #include <imgui_stdlib.h>
@@ -100,10 +101,10 @@ void exportButtons(TrainView& train, const std::string& dir) {
     itemTooltip("Every head's map at the step shown, as one figure: SVG and PNG.");
     ImGui::SameLine();
     if (ImGui::Button("Timeline") && train.run) {
-        const std::vector<TrainSnapshot> all = train.run->history().all();
+        const std::vector<core::train::TrainSnapshot> all = train.run->history().all();
         startFileJob(train, "timeline", int(all.size()),
                      [all, s = train.run->settings(), dir](std::atomic<int>& done) {
-                         return exportTimeline(all, s, dir, 1, done);
+                         return core::exportTimeline(all, s, dir, 1, done);
                      });
     }
     itemTooltip("Every snapshot's maps as frame-0001.png, frame-0002.png, ... for slides.");
@@ -124,29 +125,30 @@ void drawTrainAblation(TrainView& train, const ViewState& view) {
 void exportCurvesNow(TrainView& train, const std::string& dir) {
     if (!train.run) return;
     core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
-    startFileJob(train, "curves", curveFileCount(train.run->settings()),
+    startFileJob(train, "curves", core::curveFileCount(train.run->settings()),
                  [rows, s = train.run->settings(), dir](std::atomic<int>& done) {
-                     return exportCurves(rows, s, dir, 2, done);
+                     return core::exportCurves(rows, s, dir, 2, done);
                  });
 }
 
 void exportMapsNow(TrainView& train, const std::string& dir) {
     if (!train.run) return;
-    startFileJob(train, "maps", 2,
-                 [maps = shownMaps(train), step = shownStep(train), s = train.run->settings(),
-                  dir](std::atomic<int>& done) { return exportMaps(maps, step, s, dir, 2, done); });
+    startFileJob(
+        train, "maps", 2,
+        [maps = shownMaps(train), step = shownStep(train), s = train.run->settings(),
+         dir](std::atomic<int>& done) { return core::exportMaps(maps, step, s, dir, 2, done); });
 }
 
 void saveRun(TrainView& train, const std::string& folder, bool openAfter) {
     if (!train.run || train.files) return;
     const TrainRun& run = *train.run;
-    std::vector<TrainSnapshot> all = run.history().all();
+    std::vector<core::train::TrainSnapshot> all = run.history().all();
     if (all.empty() || all.back().step != run.step()) all.push_back(run.latest());
     const int step = shownStep(train);
     startFileJob(
         train, "run", int(all.size()) + 1,
         [all, metrics = run.metrics(), setup = run.setupShared(), folder](std::atomic<int>& done) {
-            saveRunFolder(metrics, all, *setup, folder, done);
+            core::writeRunFolder(folder, *setup, metrics, all, done);
             return folder;
         });
     train.files->openAfter = openAfter;

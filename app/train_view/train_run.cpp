@@ -21,19 +21,6 @@ namespace train = core::train;
 
 namespace {
 
-// The timeline's memory: snapshots of a large model are few, of the lesson's models up to 150.
-constexpr std::size_t kHistoryBytes = std::size_t(512) << 20;
-constexpr int kMaxSnapshots = 150;
-
-std::size_t paramsBytes(const train::Params& params) {
-    return std::size_t(params.parameterCount()) * sizeof(core::Scalar);
-}
-
-int historyCapacity(const train::Params& params) {
-    const std::size_t fit = kHistoryBytes / std::max<std::size_t>(paramsBytes(params), 1);
-    return int(std::clamp<std::size_t>(fit, 8, kMaxSnapshots));
-}
-
 std::vector<double> metricsRow(train::Trainer& trainer) {
     std::vector<double> row = {double(trainer.step()), trainer.takeTrainLoss()};
     for (const train::Metric& m : trainer.probeMetrics()) row.push_back(m.value);
@@ -47,109 +34,20 @@ double secondsNow() {
 
 } // namespace
 
-train::Batch mapSequence(const train::ProbeSet& probe) {
-    const train::Batch& from =
-        probe.kind == train::TaskKind::Agreement ? probe.task.batch : probe.repeated;
-    return {{from.tokens.front()}, {from.lossMask.front()}};
-}
-
-ProbeMaps probeMaps(const train::ModelConfig& config, const train::Params& params,
-                    const train::Batch& sequence, const std::vector<std::string>& vocab,
-                    const train::HeadLists& ablated) {
-    const train::ForwardPass pass = train::forwardPass(config, params, sequence, ablated);
-    ProbeMaps maps;
-    maps.layers = config.layers;
-    maps.heads = config.heads;
-    maps.length = sequence.length();
-    for (const int token : sequence.tokens.front()) maps.labels.push_back(vocab.at(token));
-    const std::size_t cells = std::size_t(maps.length) * maps.length;
-    maps.weights.reserve(std::size_t(config.layers) * config.heads * cells);
-    for (const core::Attention& layer : pass.heads) // attention: (1*H*n) x n, head after head
-        for (int h = 0; h < config.heads; ++h)
-            for (int i = 0; i < maps.length; ++i)
-                for (int j = 0; j < maps.length; ++j)
-                    maps.weights.push_back(float(layer.attention(layer.headRow(0, h, i), j)));
-    return maps;
-}
-
-core::AttentionMap attentionMapOf(const ProbeMaps& maps, int layer, int head) {
-    core::AttentionMap map;
-    map.rows = map.cols = maps.length;
-    map.queryLabels = map.keyLabels = maps.labels;
-    const float* values = maps.map(layer, head);
-    map.values.assign(values, values + std::size_t(maps.length) * maps.length);
-    for (int i = 0; i < maps.length; ++i)
-        for (int j = 0; j < maps.length; ++j) {
-            float& cell = map.values[std::size_t(i) * maps.length + j];
-            if (j > i)
-                cell = core::kMaskedCell; // causal: the future is not seen
-            else
-                map.maxWeight = std::max(map.maxWeight, cell);
-        }
-    return map;
-}
-
-// --- SnapshotHistory -----------------------------------------------------------------------
-
-SnapshotHistory::SnapshotHistory(int spacing, int capacity)
-    : spacing_(std::max(spacing, 1)), capacity_(std::max(capacity, 2)) {}
-
-void SnapshotHistory::clear(int spacing) {
-    snapshots_.clear();
-    spacing_ = std::max(spacing, 1);
-}
-
-void SnapshotHistory::add(TrainSnapshot snapshot) {
-    if (!due(snapshot.step)) return;
-    if (!snapshots_.empty() && snapshots_.back().step == snapshot.step) {
-        snapshots_.back() = std::move(snapshot);
-        return;
-    }
-    if (!snapshots_.empty() && snapshots_.back().step > snapshot.step) return; // out of order
-    snapshots_.push_back(std::move(snapshot));
-    while (int(snapshots_.size()) > capacity_) { // thin out: keep the steps of twice the spacing
-        spacing_ *= 2;
-        std::erase_if(snapshots_, [&](const TrainSnapshot& s) { return s.step % spacing_ != 0; });
-    }
-}
-
-int SnapshotHistory::indexAtOrBefore(int step) const {
-    const auto after = std::upper_bound(snapshots_.begin(), snapshots_.end(), step,
-                                        [](int s, const TrainSnapshot& t) { return s < t.step; });
-    return int(after - snapshots_.begin()) - 1;
-}
-
-// --- RunSetup ------------------------------------------------------------------------------
-
-std::shared_ptr<const RunSetup> makeRunSetup(train::TrainSettings settings) {
-    train::Task task(settings.task);
-    settings.model.vocab = task.vocabSize();
-    train::validate(settings);
-    auto setup = std::make_shared<RunSetup>(RunSetup{settings, task, {}, {}, {}});
-    setup->probe = train::makeProbeSet(task, train::probeSeed(settings.seed),
-                                       train::kProbeSequences, settings.model.seq);
-    setup->mapSequence = mapSequence(setup->probe);
-    setup->columns = {"step", "train_loss"};
-    for (std::string& c : train::probeColumns(settings.model, settings.task))
-        setup->columns.push_back(std::move(c));
-    return setup;
-}
-
 // --- TrainRun: the frame loop's side -------------------------------------------------------
 
-TrainRun::TrainRun(const train::TrainSettings& settings) : TrainRun(makeRunSetup(settings)) {
-    TrainSnapshot first;
-    auto params = std::make_shared<train::Params>(
-        train::initParams(setup_->settings.model, setup_->settings.seed));
-    history_.setCapacity(historyCapacity(*params));
-    first.maps =
-        probeMaps(setup_->settings.model, *params, setup_->mapSequence, setup_->task.vocab());
-    first.params = std::move(params);
+TrainRun::TrainRun(const train::TrainSettings& settings) : TrainRun(train::makeRunSetup(settings)) {
+    train::TrainSnapshot first =
+        train::snapshotOf(0,
+                          std::make_shared<const train::Params>(
+                              train::initParams(setup_->settings.model, setup_->settings.seed)),
+                          *setup_);
+    history_.setCapacity(train::historyCapacity(*first.params));
     latest_ = first;
     history_.add(std::move(first));
 }
 
-TrainRun::TrainRun(std::shared_ptr<const RunSetup> setup)
+TrainRun::TrainRun(std::shared_ptr<const core::train::RunSetup> setup)
     : setup_(std::move(setup)), history_(setup_->settings.evalEvery) {
     metrics_.names = setup_->columns;
     metrics_.columns.resize(metrics_.names.size());
@@ -255,7 +153,7 @@ bool TrainRun::frame() {
     }
     wake_.notify_all();
     for (const auto& row : item.rows) appendRow(row);
-    for (TrainSnapshot& s : item.snapshots) history_.add(std::move(s));
+    for (train::TrainSnapshot& s : item.snapshots) history_.add(std::move(s));
     const bool fresh = item.latest.has_value() || !item.rows.empty();
     if (item.latest) latest_ = std::move(item.latest);
     if (history_.spacing() != spacing_) {
@@ -300,17 +198,14 @@ std::unique_ptr<TrainRun> TrainRun::fromFolder(const std::string& dir) {
     settings.steps = std::max(steps.back(), 1);
     const std::vector<double>& rowSteps = metrics.column("step");
     settings.evalEvery = rowSteps.size() > 1 ? std::max(int(rowSteps[1] - rowSteps[0]), 1) : 1;
-    std::unique_ptr<TrainRun> run(new TrainRun(makeRunSetup(settings)));
+    std::unique_ptr<TrainRun> run(new TrainRun(train::makeRunSetup(settings)));
     run->metrics_ = std::move(metrics);
     run->history_.clear(1); // every checkpoint the folder has, thinned past the memory bound
     for (const int step : steps) {
-        TrainSnapshot s;
-        s.step = step;
-        s.params = std::make_shared<const train::Params>(core::readCheckpoint(
+        auto params = std::make_shared<const train::Params>(core::readCheckpoint(
             dir + "/" + core::checkpointFileName(step), run->settings().model));
-        run->history_.setCapacity(historyCapacity(*s.params));
-        s.maps = probeMaps(run->settings().model, *s.params, run->setup().mapSequence,
-                           run->setup().task.vocab());
+        run->history_.setCapacity(train::historyCapacity(*params));
+        train::TrainSnapshot s = train::snapshotOf(step, std::move(params), run->setup());
         run->latest_ = s;
         run->history_.add(std::move(s));
     }
@@ -367,7 +262,7 @@ void TrainRun::trainOn(train::Trainer& trainer) {
     for (Work work; !trainer.done() && (work = waitForWork()) != Work::Quit;) {
         Published item;
         if (work == Work::Snapshot) { // stopped (paused, or a Step done): where it stopped
-            item.latest = snapshotOf(trainer);
+            item.latest = train::snapshotOf(trainer, *setup_);
             publish(std::move(item));
             continue;
         }
@@ -383,22 +278,13 @@ void TrainRun::trainOn(train::Trainer& trainer) {
         // The maps at every row and at the end: the latest the view shows. A run that stops
         // between rows is owed its maps (owesSnapshot), whenever the stop lands.
         if (!item.rows.empty() || trainer.done()) {
-            TrainSnapshot s = snapshotOf(trainer);
+            train::TrainSnapshot s = train::snapshotOf(trainer, *setup_);
             if (due) item.snapshots.push_back(s);
             item.latest = std::move(s);
         }
         item.done = trainer.done();
         publish(std::move(item));
     }
-}
-
-TrainSnapshot TrainRun::snapshotOf(const train::Trainer& trainer) const {
-    TrainSnapshot s;
-    s.step = trainer.step();
-    s.params = std::make_shared<const train::Params>(trainer.params());
-    s.maps =
-        probeMaps(trainer.config(), trainer.params(), setup_->mapSequence, setup_->task.vocab());
-    return s;
 }
 
 void TrainRun::publish(Published item) {

@@ -1,13 +1,15 @@
 // The Train view's run: a core::train::Trainer stepped on a worker thread, so the window keeps
 // its frame rate while the model learns. The worker publishes what the view draws and the frame
 // loop takes it once per frame (TrainRun::frame): the metrics rows (metrics.csv's columns, the
-// same numbers `mha-viz train` writes) and snapshots of the model for the timeline, kept in
-// bounded memory. Nothing here draws: tests drive a TrainRun like the window does.
+// same numbers `mha-viz train` writes) and snapshots of the model (core/train/probe_maps.h) for
+// the timeline (core/train/snapshot_history.h). Nothing here draws: tests drive a TrainRun like
+// the window does.
 #pragma once
 
 #include "base/enum_names.h"
-#include "figures/attention_map.h"
 #include "io/csv_table.h"
+#include "train/probe_maps.h"
+#include "train/snapshot_history.h"
 #include "train/trainer.h"
 
 #include <condition_variable>
@@ -20,69 +22,6 @@
 #include <vector>
 
 namespace app {
-
-// Attention of every head on one probe sequence: the Train view's layers x heads grid.
-struct ProbeMaps {
-    int layers = 0, heads = 0, length = 0;
-    std::vector<std::string> labels; // length: the sequence's tokens, in the task's vocabulary
-    std::vector<float> weights;      // layers x heads x length x length, row-major
-
-    const float* map(int layer, int head) const {
-        return weights.data() + (std::size_t(layer) * heads + head) * length * length;
-    }
-};
-
-// The sequence the maps show: for agreement the first probe sentence (the subject pattern),
-// else the first repeated random sequence, where the previous-token and induction patterns each
-// have one answer per position (the stripes a student looks for).
-core::train::Batch mapSequence(const core::train::ProbeSet& probe);
-ProbeMaps probeMaps(const core::train::ModelConfig& config, const core::train::Params& params,
-                    const core::train::Batch& sequence, const std::vector<std::string>& vocab,
-                    const core::train::HeadLists& ablated = {});
-// One head's map as the explorer's widgets and figures take it (causal cells masked).
-core::AttentionMap attentionMapOf(const ProbeMaps& maps, int layer, int head);
-
-struct TrainSnapshot {
-    int step = 0;
-    std::shared_ptr<const core::train::Params> params; // shared: never changed once made
-    ProbeMaps maps;
-};
-
-// The timeline: a snapshot every `spacing` steps. Past `capacity` every other one is dropped
-// (the first stays) and the spacing doubles, so a run of any length keeps an even timeline in
-// bounded memory.
-class SnapshotHistory {
-  public:
-    explicit SnapshotHistory(int spacing = 20, int capacity = 150);
-
-    bool due(int step) const { return step % spacing_ == 0; }
-    // Keeps `snapshot` when it is due (steps ascending); one at the same step is replaced.
-    void add(TrainSnapshot snapshot);
-    void clear(int spacing);
-    void setCapacity(int capacity) { capacity_ = capacity < 2 ? 2 : capacity; }
-
-    const std::vector<TrainSnapshot>& all() const { return snapshots_; }
-    int spacing() const { return spacing_; }
-    int capacity() const { return capacity_; }
-    bool empty() const { return snapshots_.empty(); }
-    // The last snapshot at or before `step`; -1 when none.
-    int indexAtOrBefore(int step) const;
-
-  private:
-    std::vector<TrainSnapshot> snapshots_;
-    int spacing_, capacity_;
-};
-
-// What a run computes from its settings before any update: the task, its probe set (the one
-// the Trainer measures on), the map sequence and the metrics columns.
-struct RunSetup {
-    core::train::TrainSettings settings; // model.vocab filled in
-    core::train::Task task;
-    core::train::ProbeSet probe;
-    core::train::Batch mapSequence;
-    std::vector<std::string> columns; // metrics.csv's: step, train_loss, then probeColumns
-};
-std::shared_ptr<const RunSetup> makeRunSetup(core::train::TrainSettings settings);
 
 enum class TrainState { Ready, Running, Paused, Done, Failed };
 inline constexpr core::EnumName<TrainState> kTrainStateNames[] = {
@@ -132,12 +71,14 @@ class TrainRun {
     bool busy() const;
     double stepsPerSecond() const { return stepsPerSecond_; }
     const std::string& error() const { return error_; }
-    const RunSetup& setup() const { return *setup_; }
-    std::shared_ptr<const RunSetup> setupShared() const { return setup_; } // for workers
+    const core::train::RunSetup& setup() const { return *setup_; }
+    std::shared_ptr<const core::train::RunSetup> setupShared() const {
+        return setup_;
+    } // for workers
     const core::train::TrainSettings& settings() const { return setup_->settings; }
     const core::CsvTable& metrics() const { return metrics_; }
-    const SnapshotHistory& history() const { return history_; }
-    const TrainSnapshot& latest() const { return *latest_; }
+    const core::train::SnapshotHistory& history() const { return history_; }
+    const core::train::TrainSnapshot& latest() const { return *latest_; }
 
     // A run read from a folder (`mha-viz train`'s or a saved one): its metrics and checkpoints,
     // to look at, scrub and prune; Done, nothing to continue.
@@ -147,12 +88,13 @@ class TrainRun {
   private:
     struct Published { // what the worker hands over, taken by frame()
         std::vector<std::vector<double>> rows;
-        std::vector<TrainSnapshot> snapshots; // for the history (due) or only as the latest
-        std::optional<TrainSnapshot> latest;
+        std::vector<core::train::TrainSnapshot>
+            snapshots; // for the history (due) or only as the latest
+        std::optional<core::train::TrainSnapshot> latest;
         bool done = false;
         std::string error;
     };
-    TrainRun(std::shared_ptr<const RunSetup> setup);
+    TrainRun(std::shared_ptr<const core::train::RunSetup> setup);
     void ensureWorker();
     void work();
     enum class Work { Update, Snapshot, Quit };
@@ -162,15 +104,14 @@ class TrainRun {
     bool hasWork() const { return workAsked() || owesSnapshot(); }
     void trainOn(core::train::Trainer& trainer);
     void publish(Published item);
-    TrainSnapshot snapshotOf(const core::train::Trainer& trainer) const;
     void appendRow(const std::vector<double>& row);
     void measureRate();
     void setDrawing(bool drawing);
 
-    std::shared_ptr<const RunSetup> setup_;
+    std::shared_ptr<const core::train::RunSetup> setup_;
     core::CsvTable metrics_;
-    SnapshotHistory history_;
-    std::optional<TrainSnapshot> latest_;
+    core::train::SnapshotHistory history_;
+    std::optional<core::train::TrainSnapshot> latest_;
     TrainState state_ = TrainState::Ready;
     std::string error_, folder_;
     int stepsPerFrame_ = 0;

@@ -68,7 +68,7 @@ bool trainMoving(const TrainView& view) {
                            view.ablation.valid() || (view.run && view.run->busy()));
 }
 
-const TrainSnapshot* shownSnapshot(const TrainView& view) {
+const core::train::TrainSnapshot* shownSnapshot(const TrainView& view) {
     if (!view.run) return nullptr;
     if (view.scrubStep < 0) return &view.run->latest();
     const auto& all = view.run->history().all();
@@ -77,7 +77,7 @@ const TrainSnapshot* shownSnapshot(const TrainView& view) {
 }
 
 int shownStep(const TrainView& view) {
-    const TrainSnapshot* s = shownSnapshot(view);
+    const core::train::TrainSnapshot* s = shownSnapshot(view);
     return s ? s->step : 0;
 }
 
@@ -141,14 +141,14 @@ bool isAblated(const TrainView& view, int layer, int head) {
 
 void updateAblation(TrainView& view) {
     if (finished(view.ablation)) view.ablationShown = view.ablation.get();
-    const TrainSnapshot* shown = shownSnapshot(view);
+    const core::train::TrainSnapshot* shown = shownSnapshot(view);
     // Nothing off: the metrics row says it all, and training keeps the core to itself.
     if (!shown || view.ablation.valid() || !anyAblated(view.ablated)) return;
     if (view.ablationShown.step == shown->step && view.ablationShown.ablated == view.ablated)
         return;
     // Shared, never changed: the worker may outlive this snapshot in the history.
     std::shared_ptr<const train::Params> params = shown->params;
-    std::shared_ptr<const RunSetup> setup = view.run->setupShared();
+    std::shared_ptr<const core::train::RunSetup> setup = view.run->setupShared();
     view.ablation =
         std::async(std::launch::async, [params, setup, step = shown->step, ablated = view.ablated] {
             AblationResult r{step, ablated, {}, {}};
@@ -161,14 +161,14 @@ void updateAblation(TrainView& view) {
 }
 
 void startPruning(TrainView& view) {
-    const TrainSnapshot* shown = shownSnapshot(view);
+    const core::train::TrainSnapshot* shown = shownSnapshot(view);
     if (!shown || view.pruning) return;
     auto job = std::make_unique<PruningJob>();
     job->step = shown->step;
     const int heads = view.settings.model.layers * view.settings.model.heads;
     job->total = heads <= train::kMaxGreedyHeads ? heads * (heads + 1) / 2 + heads + 1 : 0;
     std::shared_ptr<const train::Params> params = shown->params;
-    std::shared_ptr<const RunSetup> setup = view.run->setupShared();
+    std::shared_ptr<const core::train::RunSetup> setup = view.run->setupShared();
     job->report = std::async(std::launch::async, [params, setup, done = job->done] {
         return train::measureAblation(setup->settings.model, *params, setup->probe,
                                       [&done](int d, int) { *done = d; });
@@ -184,7 +184,7 @@ void updatePruning(TrainView& view) {
 }
 
 std::uint64_t mapsKeyOf(const TrainView& view) {
-    const TrainSnapshot* shown = shownSnapshot(view);
+    const core::train::TrainSnapshot* shown = shownSnapshot(view);
     if (!shown) return 0;
     std::uint64_t key = mix(14695981039346656037ull, std::uintptr_t(shown->params.get()));
     key = mix(key, std::uint64_t(shown->step));
@@ -195,13 +195,13 @@ std::uint64_t mapsKeyOf(const TrainView& view) {
     return key;
 }
 
-ProbeMaps shownMaps(const TrainView& view) {
-    const TrainSnapshot* shown = shownSnapshot(view);
+core::train::ProbeMaps shownMaps(const TrainView& view) {
+    const core::train::TrainSnapshot* shown = shownSnapshot(view);
     if (!shown) return {};
     if (!anyAblated(view.ablated)) return shown->maps;
-    const RunSetup& setup = view.run->setup();
-    return probeMaps(setup.settings.model, *shown->params, setup.mapSequence, setup.task.vocab(),
-                     view.ablated);
+    const core::train::RunSetup& setup = view.run->setup();
+    return core::train::probeMaps(setup.settings.model, *shown->params, setup.mapSequence,
+                                  setup.task.vocab(), view.ablated);
 }
 
 } // namespace app

@@ -63,7 +63,7 @@ struct TrainView {
     std::unique_ptr<TrainFileJob> files;
     std::string folderInput;                  // save / load path field
     std::uint64_t mapsKey = 0;                // what the uploaded map textures show (mapsKeyOf)
-    ProbeMaps mapsShown;                      // and the maps themselves
+    core::train::ProbeMaps mapsShown;         // and the maps themselves
     std::vector<core::AttentionMap> mapViews; // the same per head (layer * H + head), labelled
     std::string openModelDir; // "Open in explorer": a run folder to open, then cleared
     int openModelStep = -1;
@@ -91,7 +91,7 @@ bool finished(const std::future<T>& job) {
 bool trainMoving(const TrainView& view);
 
 // The snapshot the maps show: the scrubbed one, else the newest.
-const TrainSnapshot* shownSnapshot(const TrainView& view);
+const core::train::TrainSnapshot* shownSnapshot(const TrainView& view);
 // The step the curves stop at: the scrubbed step, else the newest row's.
 int shownStep(const TrainView& view);
 // Scrubs to the snapshot at or before `step` (the newest step: live again).
@@ -116,6 +116,6 @@ void updatePruning(TrainView& view);
 // A key for what the map textures should show (run, step, ablation): upload when it changes.
 std::uint64_t mapsKeyOf(const TrainView& view);
 // The maps shown: the snapshot's, or recomputed with the switched-off heads.
-ProbeMaps shownMaps(const TrainView& view);
+core::train::ProbeMaps shownMaps(const TrainView& view);
 
 } // namespace app

@@ -81,4 +81,21 @@ void colorCells(const float* values, std::size_t count, ColormapId colormap, flo
     }
 }
 
+AttentionMap attentionMap(const train::ProbeMaps& maps, int layer, int head) {
+    AttentionMap map;
+    map.rows = map.cols = maps.length;
+    map.queryLabels = map.keyLabels = maps.labels;
+    const float* values = maps.map(layer, head);
+    map.values.assign(values, values + std::size_t(maps.length) * maps.length);
+    for (int i = 0; i < maps.length; ++i)
+        for (int j = 0; j < maps.length; ++j) {
+            float& cell = map.values[std::size_t(i) * maps.length + j];
+            if (j > i)
+                cell = kMaskedCell; // causal: the future is not seen
+            else
+                map.maxWeight = std::max(map.maxWeight, cell);
+        }
+    return map;
+}
+
 } // namespace core

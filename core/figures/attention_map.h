@@ -4,6 +4,7 @@
 
 #include "engine/trace.h"
 #include "figures/colormap.h"
+#include "train/probe_maps.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,8 @@ struct AttentionMap {
 };
 
 AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
+// Head `head` of layer `layer` of a trained model's probe maps (causal: later keys masked).
+AttentionMap attentionMap(const train::ProbeMaps& maps, int layer, int head);
 
 // The colours of `count` cells as the PNG and SVG figures paint them: sampleColormap at the
 // value's place in [valueMin, valueMax] (clamped; non-finite values and ranges give the first

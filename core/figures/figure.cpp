@@ -95,6 +95,46 @@ GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap) {
     return g;
 }
 
+namespace {
+
+HeatmapFigure probeMapFigure(const train::ProbeMaps& maps, int layer, int head,
+                             ColormapId colormap) {
+    const AttentionMap map = attentionMap(maps, layer, head);
+    HeatmapFigure f;
+    f.title = "L" + std::to_string(layer + 1) + "H" + std::to_string(head + 1);
+    f.rowLabels = map.queryLabels;
+    f.colLabels = map.keyLabels;
+    f.rows = map.rows;
+    f.cols = map.cols;
+    f.values = map.values;
+    f.colormap = colormap;
+    f.keyColor = headColor(layer, head, maps.heads); // as its curve and its map's frame
+    return f;
+}
+
+// A layer's heads per row: all of them up to 8; beyond, the largest divisor of H up to 8, so
+// each layer still starts a row. One row of 16 heads at seq 64 made a PNG 20704 px wide, more
+// than ImageMagick (16384) and many viewers open.
+int mapColumns(int heads) {
+    if (heads <= 8) return heads;
+    for (int c = 8; c >= 4; --c)
+        if (heads % c == 0) return c;
+    return heads; // no divisor from 4 to 8 (9, 11, 13, 22, ...): one row per layer
+}
+
+} // namespace
+
+GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::string>& caption,
+                           ColormapId colormap) {
+    GridFigure grid;
+    for (int l = 0; l < maps.layers; ++l)
+        for (int h = 0; h < maps.heads; ++h)
+            grid.panels.push_back(probeMapFigure(maps, l, h, colormap));
+    grid.columns = mapColumns(maps.heads);
+    grid.captionLines = caption;
+    return grid;
+}
+
 HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
     return mapFigure(trace, b, meanAttentionMap(trace, b),
                      "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);

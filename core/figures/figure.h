@@ -6,6 +6,7 @@
 #include "engine/trace.h"
 #include "figures/colormap.h"
 #include "figures/image.h"
+#include "train/probe_maps.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,11 @@ HeatmapFigure headFigure(const Trace& trace, int batchIndex, int head,
                          ColormapId colormap = ColormapId::Viridis);
 GridFigure gridFigure(const Trace& trace, int batchIndex,
                       ColormapId colormap = ColormapId::Viridis);
+
+// A trained model's probe maps (the Train view): a panel per head, titled "L{l}H{h}" in its
+// colour, a row per layer (at most 8 heads a row, so the PNG stays openable).
+GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::string>& caption,
+                           ColormapId colormap = ColormapId::Viridis);
 
 // The views beside the grid (numbers from core/figures/head_views.h).
 HeatmapFigure meanFigure(const Trace& trace, int batchIndex,

@@ -1,5 +1,7 @@
 #include "io/csv_table.h"
 
+#include "figures/figure.h" // csvField: the one quoting rule of every CSV
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -123,6 +125,35 @@ CsvTable parseCsv(std::string_view text) {
         }
     }
     return table;
+}
+
+std::string formatNumber(double value) {
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, result.ptr);
+}
+
+std::string csvRecord(const std::vector<std::string>& fields) {
+    std::string record;
+    for (std::size_t c = 0; c < fields.size(); ++c) record += (c ? "," : "") + csvField(fields[c]);
+    return record + "\n";
+}
+
+std::string csvRecord(const std::vector<double>& values) {
+    std::string record;
+    for (std::size_t c = 0; c < values.size(); ++c)
+        record += (c ? "," : "") + formatNumber(values[c]);
+    return record + "\n";
+}
+
+std::string csvText(const CsvTable& table) {
+    std::string text = csvRecord(table.names);
+    std::vector<double> row(table.columns.size());
+    for (std::size_t r = 0; r < table.rows(); ++r) {
+        for (std::size_t c = 0; c < table.columns.size(); ++c) row[c] = table.columns[c][r];
+        text += csvRecord(row);
+    }
+    return text;
 }
 
 } // namespace core

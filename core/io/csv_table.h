@@ -1,5 +1,5 @@
-// A CSV of numbers under a header row, read by column: mha-viz train's metrics.csv (step,
-// losses, accuracy, one column per head score) for the curve figures and the Train view.
+// A CSV of numbers under a header row, read and written by column: mha-viz train's metrics.csv
+// (step, losses, accuracy, one column per head score) for the curve figures and the Train view.
 #pragma once
 
 #include <string>
@@ -25,5 +25,14 @@ struct CsvTable {
 // column of the first problem: a field that is not a number, a record with a different number
 // of fields than the header, an unclosed quote, an empty or repeated column name, no header.
 CsvTable parseCsv(std::string_view text);
+
+// The writing side, which parseCsv reads back exactly.
+// A number as CSV and JSON write it: the shortest text that reads back as the same double.
+std::string formatNumber(double value);
+// One record and its line break: names quoted where RFC 4180 needs it, numbers by formatNumber.
+std::string csvRecord(const std::vector<std::string>& fields);
+std::string csvRecord(const std::vector<double>& values);
+// The whole table: the header, then a record per row.
+std::string csvText(const CsvTable& table);
 
 } // namespace core

@@ -363,4 +363,23 @@ std::vector<std::string> exportFigures(const Trace& trace, const std::string& di
     return writeAll(tasks, workers, {});
 }
 
+void writeCurveFigure(const CurveFigure& figure, const std::string& stem, int scale,
+                      std::atomic<int>* done) {
+    writeFileAtomically(stem + ".svg", curveSvg(figure));
+    if (done) ++*done;
+    writePng(stem + ".png", curvePng(figure, scale));
+    if (done) ++*done;
+}
+
+void writeCurveFile(const std::string& path, const CurveFigure& figure, int scale) {
+    if (path.ends_with(".svg"))
+        writeFileAtomically(path, curveSvg(figure));
+    else
+        writePng(path, curvePng(figure, scale));
+}
+
+void writeGridPng(const std::string& path, const GridFigure& grid, int scale) {
+    writeFileAtomically(path, encodeGridPng(grid, fittingGridScale(grid, scale)));
+}
+
 } // namespace core

@@ -4,7 +4,10 @@
 
 #include "engine/trace.h"
 #include "figures/colormap.h"
+#include "figures/curve_figure.h"
+#include "figures/figure.h"
 
+#include <atomic>
 #include <functional>
 #include <initializer_list>
 #include <stdexcept>
@@ -71,6 +74,17 @@ int exportFileCount(const Trace& trace, const ExportRequest& request);
 // Written like exportView (`workers` as in ExportRequest); throws ExportError.
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
                                        ColormapId colormap = ColormapId::Viridis, int workers = 0);
+
+// Single figures to files, for the commands and views that write one at a time (mha-viz plot,
+// the Train view); each throws std::runtime_error naming the file it could not write.
+// A curve figure as <stem>.svg and <stem>.png (scale 1..4); `done`, when given, counts the two.
+void writeCurveFigure(const CurveFigure& figure, const std::string& stem, int scale,
+                      std::atomic<int>* done = nullptr);
+// A curve figure into `path`, SVG or PNG by its extension.
+void writeCurveFile(const std::string& path, const CurveFigure& figure, int scale);
+// A grid figure as PNG: drawn a band at a time (memory stays bounded whatever its size), at the
+// largest scale up to `scale` that keeps it openable (kMaxPngSide).
+void writeGridPng(const std::string& path, const GridFigure& grid, int scale);
 
 // Creates `dir` if missing; else throws std::runtime_error naming the folder and why.
 void prepareExportFolder(const std::string& dir);

@@ -164,24 +164,18 @@ std::string batchesJson(const train::Batch& batch) {
     return out.dump() + "\n";
 }
 
-std::string formatNumber(double value) {
-    char text[32];
-    const auto result = std::to_chars(text, text + sizeof text, value);
-    return std::string(text, result.ptr);
-}
-
 MetricsCsv::MetricsCsv(const std::string& path, const std::vector<std::string>& probeColumns)
     : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-    std::string header = "step,train_loss";
-    for (const std::string& column : probeColumns) header.append(",").append(column);
-    out_ << header << '\n' << std::flush;
+    std::vector<std::string> header = {"step", "train_loss"};
+    header.insert(header.end(), probeColumns.begin(), probeColumns.end());
+    out_ << csvRecord(header) << std::flush;
     if (!out_) throw std::runtime_error("cannot write '" + path + "'");
 }
 
 void MetricsCsv::append(int step, double trainLoss, const std::vector<train::Metric>& metrics) {
-    std::string row = std::to_string(step) + "," + formatNumber(trainLoss);
-    for (const train::Metric& metric : metrics) row.append(",").append(formatNumber(metric.value));
-    out_ << row << '\n' << std::flush;
+    std::vector<double> row = {double(step), trainLoss};
+    for (const train::Metric& metric : metrics) row.push_back(metric.value);
+    out_ << csvRecord(row) << std::flush;
     if (!out_) throw std::runtime_error("cannot write '" + path_ + "' (is the disk full?)");
 }
 
@@ -211,6 +205,50 @@ std::string ablationCsv(const train::AblationReport& report, train::TaskKind tas
     for (std::size_t i = 0; i < report.pruning.size(); ++i)
         csv += ablationRow("pruning", int(i + 1), total, report.pruning[i], true, base);
     return csv;
+}
+
+namespace {
+
+void startRunFolder(const std::string& dir, const train::TrainSettings& settings,
+                    const std::vector<std::string>& vocab) {
+    prepareRunFolder(dir);
+    writeFileAtomically(dir + "/model.json", modelJson(settings, vocab));
+}
+
+} // namespace
+
+RunFolderWriter::RunFolderWriter(const std::string& dir, const train::TrainSettings& settings,
+                                 const std::vector<std::string>& vocab,
+                                 const std::vector<std::string>& probeColumns)
+    : dir_((startRunFolder(dir, settings, vocab), dir)), task_(settings.task),
+      metrics_(dir + "/metrics.csv", probeColumns) {}
+
+void RunFolderWriter::metricsRow(int step, double trainLoss,
+                                 const std::vector<train::Metric>& metrics) {
+    metrics_.append(step, trainLoss, metrics);
+}
+
+void RunFolderWriter::checkpoint(int step, const train::Params& params) {
+    writeCheckpoint(path(checkpointFileName(step)), params, step);
+}
+
+void RunFolderWriter::batch(int update, const train::Batch& batch) {
+    writeFileAtomically(path(batchesFileName(update)), batchesJson(batch));
+}
+
+void RunFolderWriter::ablation(const train::AblationReport& report) {
+    writeFileAtomically(path("ablation.csv"), ablationCsv(report, task_));
+}
+
+void writeRunFolder(const std::string& dir, const train::RunSetup& setup, const CsvTable& metrics,
+                    const std::vector<train::TrainSnapshot>& snapshots, std::atomic<int>& done) {
+    startRunFolder(dir, setup.settings, setup.task.vocab());
+    writeFileAtomically(dir + "/metrics.csv", csvText(metrics));
+    ++done;
+    for (const train::TrainSnapshot& s : snapshots) {
+        writeCheckpoint(dir + "/" + checkpointFileName(s.step), *s.params, s.step);
+        ++done;
+    }
 }
 
 } // namespace core

@@ -7,8 +7,10 @@
 #include "train/ablation.h"
 #include "train/head_scores.h"
 #include "train/model.h"
+#include "train/probe_maps.h"
 #include "train/trainer.h"
 
+#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -57,9 +59,6 @@ train::Params readCheckpoint(const std::string& path, const train::ModelConfig& 
 // {"tokens": [B][N] ints, "loss_mask": [B][N] bools}.
 std::string batchesJson(const train::Batch& batch);
 
-// A number as CSV and JSON write it: the shortest text that reads back as the same double.
-std::string formatNumber(double value);
-
 // metrics.csv, streamed: the header when opened, then one row per append, flushed at once so
 // a stopped run keeps every row it computed and memory does not grow with the run.
 class MetricsCsv {
@@ -74,6 +73,34 @@ class MetricsCsv {
     std::string path_;
     std::ofstream out_;
 };
+
+// A run folder being written a file at a time, as `mha-viz train` does: made (new or empty, as
+// prepareRunFolder says) with model.json and metrics.csv's header; then each row, checkpoint,
+// batch and the ablation as they come. Every writer of a run folder goes through here or
+// writeRunFolder, beside the readers above. Each call throws std::runtime_error naming the file
+// it could not write.
+class RunFolderWriter {
+  public:
+    RunFolderWriter(const std::string& dir, const train::TrainSettings& settings,
+                    const std::vector<std::string>& vocab,
+                    const std::vector<std::string>& probeColumns);
+    void metricsRow(int step, double trainLoss, const std::vector<train::Metric>& metrics);
+    void checkpoint(int step, const train::Params& params);
+    void batch(int update, const train::Batch& batch);  // batches-SSSSSS.json
+    void ablation(const train::AblationReport& report); // ablation.csv
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  private:
+    std::string dir_;
+    train::TaskKind task_;
+    MetricsCsv metrics_;
+};
+
+// A whole run at once (the Train view's Save run): model.json, metrics.csv from the table
+// (step, train_loss and the probe columns), and a checkpoint per snapshot; `done` counts the
+// metrics and the checkpoints as they are written.
+void writeRunFolder(const std::string& dir, const train::RunSetup& setup, const CsvTable& metrics,
+                    const std::vector<train::TrainSnapshot>& snapshots, std::atomic<int>& done);
 
 // ablation.csv: kind,heads_removed,fraction_pruned,layer,head,heldout_loss,loss_increase,<accuracy>
 // with a "baseline" row, one "single" row per head (only that head off) and one "pruning" row per

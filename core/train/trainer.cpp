@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -121,6 +122,15 @@ double Trainer::takeTrainLoss() {
     lossSum_ = 0;
     lossCount_ = 0;
     return loss;
+}
+
+std::string describeSettings(const TrainSettings& s) {
+    std::ostringstream line;
+    line << toString(s.task) << ", " << s.model.layers << " layer"
+         << (s.model.layers == 1 ? "" : "s") << ", d_model " << s.model.d_model << ", "
+         << s.model.heads << " heads, seq " << s.model.seq << ", batch " << s.batch << ", "
+         << toString(s.optimizer) << " lr " << s.learningRate << ", seed " << s.seed;
+    return line.str();
 }
 
 } // namespace core::train

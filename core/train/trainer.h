@@ -52,6 +52,10 @@ inline constexpr int kProbeSequences = 64;
 // spells it ("--layers 0 must be 1 to 8").
 void validate(const TrainSettings& settings);
 
+// How a run was made, in one line for captions and logs: "induction, 2 layers, d_model 64,
+// 4 heads, seq 32, batch 32, adam lr 0.001, seed 1".
+std::string describeSettings(const TrainSettings& settings);
+
 class Trainer {
   public:
     // Validates, then sets up the initial weights (step 0), the optimizer and the probe set.
