@@ -1,5 +1,6 @@
-// A run folder as `mha-viz train` writes it (model.json, checkpoints at step 0 and the last),
-// made in-process in a few milliseconds: a tiny model trained for a few updates.
+// A run folder as `mha-viz train` writes it (model.json, metrics.csv, checkpoints at step 0 and
+// the last, through the same RunFolderWriter), made in-process in a few milliseconds: a tiny
+// model trained for a few updates.
 #pragma once
 
 #include "io/atomic_file.h"
@@ -52,14 +53,17 @@ inline std::string freshRunDir(const std::string& name) {
 // at step 0 and at the last step. Returns the trainer with the last step's weights.
 inline core::train::Trainer writeTinyRun(const std::string& dir,
                                          const core::train::TrainSettings& settings) {
-    core::prepareRunFolder(dir);
     core::train::Trainer trainer(settings);
-    core::writeFileAtomically(dir + "/model.json",
-                              core::modelJson(trainer.settings(), trainer.task().vocab()));
-    core::writeCheckpoint(dir + "/" + core::checkpointFileName(0), trainer.params(), 0);
+    core::RunFolderWriter run(dir, trainer.settings(), trainer.task().vocab(),
+                              trainer.probeColumns());
+    auto row = [&] {
+        const double loss = trainer.takeTrainLoss();
+        run.metricsRow(trainer.step(), loss, trainer.probeMetrics());
+        run.checkpoint(trainer.step(), trainer.params());
+    };
+    row(); // step 0, and the last step: as mha-viz train writes them without --checkpoint-every
     while (!trainer.done()) trainer.update();
-    core::writeCheckpoint(dir + "/" + core::checkpointFileName(trainer.step()), trainer.params(),
-                          trainer.step());
+    row();
     return trainer;
 }
 
