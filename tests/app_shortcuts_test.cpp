@@ -1,5 +1,6 @@
 // Key presses -> actions (shortcutFor) and what each action does to the scene and the view
 // (applyShortcut), without a window: GLFW's key codes are only numbers here.
+#include "platform/appearance.h"
 #include "session/shortcuts.h"
 
 #include <GLFW/glfw3.h>
@@ -29,14 +30,18 @@ app::HeadMaps mapsOf(int heads, int rows) {
     return maps;
 }
 
+// The window's state the keys act on: the explorer's (`view`) and the window's own.
+struct View : app::ExplorerState {
+    app::WindowState window;
+};
+
 // Applies the action of each press, as handleShortcuts does for one frame.
-app::ShortcutActions press(std::initializer_list<KeyPress> presses, core::Scene& scene,
-                           app::ViewState& view, const app::HeadMaps& maps = {},
-                           bool typing = false) {
+app::ShortcutActions press(std::initializer_list<KeyPress> presses, core::Scene& scene, View& view,
+                           const app::HeadMaps& maps = {}, bool typing = false) {
     app::ShortcutActions actions;
     for (const KeyPress& p : presses)
-        app::applyShortcut(app::shortcutFor(p, typing, !maps.heads.empty()), scene, view, maps,
-                           actions);
+        app::applyShortcut(app::shortcutFor(p, typing, !maps.heads.empty()),
+                           {scene, view, view.window}, maps, actions);
     return actions;
 }
 
@@ -116,7 +121,7 @@ TEST(AppShortcuts, KeysWithoutAShortcutDoNothing) {
 
 TEST(AppShortcuts, WindowActionsAreLeftToTheFrameLoop) {
     core::Scene scene;
-    app::ViewState view; // no maps: these work without heads on screen
+    View view; // no maps: these work without heads on screen
     const app::ShortcutActions actions =
         press({{GLFW_KEY_E, kCtrl}, {GLFW_KEY_S, kCtrl}, {GLFW_KEY_F11, 0}}, scene, view, {}, true);
     EXPECT_TRUE(actions.exportWindow);
@@ -126,26 +131,26 @@ TEST(AppShortcuts, WindowActionsAreLeftToTheFrameLoop) {
     EXPECT_TRUE(view.exportPanel.open); // Ctrl+Shift+E toggles the panel
     press({{GLFW_KEY_E, kCtrl | kShift}, {GLFW_KEY_O, kCtrl}, {GLFW_KEY_F1, 0}}, scene, view);
     EXPECT_FALSE(view.exportPanel.open);
-    EXPECT_TRUE(view.ui.showScenes);
-    EXPECT_TRUE(view.ui.showKeys);
+    EXPECT_TRUE(view.scenes.open);
+    EXPECT_TRUE(view.window.showKeys);
 }
 
 TEST(AppShortcuts, ZoomStaysBetweenOneAndThree) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     for (int i = 0; i < 12; ++i) press({{GLFW_KEY_EQUAL, kCtrl}}, scene, view);
-    EXPECT_EQ(view.ui.zoom, app::kMaxZoom);
+    EXPECT_EQ(view.window.zoom, app::kMaxZoom);
     press({{GLFW_KEY_MINUS, kCtrl}}, scene, view);
-    EXPECT_EQ(view.ui.zoom, app::kMaxZoom - 0.25f);
+    EXPECT_EQ(view.window.zoom, app::kMaxZoom - 0.25f);
     press({{GLFW_KEY_0, kCtrl}}, scene, view);
-    EXPECT_EQ(view.ui.zoom, app::kMinZoom);
+    EXPECT_EQ(view.window.zoom, app::kMinZoom);
     press({{GLFW_KEY_KP_SUBTRACT, kCtrl}}, scene, view);
-    EXPECT_EQ(view.ui.zoom, app::kMinZoom);
+    EXPECT_EQ(view.window.zoom, app::kMinZoom);
 }
 
 TEST(AppShortcuts, ArrowsWalkTheHeadsAndWrapAround) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(4, 6);
     press({{GLFW_KEY_LEFT, 0}}, scene, view, maps);
     EXPECT_EQ(view.saved.selectedHead, 3);
@@ -155,7 +160,7 @@ TEST(AppShortcuts, ArrowsWalkTheHeadsAndWrapAround) {
 
 TEST(AppShortcuts, PinnedRowMovesWithinTheSentenceAndEscapeUnpins) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(2, 3);
     view.selection.hover.query = 2;
     press({{GLFW_KEY_SPACE, 0}}, scene, view, maps);
@@ -175,36 +180,34 @@ TEST(AppShortcuts, PinnedRowMovesWithinTheSentenceAndEscapeUnpins) {
 
 TEST(AppShortcuts, StepKeysWalkTheStepThroughFromZero) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(2, 3);
     press({{GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}, {GLFW_KEY_N, 0}}, scene, view, maps);
-    EXPECT_EQ(view.ui.step, 3);
+    EXPECT_EQ(view.steps.step, 3);
     press({{GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}, {GLFW_KEY_P, 0}}, scene, view, maps);
-    EXPECT_EQ(view.ui.step, 0);
+    EXPECT_EQ(view.steps.step, 0);
 }
 
 TEST(AppShortcuts, VCyclesEveryTabBothWays) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(2, 3);
-    view.ui.tabRequested = false;
     press({{GLFW_KEY_V, 0}}, scene, view, maps);
-    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Mean);
-    EXPECT_TRUE(view.ui.tabRequested);
+    EXPECT_EQ(view.saved.tab, core::ViewTab::Mean);
     press({{GLFW_KEY_V, kShift}, {GLFW_KEY_V, kShift}}, scene, view, maps);
-    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Cost); // from the first back to the last
+    EXPECT_EQ(view.saved.tab, core::ViewTab::Cost); // from the first back to the last
     for (int i = 0; i < 8; ++i) press({{GLFW_KEY_V, 0}}, scene, view, maps);
-    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Cost); // eight tabs, round once
+    EXPECT_EQ(view.saved.tab, core::ViewTab::Cost); // eight tabs, round once
 }
 
 TEST(AppShortcuts, TCyclesTheThemesAndMTogglesTheMask) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(2, 3);
     press({{GLFW_KEY_T, 0}}, scene, view, maps);
-    EXPECT_EQ(view.saved.theme, app::Theme::Light);
+    EXPECT_EQ(view.saved.theme, core::Theme::Light);
     press({{GLFW_KEY_T, 0}, {GLFW_KEY_T, 0}}, scene, view, maps);
-    EXPECT_EQ(view.saved.theme, app::Theme::Dark);
+    EXPECT_EQ(view.saved.theme, core::Theme::Dark);
     press({{GLFW_KEY_M, 0}}, scene, view, maps);
     EXPECT_EQ(scene.mask, core::MaskKind::Causal);
     press({{GLFW_KEY_M, 0}}, scene, view, maps);
@@ -214,7 +217,7 @@ TEST(AppShortcuts, TCyclesTheThemesAndMTogglesTheMask) {
 TEST(AppShortcuts, BracketsStepThroughTheHeadCountsThatDivideDModel) {
     core::Scene scene; // d_model 64, 8 heads
     scene.ablatedHeads = {6};
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(8, 3);
     press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 4);
@@ -230,16 +233,17 @@ TEST(AppShortcuts, BracketsStepThroughTheHeadCountsThatDivideDModel) {
 
 TEST(AppShortcuts, APressSetsNothingElse) {
     core::Scene scene;
-    app::ViewState view;
+    View view;
     const app::HeadMaps maps = mapsOf(4, 5);
     const core::Scene sceneBefore = scene;
     press({{GLFW_KEY_RIGHT, 0}}, scene, view, maps);
     EXPECT_EQ(scene, sceneBefore);
     EXPECT_EQ(view.selection.pinnedQuery, -1);
-    EXPECT_EQ(view.ui.step, 0);
-    EXPECT_EQ(view.saved.tab, app::ViewState::Tab::Head);
-    EXPECT_FALSE(view.ui.showKeys);
-    EXPECT_EQ(app::appearanceOf(view), app::Appearance{});
+    EXPECT_EQ(view.steps.step, 0);
+    EXPECT_EQ(view.saved.tab, core::ViewTab::Head);
+    EXPECT_FALSE(view.window.showKeys);
+    EXPECT_EQ(view.saved.theme, core::Theme::Dark);
+    EXPECT_EQ(view.window.zoom, 1.0f);
 }
 
 // The Train view's keys come from the same queue: every plain press of the frame, in order,
@@ -247,12 +251,12 @@ TEST(AppShortcuts, APressSetsNothingElse) {
 TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
     ImGuiContext* context = ImGui::CreateContext();
     core::Scene scene;
-    app::ViewState view;
+    View view;
     app::addShortcutPress(GLFW_KEY_S, 0, false);
     app::addShortcutPress(GLFW_KEY_S, kCtrl, false); // Ctrl+S saves; it steps nothing
     app::addShortcutPress(GLFW_KEY_RIGHT, 0, true);
     app::addShortcutPress(GLFW_KEY_S, kShift, false);
-    const app::ShortcutActions actions = app::handleShortcuts(scene, view, {});
+    const app::ShortcutActions actions = app::handleShortcuts({scene, view, view.window}, {});
     EXPECT_TRUE(actions.saveScene);
     ASSERT_EQ(actions.plainKeys.size(), 3u);
     EXPECT_EQ(actions.plainKeys[0].key, GLFW_KEY_S);
@@ -260,10 +264,11 @@ TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
     EXPECT_EQ(actions.plainKeys[1].key, GLFW_KEY_RIGHT);
     EXPECT_TRUE(actions.plainKeys[1].repeat);
     EXPECT_EQ(actions.plainKeys[2].mods, kShift);
-    EXPECT_TRUE(app::handleShortcuts(scene, view, {}).plainKeys.empty()); // taken once
+    EXPECT_TRUE(
+        app::handleShortcuts({scene, view, view.window}, {}).plainKeys.empty()); // taken once
 
     ImGui::GetIO().WantTextInput = true; // a text field has the keyboard: S types an "s"
     app::addShortcutPress(GLFW_KEY_S, 0, false);
-    EXPECT_TRUE(app::handleShortcuts(scene, view, {}).plainKeys.empty());
+    EXPECT_TRUE(app::handleShortcuts({scene, view, view.window}, {}).plainKeys.empty());
     ImGui::DestroyContext(context);
 }

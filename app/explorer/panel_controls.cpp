@@ -70,33 +70,36 @@ void attentionControls(core::Scene& scene) {
 }
 
 // Colormap, shared or per-head colour scale, theme.
-void colourControls(ViewState& view) {
-    enumCombo("colours", view.saved.colormap,
+void colourControls(core::SceneView& saved) {
+    enumCombo("colours", saved.colormap,
               std::span<const core::ColormapId>(core::kSequentialColormaps));
     itemTooltip(
         "Colormap of the heatmaps; all four are readable in grey and by colour-blind viewers.");
-    int perHead = view.saved.perHeadScale ? 1 : 0;
-    if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) view.saved.perHeadScale = false;
+    int perHead = saved.perHeadScale ? 1 : 0;
+    if (ImGui::RadioButton("0..1 for all heads", &perHead, 0)) saved.perHeadScale = false;
     itemTooltip("One colour scale for every head, so heads can be compared.");
     ImGui::SameLine();
-    if (ImGui::RadioButton("per head", &perHead, 1)) view.saved.perHeadScale = true;
+    if (ImGui::RadioButton("per head", &perHead, 1)) saved.perHeadScale = true;
     itemTooltip("Stretch each head's colours from 0 to its own largest weight.");
-    enumCombo("theme", view.saved.theme);
+    enumCombo("theme", saved.theme);
     itemTooltip(
         "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
 }
 
 } // namespace
 
-void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                       const HeadMaps& shown, ViewState& view) {
+ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
+                                  const core::Trace& trace, const HeadMaps& shown,
+                                  core::SceneView& saved, TrainedModelView& model,
+                                  Selection& selection) {
+    ExplorerRequest request;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Controls", nullptr, kPanelFlags);
     ImGui::PushItemWidth(-ImGui::CalcTextSize("positional ").x);
 
-    if (view.model.open) { // a trained model fixes the architecture: its own section instead
-        drawModelSection(view);
+    if (model.open) { // a trained model fixes the architecture: its own section instead
+        request = drawModelSection(model);
     } else {
         sizeSliders(scene);
         weightControls(scene);
@@ -104,12 +107,12 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
         attentionControls(scene);
     }
     ImGui::Separator();
-    colourControls(view);
+    colourControls(saved);
     ImGui::PopItemWidth();
 
-    if (!view.model.open) {
+    if (!model.open) {
         ImGui::Separator();
-        drawPitfallsSection(scene, trace, shown, view);
+        drawPitfallsSection(scene, trace, shown, selection);
     }
 
     ImGui::Separator();
@@ -121,6 +124,7 @@ void drawControlsPanel(const PanelRect& rect, core::Scene& scene, const core::Tr
     ImGui::TextDisabled(
         "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
     ImGui::End();
+    return request;
 }
 
 } // namespace app

@@ -67,7 +67,8 @@ void flopsTable(const core::Scene& scene, const core::Attention& a) {
 
 } // namespace
 
-void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState& view) {
+void drawCostView(const core::Scene& scene, const core::Trace& trace, PipelineTabState& pipeline,
+                  core::ViewTab& tab) {
     const core::Attention& a = trace.attention;
     ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s", a.d_model,
                 grouped(core::layerParameters(a.d_model)).c_str());
@@ -107,10 +108,9 @@ void drawCostView(const core::Scene& scene, const core::Trace& trace, ViewState&
             ImGui::TextUnformatted(grouped(core::layerParameters(p.d_model)).c_str());
             ImGui::TableNextColumn();
             ImGui::PushID(k);
-            if (ImGui::SmallButton(view.ui.presetIndex == k ? "shown" : "show")) {
-                view.ui.presetIndex = view.ui.presetIndex == k ? -1 : k;
-                view.saved.tab = ViewState::Tab::Pipeline;
-                view.ui.tabRequested = view.ui.presetIndex >= 0;
+            if (ImGui::SmallButton(pipeline.presetIndex == k ? "shown" : "show")) {
+                pipeline.presetIndex = pipeline.presetIndex == k ? -1 : k;
+                if (pipeline.presetIndex >= 0) tab = core::ViewTab::Pipeline; // the bar follows
             }
             itemTooltip("Draw the pipeline with this model's sizes (shape only; the maps stay the "
                         "toy model's).");

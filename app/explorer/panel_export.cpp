@@ -28,8 +28,7 @@ constexpr Choice kChoices[] = {
     {ExportChoice::Window, "The whole window (screenshot)"},
 };
 
-void finish(ViewState& view, std::vector<std::string> files, std::string error) {
-    ExportPanel& panel = view.exportPanel;
+void finish(ExportPanel& panel, Notice& notice, std::vector<std::string> files, std::string error) {
     panel.lastFiles = std::move(files);
     panel.lastError = std::move(error);
     const std::string message =
@@ -37,16 +36,16 @@ void finish(ViewState& view, std::vector<std::string> files, std::string error) 
             ? "Exported " + std::to_string(panel.lastFiles.size()) +
                   (panel.lastFiles.size() == 1 ? " file to " : " files to ") + panel.folder
             : "Export failed: " + panel.lastError;
-    showNotice(view, message, ImGui::GetTime(), 5.0);
+    notice.show(message, ImGui::GetTime(), 5.0);
     std::cerr << "mha-viz: " << message << '\n';
 }
 
-void startExport(const std::shared_ptr<const core::Trace>& trace, ViewState& view) {
-    ExportPanel& panel = view.exportPanel;
+void startExport(const std::shared_ptr<const core::Trace>& trace, ExportPanel& panel,
+                 const ExportTarget& target, Notice& notice) {
     panel.lastFiles.clear();
     panel.lastError.clear();
     if (panel.folder.empty()) {
-        finish(view, {}, "choose a folder to export into");
+        finish(panel, notice, {}, "choose a folder to export into");
         return;
     }
     if (panel.what == ExportChoice::Window) {
@@ -60,40 +59,40 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ViewState& vie
                        panel.formats.csv && offered.csv, panel.formats.json};
     request.scale = panel.scale;
     request.dir = panel.folder;
-    request.batchIndex = view.selection.batchIndex;
-    request.head = view.saved.selectedHead;
-    request.headB = view.saved.compareHead;
-    request.colormap = view.saved.colormap;
+    request.batchIndex = target.batchIndex;
+    request.head = target.head;
+    request.headB = target.headB;
+    request.colormap = target.colormap;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }
 
 } // namespace
 
-void openExportPanel(ViewState& view, ExportChoice what) {
-    view.exportPanel.open = true;
-    view.exportPanel.what = what;
+void openExportPanel(ExportPanel& panel, ExportChoice what) {
+    panel.open = true;
+    panel.what = what;
 }
 
-void finishWindowCapture(ViewState& view, const std::string& path, const std::string& error) {
+void finishWindowCapture(ExportPanel& panel, Notice& notice, const std::string& path,
+                         const std::string& error) {
     std::vector<std::string> files;
     if (!path.empty()) files.push_back(path);
-    finish(view, std::move(files), error);
+    finish(panel, notice, std::move(files), error);
 }
 
 namespace {
 
 // The radio list of what to export, each naming the heads it would take.
-void choiceList(const core::Trace& trace, ViewState& view) {
-    ExportPanel& panel = view.exportPanel;
+void choiceList(const core::Trace& trace, ExportPanel& panel, const ExportTarget& target) {
     ImGui::TextDisabled("What");
     for (const Choice& c : kChoices) {
         std::string label = c.label;
         if (c.what == ExportChoice::Head || c.what == ExportChoice::Lines)
-            label += "  (" + trace.headNames[std::size_t(view.saved.selectedHead)] + ")";
+            label += "  (" + trace.headNames[std::size_t(target.head)] + ")";
         if (c.what == ExportChoice::Difference)
-            label += "  (head " + std::to_string(view.saved.selectedHead + 1) +
-                     " \xE2\x88\x92 head " + std::to_string(view.saved.compareHead + 1) + ")";
+            label += "  (head " + std::to_string(target.head + 1) + " \xE2\x88\x92 head " +
+                     std::to_string(target.headB + 1) + ")";
         if (ImGui::RadioButton(label.c_str(), panel.what == c.what)) panel.what = c.what;
     }
 }
@@ -130,8 +129,7 @@ void formatControls(ExportPanel& panel) {
 }
 
 // While exporting: the progress; after: the error, or what was saved with "Copy path".
-void exportStatus(ViewState& view, bool busy) {
-    ExportPanel& panel = view.exportPanel;
+void exportStatus(ExportPanel& panel, Notice& notice, bool busy) {
     if (busy) {
         // A progress bar once it takes more than a moment; quick exports just finish.
         if (ImGui::GetTime() - panel.jobStart > 0.15) {
@@ -159,20 +157,19 @@ void exportStatus(ViewState& view, bool busy) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Copy path")) {
             ImGui::SetClipboardText(path.c_str());
-            showNotice(view, "Copied " + path, ImGui::GetTime(), 2.5);
+            notice.show("Copied " + path, ImGui::GetTime(), 2.5);
         }
     }
 }
 
 } // namespace
 
-void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState& view,
-                     const std::string& defaultFolder) {
-    ExportPanel& panel = view.exportPanel;
+void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ExportPanel& panel,
+                     const ExportTarget& target, Notice& notice, const std::string& defaultFolder) {
     if (panel.job && panel.job->finished()) { // collect a finished export, even when closed
         const ExportReport result = panel.job->result();
         panel.job.reset();
-        finish(view, result.files, result.error);
+        finish(panel, notice, result.files, result.error);
     }
     if (!panel.open || panel.captureCountdown > 0) return;
     if (panel.folder.empty()) panel.folder = defaultFolder;
@@ -185,7 +182,7 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     const bool busy = panel.job != nullptr;
     ImGui::BeginDisabled(busy);
-    choiceList(*trace, view);
+    choiceList(*trace, panel, target);
     formatControls(panel);
 
     ImGui::TextDisabled("Folder");
@@ -199,9 +196,9 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ViewState&
                           !ImGui::GetIO().WantTextInput &&
                           ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false);
     if (ImGui::Button("Export", ImVec2(ImGui::GetFontSize() * 8, 0)) || enter || enterKey)
-        startExport(trace, view);
+        startExport(trace, panel, target, notice);
     ImGui::EndDisabled();
-    exportStatus(view, busy);
+    exportStatus(panel, notice, busy);
     ImGui::End();
 }
 

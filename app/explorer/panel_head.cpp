@@ -73,23 +73,25 @@ void designedHeadTooltip(const std::string& headName) {
     ImGui::EndTooltip();
 }
 
-void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+void drawHeadView(core::Scene& scene, const core::Trace& trace, const TrainedModelView& model,
+                  const MapsView& maps) {
+    GlHeatmaps& gl = maps.gl;
+    const core::SceneView& saved = maps.saved;
     const int heads = int(gl.maps.heads.size());
     if (heads == 0) return;
-    const int h = view.saved.selectedHead;
+    const int h = saved.selectedHead;
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
     ImGui::Text(
         "%s%s%s", trace.headNames[std::size_t(h)].c_str(),
         trace.batch() > 1
-            ? ("  \xC2\xB7  sentence " + std::to_string(view.selection.batchIndex + 1)).c_str()
+            ? ("  \xC2\xB7  sentence " + std::to_string(maps.selection.batchIndex + 1)).c_str()
             : "",
         ablated ? "  (switched off: its output is zeroed before W_O)" : "");
     ImGui::PopStyleColor();
-    if (view.model.open) // a trained head has no preset: say which layer it is in
-        ImGui::TextDisabled("layer %d of %d (L / Shift+L)", view.model.layer + 1,
-                            view.model.layers);
+    if (model.open) // a trained head has no preset: say which layer it is in
+        ImGui::TextDisabled("layer %d of %d (L / Shift+L)", model.layer + 1, model.layers);
     else
         presetMenu(scene, h);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -102,14 +104,14 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, ViewState& view,
                                    : 0.0f;
     const float barHeight = ImGui::GetFontSize() * 2.6f + legendHeight;
     const float side = std::max(32.0f, std::min(avail.x, avail.y - barHeight));
-    drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Full);
+    drawHeatmap(trace, maps, h, ImVec2(side, side), LabelMode::Full);
     ImGui::Spacing();
     const float valueMax =
-        view.saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
-    drawColorBar(gl, view.saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
+        saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
+    drawColorBar(gl, saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
-                        view.saved.perHeadScale ? " (this head's range)" : "");
+                        saved.perHeadScale ? " (this head's range)" : "");
     legend(trace);
 }
 

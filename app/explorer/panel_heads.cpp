@@ -11,13 +11,13 @@
 namespace app {
 
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    ViewState& view, GlHeatmaps& gl) {
+                    const TrainedModelView& model, const MapsView& maps) {
+    const GlHeatmaps& gl = maps.gl;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
-    const std::string title = view.model.open
-                                  ? "Heads of layer " + std::to_string(view.model.layer + 1) +
-                                        " of " + std::to_string(view.model.layers) + "###Heads"
-                                  : std::string("Heads###Heads");
+    const std::string title = model.open ? "Heads of layer " + std::to_string(model.layer + 1) +
+                                               " of " + std::to_string(model.layers) + "###Heads"
+                                         : std::string("Heads###Heads");
     ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     if (status.computing) { // a large scene on the worker: said in the title bar, always in view
         static const char* const kSpinner[] = {"|", "/", "-", "\\"};
@@ -69,7 +69,7 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
             if (ImGui::IsItemHovered()) designedHeadTooltip(trace.headNames[std::size_t(h)]);
         }
         ImGui::SetCursorScreenPos(ImVec2(x, y + titleHeight));
-        drawHeatmap(trace, view, gl, h, ImVec2(side, side), LabelMode::Compact);
+        drawHeatmap(trace, maps, h, ImVec2(side, side), LabelMode::Compact);
     }
     ImGui::End();
 }

@@ -38,13 +38,19 @@ LinesLayout linesLayout(const core::AttentionMap& first) {
     return l;
 }
 
+// Which heads the lines show: the selected one, or every head.
+struct LinesShown {
+    int selectedHead = 0;
+    bool allHeads = false;
+};
+
 struct ActiveToken {
     int query = -1, key = -1;
     bool inside = false; // the pointer is over the columns
 };
 
 // Which token is active: hovered here, else hovered in a heatmap, else the pinned row.
-ActiveToken activeToken(const LinesLayout& l, ViewState& view) {
+ActiveToken activeToken(const LinesLayout& l, Selection& selection) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     ActiveToken a;
     a.inside =
@@ -53,27 +59,27 @@ ActiveToken activeToken(const LinesLayout& l, ViewState& view) {
         a.query = std::clamp(int((mouse.y - l.origin.y) / l.rowH), 0, l.rows - 1);
     else if (a.inside && mouse.x > l.xRight - l.font && mouse.x < l.xRight + l.labelW + l.font * 2)
         a.key = std::clamp(int((mouse.y - l.origin.y) / l.rowH), 0, l.cols - 1);
-    else if (view.selection.hover.query >= 0 && view.selection.hover.query < l.rows)
-        a.query = view.selection.hover.query;
-    else if (view.selection.pinnedQuery >= 0 && view.selection.pinnedQuery < l.rows)
-        a.query = view.selection.pinnedQuery;
-    if (a.query >= 0 && a.inside) view.selection.nextHover.query = a.query; // heatmaps light up too
-    if (a.key >= 0) view.selection.nextHover.key = a.key;
+    else if (selection.hover.query >= 0 && selection.hover.query < l.rows)
+        a.query = selection.hover.query;
+    else if (selection.pinnedQuery >= 0 && selection.pinnedQuery < l.rows)
+        a.query = selection.pinnedQuery;
+    if (a.query >= 0 && a.inside) selection.nextHover.query = a.query; // heatmaps light up too
+    if (a.key >= 0) selection.nextHover.key = a.key;
     return a;
 }
 
 // A line per weight of the shown heads, as opaque as the weight; tiny ones are left out.
 void drawLines(const LinesLayout& l, const ActiveToken& a, const core::Trace& trace,
-               const ViewState& view, const std::vector<core::AttentionMap>& maps,
+               const LinesShown& view, const std::vector<core::AttentionMap>& maps,
                float minWeight) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int heads = int(maps.size());
     const float thickness = std::clamp(l.rowH * 0.18f, 1.0f, 3.0f);
     for (int h = 0; h < heads; ++h) {
-        if (!view.ui.linesAllHeads && h != view.saved.selectedHead) continue;
+        if (!view.allHeads && h != view.selectedHead) continue;
         const core::AttentionMap& map = maps[std::size_t(h)];
         const ImVec4 color = ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h));
-        const float share = view.ui.linesAllHeads ? 0.85f : 1.0f;
+        const float share = view.allHeads ? 0.85f : 1.0f;
         for (int i = 0; i < l.rows; ++i) {
             if (a.query >= 0 && i != a.query) continue;
             for (int j = 0; j < l.cols; ++j) {
@@ -91,20 +97,20 @@ void drawLines(const LinesLayout& l, const ActiveToken& a, const core::Trace& tr
 
 // Token columns; with a query active, the keys are shaded by the weight it gives them.
 void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const core::Trace& trace,
-                      const ViewState& view, const std::vector<core::AttentionMap>& maps) {
+                      const LinesShown& view, const std::vector<core::AttentionMap>& maps) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const float font = l.font;
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const core::AttentionMap& first = maps.front();
-    const core::AttentionMap& shown = maps[std::size_t(view.saved.selectedHead)];
+    const core::AttentionMap& shown = maps[std::size_t(view.selectedHead)];
     for (int i = 0; l.labels && i < l.rows; ++i) {
         const std::string& label = first.queryLabels[std::size_t(i)];
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         const ImVec2 at(l.xLeft - font * 0.4f - w, l.rowY(i) - font * 0.5f);
         if (i == a.query)
             draw->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + w + 3, at.y + font + 1),
-                                headColorU32(trace, view.saved.selectedHead, 0.45f), 3.0f);
+                                headColorU32(trace, view.selectedHead, 0.45f), 3.0f);
         draw->AddText(at, label == core::kPadLabel ? dim : text, label.c_str());
     }
     for (int j = 0; l.labels && j < l.cols; ++j) {
@@ -112,40 +118,43 @@ void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const core::Tr
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         const ImVec2 at(l.xRight + font * 0.4f, l.rowY(j) - font * 0.5f);
         float shade = j == a.key ? 0.45f : 0.0f;
-        if (a.query >= 0 && !view.ui.linesAllHeads)
+        if (a.query >= 0 && !view.allHeads)
             shade = std::max(
                         0.0f,
                         shown.values[std::size_t(a.query) * std::size_t(l.cols) + std::size_t(j)]) *
                     0.8f;
         if (shade > 0.02f)
             draw->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + w + 3, at.y + font + 1),
-                                headColorU32(trace, view.saved.selectedHead, shade), 3.0f);
+                                headColorU32(trace, view.selectedHead, shade), 3.0f);
         draw->AddText(at, label == core::kPadLabel ? dim : text, label.c_str());
     }
 }
 
 } // namespace
 
-void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
-    const std::vector<core::AttentionMap>& maps = shown.heads;
+ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& shown,
+                              LinesTabState& lines) {
+    const std::vector<core::AttentionMap>& maps = shown.gl.maps.heads;
     const int heads = int(maps.size());
-    if (heads == 0) return;
-    viewHeader("Queries on the left, keys on the right; each line as strong as its weight. "
-               "Hover a token to keep only its lines.",
-               view, ExportChoice::Lines);
-    ImGui::Checkbox("all heads", &view.ui.linesAllHeads);
+    if (heads == 0) return {};
+    const ExplorerRequest request =
+        viewHeader("Queries on the left, keys on the right; each line as strong as its weight. "
+                   "Hover a token to keep only its lines.",
+                   ExportChoice::Lines);
+    ImGui::Checkbox("all heads", &lines.allHeads);
     itemTooltip("Every head at once, each in its colour (as BertViz overlays heads).");
-    if (!view.ui.linesAllHeads) {
+    const LinesShown view{shown.saved.selectedHead, lines.allHeads};
+    if (!view.allHeads) {
         ImGui::SameLine();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
-                                                 headColorU32(trace, view.saved.selectedHead)));
-        ImGui::Text("%s", trace.headNames[std::size_t(view.saved.selectedHead)].c_str());
+        ImGui::PushStyleColor(
+            ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColorU32(trace, view.selectedHead)));
+        ImGui::Text("%s", trace.headNames[std::size_t(view.selectedHead)].c_str());
         ImGui::PopStyleColor();
     }
 
     const core::AttentionMap& first = maps.front();
     const LinesLayout layout = linesLayout(first);
-    const ActiveToken active = activeToken(layout, view);
+    const ActiveToken active = activeToken(layout, shown.selection);
     const int most = std::max(layout.rows, layout.cols);
     const float minWeight = most > 64 ? 0.05f : 0.01f; // N x M lines otherwise
     drawLines(layout, active, trace, view, maps, minWeight);
@@ -159,6 +168,7 @@ void drawLinesView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
                           first.keyLabels[std::size_t(active.key)].c_str());
     if (minWeight > 0.01f)
         ImGui::TextDisabled("lines under %.2f left out (%d tokens)", minWeight, most);
+    return request;
 }
 
 } // namespace app

@@ -7,15 +7,17 @@
 
 namespace app {
 
-void viewHeader(const char* text, ViewState& view, ExportChoice what) {
+ExplorerRequest viewHeader(const char* text, ExportChoice what) {
+    ExplorerRequest request;
     const float button =
         ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - button - ImGui::GetFontSize());
     ImGui::TextDisabled("%s", text);
     ImGui::PopTextWrapPos();
     ImGui::SameLine(ImGui::GetContentRegionMax().x - button);
-    if (ImGui::Button("Export\xE2\x80\xA6")) openExportPanel(view, what);
+    if (ImGui::Button("Export\xE2\x80\xA6")) request.openExport = what;
     itemTooltip("Save this view as PNG, SVG or CSV (Ctrl+Shift+E).");
+    return request;
 }
 
 namespace {
@@ -28,20 +30,24 @@ float mapSide(float below = 0) {
 
 } // namespace
 
-void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    uploadDerivedMaps(trace, view.selection.batchIndex, gl);
+ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps) {
+    GlHeatmaps& gl = maps.gl;
+    const core::SceneView& saved = maps.saved;
+    uploadDerivedMaps(trace, maps.selection.batchIndex, gl);
     const int heads = int(gl.maps.heads.size());
-    if (heads == 0 || gl.maps.mean.rows == 0) return;
-    viewHeader("The mean of every head's weights: where the layer looks on average. Rows still "
-               "sum to 1.",
-               view, ExportChoice::Mean);
+    if (heads == 0 || gl.maps.mean.rows == 0) return {};
+    const ExplorerRequest request =
+        viewHeader("The mean of every head's weights: where the layer looks on average. Rows "
+                   "still sum to 1.",
+                   ExportChoice::Mean);
     const float side = mapSide();
     MapStyle style;
     style.gl = &gl;
     style.slot = derivedSlot(gl.maps, DerivedMap::Mean);
-    style.valueMax = view.saved.perHeadScale ? std::max(gl.maps.mean.maxWeight, 1e-6f) : 1.0f;
-    style.colormap = view.saved.colormap;
-    const MapHit hit = drawMap(gl.maps.mean, style, view, ImVec2(side, side), LabelMode::Full);
+    style.valueMax = saved.perHeadScale ? std::max(gl.maps.mean.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = saved.colormap;
+    const MapHit hit =
+        drawMap(gl.maps.mean, style, &maps.selection, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0) {
         const std::size_t c =
             std::size_t(hit.row) * std::size_t(gl.maps.mean.cols) + std::size_t(hit.col);
@@ -64,17 +70,21 @@ void drawMeanView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         ImGui::EndTooltip();
     }
     ImGui::Spacing();
-    drawColorBar(gl, view.saved.colormap, 0.0f, style.valueMax, std::min(side, 360.0f));
+    drawColorBar(gl, saved.colormap, 0.0f, style.valueMax, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("mean weight");
+    return request;
 }
 
-void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps) {
+    GlHeatmaps& gl = maps.gl;
+    core::SceneView& saved = maps.saved;
     const int heads = int(gl.maps.heads.size());
-    if (heads == 0) return;
-    viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B does. "
-               "White: they agree.",
-               view, ExportChoice::Difference);
+    if (heads == 0) return {};
+    const ExplorerRequest request =
+        viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B "
+                   "does. White: they agree.",
+                   ExportChoice::Difference);
     auto headCombo = [&](const char* id, int& head) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
         const std::string preview =
@@ -88,12 +98,12 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
             ImGui::EndCombo();
         }
     };
-    headCombo("A", view.saved.selectedHead);
+    headCombo("A", saved.selectedHead);
     itemTooltip("Head A is the selected head (arrow keys change it).");
     ImGui::SameLine();
-    headCombo("B##compare", view.saved.compareHead);
-    uploadDifferenceMap(trace, view.selection.batchIndex, gl, view.saved.selectedHead,
-                        view.saved.compareHead);
+    headCombo("B##compare", saved.compareHead);
+    uploadDifferenceMap(trace, maps.selection.batchIndex, gl, saved.selectedHead,
+                        saved.compareHead);
 
     const core::AttentionMap& diff = gl.maps.difference;
     // Symmetric around 0 so white means "no difference"; at least +-0.05 so noise stays pale.
@@ -104,7 +114,7 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     style.slot = derivedSlot(gl.maps, DerivedMap::Difference);
     style.valueMin = -extent, style.valueMax = extent;
     style.colormap = core::ColormapId::RdBu;
-    const MapHit hit = drawMap(diff, style, view, ImVec2(side, side), LabelMode::Full);
+    const MapHit hit = drawMap(diff, style, &maps.selection, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0) {
         const std::size_t c = std::size_t(hit.row) * std::size_t(diff.cols) + std::size_t(hit.col);
         ImGui::BeginTooltip();
@@ -113,8 +123,8 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
         if (diff.values[c] == core::kMaskedCell) {
             ImGui::TextUnformatted("masked");
         } else {
-            ImGui::Text("A  %.4f", gl.maps.heads[std::size_t(view.saved.selectedHead)].values[c]);
-            ImGui::Text("B  %.4f", gl.maps.heads[std::size_t(view.saved.compareHead)].values[c]);
+            ImGui::Text("A  %.4f", gl.maps.heads[std::size_t(saved.selectedHead)].values[c]);
+            ImGui::Text("B  %.4f", gl.maps.heads[std::size_t(saved.compareHead)].values[c]);
             ImGui::Text("A \xE2\x88\x92 B  %+.4f", diff.values[c]);
         }
         ImGui::EndTooltip();
@@ -123,6 +133,7 @@ void drawDifferenceView(const core::Trace& trace, ViewState& view, GlHeatmaps& g
     drawColorBar(gl, core::ColormapId::RdBu, -extent, extent, std::min(side, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("A \xE2\x88\x92 B  \xC2\xB7  hatched = masked");
+    return request;
 }
 
 } // namespace app

@@ -9,7 +9,7 @@ namespace app {
 namespace {
 
 // One radio button per layer (L / Shift+L step through them too).
-void layerSelector(ModelView& model) {
+void layerSelector(TrainedModelView& model) {
     ImGui::TextUnformatted("layer");
     for (int l = 0; l < model.layers; ++l) {
         ImGui::SameLine();
@@ -22,7 +22,8 @@ void layerSelector(ModelView& model) {
 }
 
 // The run's checkpoints: another step reloads the weights and keeps the sentences.
-void stepSelector(ModelView& model) {
+int stepSelector(const TrainedModelView& model) {
+    int requested = -1;
     const std::string current = "step " + std::to_string(model.step);
     ImGui::TextUnformatted("checkpoint"); // on the left: the label column is too narrow for it
     ImGui::SameLine();
@@ -30,26 +31,28 @@ void stepSelector(ModelView& model) {
     if (ImGui::BeginCombo("##checkpoint", current.c_str())) {
         for (int step : model.steps)
             if (ImGui::Selectable(("step " + std::to_string(step)).c_str(), step == model.step))
-                model.requestedStep = step;
+                requested = step;
         ImGui::EndCombo();
     }
     itemTooltip("The weights as they were at this step of training (step 0: before any).");
+    return requested;
 }
 
 } // namespace
 
-void drawModelSection(ViewState& view) {
-    ModelView& model = view.model;
+ExplorerRequest drawModelSection(TrainedModelView& model) {
+    ExplorerRequest request;
     ImGui::TextWrapped("Trained model: %s", model.title.c_str());
     layerSelector(model);
-    stepSelector(model);
+    if (const int step = stepSelector(model); step != model.step) request.modelStep = step;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
     ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned positions, "
                        "the trained weights. x of a layer is the residual stream entering it.");
     ImGui::PopStyleColor();
-    if (ImGui::Button("Close model")) model.closeRequested = true;
+    if (ImGui::Button("Close model")) request.closeModel = true;
     itemTooltip("Back to the explorer's own scene, with its sliders and switches.");
+    return request;
 }
 
 } // namespace app

@@ -34,13 +34,15 @@ std::string shapeText(std::initializer_list<std::pair<const char*, int>> dims) {
 // Draws the stages top to bottom; shares the geometry and the highlight state.
 class PipelineDrawer {
   public:
-    PipelineDrawer(const Dims& d, const core::Trace& trace, ViewState& view, GlHeatmaps& gl)
-        : d_(d), trace_(trace), view_(view), gl_(gl), draw_(ImGui::GetWindowDrawList()) {
+    PipelineDrawer(const Dims& d, const core::Trace& trace, const MapsView& maps,
+                   const PipelineTabState& tab)
+        : d_(d), trace_(trace), maps_(maps), tab_(tab), gl_(maps.gl),
+          draw_(ImGui::GetWindowDrawList()) {
         const float avail = ImGui::GetContentRegionAvail().x;
         blockWidth_ = std::clamp(avail * 0.55f, 160.0f, 420.0f);
         rowHeight_ = ImGui::GetFontSize() * 1.3f;
-        const double age = ImGui::GetTime() - view.ui.animStart;
-        regroup_ = view.ui.animateSplit && view.ui.animStart >= 0 && age < kRegroupSeconds && d.live
+        const double age = ImGui::GetTime() - tab.animStart;
+        regroup_ = tab.animateSplit && tab.animStart >= 0 && age < kRegroupSeconds && d.live
                        ? float(age / kRegroupSeconds)
                        : 1.0f;
     }
@@ -61,7 +63,7 @@ class PipelineDrawer {
             "stage", ImVec2(ImGui::GetContentRegionAvail().x, std::max(height, rowHeight_ * 1.6f)));
         if (ImGui::IsItemHovered()) {
             const int head = headAt(min, max);
-            if (head >= 0) view_.selection.nextHoverHead = head;
+            if (head >= 0) maps_.selection.nextHoverHead = head;
             ImGui::BeginTooltip();
             ImGui::Text("%s  %s", name, shape.c_str());
             ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
@@ -85,8 +87,8 @@ class PipelineDrawer {
             fillHead(ImVec2(x0, min.y), ImVec2(std::max(x1, x0 + 1.0f), max.y), h, afterHeads);
         }
         if (regroup_ < 1.0f) // the previous head boundaries fade out while the new ones settle
-            for (int k = 1; k < view_.ui.animFromHeads; ++k) {
-                const float x = min.x + width * float(k) / float(view_.ui.animFromHeads);
+            for (int k = 1; k < tab_.animFromHeads; ++k) {
+                const float x = min.x + width * float(k) / float(tab_.animFromHeads);
                 draw_->AddLine(ImVec2(x, min.y), ImVec2(x, max.y),
                                IM_COL32(255, 255, 255, int(200 * (1 - regroup_))), 1.5f);
             }
@@ -110,11 +112,11 @@ class PipelineDrawer {
         for (int h = 0; h < d_.H; ++h) {
             const ImVec2 a(min.x + float(h) * (side + gap), min.y), b(a.x + side, a.y + side);
             if (realMaps && h < int(gl_.maps.heads.size()))
-                gl_.draw(draw_, h, a, b, view_.saved.colormap, 0.0f, 1.0f);
+                gl_.draw(draw_, h, a, b, maps_.saved.colormap, 0.0f, 1.0f);
             else
                 draw_->AddRectFilled(a, b, color(h, 0.35f));
             draw_->AddRect(a, b, color(h, 1.0f), 0, 0,
-                           h == view_.selection.hoverHead ? 3.0f : 1.0f);
+                           h == maps_.selection.hoverHead ? 3.0f : 1.0f);
         }
     }
 
@@ -126,7 +128,7 @@ class PipelineDrawer {
             const float y0 = a.y + side * float(h) / float(d_.H),
                         y1 = a.y + side * float(h + 1) / float(d_.H);
             draw_->AddRectFilled(ImVec2(a.x, y0), ImVec2(b.x, y1),
-                                 color(h, h == view_.selection.hoverHead ? 0.9f : 0.45f));
+                                 color(h, h == maps_.selection.hoverHead ? 0.9f : 0.45f));
         }
         draw_->AddRect(a, b, IM_COL32(220, 220, 220, 255));
         if (!on) {
@@ -173,16 +175,16 @@ class PipelineDrawer {
     }
 
     float alpha(int h) const {
-        return view_.selection.hoverHead < 0 || view_.selection.hoverHead == h ? 0.85f : 0.35f;
+        return maps_.selection.hoverHead < 0 || maps_.selection.hoverHead == h ? 0.85f : 0.35f;
     }
 
     // Left edge of slice k, 0..1. While regrouping after a change of H, each new edge
     // slides from the nearest old edge to its place.
     float edge(int k) const {
         const float target = float(k) / float(d_.H);
-        if (regroup_ >= 1.0f || view_.ui.animFromHeads <= 0) return target;
+        if (regroup_ >= 1.0f || tab_.animFromHeads <= 0) return target;
         const float from =
-            std::round(target * float(view_.ui.animFromHeads)) / float(view_.ui.animFromHeads);
+            std::round(target * float(tab_.animFromHeads)) / float(tab_.animFromHeads);
         const float t = 1.0f - (1.0f - regroup_) * (1.0f - regroup_); // ease out
         return from + (target - from) * t;
     }
@@ -192,7 +194,7 @@ class PipelineDrawer {
                              trace_.attention.headAblated[std::size_t(h)];
         draw_->AddRectFilled(a, b, ablated ? IM_COL32(60, 60, 64, 255) : color(h, alpha(h)));
         if (ablated) draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 2.0f);
-        if (h == view_.selection.hoverHead)
+        if (h == maps_.selection.hoverHead)
             draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
     }
 
@@ -212,20 +214,21 @@ class PipelineDrawer {
 
     const Dims& d_;
     const core::Trace& trace_;
-    ViewState& view_;
+    const MapsView& maps_;
+    const PipelineTabState& tab_;
     GlHeatmaps& gl_;
     ImDrawList* draw_;
     float blockWidth_ = 300, rowHeight_ = 20, regroup_ = 1;
 };
 
 // The sizes drawn (live, or a real model's from the Cost tab) and the controls above the blocks.
-Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
+Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
     const core::Attention& a = trace.attention;
     Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
-    if (view.ui.presetIndex >= 0) {
-        const ModelPreset& p = kModelPresets[view.ui.presetIndex];
+    if (tab.presetIndex >= 0) {
+        const ModelPreset& p = kModelPresets[tab.presetIndex];
         d.d_model = p.d_model, d.H = p.heads, d.d_head = p.d_head, d.live = false;
-        if (ImGui::SmallButton("back to live")) view.ui.presetIndex = -1;
+        if (ImGui::SmallButton("back to live")) tab.presetIndex = -1;
         itemTooltip("Draw the current scene's own sizes again.");
         ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
@@ -233,7 +236,7 @@ Dims pipelineHeader(const core::Trace& trace, ViewState& view) {
                            p.name);
         ImGui::PopStyleColor();
     }
-    ImGui::Checkbox("animate when H changes", &view.ui.animateSplit);
+    ImGui::Checkbox("animate when H changes", &tab.animateSplit);
     itemTooltip("Slices regroup over half a second when the head count changes; off for still "
                 "screenshots.");
     ImGui::SameLine();
@@ -334,10 +337,10 @@ void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d,
 
 } // namespace
 
-void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewState& view,
-                      GlHeatmaps& gl) {
-    const Dims d = pipelineHeader(trace, view);
-    PipelineDrawer p(d, trace, view, gl);
+void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
+                      PipelineTabState& pipeline) {
+    const Dims d = pipelineHeader(trace, pipeline);
+    PipelineDrawer p(d, trace, maps, pipeline);
     const bool bug = scene.reshapeBug && d.live;
     drawSplitStages(p, scene, d, bug);
     drawAttentionStages(p, scene, d);
@@ -345,9 +348,9 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, ViewSt
 }
 
 // Called when the scene's H changed: the pipeline animates from the old grouping.
-void noteHeadCountChange(ViewState& view, int previousHeads) {
-    view.ui.animFromHeads = previousHeads;
-    view.ui.animStart = ImGui::GetTime();
+void noteHeadCountChange(PipelineTabState& pipeline, int previousHeads, double now) {
+    pipeline.animFromHeads = previousHeads;
+    pipeline.animStart = now;
 }
 
 } // namespace app

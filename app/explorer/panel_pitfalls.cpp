@@ -22,7 +22,7 @@ void explanation(const char* text) {
 } // namespace
 
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
-                         ViewState& view) {
+                         Selection& selection) {
     ImGui::TextUnformatted("Pitfalls (each changes the real computation)");
     const core::Attention& a = trace.attention;
 
@@ -62,7 +62,7 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
             core::switchHead(scene.ablatedHeads, h, !off);
         ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) {
-            view.selection.nextHoverHead = h;
+            selection.nextHoverHead = h;
             ImGui::SetTooltip(off ? "head %d is off: click to switch it back on"
                                   : "click to switch head %d off",
                               h + 1);
@@ -77,8 +77,7 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
         const float maxShift = std::max(a.outputShift.maxCoeff(), 1e-6f);
         const float barWidth = ImGui::GetContentRegionAvail().x * 0.5f;
         for (int i = 0; i < a.queryLen && i < 24; ++i) {
-            const float shift =
-                a.outputShift[Eigen::Index(view.selection.batchIndex) * a.queryLen + i];
+            const float shift = a.outputShift[Eigen::Index(selection.batchIndex) * a.queryLen + i];
             ImGui::TextUnformatted(labels[std::size_t(i)].c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 6);
             const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -17,7 +17,7 @@ const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
 
 // Tokens as small chips; hovering one lights its row up in every head. With a trained model,
 // `predictions` (one per token) says in the tooltip what the model expects next.
-void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, ViewState& view,
+void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, Selection& selection,
                 const std::vector<std::string>* predictions = nullptr) {
     const int count = tokens ? int(tokens->tokens.size()) : 0;
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -31,18 +31,17 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
         }
         ImGui::PushID(i);
-        const bool lit =
-            isShown && (view.selection.hover.query == i || view.selection.pinnedQuery == i);
+        const bool lit = isShown && (selection.hover.query == i || selection.pinnedQuery == i);
         if (isPad)
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         if (lit)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::SmallButton(label.c_str()) && isShown)
-            view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
+            selection.pinnedQuery = selection.pinnedQuery == i ? -1 : i;
         if (lit) ImGui::PopStyleColor();
         if (isPad) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered() && isShown) {
-            view.selection.nextHover.query = i;
+            selection.nextHover.query = i;
             const bool predicted = !isPad && predictions && i < int(predictions->size());
             if (predicted)
                 ImGui::SetTooltip("token %d; the model expects next: %s; click to pin its row",
@@ -56,14 +55,6 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, V
     }
 }
 
-} // namespace
-
-void itemTooltip(const char* text) {
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
-}
-
-namespace {
-
 // A trained model's sentence: the words it does not know, which it was not given.
 void unknownWordsLine(const std::vector<std::string>& unknown) {
     if (unknown.empty()) return;
@@ -76,21 +67,31 @@ void unknownWordsLine(const std::vector<std::string>& unknown) {
 
 // One sentence: which one is shown (in a batch), its text, its remove button and its tokens.
 // False when it was removed (the loop over the batch stops: the indexes moved).
-bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState& view) {
+// What a sentence row reads and sets besides the scene.
+struct SentenceContext {
+    const core::Trace& trace;
+    const TrainedModelView& model;
+    Selection& selection;
+    bool& focusSentence;
+};
+
+bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
+    const core::Trace& trace = c.trace;
+    Selection& selection = c.selection;
     const int batch = int(scene.sentences.size());
     const bool traceMatchesBatch = trace.batch() == batch;
     const float removeWidth = ImGui::GetFrameHeight();
     ImGui::PushID(b);
     if (batch > 1) {
-        if (ImGui::RadioButton("##show", view.selection.batchIndex == b))
-            view.selection.batchIndex = b; // the maps follow (keyed on the sentence shown)
+        if (ImGui::RadioButton("##show", selection.batchIndex == b))
+            selection.batchIndex = b; // the maps follow (keyed on the sentence shown)
         itemTooltip("Show this sentence's attention maps in the heads panels.");
         ImGui::SameLine();
     }
     // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
-    if (view.ui.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
+    if (c.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
         ImGui::SetKeyboardFocusHere();
-        view.ui.focusSentence = false;
+        c.focusSentence = false;
     }
     ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
     ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
@@ -105,10 +106,10 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
         itemTooltip("Remove this sentence from the batch.");
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
-    const ModelView& model = view.model;
+    const TrainedModelView& model = c.model;
     const bool described = model.open && b < int(model.predictions.size());
-    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == view.selection.batchIndex,
-               view, described ? &model.predictions[std::size_t(b)] : nullptr);
+    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == selection.batchIndex,
+               selection, described ? &model.predictions[std::size_t(b)] : nullptr);
     if (described) unknownWordsLine(model.unknownWords[std::size_t(b)]);
     ImGui::PopID();
     ImGui::Spacing();
@@ -116,18 +117,19 @@ bool sentenceRow(int b, core::Scene& scene, const core::Trace& trace, ViewState&
 }
 
 // "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
-void batchButtons(core::Scene& scene, ViewState& view) {
+ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) {
+    ExplorerRequest request;
     ImGui::BeginDisabled(!core::canAddSentence(scene));
-    if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && view.model.open)
+    if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && model.open)
         scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
     ImGui::EndDisabled();
     itemTooltip(
         "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
-    if (view.model.open) { // no cross-attention in the model; demos are the explorer's scenes
+    if (model.open) { // no cross-attention in the model; demos are the explorer's scenes
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("The model's words: %s", view.model.vocabulary.c_str());
+        ImGui::TextWrapped("The model's words: %s", model.vocabulary.c_str());
         ImGui::PopStyleColor();
-        return;
+        return request;
     }
 
     bool cross = scene.isCross();
@@ -146,16 +148,17 @@ void batchButtons(core::Scene& scene, ViewState& view) {
                             ImGui::GetStyle().FramePadding.x * 2);
     if (ImGui::BeginCombo("##demo", "Demos", ImGuiComboFlags_HeightLarge)) {
         for (const char* name : core::kDemoScenes)
-            if (ImGui::Selectable(name)) openDemoScene(scene, view, name);
+            if (ImGui::Selectable(name)) request.openDemo = name;
         ImGui::Separator();
-        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) view.ui.showScenes = true;
+        if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) request.openScenePicker = true;
         ImGui::EndCombo();
     }
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
                 "cross-attention, the sqrt(d_model) pitfall; and two that train a model: "
                 "induction heads form, subject-verb agreement.");
-    if (ImGui::Button("Watch heads learn: train a model (Ctrl+T)")) view.ui.openTrain = true;
+    if (ImGui::Button("Watch heads learn: train a model (Ctrl+T)")) request.openTrain = true;
     itemTooltip("The Train view (Ctrl+T): train a tiny transformer and watch its heads learn.");
+    return request;
 }
 
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
@@ -176,25 +179,29 @@ void sceneMessages(const core::Trace& trace, const RunStatus& status) {
 
 } // namespace
 
-void drawSentencesPanel(const PanelRect& rect, core::Scene& scene, const core::Trace& trace,
-                        const RunStatus& status, ViewState& view) {
+ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
+                                   const core::Trace& trace, const RunStatus& status,
+                                   const TrainedModelView& model, Selection& selection,
+                                   bool& focusSentence) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);
+    const SentenceContext context{trace, model, selection, focusSentence};
     for (int b = 0; b < int(scene.sentences.size()); ++b)
-        if (!sentenceRow(b, scene, trace, view)) break;
-    batchButtons(scene, view);
+        if (!sentenceRow(b, scene, context)) break;
+    const ExplorerRequest request = batchButtons(scene, model);
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);
         ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
         itemTooltip("The sentence whose tokens every query attends to.");
         if (trace.scene.isCross() && !trace.sources.empty())
-            tokenChips(&trace.sources[0], 0, false, view);
+            tokenChips(&trace.sources[0], 0, false, selection);
     }
     ImGui::Spacing();
     sceneMessages(trace, status);
     ImGui::End();
+    return request;
 }
 
 } // namespace app

@@ -14,7 +14,8 @@ constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_
                                         ImGuiTableFlags_SizingStretchProp;
 
 // Entropy map: one row per head, one column per query; hover for the numbers, click to select.
-void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
+void drawEntropyMap(const core::Trace& trace, const MapsView& maps) {
+    GlHeatmaps& gl = maps.gl;
     const int heads = int(gl.maps.heads.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float mapHeight =
@@ -23,10 +24,10 @@ void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
     style.gl = &gl;
     style.slot = derivedSlot(gl.maps, DerivedMap::Entropy);
     style.valueMax = std::max(gl.maps.entropy.maxWeight, 1e-3f);
-    style.colormap = view.saved.colormap;
+    style.colormap = maps.saved.colormap;
     style.shareHover = false; // rows are heads, not queries
     const MapHit hit =
-        drawMap(gl.maps.entropy, style, view, ImVec2(avail.x, mapHeight), LabelMode::Full);
+        drawMap(gl.maps.entropy, style, nullptr, ImVec2(avail.x, mapHeight), LabelMode::Full);
     if (hit.row >= 0) {
         const core::RowStatistics& r =
             gl.maps.headStats[std::size_t(hit.row)].rows[std::size_t(hit.col)];
@@ -43,14 +44,14 @@ void drawEntropyMap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
         }
         ImGui::EndTooltip();
     }
-    if (hit.clicked && hit.row >= 0) view.saved.selectedHead = hit.row;
-    drawColorBar(gl, view.saved.colormap, 0.0f, style.valueMax, std::min(avail.x * 0.5f, 360.0f));
+    if (hit.clicked && hit.row >= 0) maps.saved.selectedHead = hit.row;
+    drawColorBar(gl, maps.saved.colormap, 0.0f, style.valueMax, std::min(avail.x * 0.5f, 360.0f));
     ImGui::SameLine();
     ImGui::TextDisabled("entropy (bits)");
 }
 
 // Per head: mean entropy and where the maximum usually sits. Click a row to select it.
-void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
+void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, int& selectedHead) {
     const int heads = int(shown.heads.size());
     const float tableHeight = std::min(ImGui::GetContentRegionAvail().y * 0.5f,
                                        ImGui::GetFrameHeightWithSpacing() * (float(heads) + 1.5f));
@@ -67,9 +68,9 @@ void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& v
             ImGui::PushStyleColor(ImGuiCol_Text,
                                   ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
             const std::string name = std::to_string(h + 1) + "  " + trace.headNames[std::size_t(h)];
-            if (ImGui::Selectable(name.c_str(), h == view.saved.selectedHead,
+            if (ImGui::Selectable(name.c_str(), h == selectedHead,
                                   ImGuiSelectableFlags_SpanAllColumns))
-                view.saved.selectedHead = h;
+                selectedHead = h;
             ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::Text("%.2f of %.2f", s.meanEntropyBits, s.maxEntropyBits);
@@ -82,8 +83,7 @@ void drawHeadTable(const core::Trace& trace, const HeadMaps& shown, ViewState& v
 }
 
 // The selected head, query by query: where each row's maximum sits and how spread it is.
-void drawQueryTable(const core::Trace& trace, const HeadMaps& shown, const ViewState& view) {
-    const int h = view.saved.selectedHead;
+void drawQueryTable(const core::Trace& trace, const HeadMaps& shown, int h) {
     const core::AttentionMap& map = shown.heads[std::size_t(h)];
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(headColorU32(trace, h)));
     ImGui::Text("%s, query by query", trace.headNames[std::size_t(h)].c_str());
@@ -119,16 +119,19 @@ void drawQueryTable(const core::Trace& trace, const HeadMaps& shown, const ViewS
 
 } // namespace
 
-void drawStatisticsView(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    uploadDerivedMaps(trace, view.selection.batchIndex, gl);
+ExplorerRequest drawStatisticsView(const core::Trace& trace, const MapsView& maps) {
+    GlHeatmaps& gl = maps.gl;
+    uploadDerivedMaps(trace, maps.selection.batchIndex, gl);
     const int heads = int(gl.maps.heads.size());
-    if (heads == 0 || int(gl.maps.headStats.size()) != heads) return;
-    viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
-               "Argmax: the key with the largest weight.",
-               view, ExportChoice::Statistics);
-    drawEntropyMap(trace, view, gl);
-    drawHeadTable(trace, gl.maps, view);
-    drawQueryTable(trace, gl.maps, view);
+    if (heads == 0 || int(gl.maps.headStats.size()) != heads) return {};
+    const ExplorerRequest request =
+        viewHeader("Row entropy: 0 bits when one key takes all, log2(keys) when spread evenly. "
+                   "Argmax: the key with the largest weight.",
+                   ExportChoice::Statistics);
+    drawEntropyMap(trace, maps);
+    drawHeadTable(trace, gl.maps, maps.saved.selectedHead);
+    drawQueryTable(trace, gl.maps, maps.saved.selectedHead);
+    return request;
 }
 
 } // namespace app

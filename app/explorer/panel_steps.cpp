@@ -117,7 +117,7 @@ void stepMask(const core::StepDetail& s, const StepStyles& styles) {
     row("masked", s.scaledScores, styles.keys, &s.masked);
 }
 
-void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, const ViewState& view) {
+void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, core::ColormapId colormap) {
     char line[200];
     std::snprintf(line, sizeof line,
                   "exp(score - max) / sum: masked keys get exactly 0.   sum = %.4f",
@@ -125,7 +125,7 @@ void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, const View
     explain(line);
     MiniMatrixStyle probs = styles.keys;
     probs.signedValues = false;
-    probs.colormap = view.saved.colormap;
+    probs.colormap = colormap;
     row("weights", s.weights, probs);
 }
 
@@ -164,7 +164,7 @@ void stepOutProjection(const core::StepDetail& s, const StepStyles& styles) {
     row("output", s.output, styles.dims);
 }
 
-void drawStep(int step, const StepData& data, const core::Trace& t, const ViewState& view) {
+void drawStep(int step, const StepData& data, const core::Trace& t, core::ColormapId colormap) {
     const core::StepDetail& s = data.detail;
     StepStyles styles;
     styles.keys.maxWidth = ImGui::GetContentRegionAvail().x - 8.0f;
@@ -193,7 +193,7 @@ void drawStep(int step, const StepData& data, const core::Trace& t, const ViewSt
         stepMask(s, styles);
         break;
     case 6:
-        stepSoftmax(s, styles, view);
+        stepSoftmax(s, styles, colormap);
         break;
     case 7:
         stepValues(data, styles);
@@ -209,22 +209,21 @@ void drawStep(int step, const StepData& data, const core::Trace& t, const ViewSt
     }
 }
 
-} // namespace
-
-void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& view) {
-    if (shown.heads.empty()) return;
+// The head and the token to follow, then the step buttons.
+void stepChoosers(const core::Trace& trace, const MapsView& maps, StepsTabState& steps) {
+    const HeadMaps& shown = maps.gl.maps;
     const int heads = int(shown.heads.size()), rows = shown.heads.front().rows;
+    int& selectedHead = maps.saved.selectedHead;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::BeginCombo("head", trace.headNames[std::size_t(view.saved.selectedHead)].c_str())) {
+    if (ImGui::BeginCombo("head", trace.headNames[std::size_t(selectedHead)].c_str())) {
         for (int h = 0; h < heads; ++h)
-            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(),
-                                  h == view.saved.selectedHead))
-                view.saved.selectedHead = h;
+            if (ImGui::Selectable(trace.headNames[std::size_t(h)].c_str(), h == selectedHead))
+                selectedHead = h;
         ImGui::EndCombo();
     }
     itemTooltip("The head to follow (left/right arrows step through heads).");
     ImGui::SameLine();
-    const int query = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
+    const int query = std::clamp(maps.selection.pinnedQuery, 0, rows - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     if (ImGui::BeginCombo("query token",
                           shown.heads.front().queryLabels[std::size_t(query)].c_str())) {
@@ -232,7 +231,7 @@ void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
             ImGui::PushID(i);
             if (ImGui::Selectable(shown.heads.front().queryLabels[std::size_t(i)].c_str(),
                                   i == query))
-                view.selection.pinnedQuery = i;
+                maps.selection.pinnedQuery = i;
             ImGui::PopID();
         }
         ImGui::EndCombo();
@@ -240,36 +239,56 @@ void drawStepsView(const core::Trace& trace, const HeadMaps& shown, ViewState& v
     itemTooltip(
         "The token to follow; clicking a row in a heatmap pins it too (up/down arrows move it).");
 
-    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == 0);
-    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --view.ui.step;
+    ImGui::BeginDisabled(steps.showAll || steps.step == 0);
+    if (ImGui::ArrowButton("prev", ImGuiDir_Left)) --steps.step;
     ImGui::EndDisabled();
     itemTooltip("Previous step (P).");
     ImGui::SameLine();
-    ImGui::BeginDisabled(view.ui.showAllSteps || view.ui.step == kStepCount - 1);
-    if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++view.ui.step;
+    ImGui::BeginDisabled(steps.showAll || steps.step == kStepCount - 1);
+    if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++steps.step;
     ImGui::EndDisabled();
     itemTooltip("Next step (N).");
     ImGui::SameLine();
-    ImGui::Checkbox("all steps", &view.ui.showAllSteps);
+    ImGui::Checkbox("all steps", &steps.showAll);
     itemTooltip("Show every step at once instead of one at a time.");
-    view.ui.step = std::clamp(view.ui.step, 0, kStepCount - 1);
-    if (!view.ui.showAllSteps) {
+}
+
+// The numbers of the followed token, computed again only when what they follow changed.
+const core::StepDetail& followedDetail(const core::Trace& trace, const MapsView& maps,
+                                       StepsTabState& steps, int query) {
+    const StepsTabState::Key key{maps.gl.maps.generation, maps.selection.batchIndex,
+                                 maps.saved.selectedHead, query};
+    if (!(steps.detailKey == key)) {
+        steps.detail = core::stepDetail(trace, key.batch, key.head, key.query);
+        steps.detailKey = key;
+    }
+    return steps.detail;
+}
+
+} // namespace
+
+void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps) {
+    const HeadMaps& shown = maps.gl.maps;
+    if (shown.heads.empty()) return;
+    stepChoosers(trace, maps, steps);
+    steps.step = std::clamp(steps.step, 0, kStepCount - 1);
+    if (!steps.showAll) {
         ImGui::SameLine();
-        ImGui::TextDisabled("step %d of %d", view.ui.step + 1, kStepCount);
+        ImGui::TextDisabled("step %d of %d", steps.step + 1, kStepCount);
     }
     ImGui::Separator();
 
     // The pinned row (the combo may just have moved it), else the first token: following a
     // token does not pin it.
-    const int followed = std::clamp(view.selection.pinnedQuery, 0, rows - 1);
-    const StepData data{
-        core::stepDetail(trace, view.selection.batchIndex, view.saved.selectedHead, followed),
-        shown.heads[std::size_t(view.saved.selectedHead)].keyLabels};
+    const int rows = shown.heads.front().rows;
+    const int followed = std::clamp(maps.selection.pinnedQuery, 0, rows - 1);
+    const StepData data{followedDetail(trace, maps, steps, followed),
+                        shown.heads[std::size_t(maps.saved.selectedHead)].keyLabels};
     ImGui::BeginChild("steps");
     for (int step = 0; step < kStepCount; ++step) {
-        if (!view.ui.showAllSteps && step != view.ui.step) continue;
+        if (!steps.showAll && step != steps.step) continue;
         ImGui::TextUnformatted(kStepTitles[step]);
-        drawStep(step, data, trace, view);
+        drawStep(step, data, trace, maps.saved.colormap);
         ImGui::Spacing();
     }
     ImGui::EndChild();

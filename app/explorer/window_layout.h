@@ -2,7 +2,7 @@
 // left, the grid of heads in the middle, the selected head large on the right.
 #pragma once
 
-#include "explorer/panels.h"
+#include "widgets/panel_frame.h"
 
 #include <algorithm>
 

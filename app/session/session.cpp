@@ -1,11 +1,13 @@
 #include "session/session.h"
 
+#include "explorer/explorer_tabs.h"
 #include "explorer/panels.h"
 #include "explorer/view_range.h"
 #include "explorer/window_layout.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
 #include "io/scene_json.h"
+#include "io/train_scene.h"
 #include "platform/input_queue.h"
 #include "platform/user_paths.h"
 #include "platform/window.h"
@@ -29,20 +31,6 @@ namespace app {
 
 namespace {
 
-void drawNotice(const ViewState& view, double now) {
-    if (view.ui.notice.empty() || now > view.ui.noticeUntil) return;
-    const ImVec2 display = ImGui::GetIO().DisplaySize;
-    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y - 16.0f), ImGuiCond_Always,
-                            ImVec2(0.5f, 1.0f));
-    ImGui::SetNextWindowBgAlpha(0.92f);
-    ImGui::Begin("##notice", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
-                     ImGuiWindowFlags_NoNav);
-    ImGui::TextUnformatted(view.ui.notice.c_str());
-    ImGui::End();
-}
-
 // --bench-frames: a different first word each frame, so every frame recomputes.
 void varyForBenchmark(core::Scene& scene, int frame) {
     static const std::string base = scene.sentences.front();
@@ -58,9 +46,8 @@ Session::Session(const CliOptions& options, float uiScale)
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
     if (!options.weightsGiven || options.model)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
-    view_.saved = options.view;                       // --view, or a scene file's view settings
+    explorer_.saved = options.view;                   // --view, or a scene file's view settings
     train_.settings = defaultTrainSettings();
-    view_.ui.pendingTrain = options.train; // --scene with a "train" object
 }
 
 bool Session::init() {
@@ -74,10 +61,12 @@ bool Session::init() {
     runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
     if (options_.model) {                                    // --model: checked by parseCli
         showModel(options_.model, options_.scene.sentences);
-        view_.model.layer = options_.modelLayer - 1; // --layer, from 1
+        explorer_.model.layer = options_.modelLayer - 1; // --layer, from 1
         recompute(false);
     }
-    uploadHeadMaps(*trace_, view_, gl_);
+    keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
+    uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
+    if (options_.train) startTrainScene(*options_.train); // --scene with a "train" object
     return true;
 }
 
@@ -87,8 +76,8 @@ constexpr double kTrainFrameSeconds = 1.0 / 60.0;
 
 void Session::pollEvents() {
     const double now = ImGui::GetTime();
-    const bool animating = view_.ui.animStart >= 0 && now - view_.ui.animStart < 0.7;
-    const bool exporting = view_.exportPanel.job || view_.exportPanel.captureCountdown > 0;
+    const bool animating = explorer_.pipeline.animating(now);
+    const bool exporting = explorer_.exportPanel.job || explorer_.exportPanel.captureCountdown > 0;
     const bool interacting = framesToSettle_ > 0 || ImGui::IsAnyItemActive() || animating ||
                              exporting || runner_.computing() || inputPending();
     const bool training = trainMoving(train_);
@@ -102,8 +91,8 @@ void Session::pollEvents() {
         glfwPollEvents();
         framesToSettle_ = std::max(0, framesToSettle_ - 1);
     } else {
-        glfwWaitEventsTimeout(now < view_.ui.noticeUntil ? std::min(0.5, view_.ui.noticeUntil - now)
-                                                         : 0.5);
+        glfwWaitEventsTimeout(
+            window_.notice.visible(now) ? std::min(0.5, window_.notice.until - now) : 0.5);
         framesToSettle_ = 2; // ImGui needs a frame or two to settle after input
     }
     frameStart_ = std::chrono::steady_clock::now(); // --bench-frames times the work, not the wait
@@ -112,7 +101,7 @@ void Session::pollEvents() {
 }
 
 void Session::followAppearance(GLFWwindow* window) {
-    followScaleAndAppearance(window, options_.uiScale > 0, appearanceOf(view_), uiScale_,
+    followScaleAndAppearance(window, options_.uiScale > 0, appearance(), uiScale_,
                              appliedAppearance_);
 }
 
@@ -126,46 +115,53 @@ void Session::feedInput() {
 void Session::drawPanels(GLFWwindow* window) {
     gl_.beginFrame();
     trainGl_.beginFrame();
-    view_.selection.nextHover = {};
-    view_.selection.nextHoverHead = -1;
+    explorer_.selection.beginFrame();
     static const HeadMaps none; // Train mode: the explorer's plain keys have no heads to act on
-    const ShortcutActions actions = handleShortcuts(scene_, view_, train_.active ? none : gl_.maps);
+    const ShortcutActions actions =
+        handleShortcuts({scene_, explorer_, window_}, train_.active ? none : gl_.maps);
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
-    if (std::exchange(view_.ui.openTrain, false)) train_.active = true;
-    if (const std::string dropped = takeDroppedPath(); !dropped.empty())
-        openSceneFile(scene_, view_, dropped);
+    if (const std::string dropped = takeDroppedPath(); !dropped.empty()) openScene("", dropped);
     if (actions.saveScene) saveScene();
     exportWindowRequested_ = actions.exportWindow;
-    followTrainScene();
     if (train_.active) {
-        drawTrainView(train_, view_, trainGl_, exportDir_, uiScale_, actions.plainKeys);
+        const TrainViewLook look{explorer_.saved.colormap,
+                                 explorer_.saved.theme != core::Theme::Light,
+                                 uiScale_ * window_.zoom, exportDir_};
+        followOpenInExplorer(
+            drawTrainView(train_, look, window_.notice, trainGl_, actions.plainKeys));
     } else {
         // A run training behind the explorer still hands over its rows and snapshots, so the
         // timeline's bound holds (twice a second at least: the idle loop wakes that often).
         if (train_.run) train_.run->frame();
         drawExplorer();
     }
-    followOpenInExplorer();
-    drawKeyLegend(view_);
-    drawScenesPanel(scene_, view_);
-    drawExportPanel(trace_, view_, exportDir_);
-    drawNotice(view_, ImGui::GetTime());
-    view_.selection.hover = view_.selection.nextHover;
-    view_.selection.hoverHead = view_.selection.nextHoverHead;
+    drawWindows();
+    explorer_.selection.endFrame();
     benchStats_.lap(FramePhase::Panels);
 }
 
-void Session::followTrainScene() {
-    if (!view_.ui.pendingTrain) return;
-    train_.settings = *view_.ui.pendingTrain;
-    view_.ui.pendingTrain.reset();
+void Session::drawWindows() {
+    drawKeyLegend(window_.showKeys);
+    applyRequest(drawScenesPanel(explorer_.scenes));
+    const ExportTarget target{explorer_.selection.batchIndex, explorer_.saved.selectedHead,
+                              explorer_.saved.compareHead, explorer_.saved.colormap};
+    drawExportPanel(trace_, explorer_.exportPanel, target, window_.notice, exportDir_);
+    drawNotice(window_.notice, ImGui::GetTime());
+}
+
+void Session::showNotice(std::string text, double seconds) {
+    window_.notice.show(std::move(text), ImGui::GetTime(), seconds);
+}
+
+void Session::startTrainScene(const core::train::TrainSettings& settings) {
+    train_.settings = settings;
     train_.active = true;
     if (resetRun(train_))
         train_.autoStart = true;
     else
-        showNotice(view_, "Not trained: " + train_.settingsError, ImGui::GetTime(), 6.0);
+        showNotice("Not trained: " + train_.settingsError, 6.0);
 }
 
 // --screenshot of a training scene waits for the run's last step (or its failure).
@@ -177,9 +173,11 @@ bool Session::trainSettled() const {
 
 void Session::drawExplorer() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * view_.ui.zoom);
-    drawSentencesPanel(layout.sentences, scene_, *trace_, status(), view_);
-    drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, view_);
+    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * window_.zoom);
+    applyRequest(drawSentencesPanel(layout.sentences, scene_, *trace_, status(), explorer_.model,
+                                    explorer_.selection, explorer_.focusSentence));
+    applyRequest(drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, explorer_.saved,
+                                   explorer_.model, explorer_.selection));
     const int headsBefore = trace_->attention.heads;
     const bool benchmarking = options_.benchFrames > 0; // times the run in the edit's frame
     benchStats_.lap(FramePhase::Panels);
@@ -187,36 +185,41 @@ void Session::drawExplorer() {
     if (benchmarking) varyForBenchmark(scene_, frame_);
     const bool recomputed = recompute(!benchmarking);
     benchStats_.lap(FramePhase::Engine);
-    if (recomputed ||
-        !gl_.maps.showSentence(view_.selection.batchIndex)) { // or another sentence is shown
-        uploadHeadMaps(*trace_, view_, gl_);
+    keepViewInRange(*trace_, explorer_.saved, explorer_.selection); // before any panel indexes
+    if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex)) { // or another one
+        uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
         benchStats_.lap(FramePhase::Upload);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
-            noteHeadCountChange(view_, headsBefore);
+            noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());
     }
-    keepViewInRange(*trace_, view_); // before any panel indexes heads with it
-    drawHeadsPanel(layout.heads, *trace_, status(), view_, gl_);
-    drawViewsPanel(layout.head, scene_, *trace_, view_, gl_);
+    drawHeadsPanel(layout.heads, *trace_, status(), explorer_.model,
+                   {explorer_.saved, explorer_.selection, gl_});
+    drawExplorerTabs(layout.head);
+}
+
+void Session::drawExplorerTabs(const PanelRect& rect) {
+    applyRequest(
+        drawViewsPanel(rect, explorer_.saved.tab, explorer_.tabBar, [&](core::ViewTab tab) {
+            return drawExplorerTab(tab, scene_, *trace_, explorer_, gl_);
+        }));
 }
 
 void Session::saveScene() {
     if (model_.isOpen()) { // a scene cannot hold a trained model's weights
-        showNotice(view_,
-                   "A trained model is not a scene: Ctrl+E saves the window and this "
-                   "layer's trace (mha-viz --model DIR --json: every layer)",
-                   ImGui::GetTime());
+        showNotice("A trained model is not a scene: Ctrl+E saves the window and this "
+                   "layer's trace (mha-viz --model DIR --json: every layer)");
         return;
     }
     std::error_code ec;
     std::filesystem::create_directories(exportDir_, ec);
     const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
     try {
-        core::saveSceneFile(path, scene_, &view_.saved);
-        showNotice(view_, "Saved " + path, ImGui::GetTime());
+        core::saveSceneFile(path, scene_, &explorer_.saved);
+        showNotice("Saved " + path);
     } catch (const std::exception& e) {
-        showNotice(view_, std::string("Scene not saved: ") + e.what(), ImGui::GetTime());
+        showNotice(std::string("Scene not saved: ") + e.what());
     }
-    std::cerr << "mha-viz: " << view_.ui.notice << '\n';
+    std::cerr << "mha-viz: " << window_.notice.text << '\n';
 }
 
 void Session::afterRender(GLFWwindow* window) {
@@ -226,15 +229,15 @@ void Session::afterRender(GLFWwindow* window) {
     }
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
-    if (ExportPanel& panel = view_.exportPanel; // drawn without the panel
+    if (ExportPanel& panel = explorer_.exportPanel; // drawn without the panel
         panel.captureCountdown > 0 && --panel.captureCountdown == 0) {
         try {
-            finishWindowCapture(view_,
+            finishWindowCapture(panel, window_.notice,
                                 exportWindow(panel.folder, captureFramebuffer(width, height),
                                              *trace_, panel.formats.json),
                                 "");
         } catch (const std::exception& e) {
-            finishWindowCapture(view_, "", e.what());
+            finishWindowCapture(panel, window_.notice, "", e.what());
         }
     }
     if (exportWindowRequested_) exportWholeWindow(width, height);
@@ -253,11 +256,11 @@ void Session::exportWholeWindow(int width, int height) {
     try {
         const std::string path =
             exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
-        showNotice(view_, "Saved " + path + " (+ .json)", ImGui::GetTime());
+        showNotice("Saved " + path + " (+ .json)");
     } catch (const std::exception& e) {
-        showNotice(view_, std::string("Export failed: ") + e.what(), ImGui::GetTime());
+        showNotice(std::string("Export failed: ") + e.what());
     }
-    std::cerr << "mha-viz: " << view_.ui.notice << '\n';
+    std::cerr << "mha-viz: " << window_.notice.text << '\n';
 }
 
 void Session::afterSwap(GLFWwindow* window) {
@@ -265,7 +268,7 @@ void Session::afterSwap(GLFWwindow* window) {
         writeStateFile(options_.stateFile,
                        stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
                                   status().sceneError},
-                                 scene_, *trace_, view_, train_));
+                                 scene_, *trace_, explorer_, window_.notice, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
         benchStats_.lap(FramePhase::Swap);

@@ -1,14 +1,18 @@
-// One run of the window: the Scene the user edits, the Trace drawn, how it is drawn, the runner
-// that recomputes it and the textures that show it; and the steps of a frame that main.cpp's
-// loop calls in order (poll -> input -> panels -> after render -> after swap).
+// One run of the window: the Scene the user edits, the Trace drawn, the explorer's and the
+// Train view's state, the runner that recomputes the trace and the textures that show it; and
+// the steps of a frame that main.cpp's loop calls in order (poll -> input -> panels -> after
+// render -> after swap). Panels return what they ask for; the session applies it in the same
+// frame (applyRequest, openScene, openModel).
 #pragma once
 
 #include "cli/cli.h"
-#include "explorer/model_explorer.h"
+#include "explorer/explorer_state.h"
 #include "explorer/scene_runner.h"
-#include "explorer/view_state.h"
+#include "explorer/trained_model_explorer.h"
 #include "platform/appearance.h"
 #include "platform/frame_stats.h"
+#include "session/window_state.h"
+#include "train_view/train_panels.h"
 #include "train_view/train_view.h"
 #include "widgets/gl_heatmaps.h"
 
@@ -60,7 +64,18 @@ class Session {
   private:
     void saveScene();
     void drawExplorer();
-    void followTrainScene(); // a scene with a "train" object opens the Train view and trains
+    void drawExplorerTabs(const PanelRect& rect);
+    void drawWindows(); // the legend, the scene picker, the export panel, the notice
+    // What a panel asked for, done now.
+    void applyRequest(const ExplorerRequest& request);
+    // A demo scene (by name) or a scene file: it replaces the scene (a trained model gives way),
+    // with its view settings; a "train" object opens the Train view and trains. A file that
+    // cannot be read leaves everything as it was, with a notice.
+    bool openScene(const std::string& demo, const std::string& path);
+    void startTrainScene(const core::train::TrainSettings& settings);
+    void followOpenInExplorer(const std::optional<OpenInExplorer>& open);
+    Appearance appearance() const { return {explorer_.saved.theme, window_.zoom}; }
+    void showNotice(std::string text, double seconds = 4.0);
     bool trainSettled() const;
     void exportWholeWindow(int width, int height);
     // session_trained_model.cpp: the trained model's side of the frame.
@@ -68,15 +83,15 @@ class Session {
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
-    void followModelRequests();
-    void followOpenInExplorer();
+
     RunStatus status() const { return model_.isOpen() ? model_.status() : runner_.status(); }
 
     const CliOptions& options_;
     float uiScale_;
     core::Scene scene_;
     std::shared_ptr<const core::Trace> trace_ = std::make_shared<const core::Trace>();
-    ViewState view_;
+    ExplorerState explorer_;
+    WindowState window_;
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
@@ -84,7 +99,7 @@ class Session {
     GlHeatmaps trainGl_; // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
-    ModelExplorer model_;
+    TrainedModelExplorer model_;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
     int shownLayer_ = -1;     // the model's layer in trace_

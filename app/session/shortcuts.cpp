@@ -1,4 +1,11 @@
+// [SECTION] The key table
+// [SECTION] Lookup: a press -> an action
+// [SECTION] The queue, dropped files, Escape
+// [SECTION] What each action does
+// [SECTION] The F1 legend
 #include "session/shortcuts.h"
+
+#include "platform/appearance.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -12,12 +19,183 @@ namespace app {
 
 namespace {
 
+using A = ShortcutAction;
+constexpr int kCtrl = GLFW_MOD_CONTROL, kShift = GLFW_MOD_SHIFT;
+
+// [SECTION] The key table
+
+std::vector<KeyRow> makeKeyTable() {
+    using S = KeyScope;
+    return {
+        {S::Anywhere,
+         "save a PNG of the window and the trace (works while typing)",
+         {{GLFW_KEY_E, kCtrl, A::ExportWindow}}},
+        {S::Anywhere,
+         "export panel: a head, the grid, a view or the window as PNG/SVG/CSV",
+         {{GLFW_KEY_E, kCtrl | kShift, A::ToggleExportPanel}}},
+        {S::Explorer,
+         "next / previous view (Head, Mean, A-B, Lines, Stats, ...)",
+         {{GLFW_KEY_V, 0, A::NextTab}, {GLFW_KEY_V, kShift, A::PreviousTab}}},
+        {S::Explorer,
+         "previous / next head",
+         {{GLFW_KEY_LEFT, 0, A::PreviousHead}, {GLFW_KEY_RIGHT, 0, A::NextHead}}},
+        {S::Explorer,
+         "move the pinned query row",
+         {{GLFW_KEY_UP, 0, A::PinnedRowUp}, {GLFW_KEY_DOWN, 0, A::PinnedRowDown}}},
+        {S::Explorer, "pin the hovered row, or unpin", {{GLFW_KEY_SPACE, 0, A::TogglePin}}},
+        {S::Anywhere,
+         "unpin (never throws away what you typed)",
+         {{GLFW_KEY_ESCAPE, kAnyMods, A::Unpin}}},
+        {S::Explorer, "mask: none <-> causal", {{GLFW_KEY_M, 0, A::ToggleMask}}},
+        {S::Explorer,
+         "fewer / more heads (divisors of d_model)",
+         {{GLFW_KEY_LEFT_BRACKET, 0, A::FewerHeads}, {GLFW_KEY_RIGHT_BRACKET, 0, A::MoreHeads}}},
+        {S::Explorer,
+         "next / previous layer of a trained model (--model)",
+         {{GLFW_KEY_L, 0, A::NextLayer}, {GLFW_KEY_L, kShift, A::PreviousLayer}}},
+        {S::Explorer,
+         "next / previous step in the step-through",
+         {{GLFW_KEY_N, 0, A::NextStep}, {GLFW_KEY_P, 0, A::PreviousStep}}},
+        {S::Anywhere,
+         "save the scene / open one (demo scenes, a path; or drop a file)",
+         {{GLFW_KEY_S, kCtrl, A::SaveScene}, {GLFW_KEY_O, kCtrl, A::OpenScenes}}},
+        {S::Anywhere,
+         "Train view: train a tiny transformer and watch its heads learn",
+         {{GLFW_KEY_T, kCtrl, A::ToggleTrain}}},
+        {S::TrainView,
+         "Train view: start or pause / one step / reset",
+         {{GLFW_KEY_SPACE, 0, A::TrainStartPause, false},
+          {GLFW_KEY_S, 0, A::TrainStep, false},
+          {GLFW_KEY_R, 0, A::TrainReset, false}}},
+        {S::TrainView,
+         "Train view: timeline back, on, step 0, live, play",
+         {{GLFW_KEY_LEFT, 0, A::TimelineBack},
+          {GLFW_KEY_RIGHT, 0, A::TimelineOn},
+          {GLFW_KEY_HOME, 0, A::TimelineStart, false},
+          {GLFW_KEY_END, 0, A::TimelineLive, false},
+          {GLFW_KEY_P, 0, A::TimelinePlay, false}}},
+        {S::TrainView,
+         "Train view: export the curves (SVG, PNG, CSV) / the maps (SVG, PNG)",
+         {{GLFW_KEY_E, 0, A::TrainExportCurves, false},
+          {GLFW_KEY_M, 0, A::TrainExportMaps, false}}},
+        {S::Anywhere,
+         "zoom all type and maps (1x to 3x) / reset",
+         {{GLFW_KEY_EQUAL, kCtrl, A::ZoomIn},
+          {GLFW_KEY_KP_ADD, kCtrl, A::ZoomIn, true, false},
+          {GLFW_KEY_MINUS, kCtrl, A::ZoomOut},
+          {GLFW_KEY_KP_SUBTRACT, kCtrl, A::ZoomOut, true, false},
+          {GLFW_KEY_0, kCtrl, A::ZoomReset}}},
+        {S::Explorer,
+         "theme: dark, light (projectors), high contrast",
+         {{GLFW_KEY_T, 0, A::NextTheme}}},
+        {S::Anywhere, "fullscreen", {{GLFW_KEY_F11, kAnyMods, A::ToggleFullscreen}}},
+        {S::Anywhere, "this list", {{GLFW_KEY_F1, kAnyMods, A::ToggleKeys}}},
+    };
+}
+
+std::string keyName(int key) {
+    if (key >= GLFW_KEY_A && key <= GLFW_KEY_Z) return std::string(1, char('A' + key - GLFW_KEY_A));
+    if (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) return std::string(1, char('0' + key - GLFW_KEY_0));
+    if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12)
+        return "F" + std::to_string(key - GLFW_KEY_F1 + 1);
+    switch (key) {
+    case GLFW_KEY_LEFT:
+        return "Left";
+    case GLFW_KEY_RIGHT:
+        return "Right";
+    case GLFW_KEY_UP:
+        return "Up";
+    case GLFW_KEY_DOWN:
+        return "Down";
+    case GLFW_KEY_HOME:
+        return "Home";
+    case GLFW_KEY_END:
+        return "End";
+    case GLFW_KEY_SPACE:
+        return "Space";
+    case GLFW_KEY_ESCAPE:
+        return "Esc";
+    case GLFW_KEY_LEFT_BRACKET:
+        return "[";
+    case GLFW_KEY_RIGHT_BRACKET:
+        return "]";
+    case GLFW_KEY_EQUAL:
+        return "plus";
+    case GLFW_KEY_MINUS:
+        return "minus";
+    case GLFW_KEY_KP_ADD:
+        return "keypad plus";
+    case GLFW_KEY_KP_SUBTRACT:
+        return "keypad minus";
+    default:
+        return "key " + std::to_string(key);
+    }
+}
+
+// [SECTION] Lookup: a press -> an action
+
+bool sameMods(int wanted, int mods, bool ignoreShift) {
+    if (wanted == kAnyMods) return true;
+    const int mask = ignoreShift ? kCtrl : kCtrl | kShift;
+    return (wanted & mask) == (mods & mask);
+}
+
+// The binding of `scope` for this press: with exactly its Ctrl and Shift first, then ignoring
+// Shift (Shift+Right is Right, Ctrl+Shift+S is Ctrl+S), so only a binding that names Shift
+// (Shift+V, Ctrl+Shift+E) tells them apart.
+ShortcutAction lookUp(KeyScope scope, const KeyPress& press) {
+    for (const bool ignoreShift : {false, true})
+        for (const KeyRow& row : keyTable())
+            if (row.scope == scope)
+                for (const KeyBinding& b : row.keys)
+                    if (b.key == press.key && sameMods(b.mods, press.mods, ignoreShift) &&
+                        (b.repeats || !press.repeat))
+                        return b.action;
+    return A::None;
+}
+
+} // namespace
+
+std::span<const KeyRow> keyTable() {
+    static const std::vector<KeyRow> table = makeKeyTable();
+    return table;
+}
+
+std::string keyLabel(const KeyBinding& b) {
+    std::string label;
+    if (b.mods != kAnyMods && (b.mods & kCtrl)) label += "Ctrl+";
+    if (b.mods != kAnyMods && (b.mods & kShift)) label += "Shift+";
+    return label + keyName(b.key);
+}
+
+std::string keysText(const KeyRow& row) {
+    std::string text;
+    for (const KeyBinding& b : row.keys)
+        if (b.inLegend) text += (text.empty() ? "" : " / ") + keyLabel(b);
+    return text;
+}
+
+ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown) {
+    const bool ctrl = (press.mods & kCtrl) != 0;
+    if (const ShortcutAction action = lookUp(KeyScope::Anywhere, press); action != A::None)
+        return action;
+    if (typing || !mapsShown || ctrl) return A::None; // arrows move the caret
+    return lookUp(KeyScope::Explorer, press);
+}
+
+ShortcutAction trainShortcutFor(const KeyPress& press) {
+    if ((press.mods & kCtrl) != 0) return A::None;
+    return lookUp(KeyScope::TrainView, press);
+}
+
+// [SECTION] The queue, dropped files, Escape
+
+namespace {
+
 std::vector<KeyPress>& pendingPresses() {
     static std::vector<KeyPress> presses;
     return presses;
 }
-
-} // namespace
 
 std::string& droppedPath() {
     static std::string path;
@@ -27,6 +205,8 @@ std::string& droppedPath() {
 void onDrop(GLFWwindow*, int count, const char** paths) {
     if (count > 0) droppedPath() = paths[0]; // one scene at a time: the first file
 }
+
+} // namespace
 
 void addShortcutPress(int key, int mods, bool repeat) {
     pendingPresses().push_back({key, mods, repeat});
@@ -41,181 +221,111 @@ std::string takeDroppedPath() {
 }
 
 void interceptEscape() {
-    ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false;
-} // InputText would revert
+    ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = false; // InputText would revert
+}
+
+// [SECTION] What each action does
 
 namespace {
 
-// [ and ]: the previous / next head count that divides d_model.
-int stepHeads(const core::Scene& scene, int direction) {
-    return core::nextHeadCount(scene.d_model, scene.heads, direction);
-}
-
-// Ctrl+key: these work even while typing.
-ShortcutAction controlShortcut(int key, bool shift) {
-    if (key == GLFW_KEY_E)
-        return shift ? ShortcutAction::ToggleExportPanel : ShortcutAction::ExportWindow;
-    if (key == GLFW_KEY_S) return ShortcutAction::SaveScene;
-    // Ctrl+plus / Ctrl+minus / Ctrl+0: zoom all type and maps for the back row.
-    if (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) return ShortcutAction::ZoomIn;
-    if (key == GLFW_KEY_MINUS || key == GLFW_KEY_KP_SUBTRACT) return ShortcutAction::ZoomOut;
-    if (key == GLFW_KEY_0) return ShortcutAction::ZoomReset;
-    if (key == GLFW_KEY_O) return ShortcutAction::OpenScenes;
-    if (key == GLFW_KEY_T) return ShortcutAction::ToggleTrain;
-    return ShortcutAction::None;
-}
-
-// Keys without Ctrl, outside text fields: heads, rows, steps, tabs, theme, mask, H, layers.
-ShortcutAction plainShortcut(int key, bool shift) {
-    switch (key) {
-    case GLFW_KEY_RIGHT:
-        return ShortcutAction::NextHead;
-    case GLFW_KEY_LEFT:
-        return ShortcutAction::PreviousHead;
-    case GLFW_KEY_DOWN:
-        return ShortcutAction::PinnedRowDown;
-    case GLFW_KEY_UP:
-        return ShortcutAction::PinnedRowUp;
-    case GLFW_KEY_N:
-        return ShortcutAction::NextStep;
-    case GLFW_KEY_P:
-        return ShortcutAction::PreviousStep;
-    case GLFW_KEY_SPACE:
-        return ShortcutAction::TogglePin;
-    case GLFW_KEY_V:
-        return shift ? ShortcutAction::PreviousTab : ShortcutAction::NextTab;
-    case GLFW_KEY_T:
-        return ShortcutAction::NextTheme;
-    case GLFW_KEY_M:
-        return ShortcutAction::ToggleMask;
-    case GLFW_KEY_LEFT_BRACKET:
-        return ShortcutAction::FewerHeads;
-    case GLFW_KEY_RIGHT_BRACKET:
-        return ShortcutAction::MoreHeads;
-    case GLFW_KEY_L:
-        return shift ? ShortcutAction::PreviousLayer : ShortcutAction::NextLayer;
-    default:
-        return ShortcutAction::None;
-    }
-}
-
-} // namespace
-
-ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown) {
-    const bool ctrl = (press.mods & GLFW_MOD_CONTROL) != 0;
-    const bool shift = (press.mods & GLFW_MOD_SHIFT) != 0;
-    if (ctrl) {
-        if (const ShortcutAction action = controlShortcut(press.key, shift);
-            action != ShortcutAction::None)
-            return action;
-    }
-    if (press.key == GLFW_KEY_ESCAPE) return ShortcutAction::Unpin;
-    if (press.key == GLFW_KEY_F11) return ShortcutAction::ToggleFullscreen;
-    if (press.key == GLFW_KEY_F1) return ShortcutAction::ToggleKeys;
-    if (typing || !mapsShown || ctrl) return ShortcutAction::None; // arrows move the caret
-    return plainShortcut(press.key, shift);
-}
-
-namespace {
-
-// The Ctrl keys, Esc, F1 and F11: what works while typing. Other actions are left alone.
-void applyWindowShortcut(ShortcutAction action, ViewState& view, ShortcutActions& actions) {
-    float& zoom = view.ui.zoom;
+// The Anywhere keys: what works while typing. Other actions are left alone.
+void applyWindowShortcut(ShortcutAction action, const KeyTargets& t, ShortcutActions& actions) {
+    float& zoom = t.window.zoom;
     switch (action) {
-    case ShortcutAction::ExportWindow:
+    case A::ExportWindow:
         actions.exportWindow = true;
         break;
-    case ShortcutAction::ToggleExportPanel:
-        view.exportPanel.open = !view.exportPanel.open;
+    case A::ToggleExportPanel:
+        t.explorer.exportPanel.open = !t.explorer.exportPanel.open;
         break;
-    case ShortcutAction::SaveScene:
+    case A::SaveScene:
         actions.saveScene = true;
         break;
-    case ShortcutAction::ToggleTrain:
+    case A::ToggleTrain:
         actions.toggleTrain = true;
         break;
-    case ShortcutAction::ZoomIn:
+    case A::ZoomIn:
         zoom = std::min(zoom + 0.25f, kMaxZoom);
         break;
-    case ShortcutAction::ZoomOut:
+    case A::ZoomOut:
         zoom = std::max(zoom - 0.25f, kMinZoom);
         break;
-    case ShortcutAction::ZoomReset:
+    case A::ZoomReset:
         zoom = kMinZoom;
         break;
-    case ShortcutAction::OpenScenes:
-        view.ui.showScenes = true;
+    case A::OpenScenes:
+        t.explorer.scenes.open = true;
         break;
-    case ShortcutAction::Unpin:
-        view.selection.pinnedQuery = -1;
+    case A::Unpin:
+        t.explorer.selection.pinnedQuery = -1;
         break;
-    case ShortcutAction::ToggleFullscreen:
+    case A::ToggleFullscreen:
         actions.toggleFullscreen = true;
         break;
-    case ShortcutAction::ToggleKeys:
-        view.ui.showKeys = !view.ui.showKeys;
+    case A::ToggleKeys:
+        t.window.showKeys = !t.window.showKeys;
         break;
     default:
         break;
     }
 }
 
-// The plain keys, outside text fields and only with heads on screen (`shown`).
-void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
-                        const HeadMaps& shown) {
+// One step through a cycle of `count`, forward or back, wrapping around.
+int cycle(int value, int count, bool forward) {
+    return count > 0 ? (value + (forward ? 1 : count - 1)) % count : value;
+}
+
+// The explorer's plain keys, outside text fields and only with heads on screen (`shown`).
+void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMaps& shown) {
+    core::SceneView& saved = t.explorer.saved;
+    Selection& selection = t.explorer.selection;
     const int heads = int(shown.heads.size());
     const int rows = shown.heads.empty() ? 0 : shown.heads.front().rows;
-    const int tabs = int(ViewState::Tab::Cost) + 1;
     switch (action) {
-    case ShortcutAction::NextHead:
-        view.saved.selectedHead = (view.saved.selectedHead + 1) % heads;
-        break;
-    case ShortcutAction::PreviousHead:
-        view.saved.selectedHead = (view.saved.selectedHead + heads - 1) % heads;
+    case A::NextHead:
+    case A::PreviousHead:
+        saved.selectedHead = cycle(saved.selectedHead, heads, action == A::NextHead);
         break;
     // Up/Down walk the pinned query row through the sentence.
-    case ShortcutAction::PinnedRowDown:
-        view.selection.pinnedQuery = std::min(view.selection.pinnedQuery + 1, rows - 1);
+    case A::PinnedRowDown:
+        selection.pinnedQuery = std::min(selection.pinnedQuery + 1, rows - 1);
         break;
-    case ShortcutAction::PinnedRowUp:
-        view.selection.pinnedQuery = std::max(view.selection.pinnedQuery - 1, 0);
+    case A::PinnedRowUp:
+        selection.pinnedQuery = std::max(selection.pinnedQuery - 1, 0);
         break;
-    // N / P walk the step-through (the panel clamps the step).
-    case ShortcutAction::NextStep:
-        view.ui.step += 1;
+    // N / P walk the step-through (the tab clamps the step).
+    case A::NextStep:
+        t.explorer.steps.step += 1;
         break;
-    case ShortcutAction::PreviousStep:
-        view.ui.step = std::max(view.ui.step - 1, 0);
+    case A::PreviousStep:
+        t.explorer.steps.step = std::max(t.explorer.steps.step - 1, 0);
         break;
     // Presenter keys: pin the hovered (or first) row, toggle the mask, change H.
-    case ShortcutAction::TogglePin:
-        view.selection.pinnedQuery =
-            view.selection.pinnedQuery >= 0 ? -1 : std::max(view.selection.hover.query, 0);
+    case A::TogglePin:
+        selection.pinnedQuery =
+            selection.pinnedQuery >= 0 ? -1 : std::max(selection.hover.query, 0);
         break;
-    case ShortcutAction::NextTab:
-    case ShortcutAction::PreviousTab: { // Shift+V: the previous one
-        const bool shift = action == ShortcutAction::PreviousTab;
-        view.saved.tab = ViewState::Tab((int(view.saved.tab) + (shift ? tabs - 1 : 1)) % tabs);
-        view.ui.tabRequested = true;
+    case A::NextTab: // the tab bar follows saved.tab
+    case A::PreviousTab:
+        saved.tab = core::ViewTab(
+            cycle(int(saved.tab), int(std::size(core::kViewTabNames)), action == A::NextTab));
         break;
-    }
-    case ShortcutAction::NextTheme: // cycle dark -> light -> high contrast
-        view.saved.theme = Theme((int(view.saved.theme) + 1) % 3);
+    case A::NextTheme: // dark -> light -> high contrast
+        saved.theme = Theme(cycle(int(saved.theme), int(std::size(core::kThemeNames)), true));
         break;
-    case ShortcutAction::ToggleMask:
-        scene.mask =
-            scene.mask == core::MaskKind::Causal ? core::MaskKind::None : core::MaskKind::Causal;
+    case A::ToggleMask:
+        t.scene.mask =
+            t.scene.mask == core::MaskKind::Causal ? core::MaskKind::None : core::MaskKind::Causal;
         break;
-    case ShortcutAction::FewerHeads:
-    case ShortcutAction::MoreHeads:
-        core::setHeads(scene, stepHeads(scene, action == ShortcutAction::MoreHeads ? +1 : -1));
+    case A::FewerHeads:
+    case A::MoreHeads:
+        core::setHeads(t.scene, core::nextHeadCount(t.scene.d_model, t.scene.heads,
+                                                    action == A::MoreHeads ? +1 : -1));
         break;
-    case ShortcutAction::NextLayer: // only a trained model has layers; wraps around like V
-    case ShortcutAction::PreviousLayer:
-        if (const int layers = view.model.layers; layers > 0)
-            view.model.layer =
-                (view.model.layer + (action == ShortcutAction::NextLayer ? 1 : layers - 1)) %
-                layers;
+    case A::NextLayer: // only a trained model has layers; wraps around like V
+    case A::PreviousLayer:
+        t.explorer.model.layer =
+            cycle(t.explorer.model.layer, t.explorer.model.layers, action == A::NextLayer);
         break;
     default:
         break;
@@ -224,66 +334,41 @@ void applyPlainShortcut(ShortcutAction action, core::Scene& scene, ViewState& vi
 
 } // namespace
 
-void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
-                   const HeadMaps& shown, ShortcutActions& actions) {
-    applyWindowShortcut(action, view, actions); // each action is one of the two kinds
-    applyPlainShortcut(action, scene, view, shown);
+void applyShortcut(ShortcutAction action, const KeyTargets& targets, const HeadMaps& shown,
+                   ShortcutActions& actions) {
+    applyWindowShortcut(action, targets, actions); // each action is one of the two kinds
+    applyPlainShortcut(action, targets, shown);
 }
 
-ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view, const HeadMaps& shown) {
+ShortcutActions handleShortcuts(const KeyTargets& targets, const HeadMaps& shown) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
     constexpr int kCommandMods = GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER;
     for (const KeyPress& press : pendingPresses()) { // with the heads on screen, as applied
-        applyShortcut(shortcutFor(press, typing, !shown.heads.empty()), scene, view, shown,
-                      actions);
+        applyShortcut(shortcutFor(press, typing, !shown.heads.empty()), targets, shown, actions);
         if (!typing && (press.mods & kCommandMods) == 0) actions.plainKeys.push_back(press);
     }
     pendingPresses().clear();
     return actions;
 }
 
-} // namespace app
+// [SECTION] The F1 legend
 
-namespace app {
-
-void drawKeyLegend(ViewState& view) {
-    if (!view.ui.showKeys) return;
+void drawKeyLegend(bool& open) {
+    if (!open) return;
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Always,
                             ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowBgAlpha(1.0f); // opaque: on a light projector theme the maps showed through
-    ImGui::Begin("Keys (F1 closes)", &view.ui.showKeys,
+    ImGui::Begin("Keys (F1 closes)", &open,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
-    const char* const keys[][2] = {
-        {"Ctrl+E", "save a PNG of the window and the trace (works while typing)"},
-        {"Ctrl+Shift+E", "export panel: a head, the grid, a view or the window as PNG/SVG/CSV"},
-        {"V / Shift+V", "next / previous view (Head, Mean, A-B, Lines, Stats, ...)"},
-        {"Left / Right", "previous / next head"},
-        {"Up / Down", "move the pinned query row"},
-        {"Space", "pin the hovered row, or unpin"},
-        {"Esc", "unpin (never throws away what you typed)"},
-        {"M", "mask: none <-> causal"},
-        {"[ / ]", "fewer / more heads (divisors of d_model)"},
-        {"L / Shift+L", "next / previous layer of a trained model (--model)"},
-        {"N / P", "next / previous step in the step-through"},
-        {"Ctrl+S / Ctrl+O", "save the scene / open one (demo scenes, a path; or drop a file)"},
-        {"Ctrl+T", "Train view: train a tiny transformer and watch its heads learn"},
-        {"Space / S / R", "Train view: start or pause / one step / reset"},
-        {"Left / Right, Home / End, P", "Train view: timeline back, on, step 0, live, play"},
-        {"E / M", "Train view: export the curves (SVG, PNG, CSV) / the maps (SVG, PNG)"},
-        {"Ctrl+plus / minus / 0", "zoom all type and maps (1x to 3x) / reset"},
-        {"T", "theme: dark, light (projectors), high contrast"},
-        {"F11", "fullscreen"},
-        {"F1", "this list"},
-    };
     if (ImGui::BeginTable("keys", 2)) {
-        for (const auto& [key, what] : keys) {
+        for (const KeyRow& row : keyTable()) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(key);
+            ImGui::TextUnformatted(keysText(row).c_str());
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(what);
+            ImGui::TextUnformatted(row.does);
         }
         ImGui::EndTable();
     }

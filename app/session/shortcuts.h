@@ -1,12 +1,17 @@
-// Window-wide keys. Ctrl+E works even while typing; arrows only outside text fields.
-// Presses come from the input queue (input_queue.h) in the order they were typed, so a
-// shortcut never overtakes the letters typed before it, and none is lost.
+// The window's keys, from one table (keyTable): the explorer's and the Train view's presses map
+// to actions through it, and the F1 legend is drawn from it, so the legend cannot say what the
+// keys do not do. Ctrl+E works even while typing; plain keys only outside text fields.
+// Presses come from the input queue (platform/input_queue.h) in the order they were typed, so
+// a shortcut never overtakes the letters typed before it, and none is lost.
 #pragma once
 
 #include "engine/scene.h"
-#include "explorer/view_state.h"
+#include "explorer/explorer_state.h"
+#include "session/window_state.h"
 #include "widgets/head_maps.h"
 
+#include <span>
+#include <string>
 #include <vector>
 
 struct GLFWwindow;
@@ -22,6 +27,7 @@ struct KeyPress {
 // What a key press does; each press does at most one thing.
 enum class ShortcutAction {
     None,
+    // Anywhere, also while typing.
     ExportWindow,      // Ctrl+E
     ToggleExportPanel, // Ctrl+Shift+E
     SaveScene,         // Ctrl+S
@@ -33,26 +39,71 @@ enum class ShortcutAction {
     Unpin,             // Esc
     ToggleFullscreen,  // F11
     ToggleKeys,        // F1
-    NextHead,          // Right
-    PreviousHead,      // Left
-    PinnedRowDown,     // Down
-    PinnedRowUp,       // Up
-    NextStep,          // N
-    PreviousStep,      // P
-    TogglePin,         // Space
-    NextTab,           // V
-    PreviousTab,       // Shift+V
-    NextTheme,         // T
-    ToggleMask,        // M
-    FewerHeads,        // [
-    MoreHeads,         // ]
-    NextLayer,         // L, a trained model's layers (--model)
-    PreviousLayer,     // Shift+L
+    // The explorer, outside text fields.
+    NextHead,      // Right
+    PreviousHead,  // Left
+    PinnedRowDown, // Down
+    PinnedRowUp,   // Up
+    NextStep,      // N
+    PreviousStep,  // P
+    TogglePin,     // Space
+    NextTab,       // V
+    PreviousTab,   // Shift+V
+    NextTheme,     // T
+    ToggleMask,    // M
+    FewerHeads,    // [
+    MoreHeads,     // ]
+    NextLayer,     // L, a trained model's layers (--model)
+    PreviousLayer, // Shift+L
+    // The Train view, outside text fields.
+    TrainStartPause,   // Space
+    TrainStep,         // S
+    TrainReset,        // R
+    TimelineBack,      // Left
+    TimelineOn,        // Right
+    TimelineStart,     // Home
+    TimelineLive,      // End
+    TimelinePlay,      // P
+    TrainExportCurves, // E
+    TrainExportMaps,   // M
 };
 
-// The action of `press`. `typing`: a text field has the keyboard (then only the Ctrl keys, Esc,
-// F1 and F11 act); `mapsShown`: there are heads on screen for the plain keys to work on.
+// Where a key works.
+enum class KeyScope {
+    Anywhere,  // also while a text field has the keyboard: the Ctrl keys, Esc, F1, F11
+    Explorer,  // outside text fields, with heads on screen
+    TrainView, // outside text fields, in the Train view
+};
+
+inline constexpr int kAnyMods = -1; // Esc, F1, F11: whatever else is held
+
+struct KeyBinding {
+    int key = 0;  // GLFW_KEY_*
+    int mods = 0; // GLFW_MOD_CONTROL and GLFW_MOD_SHIFT as required, or kAnyMods
+    ShortcutAction action = ShortcutAction::None;
+    bool repeats = true;  // held down, it acts again on GLFW's autorepeat
+    bool inLegend = true; // false for a second key of the same thing (the keypad's plus)
+};
+
+// One line of the legend: what it does and the keys that do it.
+struct KeyRow {
+    KeyScope scope;
+    const char* does;
+    std::vector<KeyBinding> keys;
+};
+
+// Every key of the window, in the legend's order.
+std::span<const KeyRow> keyTable();
+// "Ctrl+Shift+E", "Left", "[": how the legend names a binding.
+std::string keyLabel(const KeyBinding& binding);
+// The row's keys as the legend shows them: "V / Shift+V".
+std::string keysText(const KeyRow& row);
+
+// The action of `press` in the explorer. `typing`: a text field has the keyboard (then only the
+// Anywhere keys act); `mapsShown`: there are heads on screen for the plain keys to work on.
 ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown);
+// The action of a plain press (no Ctrl) in the Train view.
+ShortcutAction trainShortcutFor(const KeyPress& press);
 
 struct ShortcutActions {
     bool exportWindow = false;
@@ -75,19 +126,26 @@ void installFileDrop(GLFWwindow* window);
 // away from a focused text field here, so it unpins instead of reverting the typing.
 void interceptEscape();
 
-// Does `action` to the scene and the view; what only the window can do (export, fullscreen,
-// saving) is set in `actions` for the frame loop. The plain keys' actions need heads on screen
-// (`shown`), as shortcutFor gives them.
-void applyShortcut(ShortcutAction action, core::Scene& scene, ViewState& view,
-                   const HeadMaps& shown, ShortcutActions& actions);
+// What the keys act on: the scene, the explorer's state and the window's.
+struct KeyTargets {
+    core::Scene& scene;
+    ExplorerState& explorer;
+    WindowState& window;
+};
 
-// Call after ImGui::NewFrame: applies the queued presses to the view.
-ShortcutActions handleShortcuts(core::Scene& scene, ViewState& view, const HeadMaps& shown);
+// Does `action`; what only the frame loop can do (export, fullscreen, saving, the Train view) is
+// set in `actions`. The plain keys' actions need heads on screen (`shown`), as shortcutFor gives
+// them.
+void applyShortcut(ShortcutAction action, const KeyTargets& targets, const HeadMaps& shown,
+                   ShortcutActions& actions);
+
+// Call after ImGui::NewFrame: applies the queued presses.
+ShortcutActions handleShortcuts(const KeyTargets& targets, const HeadMaps& shown);
 
 // A scene file dropped onto the window, once (empty when none).
 std::string takeDroppedPath();
 
-// F1: the on-screen list of keys (drawn when view.ui.showKeys is set).
-void drawKeyLegend(ViewState& view);
+// F1: the on-screen list of keys, from keyTable (drawn while `open`; its close button clears it).
+void drawKeyLegend(bool& open);
 
 } // namespace app

@@ -60,7 +60,7 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
 } // namespace
 
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
-                      const ViewState& view, const TrainView& train) {
+                      const ExplorerState& explorer, const Notice& notice, const TrainView& train) {
     std::ostringstream out;
     core::JsonWriter json(out);
     json.beginObject();
@@ -81,15 +81,15 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.key("heads");
     json.value(scene.heads);
     json.key("selected_head"); // numbered from 1, as the window shows it
-    json.value(view.saved.selectedHead + 1);
+    json.value(explorer.saved.selectedHead + 1);
     json.key("tab");
-    json.value(core::toString(view.saved.tab)); // the name a saved scene uses
+    json.value(core::toString(explorer.saved.tab)); // the name a saved scene uses
     json.key("export_panel");
-    json.value(view.exportPanel.open);
+    json.value(explorer.exportPanel.open);
     json.key("exporting");
-    json.value(view.exportPanel.job != nullptr || view.exportPanel.captureCountdown > 0);
+    json.value(explorer.exportPanel.job != nullptr || explorer.exportPanel.captureCountdown > 0);
     json.key("notice");
-    json.value(ImGui::GetTime() < view.ui.noticeUntil ? view.ui.notice : std::string());
+    json.value(notice.visible(ImGui::GetTime()) ? notice.text : std::string());
     json.key("error");
     json.value(facts.error);
     writeTrain(json, train);

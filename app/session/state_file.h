@@ -5,8 +5,9 @@
 
 #include "engine/scene.h"
 #include "engine/trace.h"
-#include "explorer/view_state.h"
+#include "explorer/explorer_state.h"
 #include "train_view/train_view.h"
+#include "widgets/notice.h"
 
 #include <string>
 
@@ -26,7 +27,7 @@ struct FrameFacts {
 // "scrubbed", "playing", "heldout_loss": [the last 200 rows up to the step shown], "snapshots",
 // "writing"}}.
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
-                      const ViewState& view, const TrainView& train);
+                      const ExplorerState& explorer, const Notice& notice, const TrainView& train);
 
 // Writes the line unless it equals the last one written; with the frame number in it, that is
 // once per drawn frame (about twice a second when idle). A failure is reported once on stderr

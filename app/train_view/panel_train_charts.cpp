@@ -1,6 +1,6 @@
 // Train mode, middle: the loss curves, the task's accuracy and every head's score, as they were
 // at the step shown (the timeline cuts them there). A click or drag on a chart scrubs to it.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 
 #include "io/metrics_figures.h"
 #include "widgets/curve_plot.h"
@@ -51,7 +51,7 @@ void scoreChart(TrainView& train, const core::CsvTable& rows, const CurvePlotSty
 
 } // namespace
 
-void drawTrainCharts(const PanelRect& rect, TrainView& train, ViewState& view) {
+void drawTrainCharts(const PanelRect& rect, TrainView& train, bool dark) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Curves", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
@@ -63,7 +63,7 @@ void drawTrainCharts(const PanelRect& rect, TrainView& train, ViewState& view) {
     }
     const core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
     CurvePlotStyle style;
-    style.dark = view.saved.theme != core::Theme::Light;
+    style.dark = dark;
     style.markerX = train.scrubStep >= 0 ? double(train.scrubStep) : -1;
     const float line = ImGui::GetFrameHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;

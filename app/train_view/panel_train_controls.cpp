@@ -1,7 +1,7 @@
 // Train mode (Ctrl+T): a tiny transformer learns while the window watches. Left: the settings,
 // the run's buttons and status, heads to switch off, files. Middle: the curves. Right: every
 // head's map on a probe sequence and one of them large. Bottom: the timeline.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 #include "widgets/enum_controls.h"
 
 #include <GLFW/glfw3.h>
@@ -135,8 +135,8 @@ void stepRun(TrainView& train) {
     train.run->stepOnce();
 }
 
-void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
-                       const std::string& exportDir) {
+std::optional<OpenInExplorer> drawTrainControls(const PanelRect& rect, TrainView& train,
+                                                const TrainViewLook& look, Notice& notice) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Train", nullptr, kPanelFlags);
@@ -146,9 +146,10 @@ void drawTrainControls(const PanelRect& rect, TrainView& train, ViewState& view,
     settingsSection(train);
     runButtons(train);
     runStatus(train);
-    drawTrainAblation(train, view);
-    drawTrainFiles(train, view, exportDir);
+    drawTrainAblation(train, look.dark);
+    std::optional<OpenInExplorer> open = drawTrainFiles(train, notice, look.exportDir);
     ImGui::End();
+    return open;
 }
 
 } // namespace app

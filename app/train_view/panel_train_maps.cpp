@@ -2,7 +2,7 @@
 // a row per layer, a column per head), and the one clicked large with its token labels and
 // the weight under the mouse. Heads switched off are crossed out; the maps of later layers
 // change with them.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 
 #include "figures/curve_figure.h"
 #include "widgets/heatmap_widget.h"
@@ -30,12 +30,12 @@ void uploadTrainMaps(TrainView& train, GlHeatmaps& gl, core::train::ProbeMaps& s
     train.mapsKey = key;
 }
 
-MapStyle trainMapStyle(GlHeatmaps& gl, const ViewState& view, int slot, int layer, int head,
+MapStyle trainMapStyle(GlHeatmaps& gl, core::ColormapId colormap, int slot, int layer, int head,
                        int heads, bool selected) {
     MapStyle style;
     style.gl = &gl;
     style.slot = slot;
-    style.colormap = view.saved.colormap;
+    style.colormap = colormap;
     style.frameColor = paletteColor(layer * heads + head); // as its score curve
     style.frameThickness = selected ? 3.0f : 1.0f;
     style.shareHover = false;
@@ -48,8 +48,8 @@ void crossOut(ImVec2 min, ImVec2 max) {
     draw->AddLine(ImVec2(min.x, max.y), ImVec2(max.x, min.y), IM_COL32(230, 70, 60, 230), 2.5f);
 }
 
-void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl, ViewState& view,
-             float height) {
+void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl,
+             core::ColormapId colormap, float height) {
     const float avail = ImGui::GetContentRegionAvail().x;
     const float label = ImGui::CalcTextSize("L4 ").x;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
@@ -64,9 +64,9 @@ void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& 
             const bool selected = l == train.largeLayer && h == train.largeHead;
             const core::AttentionMap& map = train.mapViews[std::size_t(l * shown.heads + h)];
             const MapStyle style =
-                trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, selected);
+                trainMapStyle(gl, colormap, l * shown.heads + h, l, h, shown.heads, selected);
             const ImVec2 at = ImGui::GetCursorScreenPos();
-            const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::None);
+            const MapHit hit = drawMap(map, style, nullptr, ImVec2(side, side), LabelMode::None);
             if (isAblated(train, l, h)) crossOut(at, ImVec2(at.x + side, at.y + side));
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("L%dH%d: click to show it large, right-click to switch it off",
@@ -78,7 +78,7 @@ void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& 
 }
 
 void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl,
-              ViewState& view) {
+              core::ColormapId colormap) {
     const int l = std::min(train.largeLayer, shown.layers - 1);
     const int h = std::min(train.largeHead, shown.heads - 1);
     ImGui::Text("L%dH%d at step %d%s", l + 1, h + 1, shownStep(train),
@@ -87,8 +87,9 @@ void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps&
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::clamp(std::min(avail.x, avail.y - ImGui::GetFontSize() * 2), 32.0f,
                                   ImGui::GetFontSize() * 24); // 32 labelled rows; pixels cost
-    const MapStyle style = trainMapStyle(gl, view, l * shown.heads + h, l, h, shown.heads, true);
-    const MapHit hit = drawMap(map, style, view, ImVec2(side, side), LabelMode::Full);
+    const MapStyle style =
+        trainMapStyle(gl, colormap, l * shown.heads + h, l, h, shown.heads, true);
+    const MapHit hit = drawMap(map, style, nullptr, ImVec2(side, side), LabelMode::Full);
     if (hit.row >= 0 && hit.col >= 0) {
         ImGui::BeginTooltip();
         ImGui::Text("%s -> %s", map.queryLabels[std::size_t(hit.row)].c_str(),
@@ -104,7 +105,8 @@ void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps&
 
 } // namespace
 
-void drawTrainMaps(const PanelRect& rect, TrainView& train, ViewState& view, GlHeatmaps& gl) {
+void drawTrainMaps(const PanelRect& rect, TrainView& train, core::ColormapId colormap,
+                   GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Maps", nullptr, kPanelFlags | ImGuiWindowFlags_NoScrollbar);
@@ -117,9 +119,9 @@ void drawTrainMaps(const PanelRect& rect, TrainView& train, ViewState& view, GlH
     ImGui::TextUnformatted("Every head on a probe sequence");
     ImGui::SameLine();
     ImGui::TextDisabled("(rows: queries, columns: keys)");
-    mapGrid(train, shown, gl, view, rect.size.y * 0.42f);
+    mapGrid(train, shown, gl, colormap, rect.size.y * 0.42f);
     ImGui::Separator();
-    largeMap(train, shown, gl, view);
+    largeMap(train, shown, gl, colormap);
     ImGui::End();
 }
 

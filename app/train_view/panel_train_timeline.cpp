@@ -1,6 +1,6 @@
 // Train mode, bottom: the timeline. Snapshots kept every K steps (train_run.h); drag to replay
 // the maps and the curves as they were (before and after the drop), play it back, or go live.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // Train mode, left column below the run: heads switched off on the shown model (its held-out
 // loss at once, and the pruning curve), and files: exports, save / load a run, the explorer.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 
 #include "io/figure_export.h"
 #include "io/run_folder.h"
@@ -55,7 +55,7 @@ void ablationNumbers(const TrainView& train) {
                 current ? "" : "   (measuring ...)");
 }
 
-void pruningSection(TrainView& train, const ViewState& view) {
+void pruningSection(TrainView& train, bool dark) {
     if (train.pruning) {
         const float total = float(std::max(train.pruning->total, 1));
         ImGui::ProgressBar(float(*train.pruning->done) / total, ImVec2(-1, 0), "pruning ...");
@@ -75,7 +75,7 @@ void pruningSection(TrainView& train, const ViewState& view) {
         s.points.push_back({double(i + 1), report.pruning[i].heldoutLoss});
     f.series.push_back(std::move(s));
     CurvePlotStyle style;
-    style.dark = view.saved.theme != core::Theme::Light;
+    style.dark = dark;
     style.legend = false;
     drawCurvePlot("##pruning", f,
                   ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 8), style);
@@ -112,14 +112,14 @@ void exportButtons(TrainView& train, const std::string& dir) {
 
 } // namespace
 
-void drawTrainAblation(TrainView& train, const ViewState& view) {
+void drawTrainAblation(TrainView& train, bool dark) {
     if (!train.run) return;
     sectionTitle("Switch heads off");
     headToggles(train);
     updateAblation(train);
     updatePruning(train);
     ablationNumbers(train);
-    pruningSection(train, view);
+    pruningSection(train, dark);
 }
 
 void exportCurvesNow(TrainView& train, const std::string& dir) {
@@ -155,8 +155,9 @@ void saveRun(TrainView& train, const std::string& folder, bool openAfter) {
     train.files->openStep = step;
 }
 
-void drawTrainFiles(TrainView& train, ViewState& view, const std::string& exportDir) {
-    if (!train.run) return;
+std::optional<OpenInExplorer> drawTrainFiles(TrainView& train, Notice& notice,
+                                             const std::string& exportDir) {
+    if (!train.run) return std::nullopt;
     sectionTitle("Files");
     exportButtons(train, exportDir);
     ImGui::SetNextItemWidth(-1);
@@ -166,16 +167,18 @@ void drawTrainFiles(TrainView& train, ViewState& view, const std::string& export
     itemTooltip("Writes the folder `mha-viz train` writes: model.json, metrics.csv, checkpoints.");
     ImGui::SameLine();
     if (ImGui::Button("Load run") && !train.folderInput.empty())
-        loadRun(train, view, train.folderInput);
+        loadRun(train, notice, train.folderInput);
     itemTooltip("Opens a run folder (mha-viz train's or a saved one) to scrub and prune.");
     ImGui::SameLine();
-    if (ImGui::Button("Open in explorer")) openInExplorer(train, exportDir);
+    std::optional<OpenInExplorer> open;
+    if (ImGui::Button("Open in explorer")) open = openInExplorer(train, exportDir);
     itemTooltip("The model at the step shown, in the explorer: type a sentence in its vocabulary.");
     if (train.files) {
         const float total = float(std::max(train.files->total, 1));
         ImGui::ProgressBar(float(*train.files->done) / total, ImVec2(-1, 0),
                            ("writing " + train.files->what + " ...").c_str());
     }
+    return open;
 }
 
 } // namespace app

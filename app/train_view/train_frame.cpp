@@ -1,6 +1,6 @@
 // Train mode's frame: the run's published results, playback, the Train keys, finished file
 // jobs, then the panels: controls left, curves in the middle, maps right, timeline at the bottom.
-#include "explorer/panels.h"
+#include "train_view/train_panels.h"
 
 #include "io/figure_export.h"
 
@@ -13,41 +13,41 @@ namespace app {
 
 namespace {
 
-// Space start/pause, S one step, R reset, Left/Right a snapshot back/on (held: repeats), Home
-// step 0, End live, P play, E export the curves, M the maps. `keys`: the frame's plain presses
+// The Train view's keys (session/shortcuts.h's table): `keys` are the frame's plain presses
 // outside text fields, in order (the explorer's keys do nothing while Train is shown).
 void trainKeys(TrainView& train, const std::string& exportDir, const std::vector<KeyPress>& keys) {
     for (const KeyPress& press : keys) {
-        if (press.repeat && press.key != GLFW_KEY_LEFT && press.key != GLFW_KEY_RIGHT) continue;
-        switch (press.key) {
-        case GLFW_KEY_SPACE:
+        const ShortcutAction action = trainShortcutFor(press);
+        if (action == ShortcutAction::TimelineBack || action == ShortcutAction::TimelineOn ||
+            action == ShortcutAction::TimelineStart || action == ShortcutAction::TimelineLive)
+            train.playing = false;
+        switch (action) {
+        case ShortcutAction::TrainStartPause:
             toggleRunning(train);
             break;
-        case GLFW_KEY_S:
+        case ShortcutAction::TrainStep:
             stepRun(train);
             break;
-        case GLFW_KEY_R:
+        case ShortcutAction::TrainReset:
             resetRun(train);
             break;
-        case GLFW_KEY_P:
+        case ShortcutAction::TimelinePlay:
             toggleTimelinePlay(train);
             break;
-        case GLFW_KEY_LEFT:
-            train.playing = false, scrubBy(train, -1);
+        case ShortcutAction::TimelineBack:
+        case ShortcutAction::TimelineOn:
+            scrubBy(train, action == ShortcutAction::TimelineOn ? 1 : -1);
             break;
-        case GLFW_KEY_RIGHT:
-            train.playing = false, scrubBy(train, 1);
+        case ShortcutAction::TimelineStart:
+            scrubTo(train, 0);
             break;
-        case GLFW_KEY_HOME:
-            train.playing = false, scrubTo(train, 0);
+        case ShortcutAction::TimelineLive:
+            if (train.run) scrubTo(train, train.run->step());
             break;
-        case GLFW_KEY_END:
-            if (train.run) train.playing = false, scrubTo(train, train.run->step());
-            break;
-        case GLFW_KEY_E:
+        case ShortcutAction::TrainExportCurves:
             exportCurvesNow(train, exportDir);
             break;
-        case GLFW_KEY_M:
+        case ShortcutAction::TrainExportMaps:
             exportMapsNow(train, exportDir);
             break;
         default:
@@ -56,73 +56,69 @@ void trainKeys(TrainView& train, const std::string& exportDir, const std::vector
     }
 }
 
-// A finished export or save: its notice, and a saved run opens in the explorer when asked.
-void finishFileJob(TrainView& train, ViewState& view) {
-    if (!train.files || !finished(train.files->result)) return;
+// A finished export or save: its notice; a saved run that was to open in the explorer does.
+std::optional<OpenInExplorer> finishFileJob(TrainView& train, Notice& notice) {
+    if (!train.files || !finished(train.files->result)) return std::nullopt;
     const std::unique_ptr<TrainFileJob> job = std::move(train.files);
     try {
         const std::string where = job->result.get();
-        showNotice(
-            view,
+        notice.show(
             (job->what == "run" ? "Saved the run in " : "Wrote the " + job->what + " into ") +
                 where,
             ImGui::GetTime());
-        if (job->openAfter) train.openModelDir = where, train.openModelStep = job->openStep;
+        if (job->openAfter) return OpenInExplorer{where, job->openStep};
     } catch (const std::exception& e) {
-        showNotice(view, job->what + " not written: " + e.what(), ImGui::GetTime(), 6.0);
+        notice.show(job->what + " not written: " + e.what(), ImGui::GetTime(), 6.0);
     }
+    return std::nullopt;
 }
 
 } // namespace
 
-void sectionTitle(const char* text) {
-    ImGui::Spacing();
-    ImGui::TextUnformatted(text);
-    ImGui::Separator();
-}
-
-void loadRun(TrainView& train, ViewState& view, const std::string& folder) {
+void loadRun(TrainView& train, Notice& notice, const std::string& folder) {
     try {
         adoptRun(train, TrainRun::fromFolder(folder));
-        showNotice(view, "Opened the run in " + folder, ImGui::GetTime());
+        notice.show("Opened the run in " + folder, ImGui::GetTime());
     } catch (const std::exception& e) { // the run shown stays
-        showNotice(view, std::string("Run not opened: ") + e.what(), ImGui::GetTime(), 6.0);
+        notice.show(std::string("Run not opened: ") + e.what(), ImGui::GetTime(), 6.0);
     }
 }
 
-void openInExplorer(TrainView& train, const std::string& exportDir) {
-    if (!train.run) return;
+std::optional<OpenInExplorer> openInExplorer(TrainView& train, const std::string& exportDir) {
+    if (!train.run) return std::nullopt;
     const int step = shownStep(train);
-    if (!train.run->folder().empty()) { // a loaded run: its checkpoints are on disk
-        train.openModelDir = train.run->folder(), train.openModelStep = step;
-        return;
-    }
+    if (!train.run->folder().empty()) // a loaded run: its checkpoints are on disk
+        return OpenInExplorer{train.run->folder(), step};
     saveRun(train, core::freeStem(exportDir, "train-run", {""}), true);
+    return std::nullopt;
 }
 
-void drawTrainView(TrainView& train, ViewState& view, GlHeatmaps& gl, const std::string& exportDir,
-                   float uiScale, const std::vector<KeyPress>& keys) {
+std::optional<OpenInExplorer> drawTrainView(TrainView& train, const TrainViewLook& look,
+                                            Notice& notice, GlHeatmaps& gl,
+                                            const std::vector<KeyPress>& keys) {
     if (train.autoStart && (train.run || resetRun(train))) {
         train.run->start();
         train.autoStart = false;
     }
     if (train.run) train.run->frame();
     advancePlayback(train, ImGui::GetTime());
-    trainKeys(train, exportDir, keys);
-    finishFileJob(train, view);
+    trainKeys(train, look.exportDir, keys);
+    std::optional<OpenInExplorer> open = finishFileJob(train, notice);
 
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const float scale = uiScale * view.ui.zoom;
-    const float left = std::clamp(display.x * 0.24f, 330.0f * scale, 430.0f * scale);
+    const float left = std::clamp(display.x * 0.24f, 330.0f * look.scale, 430.0f * look.scale);
     const float timeline = ImGui::GetFrameHeight() * 2 + ImGui::GetStyle().ItemSpacing.y +
                            2 * ImGui::GetStyle().WindowPadding.y; // title bar and one row
     const float body = display.y - timeline;
     const float middle = (display.x - left) * 0.48f;
-    drawTrainControls({ImVec2(0, 0), ImVec2(left, display.y)}, train, view, exportDir);
-    drawTrainCharts({ImVec2(left, 0), ImVec2(middle, body)}, train, view);
-    drawTrainMaps({ImVec2(left + middle, 0), ImVec2(display.x - left - middle, body)}, train, view,
-                  gl);
+    if (auto asked =
+            drawTrainControls({ImVec2(0, 0), ImVec2(left, display.y)}, train, look, notice))
+        open = asked;
+    drawTrainCharts({ImVec2(left, 0), ImVec2(middle, body)}, train, look.dark);
+    drawTrainMaps({ImVec2(left + middle, 0), ImVec2(display.x - left - middle, body)}, train,
+                  look.colormap, gl);
     drawTrainTimeline({ImVec2(left, body), ImVec2(display.x - left, timeline)}, train);
+    return open;
 }
 
 } // namespace app

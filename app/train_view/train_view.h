@@ -65,8 +65,6 @@ struct TrainView {
     std::uint64_t mapsKey = 0;                // what the uploaded map textures show (mapsKeyOf)
     core::train::ProbeMaps mapsShown;         // and the maps themselves
     std::vector<core::AttentionMap> mapViews; // the same per head (layer * H + head), labelled
-    std::string openModelDir; // "Open in explorer": a run folder to open, then cleared
-    int openModelStep = -1;
 };
 
 // Train defaults for the window: the demo's settings, eval every 20 steps (a curve point several

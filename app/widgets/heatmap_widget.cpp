@@ -2,8 +2,6 @@
 
 #include "figures/palette.h"
 
-#include "explorer/view_range.h"
-
 #include "engine/attention_stats.h"
 #include "figures/head_views.h"
 
@@ -67,11 +65,11 @@ float widestLabel(const std::vector<std::string>& labels) {
     return widest;
 }
 
-void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, const ViewState& view,
-                 int head, int i, int j) {
+void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, int batchIndex, int head,
+                 int i, int j) {
     const core::Attention& a = trace.attention;
     const float value = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
-    const float score = a.scores(a.headRow(view.selection.batchIndex, head, i), j);
+    const float score = a.scores(a.headRow(batchIndex, head, i), j);
     ImGui::BeginTooltip();
     ImGui::TextDisabled("%s", trace.headNames[std::size_t(head)].c_str());
     ImGui::Text("query  %s  (#%d)", map.queryLabels[std::size_t(i)].c_str(), i + 1);
@@ -95,18 +93,17 @@ ImU32 headColorU32(const core::Trace& trace, int head, float alpha) {
     return paletteColor(trace.headColorIndex(head), alpha);
 }
 
-void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl) {
-    keepViewInRange(trace, view); // a new trace may have fewer sentences, heads or tokens
+void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
     HeadMaps& maps = gl.maps;
     maps.heads.resize(std::size_t(trace.attention.heads));
     for (int h = 0; h < trace.attention.heads; ++h) {
-        maps.heads[std::size_t(h)] = core::attentionMap(trace, view.selection.batchIndex, h);
+        maps.heads[std::size_t(h)] = core::attentionMap(trace, batchIndex, h);
         const core::AttentionMap& map = maps.heads[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
     maps.meanEntropy = core::meanRowEntropy(trace.attention);
     ++maps.generation; // the derived maps follow when a tab shows them
-    maps.batchIndex = view.selection.batchIndex;
+    maps.batchIndex = batchIndex;
     gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone
 }
 
@@ -220,7 +217,7 @@ void drawHighlights(ImDrawList* draw, const MapGeometry& g, const core::Attentio
 
 // The invisible button over the map: the cell (or label) under the mouse, clicks, pinning.
 MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapStyle& style,
-                ViewState& view, ImVec2 size) {
+                Selection* selection, ImVec2 size) {
     MapHit hit;
     ImGui::PushID(style.slot);
     ImGui::SetCursorScreenPos(g.origin);
@@ -233,14 +230,14 @@ MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapSt
         const bool inRows = i >= 0 && i < map.rows, inCols = j >= 0 && j < map.cols;
         if (inRows && inCols) {
             hit.row = i, hit.col = j;
-            if (style.shareHover) view.selection.nextHover = {i, j};
-            if (hit.clicked && style.shareHover)
-                view.selection.pinnedQuery = view.selection.pinnedQuery == i ? -1 : i;
+            if (selection) selection->nextHover = {i, j};
+            if (hit.clicked && selection)
+                selection->pinnedQuery = selection->pinnedQuery == i ? -1 : i;
         } else if (inRows && mouse.x < g.mapMin.x) {
-            if (style.shareHover) view.selection.nextHover.query = i;
+            if (selection) selection->nextHover.query = i;
             ImGui::SetTooltip("%s", map.queryLabels[std::size_t(i)].c_str());
         } else if (inCols && mouse.y < g.mapMin.y) {
-            if (style.shareHover) view.selection.nextHover.key = j;
+            if (selection) selection->nextHover.key = j;
             ImGui::SetTooltip("%s", map.keyLabels[std::size_t(j)].c_str());
         }
     }
@@ -250,8 +247,9 @@ MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapSt
 
 } // namespace
 
-MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
-               LabelMode labels) {
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, Selection* selection,
+               ImVec2 size, LabelMode labels) {
+    if (!style.shareHover) selection = nullptr; // rows here are not this sentence's queries
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const MapGeometry g = mapGeometry(map, size, labels);
     // Seams between cells once they are big enough to read as a grid.
@@ -259,28 +257,28 @@ MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& 
                    style.valueMax, g.cell >= 10.0f);
     // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
     // From the previous frame's hover, so every head lights up together.
-    const CellRef hover = style.shareHover ? view.selection.hover : CellRef{};
-    const int pinned = style.shareHover ? view.selection.pinnedQuery : -1;
+    const CellRef hover = selection ? selection->hover : CellRef{};
+    const int pinned = selection ? selection->pinnedQuery : -1;
     if (g.showLabels) drawLabels(draw, map, g, hover, pinned);
     drawHighlights(draw, g, map, style, hover, pinned);
-    return mapInput(map, g, style, view, size);
+    return mapInput(map, g, style, selection, size);
 }
 
-bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+bool drawHeatmap(const core::Trace& trace, const MapsView& maps, int head, ImVec2 size,
                  LabelMode labels) {
-    const core::AttentionMap& map = gl.maps.heads[std::size_t(head)];
+    const core::AttentionMap& map = maps.gl.maps.heads[std::size_t(head)];
     MapStyle style;
-    style.gl = &gl;
+    style.gl = &maps.gl;
     style.slot = head;
-    style.valueMax = view.saved.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
-    style.colormap = view.saved.colormap;
+    style.valueMax = maps.saved.perHeadScale ? std::max(map.maxWeight, 1e-6f) : 1.0f;
+    style.colormap = maps.saved.colormap;
     style.frameColor = headColorU32(trace, head);
-    style.frameThickness = head == view.saved.selectedHead ? 3.0f : 1.5f;
-    const MapHit hit = drawMap(map, style, view, size, labels);
+    style.frameThickness = head == maps.saved.selectedHead ? 3.0f : 1.5f;
+    const MapHit hit = drawMap(map, style, &maps.selection, size, labels);
     if (ImGui::IsItemHovered())
-        view.selection.nextHoverHead = head; // its slice lights up in the pipeline
-    if (hit.row >= 0) cellTooltip(trace, map, view, head, hit.row, hit.col);
-    if (hit.clicked) view.saved.selectedHead = head;
+        maps.selection.nextHoverHead = head; // its slice lights up in the pipeline
+    if (hit.row >= 0) cellTooltip(trace, map, maps.selection.batchIndex, head, hit.row, hit.col);
+    if (hit.clicked) maps.saved.selectedHead = head;
     return hit.clicked;
 }
 

@@ -2,16 +2,25 @@
 #pragma once
 
 #include "engine/trace.h"
-#include "explorer/view_state.h"
+#include "io/scene_json.h"
 #include "widgets/gl_heatmaps.h"
+#include "widgets/selection.h"
 
 #include <imgui.h>
 
 namespace app {
 
-// Rebuilds gl.maps for the shown sentence and uploads them: after a recompute, or when
+// Rebuilds gl.maps for sentence `batchIndex` and uploads them: after a recompute, or when
 // another sentence is shown (gl.maps.showSentence says whether they are current).
-void uploadHeadMaps(const core::Trace& trace, ViewState& view, GlHeatmaps& gl);
+void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl);
+
+// The explorer's maps as its panels draw them: the saved colours and the selected head (a
+// click selects), what the user points at, and the textures with the shown sentence's maps.
+struct MapsView {
+    core::SceneView& saved;
+    Selection& selection;
+    GlHeatmaps& gl;
+};
 
 // The views beside the grid keep their textures in the slots after the heads'.
 enum class DerivedMap { Mean, Difference, Entropy };
@@ -45,21 +54,21 @@ struct MapHit {
     bool clicked = false;
 };
 
-// Any map with labels, hover highlights and clicks, `size` pixels at the cursor. The caller
-// adds the cell's tooltip. The invisible button is the last item (IsItemHovered works).
-MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, ViewState& view, ImVec2 size,
-               LabelMode labels);
+// Any map with labels, hover highlights and clicks, `size` pixels at the cursor. With
+// style.shareHover it lights up and sets `selection`'s rows (it may be null otherwise). The
+// caller adds the cell's tooltip. The invisible button is the last item (IsItemHovered works).
+MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, Selection* selection,
+               ImVec2 size, LabelMode labels);
 
 // Draws head `head` into the rectangle at the cursor, `size` pixels, labels included.
-// Returns true when the map was clicked.
-bool drawHeatmap(const core::Trace& trace, ViewState& view, GlHeatmaps& gl, int head, ImVec2 size,
+// Returns true when the map was clicked (it is then the selected head).
+bool drawHeatmap(const core::Trace& trace, const MapsView& maps, int head, ImVec2 size,
                  LabelMode labels);
 
 // Horizontal colour bar `width` wide, valueMin..valueMax, with labelled ends and middle.
 void drawColorBar(GlHeatmaps& gl, core::ColormapId colormap, float valueMin, float valueMax,
                   float width);
 
-// Colour of head h's frame and slice (the same hue everywhere it appears).
 // Colour `index` of the one palette (core/figures/palette.h) with `alpha`: the same colour the
 // figures and curves give that index, on every theme.
 ImU32 paletteColor(int index, float alpha = 1.0f);

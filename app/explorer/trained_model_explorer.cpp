@@ -1,4 +1,4 @@
-#include "explorer/model_explorer.h"
+#include "explorer/trained_model_explorer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 namespace app {
 
-void ModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
+void TrainedModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
     run_ = std::move(run);
     trace_ = {};
     lastAttempt_.clear();
@@ -14,11 +14,11 @@ void ModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
     status_ = {};
 }
 
-void ModelExplorer::close() {
+void TrainedModelExplorer::close() {
     open(nullptr);
 }
 
-bool ModelExplorer::update(const std::vector<std::string>& sentences) {
+bool TrainedModelExplorer::update(const std::vector<std::string>& sentences) {
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;
@@ -38,7 +38,7 @@ bool ModelExplorer::update(const std::vector<std::string>& sentences) {
     return false;
 }
 
-core::Scene ModelExplorer::scene(const std::vector<std::string>& sentences) const {
+core::Scene TrainedModelExplorer::scene(const std::vector<std::string>& sentences) const {
     core::Scene scene;
     scene.sentences = sentences;
     if (!run_) return scene;
@@ -76,7 +76,7 @@ std::string predictionText(const core::TrainedRun& run, const core::train::Predi
 
 } // namespace
 
-void describeModel(const ModelExplorer& model, ModelView& view) {
+void describeTrainedModel(const TrainedModelExplorer& model, TrainedModelView& view) {
     const int layer = view.layer;
     view = {};
     if (!model.isOpen()) return;
@@ -102,7 +102,7 @@ void describeModel(const ModelExplorer& model, ModelView& view) {
     }
 }
 
-std::string modelWindowTitle(const core::TrainedRun& run) {
+std::string trainedModelWindowTitle(const core::TrainedRun& run) {
     return "mha-viz \xE2\x80\x94 " + std::string(core::toString(run.task)) + ", step " +
            std::to_string(run.step) + " (" + run.dir + ")";
 }

@@ -5,7 +5,6 @@
 
 #include "engine/scene.h"
 #include "explorer/scene_runner.h"
-#include "explorer/view_state.h"
 #include "io/trained_run.h"
 #include "train/model_trace.h"
 
@@ -15,7 +14,21 @@
 
 namespace app {
 
-class ModelExplorer {
+// What the panels show of the open model and which layer they show: filled by
+// describeTrainedModel; `layer` is the one state the user sets here (L / Shift+L, the radio).
+struct TrainedModelView {
+    bool open = false;
+    std::string title;        // task, step and run folder
+    std::string architecture; // layers, d_model, heads, seq, vocab
+    std::string vocabulary;   // the words that may be typed (or a sample of them)
+    std::vector<int> steps;   // the run's checkpoints
+    int step = 0;
+    int layer = 0, layers = 0;                          // the layer every view shows, from 0
+    std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
+    std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
+};
+
+class TrainedModelExplorer {
   public:
     bool isOpen() const { return run_ != nullptr; }
     const core::TrainedRun& run() const { return *run_; } // only while open
@@ -45,10 +58,10 @@ class ModelExplorer {
 
 // What the panels show of the open model: title, architecture, vocabulary, steps, and per
 // sentence its unknown words and the model's next-token guesses. Keeps the layer chosen (clamped
-// to the model's layers) and clears the panel's requests.
-void describeModel(const ModelExplorer& model, ModelView& view);
+// to the model's layers).
+void describeTrainedModel(const TrainedModelExplorer& model, TrainedModelView& view);
 
 // The window title while a model is open: "mha-viz — induction, step 1500 (runs/induction-2)".
-std::string modelWindowTitle(const core::TrainedRun& run);
+std::string trainedModelWindowTitle(const core::TrainedRun& run);
 
 } // namespace app

@@ -1,6 +1,6 @@
-// app::ModelExplorer: a trained model in the window, without a window: traces per layer on the
-// sentences typed, hints and errors that keep the last maps, and what the panels show of it.
-#include "explorer/model_explorer.h"
+// app::TrainedModelExplorer: a trained model in the window, without a window: traces per layer on
+// the sentences typed, hints and errors that keep the last maps, and what the panels show of it.
+#include "explorer/trained_model_explorer.h"
 #include "session/shortcuts.h"
 
 #include "tiny_run.h"
@@ -14,7 +14,7 @@ namespace {
 
 namespace train = core::train;
 
-class AppModelExplorer : public testing::Test {
+class AppTrainedModelExplorer : public testing::Test {
   protected:
     static void SetUpTestSuite() {
         dir_ = testing_support::freshRunDir("explorer");
@@ -26,13 +26,13 @@ class AppModelExplorer : public testing::Test {
     static std::string dir_;
     static std::shared_ptr<const core::TrainedRun> run_;
 };
-std::string AppModelExplorer::dir_;
-std::shared_ptr<const core::TrainedRun> AppModelExplorer::run_;
+std::string AppTrainedModelExplorer::dir_;
+std::shared_ptr<const core::TrainedRun> AppTrainedModelExplorer::run_;
 
 } // namespace
 
-TEST_F(AppModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
-    app::ModelExplorer model;
+TEST_F(AppTrainedModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
+    app::TrainedModelExplorer model;
     EXPECT_FALSE(model.update({"the cat runs ."})); // nothing open
     model.open(run_);
     ASSERT_TRUE(model.update({"the dog near the cats runs ."}));
@@ -56,36 +56,35 @@ TEST_F(AppModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps
     EXPECT_FALSE(model.isOpen());
 }
 
-TEST_F(AppModelExplorer, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
-    app::ModelExplorer model;
+TEST_F(AppTrainedModelExplorer, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
+    app::TrainedModelExplorer model;
     model.open(run_);
     model.update({"the happy dog sings loudly ."});
-    app::ModelView view;
+    app::TrainedModelView view;
     view.layer = 7; // more than the model has: clamped
-    view.closeRequested = true;
-    app::describeModel(model, view);
+    app::describeTrainedModel(model, view);
     EXPECT_TRUE(view.open);
     EXPECT_EQ(view.title, "agreement, step 6 (" + dir_ + ")");
     EXPECT_EQ(view.layers, 2);
     EXPECT_EQ(view.layer, 1);
-    EXPECT_FALSE(view.closeRequested);
     EXPECT_EQ(view.steps, std::vector<int>({0, 6}));
     ASSERT_EQ(view.unknownWords.size(), 1u);
     EXPECT_EQ(view.unknownWords[0], std::vector<std::string>({"loudly"}));
     EXPECT_EQ(view.predictions[0].size(), 5u); // one per token fed
     EXPECT_NE(view.vocabulary.find("cats"), std::string::npos);
-    EXPECT_NE(app::modelWindowTitle(*run_).find("agreement, step 6"), std::string::npos);
+    EXPECT_NE(app::trainedModelWindowTitle(*run_).find("agreement, step 6"), std::string::npos);
 }
 
-TEST_F(AppModelExplorer, LKeysWalkTheLayersAndWrapAround) {
-    app::ViewState view;
+TEST_F(AppTrainedModelExplorer, LKeysWalkTheLayersAndWrapAround) {
+    app::ExplorerState view;
+    app::WindowState window;
     core::Scene scene;
     app::HeadMaps shown;
     shown.heads.resize(4);
     app::ShortcutActions actions;
     const auto press = [&](int mods) {
-        app::applyShortcut(app::shortcutFor({GLFW_KEY_L, mods}, false, true), scene, view, shown,
-                           actions);
+        app::applyShortcut(app::shortcutFor({GLFW_KEY_L, mods}, false, true), {scene, view, window},
+                           shown, actions);
     };
     press(0); // no model: nothing to walk
     EXPECT_EQ(view.model.layer, 0);

@@ -1,0 +1,86 @@
+// The explorer's state beside the Scene (which says what is computed): what a scene file saves
+// (core::SceneView, kept as is), what the user points at (Selection), each tab's own settings,
+// the scene picker, the export panel and the trained model on screen. The session owns one;
+// each panel is handed the parts it reads and returns what it asks for (ExplorerRequest).
+#pragma once
+
+#include "engine/step_detail.h"
+#include "explorer/export_job.h"
+#include "explorer/trained_model_explorer.h"
+#include "io/scene_json.h"
+#include "widgets/selection.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace app {
+
+// The tab bar shows saved.tab: a key, a scene or another tab changes saved.tab and the bar
+// follows on the next frame (ImGui selects a tab as the bar is drawn). `shown` is the tab
+// ImGui shows now; while it differs from saved.tab the bar asks for saved.tab.
+struct TabBarState {
+    std::optional<core::ViewTab> shown;
+};
+
+// Step through: which step, or all of them; the numbers of the one followed, kept while the
+// maps, head and token stay (stepDetail copies W_O: not once per frame).
+struct StepsTabState {
+    int step = 0;
+    bool showAll = false;
+    struct Key {
+        std::uint64_t maps = 0;
+        int batch = -1, head = -1, query = -1;
+        bool operator==(const Key&) const = default;
+    } detailKey;
+    core::StepDetail detail;
+};
+
+// Pipeline: the regroup animation when H changes, and a real model's shapes (from Cost).
+struct PipelineTabState {
+    bool animateSplit = true; // slices regroup visibly when H changes
+    int animFromHeads = 0;    // H before the last change
+    double animStart = -1;    // when that change happened (ImGui's clock); < 0: none
+    int presetIndex = -1;     // a model of kModelPresets drawn (shape only); -1: the live scene
+
+    bool animating(double now) const { return animStart >= 0 && now - animStart < 0.7; }
+};
+
+struct LinesTabState {
+    bool allHeads = false; // every head in its colour, not just the selected one
+};
+
+// Ctrl+O: the demo scenes and a path field.
+struct ScenePickerState {
+    bool open = false;
+    std::string pathInput;
+};
+
+struct ExplorerState {
+    core::SceneView saved; // tab, colours, theme, heads shown: what a scene file holds
+    Selection selection;
+    TabBarState tabBar;
+    StepsTabState steps;
+    PipelineTabState pipeline;
+    LinesTabState lines;
+    ScenePickerState scenes;
+    ExportPanel exportPanel;   // Ctrl+Shift+E
+    TrainedModelView model;    // what the panels show of a trained model, when one is open
+    bool focusSentence = true; // give the sentence field the keyboard (once, at start)
+};
+
+// What a panel asks of the session, which applies it in the same frame, right after the panel:
+// things only the session can do (open a scene, switch modes, load another checkpoint).
+struct ExplorerRequest {
+    std::string openDemo;                   // a demo scene (core::kDemoScenes)
+    std::string openFile;                   // a scene file
+    bool openScenePicker = false;           // Ctrl+O's window
+    bool openTrain = false;                 // the Train view
+    int modelStep = -1;                     // another checkpoint of the open model
+    bool closeModel = false;                // back to the explorer's own scene
+    std::optional<ExportChoice> openExport; // the export panel, on this choice
+
+    ExplorerRequest& operator|=(const ExplorerRequest& other);
+};
+
+} // namespace app

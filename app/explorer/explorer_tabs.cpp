@@ -1,0 +1,46 @@
+#include "explorer/explorer_tabs.h"
+
+#include "explorer/panels.h"
+
+namespace app {
+
+ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const core::Trace& trace,
+                                ExplorerState& explorer, GlHeatmaps& gl) {
+    const MapsView maps{explorer.saved, explorer.selection, gl};
+    switch (tab) {
+    case core::ViewTab::Head:
+        drawHeadView(scene, trace, explorer.model, maps);
+        return {};
+    case core::ViewTab::Mean:
+        return drawMeanView(trace, maps);
+    case core::ViewTab::Difference:
+        return drawDifferenceView(trace, maps);
+    case core::ViewTab::Lines:
+        return drawLinesView(trace, maps, explorer.lines);
+    case core::ViewTab::Statistics:
+        return drawStatisticsView(trace, maps);
+    case core::ViewTab::Pipeline:
+        drawPipelineView(scene, trace, maps, explorer.pipeline);
+        return {};
+    case core::ViewTab::Steps:
+        drawStepsView(trace, maps, explorer.steps);
+        return {};
+    case core::ViewTab::Cost:
+        drawCostView(scene, trace, explorer.pipeline, explorer.saved.tab);
+        return {};
+    }
+    return {};
+}
+
+ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
+    if (!other.openDemo.empty()) openDemo = other.openDemo;
+    if (!other.openFile.empty()) openFile = other.openFile;
+    openScenePicker = openScenePicker || other.openScenePicker;
+    openTrain = openTrain || other.openTrain;
+    if (other.modelStep >= 0) modelStep = other.modelStep;
+    closeModel = closeModel || other.closeModel;
+    if (other.openExport) openExport = other.openExport;
+    return *this;
+}
+
+} // namespace app

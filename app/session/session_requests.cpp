@@ -1,0 +1,60 @@
+// What the panels ask of the Session (ExplorerRequest, the Train view's "Open in explorer"),
+// done in the frame they ask: open a scene, switch to the Train view, open the export panel,
+// load another checkpoint or close the trained model.
+#include "session/session.h"
+
+#include "explorer/panels.h"
+#include "io/scene_json.h"
+#include "io/train_scene.h"
+
+#include <imgui.h>
+
+#include <optional>
+
+namespace app {
+
+void Session::applyRequest(const ExplorerRequest& request) {
+    if (!request.openDemo.empty() || !request.openFile.empty())
+        openScene(request.openDemo, request.openFile);
+    if (request.openScenePicker) explorer_.scenes.open = true;
+    if (request.openTrain) train_.active = true;
+    if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
+    if (request.closeModel)
+        closeModel();
+    else if (request.modelStep >= 0 && model_.isOpen() && request.modelStep != model_.run().step)
+        openModel(model_.run().dir, request.modelStep);
+}
+
+bool Session::openScene(const std::string& demo, const std::string& path) {
+    core::SceneView settings;
+    core::Scene next;
+    std::optional<core::train::TrainSettings> train;
+    try {
+        if (!demo.empty()) {
+            next = core::demoScene(demo, &settings); // embedded: always valid
+            train = core::sceneTrainSettings(core::sceneAsset("scenes/" + demo + ".json"));
+        } else {
+            next = core::loadSceneFile(path, &settings);
+            train = core::sceneFileTrainSettings(path); // a bad "train": not opened
+        }
+    } catch (const std::exception& e) {
+        showNotice(e.what(), 5.0); // the current scene stays
+        return false;
+    }
+    leaveModel(true); // a trained model on screen gives way to the scene
+    scene_ = next;
+    explorer_.selection.pinnedQuery = -1;
+    explorer_.selection.batchIndex = 0;
+    explorer_.saved = settings; // tab, colours, theme, heads shown: the tab bar follows
+    explorer_.scenes.open = false;
+    showNotice("Opened " + (demo.empty() ? path : "demo scene " + demo), 3.0);
+    if (train) startTrainScene(*train);
+    return true;
+}
+
+// The Train view's "Open in explorer": the run folder and step it asked for.
+void Session::followOpenInExplorer(const std::optional<OpenInExplorer>& open) {
+    if (open && openModel(open->dir, open->step)) train_.active = false; // the explorer shows it
+}
+
+} // namespace app
