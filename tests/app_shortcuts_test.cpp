@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <set>
+#include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace {
@@ -271,4 +274,55 @@ TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
     app::addShortcutPress(GLFW_KEY_S, 0, false);
     EXPECT_TRUE(app::handleShortcuts({scene, view, view.window}, {}).plainKeys.empty());
     ImGui::DestroyContext(context);
+}
+
+// The legend is drawn from the same table the keys are looked up in: each binding it lists does
+// what its row says, in its scope, and no two rows of a scope bind the same press.
+TEST(AppShortcuts, TheLegendsKeysDoWhatItSays) {
+    std::set<std::tuple<int, int, int>> seen; // scope, key, mods
+    for (const app::KeyRow& row : app::keyTable()) {
+        ASSERT_FALSE(row.keys.empty()) << row.does;
+        for (const app::KeyBinding& b : row.keys) {
+            const int mods = b.mods == app::kAnyMods ? 0 : b.mods;
+            EXPECT_TRUE(seen.insert({int(row.scope), b.key, mods}).second) << app::keyLabel(b);
+            const KeyPress press{b.key, mods};
+            const ShortcutAction action = row.scope == app::KeyScope::TrainView
+                                              ? app::trainShortcutFor(press)
+                                              : app::shortcutFor(press, false, true);
+            EXPECT_EQ(action, b.action) << app::keyLabel(b) << ": " << row.does;
+            if (row.scope == app::KeyScope::Anywhere) // also while typing
+                EXPECT_EQ(app::shortcutFor(press, true, false), b.action) << app::keyLabel(b);
+        }
+    }
+    const auto rowOf = [](ShortcutAction action) -> const app::KeyRow& {
+        for (const app::KeyRow& row : app::keyTable())
+            for (const app::KeyBinding& b : row.keys)
+                if (b.action == action) return row;
+        throw std::logic_error("no row");
+    };
+    EXPECT_EQ(app::keysText(rowOf(Action::ToggleExportPanel)), "Ctrl+Shift+E");
+    EXPECT_EQ(app::keysText(rowOf(Action::NextTab)), "V / Shift+V");
+    EXPECT_EQ(app::keysText(rowOf(Action::ZoomIn)), "Ctrl+plus / Ctrl+minus / Ctrl+0"); // no keypad
+    EXPECT_EQ(app::keysText(rowOf(Action::Unpin)), "Esc");
+}
+
+TEST(AppShortcuts, TheTrainViewsKeys) {
+    const std::pair<KeyPress, ShortcutAction> cases[] = {
+        {{GLFW_KEY_SPACE, 0}, Action::TrainStartPause},
+        {{GLFW_KEY_S, 0}, Action::TrainStep},
+        {{GLFW_KEY_S, kShift}, Action::TrainStep}, // Shift changes nothing here
+        {{GLFW_KEY_R, 0}, Action::TrainReset},
+        {{GLFW_KEY_LEFT, 0, true}, Action::TimelineBack}, // held: it repeats
+        {{GLFW_KEY_RIGHT, 0}, Action::TimelineOn},
+        {{GLFW_KEY_HOME, 0}, Action::TimelineStart},
+        {{GLFW_KEY_END, 0}, Action::TimelineLive},
+        {{GLFW_KEY_P, 0}, Action::TimelinePlay},
+        {{GLFW_KEY_E, 0}, Action::TrainExportCurves},
+        {{GLFW_KEY_M, 0}, Action::TrainExportMaps},
+        {{GLFW_KEY_SPACE, 0, true}, Action::None}, // a held Space does not start and stop again
+        {{GLFW_KEY_S, kCtrl}, Action::None},       // Ctrl+S saves the scene
+        {{GLFW_KEY_V, 0}, Action::None},
+    };
+    for (const auto& [press, action] : cases)
+        EXPECT_EQ(app::trainShortcutFor(press), action) << press.key << " " << press.mods;
 }
