@@ -1,5 +1,5 @@
 // The backward pass's arithmetic (attention_backward.h), compiled like attention_kernel.cpp:
-// into mha_core for the baseline and into each SIMD level's shared object. Step by step in the
+// into mha_engine for the baseline and into each SIMD level's shared object. Step by step in the
 // reverse order of the forward: W_O, the merge, weights * V, the softmax, the scale, q * k^T,
 // the split and the Q/K/V projections.
 //

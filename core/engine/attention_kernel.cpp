@@ -1,25 +1,25 @@
-// The forward pass's arithmetic (attention_kernel.h). Compiled into mha_core for the
+// The forward pass's arithmetic (attention_kernel.h). Compiled into mha_engine for the
 // baseline, and with MHA_ENGINE_VARIANT into one shared object per SIMD level.
 //
-// Map: each step of the math, the function here that computes it (hp:: is head_products.h), and
-// its readable version in engine/reference.h (core::reference: in double, straight loops).
-//   Q = x wQ, K = xSource wK, V = xSource wV  forward -> multiplyChunked        project
-//   split into heads (or the reshape bug)     headView, packHead                splitHead
-//   scores = scale * Q_h K_h^T                attendTile -> hp::multiplyPanels  scores
-//   mask: causal, key padding                 maskedSoftmax, visibleMax         maskScores
-//   softmax over the visible keys             maskedSoftmax, normalizeRow,      softmax
-//                                             shortRowsSoftmax, expAndSum
-//   headOutput = weights V_h                  attendTile -> hp::multiplyPanels  weightedValues
-//   merge into concat                         attendTile (headView)             mergeHead
-//   ablated heads zeroed, outputShift         forward                           forward
-//   output = concat wO (or concat, W_O off)   project                           outProject
+// Map: each step of the math, the function here that computes it (gemm:: is
+// gemm_micro_kernel.h), and its readable version in engine/reference.h (in double, plain loops).
+//   Q, K, V = x wQ, xSource wK, xSource wV  forward -> multiplyChunked         project
+//   split into heads (or the reshape bug)   headView, packHead                 splitHead
+//   scores = scale * Q_h K_h^T              attendTile -> gemm::multiplyPanels scores
+//   mask: causal, key padding               maskedSoftmax, visibleMax          maskScores
+//   softmax over the visible keys           maskedSoftmax, normalizeRow,       softmax
+//                                           shortRowsSoftmax, expAndSum
+//   headOutput = weights V_h                attendTile -> gemm::multiplyPanels weightedValues
+//   merge into concat                       attendTile (headView)              mergeHead
+//   ablated heads zeroed, outputShift       forward                            forward
+//   output = concat wO (or concat, W_O off) project                            outProject
 // The call: core::forward (attention.cpp) checks the shapes and calls kernel::active().forward,
 // the forward of the active SIMD level's MhaEngineKernel table (attention_kernel.h), which
 // simd.cpp fills with this file's forward: the built-in copy, or the one in
 // lib/mha-viz/libmha_engine_<level>.so that it loads with dlopen.
 #include "engine/attention_kernel.h"
 
-#include "engine/head_products.h"
+#include "engine/gemm_micro_kernel.h"
 #include "engine/simd.h"
 
 #include <array>
@@ -31,8 +31,6 @@
 namespace core::kernel {
 
 namespace {
-
-namespace hp = head_products;
 
 // Head h's (len x d_head) slice of sentence b in m, a (B*len) x d_model matrix. A sentence's
 // rows are contiguous (row-major), so the slice is a strided view. Correct split: the column
@@ -101,11 +99,11 @@ void normalizeRow(const Attention& a, int b, int i, bool padded, Scalar rowMax, 
 // its position in the row.
 Scalar expAndSum(const Scalar* scores, Scalar shift, Scalar* weights, int n) {
     using namespace Eigen::internal;
-    const hp::Packet by = pset1<hp::Packet>(shift);
-    hp::Packet acc = pset1<hp::Packet>(Scalar(0));
+    const gemm::Packet by = pset1<gemm::Packet>(shift);
+    gemm::Packet acc = pset1<gemm::Packet>(Scalar(0));
     int j = 0;
-    for (; j + hp::kWidth <= n; j += hp::kWidth) {
-        const hp::Packet e = pexp(psub(ploadu<hp::Packet>(scores + j), by));
+    for (; j + gemm::kWidth <= n; j += gemm::kWidth) {
+        const gemm::Packet e = pexp(psub(ploadu<gemm::Packet>(scores + j), by));
         pstoreu(weights + j, e);
         acc = padd(acc, e);
     }
@@ -189,14 +187,14 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
         normalizeRow(a, b, i0 + r, padded, rowMax[r], weights + Eigen::Index(r) * M);
 }
 
-// K_h^T and V_h of every (b, h), packed once per forward for head_products, read by every tile
+// K_h^T and V_h of every (b, h), packed once per forward for the micro-kernel, read by every tile
 // of that head. Allocated per forward, uninitialised: not a thread_local kept between calls,
 // whose dynamic TLS block in this dlopen'ed kernel crashed LeakSanitizer's thread scan at exit.
 class PackedHeads {
   public:
     explicit PackedHeads(const Attention& a)
-        : kSize_(hp::paddedCols(a.keyLen) * a.d_head),
-          vSize_(Eigen::Index(a.keyLen) * hp::paddedCols(a.d_head)), heads_(a.heads),
+        : kSize_(gemm::paddedCols(a.keyLen) * a.d_head),
+          vSize_(Eigen::Index(a.keyLen) * gemm::paddedCols(a.d_head)), heads_(a.heads),
           buffer_(Eigen::Index(a.batch) * a.heads * (kSize_ + vSize_)) {}
     Scalar* k(int b, int h) { return buffer_.data() + offset(b, h); }
     Scalar* v(int b, int h) { return k(b, h) + kSize_; }
@@ -217,8 +215,8 @@ void packHead(const Attention& a, PackedHeads& packed, int b, int h) {
     const int M = a.keyLen, d_head = a.d_head;
     const auto kHead = headView(a.k, b, h, M, d_head, a.reshapeBug); // M x d_head
     const auto vHead = headView(a.v, b, h, M, d_head, a.reshapeBug); // M x d_head
-    hp::packTransposed(kHead.data(), kHead.outerStride(), M, d_head, packed.k(b, h));
-    hp::packPanels(vHead.data(), vHead.outerStride(), M, d_head, packed.v(b, h));
+    gemm::packTransposed(kHead.data(), kHead.outerStride(), M, d_head, packed.k(b, h));
+    gemm::packPanels(vHead.data(), vHead.outerStride(), M, d_head, packed.v(b, h));
 }
 
 // Scores, weights and weights * V of queries [i0, i0 + rows) of block (b, h), merged into
@@ -235,17 +233,17 @@ void attendTile(Attention& out, const PackedHeads& packed, int b, int h, int i0,
     auto merged = headView(out.concat, b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
     // Without intermediates the same products go straight into attention and concat.
     Scalar* scores = out.intermediates ? out.scores.row(r0).data() : weights.data(); // rows x M
-    hp::multiplyPanels(qTile.data(), qTile.outerStride(), rows, d_head,
-                       hp::Rhs::packed(packed.k(b, h), d_head), M, out.scale, scores, M);
+    gemm::multiplyPanels(qTile.data(), qTile.outerStride(), rows, d_head,
+                         gemm::Rhs::packed(packed.k(b, h), d_head), M, out.scale, scores, M);
     maskedSoftmax(out, b, i0, rows, scores, weights.data());
     if (!out.intermediates) {
-        hp::multiplyPanels(weights.data(), M, rows, M, hp::Rhs::packed(packed.v(b, h), M), d_head,
-                           1, merged.data(), merged.outerStride());
+        gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, h), M),
+                             d_head, 1, merged.data(), merged.outerStride());
         return;
     }
     auto headOut = out.headOutputs.middleRows(r0, rows); // rows x d_head
-    hp::multiplyPanels(weights.data(), M, rows, M, hp::Rhs::packed(packed.v(b, h), M), d_head, 1,
-                       headOut.data(), d_head);
+    gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, h), M), d_head,
+                         1, headOut.data(), d_head);
     merged = headOut;
 }
 
@@ -291,13 +289,13 @@ struct Product {
     const Mat* w; // inner x cols
     Mat* out;     // rows x cols
 };
-// Whether head_products can read every weight matrix in place: whole panels wide, and small
+// Whether the micro-kernel can read every weight matrix in place: whole panels wide, and small
 // enough (256 KB) to stay in cache for every row block. Such a product is too small for
 // Eigen's GEMM set-up (blocking sizes, packing both sides, a heap buffer) to pay off.
 template <std::size_t P>
 bool fitsInPlace(const std::array<Product, P>& products) {
     for (const Product& p : products)
-        if (p.w->cols() % hp::kPanel != 0 || p.w->size() > 65536) return false;
+        if (p.w->cols() % gemm::kPanel != 0 || p.w->size() > 65536) return false;
     return true;
 }
 
@@ -310,9 +308,9 @@ void multiplyChunked(const std::array<Product, P>& products) {
     }
     if (flops <= kSerialFlops && fitsInPlace(products)) { // a short sentence, a small d_model
         for (const Product& p : products)
-            hp::multiplyPanels(p.a->data(), p.a->cols(), int(p.a->rows()), int(p.a->cols()),
-                               {p.w->data(), hp::kPanel, p.w->cols()}, int(p.w->cols()), 1,
-                               p.out->data(), p.out->cols());
+            gemm::multiplyPanels(p.a->data(), p.a->cols(), int(p.a->rows()), int(p.a->cols()),
+                                 {p.w->data(), gemm::kPanel, p.w->cols()}, int(p.w->cols()), 1,
+                                 p.out->data(), p.out->cols());
         return;
     }
     const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);

@@ -1,5 +1,5 @@
 // The hot part of the forward pass and of the training's backward pass, compiled once per SIMD
-// level (see simd.h): the built-in copy inside mha_core, and one shared object per level that
+// level (see simd.h): the built-in copy inside mha_engine, and one shared object per level that
 // simd.cpp loads at run time. Matrices allocated on one side are resized on the other (q, k, v,
 // output, outputShift, the gradients): safe because every target is built with the same
 // EIGEN_MAX_ALIGN_BYTES (CMakeLists.txt).

@@ -1,10 +1,10 @@
-// The two per-head products of attention, scores = Q_h K_h^T and out = weights V_h, on one
-// tile of queries at a time, with K_h and V_h packed once per head. Eigen's GEMM packs its
-// right-hand side again on every call: with tiles of 64 queries and d_head = 64 that copy,
-// strided across the (B*M) x d_model matrices, cost about as much as the arithmetic, and at
-// d_head = 8 its set-up (blocking, a heap buffer) cost more than the product.
-// Written with Eigen's packet functions, so each engine variant gets its own width (1 float on
-// the scalar path). Only attention_kernel.cpp includes it (once per SIMD level).
+// A GEMM micro-kernel for the two per-head products of attention, scores = Q_h K_h^T and
+// out = weights V_h, on one tile of queries at a time, with K_h and V_h packed once per head.
+// Eigen's GEMM packs its right-hand side again on every call: with tiles of 64 queries and d_head =
+// 64 that copy, strided across the (B*M) x d_model matrices, cost about as much as the arithmetic,
+// and at d_head = 8 its set-up (blocking, a heap buffer) cost more than the product. Written with
+// Eigen's packet functions, so each engine variant gets its own width (1 float on the scalar path).
+// Only attention_kernel.cpp includes it (once per SIMD level).
 #pragma once
 
 #include "engine/scalar.h"
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace core::kernel::head_products {
+namespace core::kernel::gemm {
 
 using Packet = Eigen::internal::packet_traits<Scalar>::type;
 inline constexpr int kWidth = Eigen::internal::packet_traits<Scalar>::size;
@@ -133,4 +133,4 @@ inline void multiplyPanels(const Scalar* a, Eigen::Index lda, int rows, int dept
     }
 }
 
-} // namespace core::kernel::head_products
+} // namespace core::kernel::gemm
