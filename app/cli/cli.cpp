@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include "cli/command_line.h"
+
 #include "io/train_scene.h"
 
 #include "engine/simd.h"
@@ -301,31 +303,17 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     addOutputOptions(cli, options);
     addWindowOptions(cli, options);
     addModelOptions(cli, options);
-    // The one place bad input ends: one line naming the value, exit code 2.
-    auto refuse = [&exitCode](const std::string& message) -> std::optional<CliOptions> {
-        printError(message);
-        exitCode = kExitBadInput;
-        return std::nullopt;
+    const auto check = [&]() -> std::string {
+        options.weightsGiven = cli.count("--weights") > 0;
+        if (std::string error = outputError(cli, options); !error.empty()) return error;
+        if (cli.count("--model") > 0) return loadModelOptions(cli, flags, options);
+        if (cli.count("--step") > 0 || cli.count("--layer") > 0)
+            return std::string(cli.count("--step") > 0 ? "--step" : "--layer") +
+                   " needs --model DIR";
+        return options.scenePath.empty() ? applySceneFlags(flags, options.scene)
+                                         : loadSceneOptions(cli, options);
     };
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::Success& e) { // --help or --version: printed, exit 0
-        exitCode = cli.exit(e);
-        return std::nullopt;
-    } catch (const CLI::ParseError& e) {
-        return refuse(e.what());
-    }
-    options.weightsGiven = cli.count("--weights") > 0;
-    std::string error = outputError(cli, options);
-    if (error.empty() && cli.count("--model") > 0)
-        error = loadModelOptions(cli, flags, options);
-    else if (error.empty() && (cli.count("--step") > 0 || cli.count("--layer") > 0))
-        error = std::string(cli.count("--step") > 0 ? "--step" : "--layer") + " needs --model DIR";
-    else if (error.empty())
-        error = options.scenePath.empty() ? applySceneFlags(flags, options.scene)
-                                          : loadSceneOptions(cli, options);
-    if (!error.empty()) return refuse(error);
-    exitCode = 0;
+    if (!parseCommandLine(cli, argc, argv, "mha-viz", check, exitCode)) return std::nullopt;
     return options;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/plot_command.h"
 
 #include "cli/cli.h"
+#include "cli/command_line.h"
 
 #include "figures/curve_figure.h"
 #include "io/figure_export.h"
@@ -148,19 +149,12 @@ std::optional<PlotOptions> parsePlotCli(int argc, char** argv, int& exitCode) {
     cli.add_option("--scale", options.scale, "PNG resolution multiplier")
         ->check(CLI::Range(1, 4))
         ->capture_default_str();
-    try {
-        cli.parse(argc, argv);
-        if (!endsWith(options.out, ".svg") && !endsWith(options.out, ".png"))
-            throw std::invalid_argument("--out " + options.out + " must end in .svg or .png");
-    } catch (const CLI::Success& e) {
-        exitCode = cli.exit(e);
-        return std::nullopt;
-    } catch (const std::exception& e) {
-        printError(e.what());
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    }
-    exitCode = 0;
+    const auto check = [&] {
+        return endsWith(options.out, ".svg") || endsWith(options.out, ".png")
+                   ? std::string()
+                   : "--out " + options.out + " must end in .svg or .png";
+    };
+    if (!parseCommandLine(cli, argc, argv, "mha-viz plot", check, exitCode)) return std::nullopt;
     return options;
 }
 

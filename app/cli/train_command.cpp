@@ -1,6 +1,7 @@
 #include "cli/train_command.h"
 
 #include "cli/cli.h"
+#include "cli/command_line.h"
 
 #include "io/atomic_file.h"
 #include "io/run_folder.h"
@@ -81,25 +82,13 @@ std::optional<TrainOptions> parseTrainCli(int argc, char** argv, int& exitCode) 
                  "mha-viz train"};
     addModelOptions(cli, options.settings, flags);
     addRunOptions(cli, options.settings, flags, options);
-    auto refuse = [&exitCode](const std::string& message) -> std::optional<TrainOptions> {
-        printError(message);
-        exitCode = kExitBadInput;
-        return std::nullopt;
-    };
-    try {
-        cli.parse(argc, argv);
+    const auto check = [&] {
         options.settings.task = *core::parseEnum<train::TaskKind>(flags.task);
         options.settings.optimizer = *core::parseEnum<train::OptimizerKind>(flags.optimizer);
-        train::validate(options.settings);
-    } catch (const CLI::Success& e) { // --help
-        exitCode = cli.exit(e);
-        return std::nullopt;
-    } catch (const CLI::ParseError& e) {
-        return refuse(e.what());
-    } catch (const std::invalid_argument& e) {
-        return refuse(e.what());
-    }
-    exitCode = 0;
+        train::validate(options.settings); // throws naming the flag
+        return std::string();
+    };
+    if (!parseCommandLine(cli, argc, argv, "mha-viz train", check, exitCode)) return std::nullopt;
     return options;
 }
 
