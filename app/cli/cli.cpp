@@ -72,9 +72,6 @@ std::string parseHeadList(const std::string& list, int heads, std::vector<int>& 
 // What the scene flags are read into before they become a Scene.
 struct SceneFlags {
     std::vector<std::string> sentences;
-    // The Scene's defaults, by name.
-    std::string mask{core::toString(core::Scene{}.mask)},
-        scale{core::toString(core::Scene{}.scale)}, weights{core::toString(core::Scene{}.weights)};
     bool noPositional = false, noOutProjection = false;
     std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
 };
@@ -120,23 +117,17 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
         ->capture_default_str();
     cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
         ->capture_default_str();
-    cli.add_option("--mask", flags.mask,
-                   core::describeEnumNames<core::MaskKind>() +
-                       " (padding masking is automatic for batches)")
-        ->check(CLI::IsMember(core::enumNameList<core::MaskKind>()))
-        ->capture_default_str();
+    addEnumOption(cli, "--mask", scene.mask,
+                  core::describeEnumNames<core::MaskKind>() +
+                      " (padding masking is automatic for batches)");
     cli.add_option("--seed", scene.seed, "Weights are a pure function of the seed")
         ->check(CLI::Validator(seedError, "UINT"))
         ->capture_default_str();
-    cli.add_option("--weights", flags.weights,
-                   "random (seeded) or designed (heads built to specialise: previous-token, "
-                   "same-word, ...)")
-        ->check(CLI::IsMember(core::enumNameList<core::WeightsKind>()))
-        ->capture_default_str();
-    cli.add_option("--scale", flags.scale,
-                   "Score scale: " + core::describeEnumNames<core::ScaleKind>())
-        ->check(CLI::IsMember(core::enumNameList<core::ScaleKind>()))
-        ->capture_default_str();
+    addEnumOption(cli, "--weights", scene.weights,
+                  "random (seeded) or designed (heads built to specialise: previous-token, "
+                  "same-word, ...)");
+    addEnumOption(cli, "--scale", scene.scale,
+                  "Score scale: " + core::describeEnumNames<core::ScaleKind>());
     cli.add_flag("--no-positional", flags.noPositional,
                  "Leave out the sinusoidal positional encoding");
     cli.add_flag("--no-out-proj", flags.noOutProjection,
@@ -188,14 +179,9 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
     cli.set_version_flag(
         "--version", [] { return "mha-viz " MHA_VERSION "\nengine: " + core::simdSummary(); },
         "Print the version and the engine's SIMD path, then exit");
-    cli.add_option_function<std::string>(
-           "--view",
-           [&options](const std::string& tab) {
-               options.view.tab = *core::parseEnum<core::ViewTab>(tab);
-           },
-           "The window's right-hand tab at start: " + core::describeEnumNames<core::ViewTab>())
-        ->check(CLI::IsMember(core::enumNameList<core::ViewTab>()))
-        ->default_str(std::string(core::toString(options.view.tab)));
+    addEnumOption(cli, "--view", options.view.tab,
+                  "The window's right-hand tab at start: " +
+                      core::describeEnumNames<core::ViewTab>());
 }
 
 // A trained model instead of a scene.
@@ -244,9 +230,6 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
 // The scene flags into `scene`, then the scene's own validation.
 std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     if (!flags.sentences.empty()) scene.sentences = flags.sentences;
-    scene.mask = *core::parseEnum<core::MaskKind>(flags.mask);
-    scene.weights = *core::parseEnum<core::WeightsKind>(flags.weights);
-    scene.scale = *core::parseEnum<core::ScaleKind>(flags.scale);
     scene.positional = !flags.noPositional;
     scene.outProjection = !flags.noOutProjection;
     for (const std::string& list : flags.ablate)

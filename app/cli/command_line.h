@@ -5,6 +5,8 @@
 // contract). True when the command should go on.
 #pragma once
 
+#include "base/enum_names.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -15,5 +17,18 @@ namespace app {
 
 bool parseCommandLine(CLI::App& cli, int argc, char** argv, std::string_view program,
                       const std::function<std::string()>& check, int& exitCode);
+
+// An option whose value is one of a closed set's names: the allowed values and the default
+// shown by --help come from its name table, and `value` is set as the flag is read.
+template <core::NamedEnum Enum>
+CLI::Option* addEnumOption(CLI::App& cli, const std::string& flag, Enum& value,
+                           const std::string& description) {
+    return cli
+        .add_option_function<std::string>(
+            flag, [&value](const std::string& text) { value = *core::parseEnum<Enum>(text); },
+            description)
+        ->check(CLI::IsMember(core::enumNameList<Enum>()))
+        ->default_str(std::string(core::toString(value)));
+}
 
 } // namespace app

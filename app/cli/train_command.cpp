@@ -29,16 +29,11 @@ void printError(const std::string& message) {
     app::printError("mha-viz train", message);
 }
 
-// What CLI11 reads before it becomes TrainSettings.
-struct TrainFlags {
-    std::string task, optimizer = "adam";
-};
-
-void addModelOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags) {
-    cli.add_option("--task", flags.task,
-                   "What to learn: " + core::describeEnumNames<train::TaskKind>())
+void addModelOptions(CLI::App& cli, train::TrainSettings& s) {
+    addEnumOption(cli, "--task", s.task,
+                  "What to learn: " + core::describeEnumNames<train::TaskKind>())
         ->required()
-        ->check(CLI::IsMember(core::enumNameList<train::TaskKind>()));
+        ->default_str(""); // no default: the task is asked for
     cli.add_option("--layers", s.model.layers, "Attention layers L, 1 to 8")->capture_default_str();
     cli.add_option("--d-model", s.model.d_model, "Model width D")->capture_default_str();
     cli.add_option("--heads", s.model.heads, "Heads per layer H; must divide D")
@@ -46,16 +41,13 @@ void addModelOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags) 
     cli.add_option("--seq", s.model.seq, "Sequence length N")->capture_default_str();
 }
 
-void addRunOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags,
-                   TrainOptions& options) {
+void addRunOptions(CLI::App& cli, train::TrainSettings& s, TrainOptions& options) {
     cli.add_option("--out", options.outDir, "Run folder to write; must be new or empty")
         ->required();
     cli.add_option("--batch", s.batch, "Sequences per update B")->capture_default_str();
     cli.add_option("--steps", s.steps, "Updates")->capture_default_str();
     cli.add_option("--lr", s.learningRate, "Learning rate")->capture_default_str();
-    cli.add_option("--optimizer", flags.optimizer, core::describeEnumNames<train::OptimizerKind>())
-        ->check(CLI::IsMember(core::enumNameList<train::OptimizerKind>()))
-        ->capture_default_str();
+    addEnumOption(cli, "--optimizer", s.optimizer, core::describeEnumNames<train::OptimizerKind>());
     cli.add_option("--seed", s.seed, "Initial weights, batches and probe set come from it")
         ->check(CLI::Validator(seedError, "UINT"))
         ->capture_default_str();
@@ -75,16 +67,13 @@ void addRunOptions(CLI::App& cli, train::TrainSettings& s, TrainFlags& flags,
 
 std::optional<TrainOptions> parseTrainCli(int argc, char** argv, int& exitCode) {
     TrainOptions options;
-    TrainFlags flags;
     CLI::App cli{"mha-viz train: train a tiny attention-only transformer and watch its heads "
                  "specialise.\nWrites model.json, metrics.csv and safetensors checkpoints to "
                  "--out DIR.",
                  "mha-viz train"};
-    addModelOptions(cli, options.settings, flags);
-    addRunOptions(cli, options.settings, flags, options);
+    addModelOptions(cli, options.settings);
+    addRunOptions(cli, options.settings, options);
     const auto check = [&] {
-        options.settings.task = *core::parseEnum<train::TaskKind>(flags.task);
-        options.settings.optimizer = *core::parseEnum<train::OptimizerKind>(flags.optimizer);
         train::validate(options.settings); // throws naming the flag
         return std::string();
     };
