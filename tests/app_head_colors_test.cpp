@@ -57,7 +57,8 @@ TEST(HeadColors, OneColourPerHeadInEveryViewFigureAndCurve) {
             const core::Rgb expected = core::headColor(l, h, H);
             expectExplorerColours(*trace.layers[std::size_t(l)], h, expected);
             EXPECT_EQ(u32(*trainMaps.panels[std::size_t(l * H + h)].keyColor), u32(expected));
-            EXPECT_EQ(app::paletteColor(l * H + h), u32(expected)); // the Train view's frames
+            EXPECT_EQ(app::paletteColor(core::modelHeadIndex(l, h, H)),
+                      u32(expected)); // Train frames
             const std::string name = "L" + std::to_string(l + 1) + "H" + std::to_string(h + 1);
             const auto curve = std::find_if(curves.series.begin(), curves.series.end(),
                                             [&](const auto& s) { return s.name == name; });

@@ -72,3 +72,17 @@ TEST(EnumNames, DescribedAsAMessageSaysThem) {
 }
 
 } // namespace
+
+namespace {
+
+// V / Shift+V and T step through the table's order, wrapping around both ways.
+TEST(EnumNames, CyclingFollowsTheTablesOrderAndWraps) {
+    EXPECT_EQ(core::cycleEnum(core::ViewTab::Head, 1), core::ViewTab::Mean);
+    EXPECT_EQ(core::cycleEnum(core::ViewTab::Head, -1), core::ViewTab::Cost);
+    EXPECT_EQ(core::cycleEnum(core::ViewTab::Cost, 1), core::ViewTab::Head);
+    EXPECT_EQ(core::cycleEnum(core::Theme::HighContrast, 1), core::Theme::Dark);
+    for (const auto& entry : core::kViewTabNames) // once round: back where it started
+        EXPECT_EQ(core::cycleEnum(entry.value, int(std::size(core::kViewTabNames))), entry.value);
+}
+
+} // namespace

@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/run_folder.h"
 #include "train/ablation.h"
+#include "train/probe_maps.h"
 
 #include <CLI/CLI.hpp>
 
@@ -179,10 +180,12 @@ void describeRun(const TrainOptions& options, const train::Trainer& trainer, std
 void trainInto(const TrainOptions& options, const std::atomic<bool>& stop, std::ostream& log,
                bool logIsTerminal) {
     const std::string& dir = options.outDir;
+    // The folder first: refused (not empty), nothing is written, logged or allocated.
+    const auto setup = train::makeRunSetup(options.settings);
+    const std::vector<std::string> probeColumns(setup->columns.begin() + 2, // after step, loss
+                                                setup->columns.end());
+    core::RunFolderWriter run(dir, setup->settings, setup->task.vocab(), probeColumns);
     train::Trainer trainer(options.settings);
-    // Refused (a folder that is not empty): nothing is written and nothing is logged.
-    core::RunFolderWriter run(dir, trainer.settings(), trainer.task().vocab(),
-                              trainer.probeColumns());
     describeRun(options, trainer, log);
     const double heldout = writeMetricsRow(trainer, run);
     writeCheckpointOf(trainer, run);

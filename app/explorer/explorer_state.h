@@ -6,7 +6,7 @@
 
 #include "engine/step_detail.h"
 #include "explorer/export_job.h"
-#include "explorer/trained_model_explorer.h"
+#include "explorer/trained_model_runner.h"
 #include "io/scene_json.h"
 #include "widgets/selection.h"
 

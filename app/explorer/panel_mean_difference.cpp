@@ -7,19 +7,6 @@
 
 namespace app {
 
-ExplorerRequest viewHeader(const char* text, ExportChoice what) {
-    ExplorerRequest request;
-    const float button =
-        ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
-    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - button - ImGui::GetFontSize());
-    ImGui::TextDisabled("%s", text);
-    ImGui::PopTextWrapPos();
-    ImGui::SameLine(ImGui::GetContentRegionMax().x - button);
-    if (ImGui::Button("Export\xE2\x80\xA6")) request.openExport = what;
-    itemTooltip("Save this view as PNG, SVG or CSV (Ctrl+Shift+E).");
-    return request;
-}
-
 namespace {
 
 // The largest square that leaves room for a colour bar (and `below` more) under it.

@@ -44,7 +44,8 @@ ExplorerRequest drawModelSection(TrainedModelView& model) {
     ExplorerRequest request;
     ImGui::TextWrapped("Trained model: %s", model.title.c_str());
     layerSelector(model);
-    if (const int step = stepSelector(model); step != model.step) request.modelStep = step;
+    if (const int step = stepSelector(model); step >= 0 && step != model.step)
+        request.modelStep = step;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
     ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned positions, "

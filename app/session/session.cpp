@@ -145,6 +145,8 @@ void Session::drawPanels(GLFWwindow* window) {
 void Session::drawWindows() {
     drawKeyLegend(window_.showKeys);
     applyRequest(drawScenesPanel(explorer_.scenes));
+    // A scene just opened may name heads the trace on screen (until the next recompute) lacks.
+    keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
     const ExportTarget target{explorer_.selection.batchIndex, explorer_.saved.selectedHead,
                               explorer_.saved.compareHead, explorer_.saved.colormap};
     drawExportPanel(trace_, explorer_.exportPanel, target, window_.notice, exportDir_);
@@ -159,7 +161,7 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
     train_.settings = settings;
     train_.active = true;
     if (resetRun(train_))
-        train_.autoStart = true;
+        train_.run->start();
     else
         showNotice("Not trained: " + train_.settingsError, 6.0);
 }
@@ -205,7 +207,7 @@ void Session::drawExplorerTabs(const PanelRect& rect) {
 }
 
 void Session::saveScene() {
-    if (model_.isOpen()) { // a scene cannot hold a trained model's weights
+    if (modelRunner_.isOpen()) { // a scene cannot hold a trained model's weights
         showNotice("A trained model is not a scene: Ctrl+E saves the window and this "
                    "layer's trace (mha-viz --model DIR --json: every layer)");
         return;

@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "explorer/explorer_state.h"
 #include "explorer/scene_runner.h"
-#include "explorer/trained_model_explorer.h"
+#include "explorer/trained_model_runner.h"
 #include "platform/appearance.h"
 #include "platform/frame_stats.h"
 #include "session/window_state.h"
@@ -59,7 +59,7 @@ class Session {
     bool openModel(const std::string& runDir, int step = core::kLastCheckpoint);
     // Back to the ordinary explorer, with the scene it had before the model opened.
     void closeModel();
-    bool modelOpen() const { return model_.isOpen(); }
+    bool modelOpen() const { return modelRunner_.isOpen(); }
 
   private:
     void saveScene();
@@ -84,7 +84,9 @@ class Session {
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
 
-    RunStatus status() const { return model_.isOpen() ? model_.status() : runner_.status(); }
+    RunStatus status() const {
+        return modelRunner_.isOpen() ? modelRunner_.status() : runner_.status();
+    }
 
     const CliOptions& options_;
     float uiScale_;
@@ -99,7 +101,7 @@ class Session {
     GlHeatmaps trainGl_; // its maps' textures
     std::string exportDir_;
     bool exportWindowRequested_ = false;
-    TrainedModelExplorer model_;
+    TrainedModelRunner modelRunner_;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
     int shownLayer_ = -1;     // the model's layer in trace_

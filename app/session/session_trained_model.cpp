@@ -15,7 +15,8 @@ bool Session::openModel(const std::string& runDir, int step) {
     try {
         auto run = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(runDir, step));
         // The same vocabulary keeps what was typed; another gets the task's own sentence.
-        const bool sameVocab = model_.isOpen() && model_.run().model.vocab == run->model.vocab;
+        const bool sameVocab =
+            modelRunner_.isOpen() && modelRunner_.run().model.vocab == run->model.vocab;
         std::vector<std::string> sentences =
             sameVocab ? scene_.sentences
                       : std::vector<std::string>{core::train::defaultModelSentence(run->task)};
@@ -31,16 +32,17 @@ bool Session::openModel(const std::string& runDir, int step) {
 
 void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
                         std::vector<std::string> sentences) {
-    if (!model_.isOpen()) { // remember the explorer to come back to
+    if (!modelRunner_.isOpen()) { // remember the explorer to come back to
         explorerScene_ = scene_;
         explorerTrace_ = trace_;
     }
     windowTitle_ = trainedModelWindowTitle(*run);
-    const int layer = model_.isOpen() ? explorer_.model.layer : 0; // another step: that layer
-    model_.open(std::move(run));
-    scene_ = model_.scene(sentences);
+    const int layer = modelRunner_.isOpen() ? explorer_.model.layer : 0; // another step: that layer
+    modelRunner_.open(std::move(run));
+    scene_ = modelRunner_.scene(sentences);
     explorer_.model.layer = layer;
-    describeTrainedModel(model_, explorer_.model); // the title and controls before the first trace
+    describeTrainedModel(modelRunner_,
+                         explorer_.model); // the title and controls before the first trace
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
     shownLayer_ = -1; // the next recompute shows the layer
@@ -51,8 +53,8 @@ void Session::closeModel() {
 }
 
 void Session::leaveModel(bool keepScene) {
-    if (!model_.isOpen()) return;
-    model_.close();
+    if (!modelRunner_.isOpen()) return;
+    modelRunner_.close();
     explorer_.model = {};
     if (!keepScene) scene_ = explorerScene_; // else a scene opened over the model stays
     trace_ = explorerTrace_;                 // the runner recomputes when scene_ differs from it
@@ -62,28 +64,28 @@ void Session::leaveModel(bool keepScene) {
 
 bool Session::recompute(bool allowWorker) {
     const bool stale = std::exchange(mapsStale_, false);
-    if (!model_.isOpen())
+    if (!modelRunner_.isOpen())
         return runner_.update(scene_, trace_, ImGui::GetTime(), allowWorker) || stale;
     return followModel() || stale;
 }
 
 bool Session::followModel() {
     // The controls are read-only, but keys (M, [ and ]) and scene edits could still move them.
-    const core::Scene fixed = model_.scene(scene_.sentences);
+    const core::Scene fixed = modelRunner_.scene(scene_.sentences);
     if (!(scene_ == fixed)) {
         scene_ = fixed;
         showNotice("A trained model fixes d_model, heads, mask and scale (Close model to change "
                    "them)");
     }
-    if (model_.update(scene_.sentences)) {
-        describeTrainedModel(model_, explorer_.model);
+    if (modelRunner_.update(scene_.sentences)) {
+        describeTrainedModel(modelRunner_, explorer_.model);
         shownLayer_ = -1;
     }
-    if (!model_.hasTrace()) return false;
+    if (!modelRunner_.hasTrace()) return false;
     explorer_.model.layer = std::clamp(explorer_.model.layer, 0, explorer_.model.layers - 1);
     if (explorer_.model.layer == shownLayer_) return false;
     shownLayer_ = explorer_.model.layer;
-    trace_ = model_.trace().layers[std::size_t(shownLayer_)];
+    trace_ = modelRunner_.trace().layers[std::size_t(shownLayer_)];
     return true;
 }
 

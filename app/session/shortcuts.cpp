@@ -307,11 +307,10 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
         break;
     case A::NextTab: // the tab bar follows saved.tab
     case A::PreviousTab:
-        saved.tab = core::ViewTab(
-            cycle(int(saved.tab), int(std::size(core::kViewTabNames)), action == A::NextTab));
+        saved.tab = core::cycleEnum(saved.tab, action == A::NextTab ? 1 : -1);
         break;
     case A::NextTheme: // dark -> light -> high contrast
-        saved.theme = Theme(cycle(int(saved.theme), int(std::size(core::kThemeNames)), true));
+        saved.theme = core::cycleEnum(saved.theme, 1);
         break;
     case A::ToggleMask:
         t.scene.mask =
@@ -372,7 +371,8 @@ void drawKeyLegend(bool& open) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("Keys other than Ctrl+E work when no text field is being edited.");
+    ImGui::TextDisabled("The Ctrl keys, Esc, F1 and F11 work while typing; the others when no "
+                        "text field is being edited.");
     ImGui::End();
 }
 

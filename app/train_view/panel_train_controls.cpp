@@ -1,6 +1,6 @@
-// Train mode (Ctrl+T): a tiny transformer learns while the window watches. Left: the settings,
-// the run's buttons and status, heads to switch off, files. Middle: the curves. Right: every
-// head's map on a probe sequence and one of them large. Bottom: the timeline.
+// Train view, the left column: the model and task settings, the run's buttons (Start, Step,
+// Reset, the speed) and its status; then the heads to switch off and the files
+// (panel_train_tools.cpp).
 #include "train_view/train_panels.h"
 #include "widgets/enum_controls.h"
 

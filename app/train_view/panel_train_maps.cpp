@@ -36,7 +36,7 @@ MapStyle trainMapStyle(GlHeatmaps& gl, core::ColormapId colormap, int slot, int 
     style.gl = &gl;
     style.slot = slot;
     style.colormap = colormap;
-    style.frameColor = paletteColor(layer * heads + head); // as its score curve
+    style.frameColor = paletteColor(core::modelHeadIndex(layer, head, heads)); // as its curve
     style.frameThickness = selected ? 3.0f : 1.0f;
     style.shareHover = false;
     return style;

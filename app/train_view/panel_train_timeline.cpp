@@ -1,5 +1,6 @@
-// Train mode, bottom: the timeline. Snapshots kept every K steps (train_run.h); drag to replay
-// the maps and the curves as they were (before and after the drop), play it back, or go live.
+// Train mode, bottom: the timeline. Snapshots kept every K steps (core/train/snapshot_history.h):
+// drag to replay the maps and the curves as they were (before and after the drop), play it back,
+// or go live.
 #include "train_view/train_panels.h"
 
 #include <algorithm>

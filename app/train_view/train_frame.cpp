@@ -96,10 +96,6 @@ std::optional<OpenInExplorer> openInExplorer(TrainView& train, const std::string
 std::optional<OpenInExplorer> drawTrainView(TrainView& train, const TrainViewLook& look,
                                             Notice& notice, GlHeatmaps& gl,
                                             const std::vector<KeyPress>& keys) {
-    if (train.autoStart && (train.run || resetRun(train))) {
-        train.run->start();
-        train.autoStart = false;
-    }
     if (train.run) train.run->frame();
     advancePlayback(train, ImGui::GetTime());
     trainKeys(train, look.exportDir, keys);

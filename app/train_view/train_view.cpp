@@ -64,8 +64,8 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
 }
 
 bool trainMoving(const TrainView& view) {
-    return view.active && (view.autoStart || view.playing || view.files || view.pruning ||
-                           view.ablation.valid() || (view.run && view.run->busy()));
+    return view.active && (view.playing || view.files || view.pruning || view.ablation.valid() ||
+                           (view.run && view.run->busy()));
 }
 
 const core::train::TrainSnapshot* shownSnapshot(const TrainView& view) {

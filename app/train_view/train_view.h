@@ -47,7 +47,6 @@ struct TrainView {
     core::train::TrainSettings settings;  // the controls; a run starts from them
     std::unique_ptr<TrainRun> run;        // made on the first Start/Step (or a load)
     std::string settingsError;            // why the controls cannot make a run
-    bool autoStart = false;               // a demo scene: start as soon as the run exists
     int scrubStep = -1;                   // -1: live (the newest); else the step shown
     bool playing = false;                 // the timeline plays back
     double playClock = 0;                 // ImGui time of the last played frame

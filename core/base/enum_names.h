@@ -10,6 +10,7 @@
 // the labels the window shows in its combo boxes.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
@@ -88,6 +89,16 @@ constexpr int enumIndex(Enum value) {
     for (std::size_t i = 0; i < names.size(); ++i)
         if (names[i].value == value) return int(i);
     return -1;
+}
+
+// The value `step` places after `value` in its table's order, wrapping around (the window's
+// V / Shift+V through the tabs, T through the themes).
+template <NamedEnum Enum>
+constexpr Enum cycleEnum(Enum value, int step) {
+    const auto names = namesOf<Enum>();
+    const int n = int(names.size());
+    const int at = std::max(enumIndex(value), 0);
+    return names[std::size_t(((at + step) % n + n) % n)].value;
 }
 
 } // namespace core

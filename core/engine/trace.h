@@ -13,6 +13,13 @@
 
 namespace core {
 
+// Head `head` of layer `layer` (both from 0) of a model with `heads` heads per layer, numbered
+// through the whole model: what a head's colour follows (figures/palette.h), so layer 2's first
+// head has one colour in the explorer, the Train view and its curves.
+inline int modelHeadIndex(int layer, int head, int heads) {
+    return layer * (heads > 0 ? heads : 1) + head;
+}
+
 struct Trace {
     Scene scene;                            // how this trace was made
     std::vector<std::string> headNames;     // H
@@ -24,9 +31,8 @@ struct Trace {
     Attention attention;                    // q, k, v, scores, weights, head outputs, output
     int layer = 0; // which layer of a model this is (0 for a scene): its heads' colours follow
 
-    // Head h's place in its model, layer * H + h: the index of its colour (figures/palette.h),
-    // so a layer's head has the same colour in the explorer as in the Train view's curves.
-    int headColorIndex(int h) const { return layer * attention.heads + h; }
+    // Head h's place in its model (modelHeadIndex): the index of its colour.
+    int headColorIndex(int h) const { return modelHeadIndex(layer, h, attention.heads); }
 
     int batch() const { return attention.batch; }
     int queryLen() const { return attention.queryLen; }

@@ -3,6 +3,7 @@
 // OpenGL, no display) and CSV by core/figures/figure*.cpp.
 #pragma once
 
+#include "base/csv_field.h"
 #include "engine/trace.h"
 #include "figures/colormap.h"
 #include "figures/image.h"
@@ -87,9 +88,6 @@ std::string gridSvg(const GridFigure& figure);
 
 // "query,key1,key2,..." header, one row per query token; masked cells are 0.
 std::string heatmapCsv(const HeatmapFigure& figure);
-
-// One CSV field, RFC 4180: quoted when it holds a comma, quote or line break.
-std::string csvField(const std::string& text);
 
 // Rasterised with stb_truetype and DejaVu Sans (found like the window's font); `scale` 1..4
 // multiplies the resolution. Throws std::invalid_argument for a bad scale or an empty figure,

@@ -207,13 +207,6 @@ std::string lineSvg(const LineFigure& f) {
     return document(std::move(body), width, y + kMargin);
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string quoted = "\"";
-    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 std::string heatmapCsv(const HeatmapFigure& f) {
     const auto field = csvField;
     std::ostringstream out;

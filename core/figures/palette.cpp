@@ -60,7 +60,7 @@ std::vector<Rgb> headPalette(int n) {
 }
 
 Rgb headColor(int layer, int head, int heads) {
-    return seriesColor(layer * std::max(heads, 1) + head);
+    return seriesColor(modelHeadIndex(layer, head, heads));
 }
 
 Rgb headColor(const Trace& trace, int head) {

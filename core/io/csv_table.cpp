@@ -1,6 +1,6 @@
 #include "io/csv_table.h"
 
-#include "figures/figure.h" // csvField: the one quoting rule of every CSV
+#include "base/csv_field.h"
 
 #include <charconv>
 #include <cmath>

@@ -15,8 +15,8 @@ namespace core {
 
 inline constexpr int kSceneJsonVersion = 1;
 
-// The views of a trace a scene can open on, and the themes, as a scene file names them
-// (kViewTabs, kThemes: in the enums' order).
+// The views of a trace a scene can open on, and the themes, with the names a scene file, --view
+// and the window use (kViewTabNames: also the tab bar's order, and V's; kThemeNames: T's).
 enum class ViewTab { Head, Mean, Difference, Lines, Statistics, Pipeline, Steps, Cost };
 inline constexpr EnumName<ViewTab> kViewTabNames[] = {{ViewTab::Head, "head", "Head"},
                                                       {ViewTab::Mean, "mean", "Mean"},

@@ -1,5 +1,7 @@
 #include "train/ablation.h"
 
+#include "engine/scene.h"
+
 #include "train/head_scores.h"
 
 #include <algorithm>
@@ -12,9 +14,9 @@ HeadLists noHeads(const ModelConfig& config) {
     return HeadLists(std::size_t(config.layers));
 }
 
-bool isOff(const HeadLists& off, HeadRef h) {
-    const std::vector<int>& heads = off[std::size_t(h.layer)];
-    return std::find(heads.begin(), heads.end(), h.head) != heads.end();
+// Switches head h off in `off` (a set per layer, as engine/scene.h keeps them).
+void switchOff(HeadLists& off, HeadRef h) {
+    switchHead(off[std::size_t(h.layer)], h.head, true);
 }
 
 // Counts forward passes for the progress callback.
@@ -33,9 +35,9 @@ AblationPoint leastHarmful(const ModelConfig& config, const Params& params, cons
     bool found = false;
     for (int l = 0; l < config.layers; ++l)
         for (int h = 0; h < config.heads; ++h) {
-            if (isOff(off, {l, h})) continue;
+            if (containsHead(off[std::size_t(l)], h)) continue;
             HeadLists trial = off;
-            trial[std::size_t(l)].push_back(h);
+            switchOff(trial, {l, h});
             AblationPoint point = probeWithout(config, params, probe, trial);
             point.head = {l, h};
             progress.tick();
@@ -55,7 +57,7 @@ std::vector<AblationPoint> pruneBySingleLoss(const ModelConfig& config, const Pa
     std::vector<AblationPoint> curve;
     HeadLists off = noHeads(config);
     for (const AblationPoint& next : order) {
-        off[std::size_t(next.head.layer)].push_back(next.head.head);
+        switchOff(off, next.head);
         AblationPoint point = probeWithout(config, params, probe, off);
         point.head = next.head;
         curve.push_back(point);
@@ -88,7 +90,7 @@ AblationReport measureAblation(const ModelConfig& config, const Params& params,
     for (int l = 0; l < config.layers; ++l)
         for (int h = 0; h < config.heads; ++h) {
             HeadLists off = noHeads(config);
-            off[std::size_t(l)].push_back(h);
+            switchOff(off, {l, h});
             AblationPoint point = probeWithout(config, params, probe, off);
             point.head = {l, h};
             report.single.push_back(point);
@@ -101,7 +103,7 @@ AblationReport measureAblation(const ModelConfig& config, const Params& params,
     HeadLists off = noHeads(config);
     for (int removed = 0; removed < n; ++removed) {
         const AblationPoint next = leastHarmful(config, params, probe, off, counter);
-        off[std::size_t(next.head.layer)].push_back(next.head.head);
+        switchOff(off, next.head);
         report.pruning.push_back(next);
     }
     return report;

@@ -7,9 +7,8 @@ namespace core::train {
 
 namespace {
 
-// The timeline's memory: snapshots of a large model are few, of the lesson's models up to 150.
+// The timeline's memory: snapshots of a large model are few, of the lesson's models the most.
 constexpr std::size_t kHistoryBytes = std::size_t(512) << 20;
-constexpr int kMaxSnapshots = 150;
 
 } // namespace
 

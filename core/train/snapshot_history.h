@@ -9,9 +9,12 @@
 
 namespace core::train {
 
+// The most snapshots a timeline keeps (fewer for large models: historyCapacity).
+inline constexpr int kMaxSnapshots = 150;
+
 class SnapshotHistory {
   public:
-    explicit SnapshotHistory(int spacing = 20, int capacity = 150);
+    explicit SnapshotHistory(int spacing = 20, int capacity = kMaxSnapshots);
 
     bool due(int step) const { return step % spacing_ == 0; }
     // Keeps `snapshot` when it is due (steps ascending); one at the same step is replaced.
@@ -31,7 +34,8 @@ class SnapshotHistory {
     int spacing_, capacity_;
 };
 
-// How many snapshots of a model of this size fit the timeline's memory (512 MB), 8 to 150.
+// How many snapshots of a model of this size fit the timeline's memory (512 MB), 8 to
+// kMaxSnapshots.
 int historyCapacity(const Params& params);
 
 } // namespace core::train

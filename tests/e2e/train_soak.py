@@ -18,7 +18,7 @@ SECONDS = float(os.environ.get("MHA_SOAK_SECONDS", "40"))
 SEED = int(os.environ.get("MHA_SOAK_SEED", str(int(time.time()))))
 KEYS = ["space", "s", "r", "p", "Left", "Right", "Home", "End", "e", "m", "ctrl+t", "F1",
         "Escape", "ctrl+plus", "ctrl+minus", "Tab", "Return", "1", "BackSpace"]
-MAX_SNAPSHOTS = 150  # app/train_view/train_run.cpp: the timeline's bound
+MAX_SNAPSHOTS = 150  # core/train/snapshot_history.h: kMaxSnapshots, the timeline's bound
 
 
 def random_action(app, rng):

@@ -1,6 +1,6 @@
-// app::TrainedModelExplorer: a trained model in the window, without a window: traces per layer on
+// app::TrainedModelRunner: a trained model in the window, without a window: traces per layer on
 // the sentences typed, hints and errors that keep the last maps, and what the panels show of it.
-#include "explorer/trained_model_explorer.h"
+#include "explorer/trained_model_runner.h"
 #include "session/shortcuts.h"
 
 #include "tiny_run.h"
@@ -14,7 +14,7 @@ namespace {
 
 namespace train = core::train;
 
-class AppTrainedModelExplorer : public testing::Test {
+class AppTrainedModelRunner : public testing::Test {
   protected:
     static void SetUpTestSuite() {
         dir_ = testing_support::freshRunDir("explorer");
@@ -26,13 +26,13 @@ class AppTrainedModelExplorer : public testing::Test {
     static std::string dir_;
     static std::shared_ptr<const core::TrainedRun> run_;
 };
-std::string AppTrainedModelExplorer::dir_;
-std::shared_ptr<const core::TrainedRun> AppTrainedModelExplorer::run_;
+std::string AppTrainedModelRunner::dir_;
+std::shared_ptr<const core::TrainedRun> AppTrainedModelRunner::run_;
 
 } // namespace
 
-TEST_F(AppTrainedModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
-    app::TrainedModelExplorer model;
+TEST_F(AppTrainedModelRunner, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
+    app::TrainedModelRunner model;
     EXPECT_FALSE(model.update({"the cat runs ."})); // nothing open
     model.open(run_);
     ASSERT_TRUE(model.update({"the dog near the cats runs ."}));
@@ -56,8 +56,8 @@ TEST_F(AppTrainedModelExplorer, RetypingRecomputesEveryLayerAndBadInputKeepsTheL
     EXPECT_FALSE(model.isOpen());
 }
 
-TEST_F(AppTrainedModelExplorer, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
-    app::TrainedModelExplorer model;
+TEST_F(AppTrainedModelRunner, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
+    app::TrainedModelRunner model;
     model.open(run_);
     model.update({"the happy dog sings loudly ."});
     app::TrainedModelView view;
@@ -75,7 +75,7 @@ TEST_F(AppTrainedModelExplorer, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
     EXPECT_NE(app::trainedModelWindowTitle(*run_).find("agreement, step 6"), std::string::npos);
 }
 
-TEST_F(AppTrainedModelExplorer, LKeysWalkTheLayersAndWrapAround) {
+TEST_F(AppTrainedModelRunner, LKeysWalkTheLayersAndWrapAround) {
     app::ExplorerState view;
     app::WindowState window;
     core::Scene scene;

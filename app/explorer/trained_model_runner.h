@@ -1,6 +1,7 @@
-// A trained model in the window (--model DIR, the Train view's "Open in explorer"): the run read
-// from its folder, the traces of its layers on the sentences typed, and what the panels show of
-// it. No GL and no ImGui: unit tests drive it like the window does.
+// A trained model in the explorer (--model DIR, the Train view's "Open in explorer"): the runner
+// that runs it on the sentences typed, as SceneRunner runs a scene (the run read from its folder,
+// the traces of its layers), and what the panels show of it. No GL and no ImGui: unit tests
+// drive it like the window does.
 #pragma once
 
 #include "engine/scene.h"
@@ -28,7 +29,7 @@ struct TrainedModelView {
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
 };
 
-class TrainedModelExplorer {
+class TrainedModelRunner {
   public:
     bool isOpen() const { return run_ != nullptr; }
     const core::TrainedRun& run() const { return *run_; } // only while open
@@ -59,7 +60,7 @@ class TrainedModelExplorer {
 // What the panels show of the open model: title, architecture, vocabulary, steps, and per
 // sentence its unknown words and the model's next-token guesses. Keeps the layer chosen (clamped
 // to the model's layers).
-void describeTrainedModel(const TrainedModelExplorer& model, TrainedModelView& view);
+void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view);
 
 // The window title while a model is open: "mha-viz — induction, step 1500 (runs/induction-2)".
 std::string trainedModelWindowTitle(const core::TrainedRun& run);

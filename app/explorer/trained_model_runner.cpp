@@ -1,4 +1,4 @@
-#include "explorer/trained_model_explorer.h"
+#include "explorer/trained_model_runner.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 namespace app {
 
-void TrainedModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
+void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     run_ = std::move(run);
     trace_ = {};
     lastAttempt_.clear();
@@ -14,11 +14,11 @@ void TrainedModelExplorer::open(std::shared_ptr<const core::TrainedRun> run) {
     status_ = {};
 }
 
-void TrainedModelExplorer::close() {
+void TrainedModelRunner::close() {
     open(nullptr);
 }
 
-bool TrainedModelExplorer::update(const std::vector<std::string>& sentences) {
+bool TrainedModelRunner::update(const std::vector<std::string>& sentences) {
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;
@@ -38,7 +38,7 @@ bool TrainedModelExplorer::update(const std::vector<std::string>& sentences) {
     return false;
 }
 
-core::Scene TrainedModelExplorer::scene(const std::vector<std::string>& sentences) const {
+core::Scene TrainedModelRunner::scene(const std::vector<std::string>& sentences) const {
     core::Scene scene;
     scene.sentences = sentences;
     if (!run_) return scene;
@@ -76,7 +76,7 @@ std::string predictionText(const core::TrainedRun& run, const core::train::Predi
 
 } // namespace
 
-void describeTrainedModel(const TrainedModelExplorer& model, TrainedModelView& view) {
+void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view) {
     const int layer = view.layer;
     view = {};
     if (!model.isOpen()) return;
