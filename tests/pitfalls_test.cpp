@@ -432,7 +432,7 @@ namespace {
 // the cells splitSource names for every element of the head's slice, each once.
 TEST(SplitBlocks, CoverExactlyTheCellsEachHeadReads) {
     for (const bool bug : {false, true})
-        for (const auto [len, d, H] : {std::tuple{6, 8, 4}, {5, 12, 3}, {7, 16, 16}, {3, 8, 1}}) {
+        for (const auto& [len, d, H] : {std::tuple{6, 8, 4}, {5, 12, 3}, {7, 16, 16}, {3, 8, 1}}) {
             std::vector<int> owner(std::size_t(len) * d, -1);
             for (int h = 0; h < H; ++h) {
                 for (const core::SplitBlock& b : core::splitBlocks(h, len, d, H, bug))
