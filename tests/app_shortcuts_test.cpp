@@ -290,8 +290,9 @@ TEST(AppShortcuts, TheLegendsKeysDoWhatItSays) {
                                               ? app::trainShortcutFor(press)
                                               : app::shortcutFor(press, false, true);
             EXPECT_EQ(action, b.action) << app::keyLabel(b) << ": " << row.does;
-            if (row.scope == app::KeyScope::Anywhere) // also while typing
+            if (row.scope == app::KeyScope::Anywhere) { // also while typing
                 EXPECT_EQ(app::shortcutFor(press, true, false), b.action) << app::keyLabel(b);
+            }
         }
     }
     const auto rowOf = [](ShortcutAction action) -> const app::KeyRow& {

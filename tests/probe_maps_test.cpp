@@ -36,7 +36,9 @@ TEST(ProbeMaps, AreTheForwardsAttentionOnTheMapSequence) {
                         const float w = maps.map(l, h)[i * maps.length + j];
                         EXPECT_EQ(w, pass.heads[std::size_t(l)].attention(
                                          pass.heads[std::size_t(l)].headRow(0, h, i), j));
-                        if (j > i) EXPECT_EQ(w, 0.0f); // causal
+                        if (j > i) {
+                            EXPECT_EQ(w, 0.0f); // causal
+                        }
                         sum += w;
                     }
                     EXPECT_NEAR(sum, 1.0, 1e-5);
