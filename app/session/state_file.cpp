@@ -3,6 +3,7 @@
 #include "io/atomic_file.h"
 #include "io/json_writer.h"
 #include "io/scene_json.h"
+#include "widgets/text_field.h"
 
 #include <imgui.h>
 
@@ -76,6 +77,10 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(ImGui::GetIO().WantTextInput);
     writeStrings(json, "sentences", scene.sentences);             // as edited
     writeStrings(json, "shown_sentences", shown.scene.sentences); // the maps on screen
+    std::vector<std::string> glyphNotes; // per sentence: what the window cannot draw ("" if all)
+    for (const std::string& sentence : scene.sentences)
+        glyphNotes.push_back(missingGlyphsNote(sentence));
+    writeStrings(json, "glyph_notes", glyphNotes);
     json.key("d_model");
     json.value(scene.d_model);
     json.key("heads");

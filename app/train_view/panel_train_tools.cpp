@@ -6,8 +6,7 @@
 #include "io/run_folder.h"
 #include "io/train_exports.h"
 #include "widgets/curve_plot.h"
-
-#include <imgui_stdlib.h>
+#include "widgets/text_field.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -161,7 +160,7 @@ std::optional<OpenInExplorer> drawTrainFiles(TrainView& train, Notice& notice,
     sectionTitle("Files");
     exportButtons(train, exportDir);
     ImGui::SetNextItemWidth(-1);
-    ImGui::InputTextWithHint("##runfolder", "run folder", &train.folderInput);
+    textField("##runfolder", "run folder", train.folderInput);
     if (ImGui::Button("Save run") && !train.folderInput.empty())
         saveRun(train, train.folderInput, false);
     itemTooltip("Writes the folder `mha-viz train` writes: model.json, metrics.csv, checkpoints.");
