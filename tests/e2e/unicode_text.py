@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from harness import SENTENCE_FIELD, App, check, wait_until
 
@@ -68,4 +69,13 @@ with App(sys.argv[1]) as app:
     paste(app, CJK)
     first_sentence(app, CJK, "the pasted CJK in the scene")
     app.wait_state(lambda s: s["glyph_notes"][0] == "", "the CJK glyphs drawn (fallback font in the atlas)")
+
+    # The field keeps the keyboard and nothing changes: the caret's blink needs a few frames a
+    # second, not 60. An upper bound over a stretch of wall time: a busy machine draws fewer.
+    start = app.wait_state(lambda s: s["typing"], "the sentence field has the keyboard")
+    began = time.monotonic()
+    time.sleep(3)  # not a wait for the app: the stretch over which its frames are counted
+    frames = app.state()["frame"] - start["frame"]
+    rate = frames / (time.monotonic() - began)
+    check(rate < 10, f"a focused field with nothing changing draws {rate:.1f} frames a second (< 10)")
 print("1 passed, 0 failed")
