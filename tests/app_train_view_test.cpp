@@ -168,3 +168,33 @@ TEST(TrainScene, BadTrainValuesAreNamed) {
 }
 
 } // namespace
+
+// R (or a demo, or a load) after a finished run: the run is kept, and Ctrl+Z brings it back as
+// it was, its curves and timeline whole; Ctrl+Z again returns to the run that replaced it.
+TEST(TrainView, AResetRunComesBackWithUndo) {
+    app::TrainView view = trainedView();
+    const app::TrainRun* finished = view.run.get();
+    const std::size_t rows = view.run->metrics().rows();
+    view.settings.seed += 1;
+    ASSERT_TRUE(app::resetRun(view));
+    EXPECT_EQ(view.replaced.get(), finished);
+    EXPECT_EQ(view.run->step(), 0);
+
+    ASSERT_TRUE(app::undoReplacedRun(view));
+    EXPECT_EQ(view.run.get(), finished);
+    EXPECT_EQ(view.run->step(), 100);
+    EXPECT_EQ(view.run->metrics().rows(), rows);
+    EXPECT_EQ(view.settings.seed, finished->settings().seed); // the controls follow the run
+    EXPECT_EQ(view.replaced, nullptr); // the fresh run had not trained: nothing to keep
+
+    view.run->start(); // nothing to do: it is done; a new reset keeps it again
+    ASSERT_TRUE(app::resetRun(view));
+    view.run->stepOnce();
+    ASSERT_TRUE(until([&] { return view.run->workerStep() == 1; }, &view));
+    ASSERT_TRUE(app::undoReplacedRun(view));
+    EXPECT_EQ(view.run.get(), finished);
+    ASSERT_NE(view.replaced, nullptr); // the one-step run: Ctrl+Z again brings it back
+    EXPECT_EQ(view.replaced->workerStep(), 1);
+    app::TrainView fresh;
+    EXPECT_FALSE(app::undoReplacedRun(fresh)); // nothing replaced yet
+}

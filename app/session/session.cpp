@@ -133,6 +133,7 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleTrain) train_.active = !train_.active;
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) openScene("", dropped);
     if (actions.saveScene) saveScene();
+    if (actions.undoScene) undoScene();
     exportWindowRequested_ = actions.exportWindow;
     if (train_.active) {
         const TrainViewLook look{explorer_.saved.colormap,
@@ -146,6 +147,8 @@ void Session::drawPanels(GLFWwindow* window) {
         if (train_.run) train_.run->frame();
         drawExplorer();
     }
+    // The scene picker belongs to the mode it was opened in: it does not follow into the other.
+    if (std::exchange(trainShown_, train_.active) != train_.active) explorer_.scenes.open = false;
     drawWindows();
     explorer_.selection.endFrame();
     benchStats_.lap(FramePhase::Panels);

@@ -91,6 +91,10 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(core::toString(explorer.saved.tab)); // the name a saved scene uses
     json.key("export_panel");
     json.value(explorer.exportPanel.open);
+    json.key("scene_picker");
+    json.value(explorer.scenes.open);
+    json.key("popup_open"); // a dropdown or menu
+    json.value(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
     json.key("exporting");
     json.value(explorer.exportPanel.job != nullptr || explorer.exportPanel.captureCountdown > 0);
     json.key("notice");

@@ -84,7 +84,16 @@ void runButtons(TrainView& train) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("Reset (R)")) resetRun(train);
-    itemTooltip("Back to step 0: new initial weights from the settings above.");
+    itemTooltip("Back to step 0: new initial weights from the settings above. The run it "
+                "replaces is kept: Ctrl+Z brings it back.");
+    if (train.replaced) {
+        ImGui::SameLine();
+        if (ImGui::Button("Undo (Ctrl+Z)")) undoReplacedRun(train);
+        const std::string tip = "Back to the run this one replaced, paused at step " +
+                                std::to_string(train.replaced->step()) +
+                                "; this one is kept in its place.";
+        itemTooltip(tip.c_str());
+    }
     static const char* speeds[] = {"free running", "1 step / frame", "5 steps / frame",
                                    "20 steps / frame"};
     static const int perFrame[] = {0, 1, 5, 20};

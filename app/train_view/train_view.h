@@ -46,6 +46,7 @@ struct TrainView {
     bool active = false;                  // the Train mode is on screen (Ctrl+T)
     core::train::TrainSettings settings;  // the controls; a run starts from them
     std::unique_ptr<TrainRun> run;        // made on the first Start/Step (or a load)
+    std::unique_ptr<TrainRun> replaced;   // the trained run the last reset/load replaced, paused
     std::string settingsError;            // why the controls cannot make a run
     int scrubStep = -1;                   // -1: live (the newest); else the step shown
     bool playing = false;                 // the timeline plays back
@@ -73,8 +74,13 @@ core::train::TrainSettings defaultTrainSettings();
 // The run made from view.settings (Ready at step 0); on bad settings keeps the previous run and
 // sets settingsError. Clears what belonged to the old run (scrub, ablation, pruning).
 bool resetRun(TrainView& view);
-// Shows `run` (made or loaded): the controls take its settings.
+// Shows `run` (made or loaded): the controls take its settings. The run it replaces, if it
+// trained at all, is paused and kept in view.replaced (Ctrl+Z brings it back).
 void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run);
+
+// Ctrl+Z: the replaced run comes back as it was (paused at its step, with its curves and
+// timeline), and the run it replaces is kept in its place. False when there is none.
+bool undoReplacedRun(TrainView& view);
 
 // True when some head is switched off.
 bool anyAblated(const core::train::HeadLists& ablated);
