@@ -88,7 +88,10 @@ void runButtons(TrainView& train) {
                 "replaces is kept: Ctrl+Z brings it back.");
     if (train.replaced) {
         ImGui::SameLine();
-        if (ImGui::Button("Undo (Ctrl+Z)")) undoReplacedRun(train);
+        const char* label = "Undo (Ctrl+Z)"; // the key named when the row has room for it
+        const float wide = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+        if (ImGui::GetContentRegionAvail().x < wide) label = "Undo";
+        if (ImGui::Button(label)) undoReplacedRun(train);
         const std::string tip = "Back to the run this one replaced, paused at step " +
                                 std::to_string(train.replaced->step()) +
                                 "; this one is kept in its place.";
