@@ -92,7 +92,7 @@ void runButtons(TrainView& train) {
         const float wide = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
         if (ImGui::GetContentRegionAvail().x < wide) label = "Undo";
         if (ImGui::Button(label)) undoReplacedRun(train);
-        const std::string tip = "Back to the run this one replaced, paused at step " +
+        const std::string tip = "Ctrl+Z: back to the run this one replaced, paused at step " +
                                 std::to_string(train.replaced->step()) +
                                 "; this one is kept in its place.";
         itemTooltip(tip.c_str());
