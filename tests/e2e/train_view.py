@@ -66,6 +66,7 @@ with App(sys.argv[1]) as app:
         app.chord("Right")
         moved = app.wait_state(lambda s: s["train"]["shown_step"] > before, "Right moves on")
         check(moved["train"]["loss_axis"] == axis, f"the axis at step {moved['train']['shown_step']}")
+    shown, shown_loss = moved["train"]["shown_step"], moved["train"]["heldout_loss"]
 
     app.chord("e")
     app.wait_state(lambda s: not s["train"]["writing"] and "curves" in s["notice"],
