@@ -125,7 +125,7 @@ enum class InductionPhase { None, Plateau, Drop, After };
 // The drop as measured on the run's accuracy: the first row at or past kDropStartAccuracy and
 // the first at or past kDropEndAccuracy (-1: not reached yet). The plateau's accuracy is a
 // guess among the context's tokens (about 0.1); a 1-layer model never passes 0.3.
-inline constexpr double kDropStartAccuracy = 0.3, kDropEndAccuracy = 0.75;
+inline constexpr double kDropStartAccuracy = 0.3, kDropEndAccuracy = 0.85;
 struct MeasuredDrop {
     int start = -1, end = -1; // steps
 };
