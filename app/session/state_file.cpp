@@ -22,6 +22,29 @@ void writeStrings(core::JsonWriter& json, std::string_view name,
     json.endArray();
 }
 
+// The loss chart's axis (fixed for the run so far, whatever the step shown), its chance line
+// and the notes on screen for the step shown.
+void writeTrainChart(core::JsonWriter& json, const TrainView& train) {
+    const core::AxisRange axis = lossAxis(train);
+    json.key("loss_axis");
+    json.beginArray();
+    json.value(float(axis.min));
+    json.value(float(axis.max));
+    json.endArray();
+    json.key("log_loss");
+    json.value(train.logLoss);
+    json.key("chance_loss");
+    json.value(float(runChanceLoss(train)));
+    static const char* const phases[] = {"none", "plateau", "drop", "after"};
+    json.key("phase");
+    json.value(phases[int(inductionPhase(train))]);
+    const TrainNotes notes = trainNotes(train);
+    json.key("note_curves");
+    json.value(notes.curves);
+    json.key("note_map");
+    json.value(notes.map);
+}
+
 // The Train view: what it shows and whether a file is being written.
 void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.key("train");
@@ -51,6 +74,7 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
             json.value(float(loss[i]));
     }
     json.endArray();
+    writeTrainChart(json, train);
     json.key("snapshots"); // the timeline's, bounded
     json.value(train.run ? int(train.run->history().all().size()) : 0);
     json.key("writing");

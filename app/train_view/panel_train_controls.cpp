@@ -119,13 +119,17 @@ void runStatus(const TrainView& train) {
         ImGui::TextDisabled("%.0f steps/s", run.stepsPerSecond());
     }
     if (!run.folder().empty()) ImGui::TextDisabled("from %s", run.folder().c_str());
+    // The row of the step shown (not the newest): the numbers the curves' cursor and the
+    // switch-off line show for the same step.
     const core::CsvTable& m = run.metrics();
-    if (m.rows() > 0) {
-        const std::size_t last = m.rows() - 1;
-        ImGui::Text("loss %.3f   held-out %.3f", m.column("train_loss")[last],
-                    m.column("heldout_loss")[last]);
+    if (const int row = shownRow(train); row >= 0) {
+        const std::size_t r = std::size_t(row);
+        ImGui::Text("at step %d: loss %.3f   held-out %.3f", int(m.column("step")[r]),
+                    m.column("train_loss")[r], m.column("heldout_loss")[r]);
+        itemTooltip("loss: the training batches' mean since the row before (each measured before "
+                    "its update); held-out: the fixed probe set of 64 sequences, at this step.");
         const char* accuracy = train::accuracyColumn(run.settings().task);
-        if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[last]);
+        if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[r]);
     }
     ImGui::ProgressBar(float(run.step()) / float(std::max(run.steps(), 1)), ImVec2(-1, 0), "");
     if (!run.error().empty())

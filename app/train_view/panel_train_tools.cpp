@@ -48,8 +48,10 @@ void ablationNumbers(const TrainView& train) {
         return;
     }
     const char* accuracy = train::accuracyColumn(train.run->settings().task);
-    ImGui::Text("held-out loss %.3f -> %.3f (%+.3f)", r.without.heldoutLoss, r.with.heldoutLoss,
-                r.with.heldoutLoss - r.without.heldoutLoss);
+    // The metrics row's number where the step has one (the run panel shows the same).
+    const double without = heldoutAt(train, r.step, r.without.heldoutLoss);
+    ImGui::Text("held-out at step %d: %.3f -> %.3f (%+.3f)", r.step, without, r.with.heldoutLoss,
+                r.with.heldoutLoss - without);
     ImGui::Text("%s %.2f -> %.2f%s", accuracy, r.without.accuracy, r.with.accuracy,
                 current ? "" : "   (measuring ...)");
 }
