@@ -59,7 +59,11 @@ TEST(HeadColors, OneColourPerHeadInEveryViewFigureAndCurve) {
             EXPECT_EQ(u32(*trainMaps.panels[std::size_t(l * H + h)].keyColor), u32(expected));
             EXPECT_EQ(app::paletteColor(core::modelHeadIndex(l, h, H)),
                       u32(expected)); // Train frames
-            const std::string name = "L" + std::to_string(l + 1) + "H" + std::to_string(h + 1);
+            const std::string name =
+                std::string("L")
+                    .append(std::to_string(l + 1))
+                    .append("H")
+                    .append(std::to_string(h + 1)); // appended: GCC 12 warns on "L" + string
             const auto curve = std::find_if(curves.series.begin(), curves.series.end(),
                                             [&](const auto& s) { return s.name == name; });
             ASSERT_NE(curve, curves.series.end()) << name;

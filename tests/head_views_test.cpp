@@ -345,7 +345,8 @@ TEST(ColorCells, AreTheFiguresColoursAndMaskedCellsAreTransparent) {
 TEST(ColorCells, ColourAWholeCausalMapLikeItsFigure) {
     core::Scene scene;
     std::string sentence; // 300 tokens: 90,000 cells, many of the colouring's 256-cell blocks
-    for (int i = 0; i < 300; ++i) sentence += "w" + std::to_string(i % 37) + " ";
+    for (int i = 0; i < 300; ++i) // appended piece by piece: GCC 12 warns on "w" + string
+        sentence.append("w").append(std::to_string(i % 37)).append(" ");
     scene.sentences = {sentence};
     scene.mask = core::MaskKind::Causal;
     const core::Trace t = core::run(scene);
