@@ -22,7 +22,8 @@ struct FrameFacts {
 };
 
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
-// "shown_sentences", "d_model", "heads", "selected_head", "tab", "export_panel", "exporting",
+// "shown_sentences", "d_model", "heads", "chosen_heads", "weights", "weights_in_use",
+// "selected_head", "tab", "export_panel", "exporting",
 // "notice", "error", "train": {"active", "state", "step", "worker_step", "busy", "shown_step",
 // "scrubbed", "playing", "heldout_loss": [the last 200 rows up to the step shown], "snapshots",
 // "writing"}}.
