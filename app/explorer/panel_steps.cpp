@@ -309,7 +309,7 @@ void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState
     ImGui::BeginChild("steps");
     for (int step = 0; step < kStepCount; ++step) {
         if (!steps.showAll && step != steps.step) continue;
-        ImGui::TextUnformatted(kStepTitles[step]);
+        ImGui::TextWrapped("%s", kStepTitles[step]); // narrow windows: never cut off
         drawStep(step, data, trace, maps.saved.colormap);
         ImGui::Spacing();
     }
