@@ -6,6 +6,7 @@
 #include "cli/plot_command.h"
 #include "cli/train_command.h"
 #include "platform/appearance.h"
+#include "platform/clipboard.h"
 #include "platform/input_queue.h"
 #include "platform/thread_policy.h"
 #include "platform/user_paths.h"
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
     app::installFileDrop(window);
     app::installInputQueue(window); // all input callbacks: the backend installs none
     ImGui_ImplGlfw_InitForOpenGL(window, false);
+    app::installClipboard(window); // characters beyond U+FFFF kept (platform/astral_proxy.h)
     ImGui_ImplOpenGL3_Init("#version 330 core");
     app::Session session(*options, uiScale);
     const bool ready = session.init();

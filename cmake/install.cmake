@@ -79,7 +79,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION education) # as the desktop file's main categor
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # mha-viz_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core") # shlibdeps' list is appended
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri, fonts-wqy-microhei") # CJK in the UI
 set(CPACK_STRIP_FILES ON) # a Release build still carries symbols dpkg users never need
 if(MHA_NATIVE) # what is packaged runs on any x86-64 CPU (docs/portability.md)
   set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/cmake/refuse_native_package.cmake)

@@ -19,16 +19,18 @@ build=${MHA_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
           zlib1g-dev python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core
+          fonts-wqy-microhei
           libgl1-mesa-dri xvfb xauth)
 quick=${MHA_QUICK:-0}
 fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
 # dpkg-shlibdeps (dpkg-dev) finds the package's library dependencies; it needs `file`.
 [ "$mode" = demo ] || packages+=(dpkg-dev file)
 if [ "$mode" = test ]; then
-    # The unit tests and benchmark; the window tools (xprop reads the window's icon); qemu-user
-    # runs the binary on a CPU without AVX; desktop-file-utils and appstream validate what is
-    # installed; clang-format checks the tree's format.
-    packages+=(libgtest-dev libbenchmark-dev xdotool imagemagick x11-utils qemu-user
+    # The unit tests and benchmark; the window tools (xprop reads the window's icon, xclip
+    # holds the text a test pastes); qemu-user runs the binary on a CPU without AVX;
+    # desktop-file-utils and appstream validate what is installed; clang-format checks the
+    # tree's format.
+    packages+=(libgtest-dev libbenchmark-dev xdotool xclip imagemagick x11-utils qemu-user
                desktop-file-utils appstream clang-format)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
     [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)

@@ -74,7 +74,8 @@ TEST(AppShortcuts, ControlKeysWorkEvenWhileTyping) {
 TEST(AppShortcuts, EscapeF1AndF11WorkEverywhere) {
     for (const int mods : {0, kCtrl, kShift})
         for (const bool typing : {false, true}) {
-            EXPECT_EQ(app::shortcutFor({GLFW_KEY_ESCAPE, mods}, typing, false), Action::Unpin);
+            EXPECT_EQ(app::shortcutFor({GLFW_KEY_ESCAPE, mods}, typing, false),
+                      Action::CloseOrUnpin);
             EXPECT_EQ(app::shortcutFor({GLFW_KEY_F1, mods}, typing, true), Action::ToggleKeys);
             EXPECT_EQ(app::shortcutFor({GLFW_KEY_F11, mods}, typing, true),
                       Action::ToggleFullscreen);
@@ -249,8 +250,8 @@ TEST(AppShortcuts, APressSetsNothingElse) {
     EXPECT_EQ(view.window.zoom, 1.0f);
 }
 
-// The Train view's keys come from the same queue: every plain press of the frame, in order,
-// repeats marked, none with Ctrl; and nothing while a text field has the keyboard.
+// The Train view's keys come from the same queue: every press of the frame outside text fields,
+// in order, repeats marked; and nothing while a text field has the keyboard.
 TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
     ImGuiContext* context = ImGui::CreateContext();
     core::Scene scene;
@@ -261,12 +262,13 @@ TEST(AppShortcuts, TheFramesPlainPressesReachTheTrainViewInOrder) {
     app::addShortcutPress(GLFW_KEY_S, kShift, false);
     const app::ShortcutActions actions = app::handleShortcuts({scene, view, view.window}, {});
     EXPECT_TRUE(actions.saveScene);
-    ASSERT_EQ(actions.plainKeys.size(), 3u);
+    ASSERT_EQ(actions.plainKeys.size(), 4u);
     EXPECT_EQ(actions.plainKeys[0].key, GLFW_KEY_S);
     EXPECT_FALSE(actions.plainKeys[0].repeat);
-    EXPECT_EQ(actions.plainKeys[1].key, GLFW_KEY_RIGHT);
-    EXPECT_TRUE(actions.plainKeys[1].repeat);
-    EXPECT_EQ(actions.plainKeys[2].mods, kShift);
+    EXPECT_EQ(app::trainShortcutFor(actions.plainKeys[1]), Action::None); // Ctrl+S: no step
+    EXPECT_EQ(actions.plainKeys[2].key, GLFW_KEY_RIGHT);
+    EXPECT_TRUE(actions.plainKeys[2].repeat);
+    EXPECT_EQ(actions.plainKeys[3].mods, kShift);
     EXPECT_TRUE(
         app::handleShortcuts({scene, view, view.window}, {}).plainKeys.empty()); // taken once
 
@@ -304,7 +306,8 @@ TEST(AppShortcuts, TheLegendsKeysDoWhatItSays) {
     EXPECT_EQ(app::keysText(rowOf(Action::ToggleExportPanel)), "Ctrl+Shift+E");
     EXPECT_EQ(app::keysText(rowOf(Action::NextTab)), "V / Shift+V");
     EXPECT_EQ(app::keysText(rowOf(Action::ZoomIn)), "Ctrl+plus / Ctrl+minus / Ctrl+0"); // no keypad
-    EXPECT_EQ(app::keysText(rowOf(Action::Unpin)), "Esc");
+    EXPECT_EQ(app::keysText(rowOf(Action::CloseOrUnpin)), "Esc");
+    EXPECT_EQ(app::keysText(rowOf(Action::UndoScene)), "Ctrl+Z");
 }
 
 TEST(AppShortcuts, TheTrainViewsKeys) {
@@ -322,8 +325,43 @@ TEST(AppShortcuts, TheTrainViewsKeys) {
         {{GLFW_KEY_M, 0}, Action::TrainExportMaps},
         {{GLFW_KEY_SPACE, 0, true}, Action::None}, // a held Space does not start and stop again
         {{GLFW_KEY_S, kCtrl}, Action::None},       // Ctrl+S saves the scene
+        {{GLFW_KEY_Z, kCtrl}, Action::TrainUndo},
+        {{GLFW_KEY_Z, 0}, Action::None},
+        {{GLFW_KEY_R, kCtrl}, Action::None},
         {{GLFW_KEY_V, 0}, Action::None},
     };
     for (const auto& [press, action] : cases)
         EXPECT_EQ(app::trainShortcutFor(press), action) << press.key << " " << press.mods;
+}
+
+// Esc closes one thing at a time, the top-most first, and unpins only when nothing is open.
+TEST(AppShortcuts, EscapeClosesTheTopMostWindowThenUnpins) {
+    core::Scene scene;
+    View view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    view.scenes.open = view.exportPanel.open = view.window.showKeys = true;
+    view.selection.pinnedQuery = 1;
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps, true);
+    EXPECT_FALSE(view.scenes.open); // Ctrl+O's picker first
+    EXPECT_TRUE(view.exportPanel.open);
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps);
+    EXPECT_FALSE(view.exportPanel.open);
+    EXPECT_TRUE(view.window.showKeys);
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps);
+    EXPECT_FALSE(view.window.showKeys);
+    EXPECT_EQ(view.selection.pinnedQuery, 1); // still pinned: each press closed a window
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps);
+    EXPECT_EQ(view.selection.pinnedQuery, -1);
+}
+
+// Ctrl+Z outside a text field asks the frame loop for the replaced scene; in a field it is the
+// field's own undo of typing.
+TEST(AppShortcuts, ControlZUndoesTheSceneOutsideTextFields) {
+    core::Scene scene;
+    View view;
+    const app::HeadMaps maps = mapsOf(2, 3);
+    EXPECT_TRUE(press({{GLFW_KEY_Z, kCtrl}}, scene, view, maps).undoScene);
+    EXPECT_FALSE(press({{GLFW_KEY_Z, kCtrl}}, scene, view, maps, true).undoScene);
+    EXPECT_FALSE(press({{GLFW_KEY_Z, 0}}, scene, view, maps).undoScene);
+    EXPECT_EQ(app::shortcutFor({GLFW_KEY_RIGHT, kCtrl}, false, true), Action::None);
 }

@@ -88,6 +88,31 @@ TEST(MetricsFigures, LossCurvesOnALogAxis) {
     EXPECT_FALSE(thrownMessage([] { core::lossCurves(core::parseCsv("step,x\n1,2\n")); }).empty());
 }
 
+TEST(MetricsFigures, ChanceLineAndAccuracyFigure) {
+    const core::CsvTable metrics = core::parseCsv(kMetrics);
+    EXPECT_DOUBLE_EQ(core::chanceLoss(64), std::log(64.0));
+    const core::CurveFigure loss = core::lossCurves(metrics, 64);
+    ASSERT_EQ(loss.series.size(), 3u);
+    const core::CurveSeries& chance = loss.series[2];
+    EXPECT_EQ(chance.name, "chance ln V = 4.16");
+    EXPECT_TRUE(chance.level && chance.dashed);
+    ASSERT_EQ(chance.points.size(), 2u);
+    EXPECT_EQ(chance.points[0].x, 0);
+    EXPECT_EQ(chance.points[1].x, 200); // across the table's steps
+    EXPECT_DOUBLE_EQ(chance.points[1].y, std::log(64.0));
+    EXPECT_EQ(core::lossCurves(metrics).series.size(), 2u); // no vocabulary: no line
+    EXPECT_NE(core::curveSvg(loss).find("chance ln V = 4.16"), std::string::npos);
+
+    const core::CurveFigure accuracy = core::accuracyCurve(metrics, "accuracy");
+    ASSERT_EQ(accuracy.series.size(), 1u);
+    EXPECT_EQ(accuracy.series[0].points[2].y, 0.6);
+    ASSERT_TRUE(accuracy.yRange);
+    EXPECT_EQ(accuracy.yRange->max, 1);
+    EXPECT_EQ(accuracy.xLabel, loss.xLabel);
+    EXPECT_EQ(thrownMessage([&] { core::accuracyCurve(metrics, "agreement_accuracy"); }),
+              "CSV has no column \"agreement_accuracy\"");
+}
+
 TEST(MetricsFigures, HeadScoresOneSeriesPerHeadInItsColour) {
     const core::CurveFigure f = core::headScoreCurves(core::parseCsv(kMetrics), "induction");
     ASSERT_EQ(f.series.size(), 4u);

@@ -1,7 +1,9 @@
 // core::offeredFormats: which formats each view can be written as, the one rule the export
 // panel offers and exportView follows. The files written in parallel: the same names, order
-// and bytes as one worker writes, progress counted in order, a failure half-way reported.
+// and bytes as one worker writes, progress counted in order, a failure half-way reported. The
+// Train view's curve export (io/train_exports.h): loss with chance line, accuracy, scores.
 #include "io/figure_export.h"
+#include "io/train_exports.h"
 
 #include "engine/trace.h"
 #include "process_runner.h"
@@ -9,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -165,6 +168,29 @@ TEST(ParallelExport, ErrorHalfWayKeepsTheFilesWritten) {
         fs::remove_all(dir);
         fs::remove_all(moved);
     }
+}
+
+// The Train view's curve export: the loss with its chance line, the accuracy figure beside it,
+// one figure per score, and the CSV; as many files as its progress bar counts.
+TEST(TrainExports, CurvesWithAccuracyAndChance) {
+    core::train::TrainSettings settings; // induction
+    const core::CsvTable metrics = core::parseCsv(
+        "step,train_loss,heldout_loss,accuracy,L1H1.previous_token,L1H1.induction\n"
+        "0,4.3,4.2,0.02,0.1,0.1\n100,3.2,3.1,0.1,0.3,0.2\n200,1.2,1.1,0.7,0.6,0.7\n");
+    const fs::path dir = tempFolder("mha-train-curves");
+    std::atomic<int> done = 0;
+    const fs::path folder = core::exportCurves(metrics, settings, dir.string(), 1, done);
+    EXPECT_EQ(done.load(), core::curveFileCount(settings));
+    for (const char* name : {"metrics.csv", "loss.svg", "loss.png", "accuracy.svg", "accuracy.png",
+                             "induction.svg", "previous_token.png"})
+        EXPECT_TRUE(fs::exists(folder / name)) << name;
+    std::ifstream loss(folder / "loss.svg"), accuracy(folder / "accuracy.svg");
+    const std::string lossSvg{std::istreambuf_iterator<char>(loss), {}};
+    const std::string accuracySvg{std::istreambuf_iterator<char>(accuracy), {}};
+    EXPECT_NE(lossSvg.find("chance ln V = 4.16"), std::string::npos); // 64 tokens
+    EXPECT_NE(accuracySvg.find(">accuracy</text>"), std::string::npos);
+    EXPECT_NE(accuracySvg.find("<polyline"), std::string::npos);
+    fs::remove_all(dir);
 }
 
 } // namespace

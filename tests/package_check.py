@@ -38,6 +38,8 @@ def check_control(deb):
     for library in ("libc6", "libstdc++6", "libglfw3", "libgomp1", "zlib1g"):
         check(library in depends, f"Depends names {library} (found by dpkg-shlibdeps): {depends}")
     check("fonts-dejavu-core" in depends, "Depends names the UI font's package")
+    recommends = run(["dpkg-deb", "-f", deb, "Recommends"]).stdout.strip()
+    check("fonts-wqy-microhei" in recommends, f"Recommends names the CJK font's package: {recommends}")
 
 
 def check_tree(root):

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -113,6 +114,20 @@ void labelAxes(core::CurveFigure& figure, const std::vector<std::string>& patter
     if (losses == 0 && !figure.logY) figure.yRange = core::AxisRange{0, 1};
 }
 
+// Loss figures get the chance line ln V when every run has the same vocabulary size (else
+// one line would be wrong for some of them), across the steps of all runs.
+void addChance(core::CurveFigure& figure, const std::vector<Run>& runs) {
+    const std::size_t vocab = runs.front().model.vocab.size();
+    double first = 0, last = 0;
+    for (const Run& run : runs) {
+        const std::vector<double>& steps = run.metrics.column("step");
+        if (run.model.vocab.size() != vocab || steps.empty()) return;
+        first = std::min(first, steps.front()), last = std::max(last, steps.back());
+    }
+    if (vocab > 1)
+        figure.series.push_back(core::chanceSeries(core::chanceLoss(int(vocab)), first, last));
+}
+
 core::CurveFigure figureOf(const PlotOptions& options, const std::vector<Run>& runs) {
     core::CurveFigure figure;
     figure.logY = options.logY;
@@ -122,6 +137,7 @@ core::CurveFigure figureOf(const PlotOptions& options, const std::vector<Run>& r
     for (const std::string& c : options.columns) columns += (columns.empty() ? "" : ", ") + c;
     figure.title = options.title.empty() ? columns : options.title;
     labelAxes(figure, options.columns);
+    if (figure.yLabel == "loss (nats)") addChance(figure, runs);
     if (figure.series.size() > 10) figure.legend = core::LegendPlacement::Below;
     return figure;
 }

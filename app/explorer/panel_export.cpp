@@ -2,8 +2,7 @@
 // the line view, the statistics, the whole window), which formats, the PNG scale and the
 // folder; the export runs on a worker thread with a progress bar, then lists what it wrote.
 #include "explorer/panels.h"
-
-#include <imgui_stdlib.h>
+#include "widgets/text_field.h"
 
 #include <cstdio>
 #include <iostream>
@@ -189,7 +188,7 @@ void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ExportPane
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 24);
     const bool enter =
-        ImGui::InputText("##folder", &panel.folder, ImGuiInputTextFlags_EnterReturnsTrue);
+        textField("##folder", "", panel.folder, ImGuiInputTextFlags_EnterReturnsTrue);
     itemTooltip("Created if missing. Nothing is overwritten: new files get -2, -3, ...");
 
     const bool enterKey = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&

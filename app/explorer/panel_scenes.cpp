@@ -3,8 +3,7 @@
 #include "explorer/panels.h"
 
 #include "io/scene_json.h"
-
-#include <imgui_stdlib.h>
+#include "widgets/text_field.h"
 
 namespace app {
 
@@ -30,8 +29,8 @@ ExplorerRequest drawScenesPanel(ScenePickerState& picker) {
     ImGui::Separator();
     ImGui::TextUnformatted("A scene file (.json), or drop one onto the window:");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 26);
-    const bool enter = ImGui::InputTextWithHint("##path", "/path/to/scene.json", &picker.pathInput,
-                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter = textField("##path", "/path/to/scene.json", picker.pathInput,
+                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button("Open") || enter) && !picker.pathInput.empty())
         request.openFile = picker.pathInput;

@@ -4,8 +4,7 @@
 #include "platform/appearance.h"
 
 #include "figures/attention_map.h"
-
-#include <imgui_stdlib.h>
+#include "widgets/text_field.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +16,15 @@ namespace app {
 namespace {
 
 const char* const kDefaultSource = "Le chat s'est assis sur le tapis.";
+
+// Under a field whose text holds characters the window cannot draw: they are kept all the same.
+void glyphsNote(const std::string& text) {
+    if (const std::string note = missingGlyphsNote(text); !note.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", note.c_str());
+        ImGui::PopStyleColor();
+    }
+}
 
 // Tokens as small chips; hovering one lights its row up in every head. With a trained model,
 // `predictions` (one per token) says in the tooltip what the model expects next.
@@ -107,8 +115,9 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
         c.focusSentence = false;
     }
     ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
-    ImGui::InputTextWithHint("##sentence", "Type a sentence", &scene.sentences[std::size_t(b)]);
+    textField("##sentence", "Type a sentence", scene.sentences[std::size_t(b)]);
     itemTooltip("Type any sentence: the maps update with every keystroke.");
+    glyphsNote(scene.sentences[std::size_t(b)]);
     if (core::canRemoveSentence(scene)) {
         ImGui::SameLine();
         if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
@@ -213,8 +222,9 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);
-        ImGui::InputTextWithHint("##source", "Source sentence", &scene.sources[0]);
+        textField("##source", "Source sentence", scene.sources[0]);
         itemTooltip("The sentence whose tokens every query attends to.");
+        glyphsNote(scene.sources[0]);
         if (trace.scene.isCross() && !trace.sources.empty()) {
             capWarning("source sentence", 0, trace.sources[0]);
             tokenChips(&trace.sources[0], 0, false, selection);

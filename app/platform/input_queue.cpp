@@ -1,5 +1,6 @@
 #include "platform/input_queue.h"
 
+#include "platform/astral_proxy.h"
 #include "session/shortcuts.h"
 
 #include <GLFW/glfw3.h>
@@ -108,7 +109,7 @@ void apply(InputQueue& q, const InputEvent& e, FrameSoFar& frame) {
         frame.editKeys |= !isModifier(e.code) && !typesOnly(e);
         break;
     case InputEvent::Type::Char:
-        io.AddInputCharacter(unsigned(e.code));
+        io.AddInputCharacter(imguiChar(unsigned(e.code))); // an emoji as its stand-in
         frame.text = true;
         break;
     case InputEvent::Type::Button:

@@ -1,5 +1,6 @@
 #include "platform/window.h"
 
+#include "platform/fonts.h"
 #include "platform/window_icon.h"
 
 #include <glad/gl.h>
@@ -108,7 +109,8 @@ void followScaleAndAppearance(GLFWwindow* window, bool scaleFixed, const Appeara
                               float& uiScale, Appearance& applied) {
     float monitorScale = uiScale;
     if (!scaleFixed) glfwGetWindowContentScale(window, &monitorScale, nullptr);
-    if (wanted == applied && monitorScale == uiScale) return;
+    const bool newGlyphs = takeGlyphRequest(); // text in a script the atlas does not hold yet
+    if (wanted == applied && monitorScale == uiScale && !newGlyphs) return;
     uiScale = monitorScale;
     applyAppearance(wanted, uiScale, true);
     applied = wanted;

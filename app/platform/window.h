@@ -20,7 +20,8 @@ float initialUiScale(GLFWwindow* window, float uiScale);
 void toggleFullscreen(GLFWwindow* window);
 
 // Between frames: a theme or zoom change, or a move to a monitor of another content scale
-// (unless --ui-scale fixed it), rebuilds the style and the fonts.
+// (unless --ui-scale fixed it), rebuilds the style and the fonts; so does text that needs
+// glyphs the font atlas does not hold yet (platform/fonts.h).
 void followScaleAndAppearance(GLFWwindow* window, bool scaleFixed, const Appearance& wanted,
                               float& uiScale, Appearance& applied);
 

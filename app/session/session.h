@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct GLFWwindow;
@@ -72,6 +73,10 @@ class Session {
     // with its view settings; a "train" object opens the Train view and trains. A file that
     // cannot be read leaves everything as it was, with a notice.
     bool openScene(const std::string& demo, const std::string& path);
+    // Ctrl+Z: the scene openScene replaced comes back, and the one it replaced is kept in its
+    // place, so Ctrl+Z again returns to it.
+    void undoScene();
+    void showScene(const core::Scene& scene, const core::SceneView& settings);
     void startTrainScene(const core::train::TrainSettings& settings);
     void followOpenInExplorer(const std::optional<OpenInExplorer>& open);
     Appearance appearance() const { return {explorer_.saved.theme, window_.zoom}; }
@@ -102,6 +107,11 @@ class Session {
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     TrainedModelRunner modelRunner_;
+    struct ReplacedScene { // what the last openScene replaced (undoScene)
+        core::Scene scene;
+        core::SceneView saved;
+    };
+    std::optional<ReplacedScene> replaced_;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
     int shownLayer_ = -1;     // the model's layer in trace_
@@ -110,6 +120,7 @@ class Session {
     FrameStats benchStats_;
     std::chrono::steady_clock::time_point frameStart_;
     int frame_ = 0, framesToSettle_ = 3;
+    bool trainShown_ = false; // the Train view was on screen last frame
     int exitCode_ = 0;
 };
 

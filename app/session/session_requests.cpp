@@ -43,14 +43,33 @@ bool Session::openScene(const std::string& demo, const std::string& path) {
         return false;
     }
     leaveModel(true); // a trained model on screen gives way to the scene
-    scene_ = next;
+    replaced_ = ReplacedScene{scene_, explorer_.saved}; // what the user made: Ctrl+Z
+    showScene(next, settings);
+    showNotice("Opened " + (demo.empty() ? path : "demo scene " + demo) +
+                   " · Ctrl+Z brings back the scene it replaced",
+               4.0);
+    if (train) startTrainScene(*train);
+    return true;
+}
+
+void Session::undoScene() {
+    if (!replaced_) {
+        showNotice("Nothing to undo: Ctrl+Z brings back a scene a demo or a file replaced", 3.0);
+        return;
+    }
+    leaveModel(true);
+    ReplacedScene back = std::move(*replaced_);
+    replaced_ = ReplacedScene{scene_, explorer_.saved};
+    showScene(back.scene, back.saved);
+    showNotice("Back to the scene before · Ctrl+Z again returns to the one you left", 4.0);
+}
+
+void Session::showScene(const core::Scene& scene, const core::SceneView& settings) {
+    scene_ = scene;
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
     explorer_.saved = settings; // tab, colours, theme, heads shown: the tab bar follows
     explorer_.scenes.open = false;
-    showNotice("Opened " + (demo.empty() ? path : "demo scene " + demo), 3.0);
-    if (train) startTrainScene(*train);
-    return true;
 }
 
 // The Train view's "Open in explorer": the run folder and step it asked for.

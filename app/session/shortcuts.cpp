@@ -9,6 +9,7 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h> // ClosePopupToLevel: Esc closes the top-most popup
 
 #include <algorithm>
 #include <string>
@@ -44,8 +45,11 @@ std::vector<KeyRow> makeKeyTable() {
          {{GLFW_KEY_UP, 0, A::PinnedRowUp}, {GLFW_KEY_DOWN, 0, A::PinnedRowDown}}},
         {S::Explorer, "pin the hovered row, or unpin", {{GLFW_KEY_SPACE, 0, A::TogglePin}}},
         {S::Anywhere,
-         "unpin (never throws away what you typed)",
-         {{GLFW_KEY_ESCAPE, kAnyMods, A::Unpin}}},
+         "close the open menu or window; else unpin (never throws away what you typed)",
+         {{GLFW_KEY_ESCAPE, kAnyMods, A::CloseOrUnpin}}},
+        {S::Explorer,
+         "undo: back to the scene a demo or a file replaced (again: redo)",
+         {{GLFW_KEY_Z, kCtrl, A::UndoScene, false}}},
         {S::Explorer, "mask: none <-> causal", {{GLFW_KEY_M, 0, A::ToggleMask}}},
         {S::Explorer,
          "fewer / more heads (divisors of d_model)",
@@ -67,6 +71,9 @@ std::vector<KeyRow> makeKeyTable() {
          {{GLFW_KEY_SPACE, 0, A::TrainStartPause, false},
           {GLFW_KEY_S, 0, A::TrainStep, false},
           {GLFW_KEY_R, 0, A::TrainReset, false}}},
+        {S::TrainView,
+         "Train view: undo, back to the run a reset, a demo or a load replaced",
+         {{GLFW_KEY_Z, kCtrl, A::TrainUndo, false}}},
         {S::TrainView,
          "Train view: timeline back, on, step 0, live, play",
          {{GLFW_KEY_LEFT, 0, A::TimelineBack},
@@ -96,8 +103,8 @@ std::vector<KeyRow> makeKeyTable() {
 std::string keyName(int key) {
     if (key >= GLFW_KEY_A && key <= GLFW_KEY_Z) return std::string(1, char('A' + key - GLFW_KEY_A));
     if (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) return std::string(1, char('0' + key - GLFW_KEY_0));
-    if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12)
-        return "F" + std::to_string(key - GLFW_KEY_F1 + 1);
+    if (key >= GLFW_KEY_F1 && key <= GLFW_KEY_F12) // appended: GCC 12 warns on "F" + string
+        return std::string("F").append(std::to_string(key - GLFW_KEY_F1 + 1));
     switch (key) {
     case GLFW_KEY_LEFT:
         return "Left";
@@ -176,16 +183,14 @@ std::string keysText(const KeyRow& row) {
 }
 
 ShortcutAction shortcutFor(const KeyPress& press, bool typing, bool mapsShown) {
-    const bool ctrl = (press.mods & kCtrl) != 0;
     if (const ShortcutAction action = lookUp(KeyScope::Anywhere, press); action != A::None)
         return action;
-    if (typing || !mapsShown || ctrl) return A::None; // arrows move the caret
-    return lookUp(KeyScope::Explorer, press);
+    if (typing || !mapsShown) return A::None; // arrows move the caret; Ctrl+Z undoes typing
+    return lookUp(KeyScope::Explorer, press); // Ctrl+Right is not Right: sameMods
 }
 
 ShortcutAction trainShortcutFor(const KeyPress& press) {
-    if ((press.mods & kCtrl) != 0) return A::None;
-    return lookUp(KeyScope::TrainView, press);
+    return lookUp(KeyScope::TrainView, press); // Ctrl+S is not S: sameMods
 }
 
 // [SECTION] The queue, dropped files, Escape
@@ -228,7 +233,25 @@ void interceptEscape() {
 
 namespace {
 
-// The Anywhere keys: what works while typing. Other actions are left alone.
+// Esc closes one thing, the top-most: a dropdown or menu, the scene picker, the export panel,
+// the key legend; with none open it unpins the row. A text field keeps its text (see
+// interceptEscape).
+void closeOrUnpin(const KeyTargets& t) {
+    const ImGuiContext* g = ImGui::GetCurrentContext(); // none in the unit tests
+    if (g && g->OpenPopupStack.Size > 0)
+        ImGui::ClosePopupToLevel(g->OpenPopupStack.Size - 1, true);
+    else if (t.explorer.scenes.open)
+        t.explorer.scenes.open = false;
+    else if (t.explorer.exportPanel.open)
+        t.explorer.exportPanel.open = false;
+    else if (t.window.showKeys)
+        t.window.showKeys = false;
+    else
+        t.explorer.selection.pinnedQuery = -1;
+}
+
+// The Anywhere keys: what works while typing, and the Explorer keys that need `actions`.
+// Other actions are left alone.
 void applyWindowShortcut(ShortcutAction action, const KeyTargets& t, ShortcutActions& actions) {
     float& zoom = t.window.zoom;
     switch (action) {
@@ -256,8 +279,11 @@ void applyWindowShortcut(ShortcutAction action, const KeyTargets& t, ShortcutAct
     case A::OpenScenes:
         t.explorer.scenes.open = true;
         break;
-    case A::Unpin:
-        t.explorer.selection.pinnedQuery = -1;
+    case A::CloseOrUnpin:
+        closeOrUnpin(t);
+        break;
+    case A::UndoScene:
+        actions.undoScene = true;
         break;
     case A::ToggleFullscreen:
         actions.toggleFullscreen = true;
@@ -342,7 +368,7 @@ void applyShortcut(ShortcutAction action, const KeyTargets& targets, const HeadM
 ShortcutActions handleShortcuts(const KeyTargets& targets, const HeadMaps& shown) {
     ShortcutActions actions;
     const bool typing = ImGui::GetIO().WantTextInput;
-    constexpr int kCommandMods = GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER;
+    constexpr int kCommandMods = GLFW_MOD_ALT | GLFW_MOD_SUPER;
     for (const KeyPress& press : pendingPresses()) { // with the heads on screen, as applied
         applyShortcut(shortcutFor(press, typing, !shown.heads.empty()), targets, shown, actions);
         if (!typing && (press.mods & kCommandMods) == 0) actions.plainKeys.push_back(press);

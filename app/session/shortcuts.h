@@ -36,7 +36,7 @@ enum class ShortcutAction {
     ZoomReset,         // Ctrl+0
     OpenScenes,        // Ctrl+O
     ToggleTrain,       // Ctrl+T: the Train view
-    Unpin,             // Esc
+    CloseOrUnpin,      // Esc: the open menu or window, else the pinned row
     ToggleFullscreen,  // F11
     ToggleKeys,        // F1
     // The explorer, outside text fields.
@@ -55,9 +55,11 @@ enum class ShortcutAction {
     MoreHeads,     // ]
     NextLayer,     // L, a trained model's layers (--model)
     PreviousLayer, // Shift+L
+    UndoScene,     // Ctrl+Z: back to the scene a demo or a file replaced
     // The Train view, outside text fields.
     TrainStartPause,   // Space
     TrainStep,         // S
+    TrainUndo,         // Ctrl+Z: back to the run a reset, a demo or a load replaced
     TrainReset,        // R
     TimelineBack,      // Left
     TimelineOn,        // Right
@@ -110,7 +112,8 @@ struct ShortcutActions {
     bool toggleFullscreen = false; // F11
     bool saveScene = false;        // Ctrl+S
     bool toggleTrain = false;      // Ctrl+T
-    // This frame's presses without Ctrl, Alt or Super, outside text fields, in the order typed:
+    bool undoScene = false;        // Ctrl+Z in the explorer
+    // This frame's presses without Alt or Super, outside text fields, in the order typed:
     // the Train view's keys. Taken from the queue like the rest, so none is lost (ImGui's own
     // key state drops a press when the window's focus flickers in the frame it arrives).
     std::vector<KeyPress> plainKeys;

@@ -3,6 +3,7 @@
 #include "io/atomic_file.h"
 #include "io/json_writer.h"
 #include "io/scene_json.h"
+#include "widgets/text_field.h"
 
 #include <imgui.h>
 
@@ -19,6 +20,29 @@ void writeStrings(core::JsonWriter& json, std::string_view name,
     json.beginArray();
     for (const std::string& text : texts) json.value(text);
     json.endArray();
+}
+
+// The loss chart's axis (fixed for the run so far, whatever the step shown), its chance line
+// and the notes on screen for the step shown.
+void writeTrainChart(core::JsonWriter& json, const TrainView& train) {
+    const core::AxisRange axis = lossAxis(train);
+    json.key("loss_axis");
+    json.beginArray();
+    json.value(float(axis.min));
+    json.value(float(axis.max));
+    json.endArray();
+    json.key("log_loss");
+    json.value(train.logLoss);
+    json.key("chance_loss");
+    json.value(float(runChanceLoss(train)));
+    static const char* const phases[] = {"none", "plateau", "drop", "after"};
+    json.key("phase");
+    json.value(phases[int(inductionPhase(train))]);
+    const TrainNotes notes = trainNotes(train);
+    json.key("note_curves");
+    json.value(notes.curves);
+    json.key("note_map");
+    json.value(notes.map);
 }
 
 // The Train view: what it shows and whether a file is being written.
@@ -50,6 +74,7 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
             json.value(float(loss[i]));
     }
     json.endArray();
+    writeTrainChart(json, train);
     json.key("snapshots"); // the timeline's, bounded
     json.value(train.run ? int(train.run->history().all().size()) : 0);
     json.key("writing");
@@ -76,6 +101,10 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(ImGui::GetIO().WantTextInput);
     writeStrings(json, "sentences", scene.sentences);             // as edited
     writeStrings(json, "shown_sentences", shown.scene.sentences); // the maps on screen
+    std::vector<std::string> glyphNotes; // per sentence: what the window cannot draw ("" if all)
+    for (const std::string& sentence : scene.sentences)
+        glyphNotes.push_back(missingGlyphsNote(sentence));
+    writeStrings(json, "glyph_notes", glyphNotes);
     json.key("d_model");
     json.value(scene.d_model);
     json.key("heads");
@@ -92,6 +121,10 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(core::toString(explorer.saved.tab)); // the name a saved scene uses
     json.key("export_panel");
     json.value(explorer.exportPanel.open);
+    json.key("scene_picker");
+    json.value(explorer.scenes.open);
+    json.key("popup_open"); // a dropdown or menu
+    json.value(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
     json.key("exporting");
     json.value(explorer.exportPanel.job != nullptr || explorer.exportPanel.captureCountdown > 0);
     json.key("notice");

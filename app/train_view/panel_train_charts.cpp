@@ -1,5 +1,6 @@
-// Train mode, middle: the loss curves, the task's accuracy and every head's score, as they were
-// at the step shown (the timeline cuts them there). A click or drag on a chart scrubs to it.
+// Train mode, middle: the loss curves, the task's accuracy and every head's score over the run
+// so far, on axes that stay put; the steps after the one shown are faint. A click or drag on a
+// chart scrubs to it. Above them, on the induction task, what the curves are showing.
 #include "train_view/train_panels.h"
 
 #include "io/metrics_figures.h"
@@ -13,13 +14,24 @@ namespace train = core::train;
 
 namespace {
 
-core::CurveFigure accuracyFigure(const core::CsvTable& rows, train::TaskKind task) {
-    core::CurveFigure f;
-    const char* column = train::accuracyColumn(task);
-    f.yLabel = column;
-    f.yRange = core::AxisRange{0, 1};
-    f.series.push_back(core::columnSeries(rows, "step", column, column, core::seriesColor(2)));
-    return f;
+// `text` with a line break at the last space before each line would pass `width`.
+std::string wrapAtSpaces(const std::string& text, float width) {
+    std::string out, line;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        const std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && ImGui::CalcTextSize(longer.c_str()).x > width) {
+            out += line + "\n";
+            line = word;
+        } else {
+            line = longer;
+        }
+        start = end + 1;
+    }
+    return out + line;
 }
 
 // Charts share the run's step axis, so the curves grow into a fixed frame.
@@ -51,6 +63,20 @@ void scoreChart(TrainView& train, const core::CsvTable& rows, const CurvePlotSty
 
 } // namespace
 
+void noteText(const std::string& note) {
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    const bool dark = bg.x + bg.y + bg.z < 1.5f;
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          dark ? ImVec4(1.0f, 0.8f, 0.45f, 1) : ImVec4(0.55f, 0.32f, 0.0f, 1));
+    const std::string wrapped = wrapAtSpaces(note, ImGui::GetContentRegionAvail().x);
+    ImGui::TextUnformatted(wrapped.c_str());
+    ImGui::PopStyleColor();
+}
+
+float noteHeight(const std::string& note, float width) {
+    return note.empty() ? 0 : ImGui::CalcTextSize(wrapAtSpaces(note, width).c_str()).y;
+}
+
 void drawTrainCharts(const PanelRect& rect, TrainView& train, bool dark) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
@@ -61,22 +87,25 @@ void drawTrainCharts(const PanelRect& rect, TrainView& train, bool dark) {
         ImGui::End();
         return;
     }
-    const core::CsvTable rows = rowsUpTo(train.run->metrics(), shownStep(train));
+    const core::CsvTable& rows = train.run->metrics();
     CurvePlotStyle style;
     style.dark = dark;
     style.markerX = train.scrubStep >= 0 ? double(train.scrubStep) : -1;
+    style.dimAfterX = style.markerX; // the future of a scrubbed cursor, faint, on the same axes
+    const std::string note = trainNotes(train).curves;
     const float line = ImGui::GetFrameHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;
-    const float height = ImGui::GetContentRegionAvail().y - 3 * line;
+    const float noteRoom = note.empty() ? 0 : noteHeight(note, width) + 4;
+    const float height = ImGui::GetContentRegionAvail().y - 3 * line - noteRoom;
+    if (!note.empty()) noteText(note);
     ImGui::TextUnformatted("loss (nats)");
     ImGui::SameLine();
     ImGui::Checkbox("log scale", &train.logLoss);
-    core::CurveFigure loss = core::lossCurves(rows);
-    loss.logY = train.logLoss;
-    fixSteps(loss, train.run->steps());
-    scrubFromChart(train, drawCurvePlot("##loss", loss, ImVec2(width, height * 0.42f), style));
+    scrubFromChart(train,
+                   drawCurvePlot("##loss", lossChart(train), ImVec2(width, height * 0.42f), style));
     ImGui::TextUnformatted("accuracy");
-    core::CurveFigure accuracy = accuracyFigure(rows, train.run->settings().task);
+    core::CurveFigure accuracy =
+        core::accuracyCurve(rows, train::accuracyColumn(train.run->settings().task));
     fixSteps(accuracy, train.run->steps());
     style.legend = false;
     scrubFromChart(train,

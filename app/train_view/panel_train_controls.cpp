@@ -84,7 +84,19 @@ void runButtons(TrainView& train) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("Reset (R)")) resetRun(train);
-    itemTooltip("Back to step 0: new initial weights from the settings above.");
+    itemTooltip("Back to step 0: new initial weights from the settings above. The run it "
+                "replaces is kept: Ctrl+Z brings it back.");
+    if (train.replaced) {
+        ImGui::SameLine();
+        const char* label = "Undo (Ctrl+Z)"; // the key named when the row has room for it
+        const float wide = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+        if (ImGui::GetContentRegionAvail().x < wide) label = "Undo";
+        if (ImGui::Button(label)) undoReplacedRun(train);
+        const std::string tip = "Ctrl+Z: back to the run this one replaced, paused at step " +
+                                std::to_string(train.replaced->step()) +
+                                "; this one is kept in its place.";
+        itemTooltip(tip.c_str());
+    }
     static const char* speeds[] = {"free running", "1 step / frame", "5 steps / frame",
                                    "20 steps / frame"};
     static const int perFrame[] = {0, 1, 5, 20};
@@ -107,13 +119,17 @@ void runStatus(const TrainView& train) {
         ImGui::TextDisabled("%.0f steps/s", run.stepsPerSecond());
     }
     if (!run.folder().empty()) ImGui::TextDisabled("from %s", run.folder().c_str());
+    // The row of the step shown (not the newest): the numbers the curves' cursor and the
+    // switch-off line show for the same step.
     const core::CsvTable& m = run.metrics();
-    if (m.rows() > 0) {
-        const std::size_t last = m.rows() - 1;
-        ImGui::Text("loss %.3f   held-out %.3f", m.column("train_loss")[last],
-                    m.column("heldout_loss")[last]);
+    if (const int row = shownRow(train); row >= 0) {
+        const std::size_t r = std::size_t(row);
+        ImGui::Text("at step %d: loss %.3f   held-out %.3f", int(m.column("step")[r]),
+                    m.column("train_loss")[r], m.column("heldout_loss")[r]);
+        itemTooltip("loss: the training batches' mean since the row before (each measured before "
+                    "its update); held-out: the fixed probe set of 64 sequences, at this step.");
         const char* accuracy = train::accuracyColumn(run.settings().task);
-        if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[last]);
+        if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[r]);
     }
     ImGui::ProgressBar(float(run.step()) / float(std::max(run.steps(), 1)), ImVec2(-1, 0), "");
     if (!run.error().empty())

@@ -77,6 +77,15 @@ void mapGrid(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& 
     }
 }
 
+// The side of a map whose every row and column carries its token's label: the heatmap widget
+// labels every row when a cell is 0.95 of a text line high, plus the label strip.
+float labelledSide(const core::train::ProbeMaps& shown) {
+    float widest = 0;
+    for (const std::string& label : shown.labels)
+        widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+    return float(shown.length) * (ImGui::GetFontSize() * 0.95f + 0.5f) + widest + 8;
+}
+
 void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps& gl,
               core::ColormapId colormap) {
     const int l = std::min(train.largeLayer, shown.layers - 1);
@@ -84,9 +93,17 @@ void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps&
     ImGui::Text("L%dH%d at step %d%s", l + 1, h + 1, shownStep(train),
                 isAblated(train, l, h) ? "  (switched off)" : "");
     const core::AttentionMap& map = train.mapViews[std::size_t(l * shown.heads + h)];
+    // Room for the stripe note below, then as large as the panel allows: 32 labelled rows need
+    // a text line each beside the map's label strip (a smaller map labels every other token).
+    const std::string note = trainNotes(train).map;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float side = std::clamp(std::min(avail.x, avail.y - ImGui::GetFontSize() * 2), 32.0f,
-                                  ImGui::GetFontSize() * 24); // 32 labelled rows; pixels cost
+    // Reserved on every step of an induction run, so the map keeps its size when the note comes.
+    const float noteRoom =
+        inductionPhase(train) == InductionPhase::None
+            ? 0
+            : std::max(ImGui::GetTextLineHeightWithSpacing() * 2, noteHeight(note, avail.x) + 6);
+    const float side =
+        std::max(std::min(avail.x, avail.y - noteRoom - ImGui::GetFontSize() * 0.5f), 32.0f);
     const MapStyle style =
         trainMapStyle(gl, colormap, l * shown.heads + h, l, h, shown.heads, true);
     const MapHit hit = drawMap(map, style, nullptr, ImVec2(side, side), LabelMode::Full);
@@ -101,6 +118,7 @@ void largeMap(TrainView& train, const core::train::ProbeMaps& shown, GlHeatmaps&
             ImGui::Text("weight %.4f", w);
         ImGui::EndTooltip();
     }
+    if (!note.empty()) noteText(note);
 }
 
 } // namespace
@@ -119,7 +137,12 @@ void drawTrainMaps(const PanelRect& rect, TrainView& train, core::ColormapId col
     ImGui::TextUnformatted("Every head on a probe sequence");
     ImGui::SameLine();
     ImGui::TextDisabled("(rows: queries, columns: keys)");
-    mapGrid(train, shown, gl, colormap, rect.size.y * 0.42f);
+    // The large map first gets the room its token labels need (one text line per row), the
+    // grid of small maps the rest, between a fifth and 42% of the panel.
+    const float below = labelledSide(shown) + 4 * ImGui::GetTextLineHeightWithSpacing();
+    mapGrid(train, shown, gl, colormap,
+            std::clamp(ImGui::GetContentRegionAvail().y - below, rect.size.y * 0.2f,
+                       rect.size.y * 0.42f));
     ImGui::Separator();
     largeMap(train, shown, gl, colormap);
     ImGui::End();

@@ -6,8 +6,7 @@
 #include "io/run_folder.h"
 #include "io/train_exports.h"
 #include "widgets/curve_plot.h"
-
-#include <imgui_stdlib.h>
+#include "widgets/text_field.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -49,8 +48,10 @@ void ablationNumbers(const TrainView& train) {
         return;
     }
     const char* accuracy = train::accuracyColumn(train.run->settings().task);
-    ImGui::Text("held-out loss %.3f -> %.3f (%+.3f)", r.without.heldoutLoss, r.with.heldoutLoss,
-                r.with.heldoutLoss - r.without.heldoutLoss);
+    // The metrics row's number where the step has one (the run panel shows the same).
+    const double without = heldoutAt(train, r.step, r.without.heldoutLoss);
+    ImGui::Text("held-out at step %d: %.3f -> %.3f (%+.3f)", r.step, without, r.with.heldoutLoss,
+                r.with.heldoutLoss - without);
     ImGui::Text("%s %.2f -> %.2f%s", accuracy, r.without.accuracy, r.with.accuracy,
                 current ? "" : "   (measuring ...)");
 }
@@ -161,7 +162,7 @@ std::optional<OpenInExplorer> drawTrainFiles(TrainView& train, Notice& notice,
     sectionTitle("Files");
     exportButtons(train, exportDir);
     ImGui::SetNextItemWidth(-1);
-    ImGui::InputTextWithHint("##runfolder", "run folder", &train.folderInput);
+    textField("##runfolder", "run folder", train.folderInput);
     if (ImGui::Button("Save run") && !train.folderInput.empty())
         saveRun(train, train.folderInput, false);
     itemTooltip("Writes the folder `mha-viz train` writes: model.json, metrics.csv, checkpoints.");

@@ -31,6 +31,9 @@ void trainKeys(TrainView& train, const std::string& exportDir, const std::vector
         case ShortcutAction::TrainReset:
             resetRun(train);
             break;
+        case ShortcutAction::TrainUndo:
+            undoReplacedRun(train);
+            break;
         case ShortcutAction::TimelinePlay:
             toggleTimelinePlay(train);
             break;

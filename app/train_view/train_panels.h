@@ -46,6 +46,12 @@ void drawTrainAblation(TrainView& train, bool dark);
 std::optional<OpenInExplorer> drawTrainFiles(TrainView& train, Notice& notice,
                                              const std::string& exportDir);
 
+// A note on what the Train view shows (trainNotes), wrapped at spaces only (ImGui's wrapping
+// also breaks after a '.', cutting "0.52" in two), in a colour that reads on either theme.
+void noteText(const std::string& note);
+// Its height at `width`, to keep room for it.
+float noteHeight(const std::string& note, float width);
+
 // The Train view's actions, shared by buttons and keys.
 void toggleRunning(TrainView& train);
 void stepRun(TrainView& train);

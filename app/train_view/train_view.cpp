@@ -44,6 +44,10 @@ bool resetRun(TrainView& view) {
 
 void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
     if (view.ablation.valid()) view.ablation.wait(); // it reads the old run's setup (shared)
+    if (view.run && view.run->workerStep() > 0) {    // steps trained: not thrown away without undo
+        view.run->pause();
+        view.replaced = std::move(view.run);
+    }
     view.run = std::move(run);
     view.settings = view.run->settings();
     view.settingsError.clear();
@@ -61,6 +65,13 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
     const std::vector<std::string> scores = train::headScoreNames(view.settings.task);
     view.scoreIndex =
         view.settings.task == train::TaskKind::PreviousToken ? 0 : int(scores.size()) - 1;
+}
+
+bool undoReplacedRun(TrainView& view) {
+    if (!view.replaced) return false;
+    std::unique_ptr<TrainRun> back = std::move(view.replaced);
+    adoptRun(view, std::move(back)); // keeps the run on screen in view.replaced
+    return true;
 }
 
 bool trainMoving(const TrainView& view) {

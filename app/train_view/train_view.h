@@ -5,6 +5,7 @@
 #pragma once
 
 #include "figures/attention_map.h"
+#include "figures/curve_figure.h"
 #include "train/ablation.h"
 #include "train_view/train_run.h"
 
@@ -46,6 +47,7 @@ struct TrainView {
     bool active = false;                  // the Train mode is on screen (Ctrl+T)
     core::train::TrainSettings settings;  // the controls; a run starts from them
     std::unique_ptr<TrainRun> run;        // made on the first Start/Step (or a load)
+    std::unique_ptr<TrainRun> replaced;   // the trained run the last reset/load replaced, paused
     std::string settingsError;            // why the controls cannot make a run
     int scrubStep = -1;                   // -1: live (the newest); else the step shown
     bool playing = false;                 // the timeline plays back
@@ -73,8 +75,13 @@ core::train::TrainSettings defaultTrainSettings();
 // The run made from view.settings (Ready at step 0); on bad settings keeps the previous run and
 // sets settingsError. Clears what belonged to the old run (scrub, ablation, pruning).
 bool resetRun(TrainView& view);
-// Shows `run` (made or loaded): the controls take its settings.
+// Shows `run` (made or loaded): the controls take its settings. The run it replaces, if it
+// trained at all, is paused and kept in view.replaced (Ctrl+Z brings it back).
 void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run);
+
+// Ctrl+Z: the replaced run comes back as it was (paused at its step, with its curves and
+// timeline), and the run it replaces is kept in its place. False when there is none.
+bool undoReplacedRun(TrainView& view);
 
 // True when some head is switched off.
 bool anyAblated(const core::train::HeadLists& ablated);
@@ -99,6 +106,46 @@ void scrubBy(TrainView& view, int delta);
 void advancePlayback(TrainView& view, double now, double interval = 0.08);
 // The rows at or before `step`: the curves as they were then.
 core::CsvTable rowsUpTo(const core::CsvTable& metrics, int step);
+
+// The metrics row of the step shown: the newest at or before it; -1 before the first. The run
+// panel's numbers, the curves' cursor and the switch-off line all read this one row, so a step
+// has one held-out loss on screen.
+int shownRow(const TrainView& view);
+// The held-out loss of the model at `step`: its metrics row's when the run has a row at that
+// step (the same probe set and forward pass), else `measured` (a step between rows).
+double heldoutAt(const TrainView& view, int step, double measured);
+
+// ln V of the run's vocabulary: the loss of a uniform guess (chance).
+double runChanceLoss(const TrainView& view);
+// The loss axis of the Train view: fits every row trained so far and the chance level, on the
+// log or linear scale, snapped out to ticks. It never depends on the step shown, so scrubbing
+// and playing back do not rescale it.
+core::AxisRange lossAxis(const TrainView& view);
+// The loss chart: every row trained so far (the view dims the steps after the one shown), the
+// chance line across the run, on lossAxis and the run's step axis.
+core::CurveFigure lossChart(const TrainView& view);
+
+// Where the step shown lies in the induction story (a run of the induction task with 2 or more
+// layers; None for any other run, whose notes would not hold).
+enum class InductionPhase { None, Plateau, Drop, After };
+// The drop as measured on the run's accuracy: the first row at or past kDropStartAccuracy and
+// the first at or past kDropEndAccuracy (-1: not reached yet). The plateau's accuracy is a
+// guess among the context's tokens (about 0.1); a 1-layer model never passes 0.3.
+inline constexpr double kDropStartAccuracy = 0.3, kDropEndAccuracy = 0.85;
+struct MeasuredDrop {
+    int start = -1, end = -1; // steps
+};
+MeasuredDrop measureDrop(const core::CsvTable& metrics);
+InductionPhase inductionPhase(const TrainView& view);
+// What the student is watching, in a sentence each, with the numbers of the step shown; empty
+// where it would not hold. `curves`: the plateau or the drop (above the loss chart); `map`: the
+// induction stripe, when the large map shows a later layer's head with an induction score of
+// at least kStripeScore (below it).
+inline constexpr double kStripeScore = 0.3;
+struct TrainNotes {
+    std::string curves, map;
+};
+TrainNotes trainNotes(const TrainView& view);
 
 // Switches head (layer, head) on or off in view.ablated.
 void toggleAblated(TrainView& view, int layer, int head);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace app {
@@ -89,14 +90,18 @@ void drawAxes(ImDrawList* draw, const Axes& a, bool dark) {
     draw->AddRect(a.min, a.max, dark ? IM_COL32(255, 255, 255, 70) : IM_COL32(0, 0, 0, 70));
 }
 
-void drawSeries(ImDrawList* draw, const Axes& a, const core::CurveSeries& s) {
+// One polyline per unbroken run; with dimAfter >= 0 the part past it (from the last point
+// at or before it, so the two parts join) is drawn faint.
+void drawSeries(ImDrawList* draw, const Axes& a, const core::CurveSeries& s, double dimAfter) {
     std::vector<ImVec2> line;
+    bool faint = false;
     const auto flush = [&] {
+        const float alpha = (s.level ? 0.85f : s.dashed ? 0.55f : 1.0f) * (faint ? 0.28f : 1.0f);
         if (line.size() > 1)
-            draw->AddPolyline(line.data(), int(line.size()), colorOf(s.color, s.dashed ? 0.55f : 1),
-                              0, s.dashed ? 1.25f : 2.0f);
-        else if (line.size() == 1)
-            draw->AddCircleFilled(line.front(), 2.5f, colorOf(s.color));
+            draw->AddPolyline(line.data(), int(line.size()), colorOf(s.color, alpha), 0,
+                              s.dashed ? 1.25f : 2.0f);
+        else if (line.size() == 1 && !faint)
+            draw->AddCircleFilled(line.front(), 2.5f, colorOf(s.color, alpha));
         line.clear();
     };
     for (const core::CurvePoint& p : s.points) {
@@ -104,10 +109,27 @@ void drawSeries(ImDrawList* draw, const Axes& a, const core::CurveSeries& s) {
             flush();
             continue;
         }
-        const float y = std::clamp(a.screenY(p.y), a.min.y, a.max.y);
-        line.emplace_back(a.screenX(p.x), y);
+        const ImVec2 at(a.screenX(p.x), std::clamp(a.screenY(p.y), a.min.y, a.max.y));
+        if (!faint && dimAfter >= 0 && !s.level && p.x > dimAfter) {
+            const std::optional<ImVec2> joint =
+                line.empty() ? std::nullopt : std::optional<ImVec2>(line.back());
+            flush();
+            faint = true;
+            if (joint) line.push_back(*joint);
+        }
+        line.push_back(at);
     }
     flush();
+}
+
+// A level's name on its line, at the right end, so the line says what it is without the legend.
+void labelLevel(ImDrawList* draw, const Axes& a, const core::CurveSeries& s) {
+    if (!s.level || s.points.empty() || !usable(s.points.back(), a.logY)) return;
+    const float y = a.screenY(s.points.back().y);
+    const ImVec2 size = ImGui::CalcTextSize(s.name.c_str());
+    if (y < a.min.y || y > a.max.y) return;
+    const float top = y - size.y - 1 >= a.min.y ? y - size.y - 1 : y + 2; // above, else below
+    draw->AddText(ImVec2(a.max.x - size.x - 4, top), colorOf(s.color), s.name.c_str());
 }
 
 // The names in their colours on one or more lines above the axes; returns the height used.
@@ -156,7 +178,10 @@ double drawCurvePlot(const char* id, const core::CurveFigure& figure, ImVec2 siz
     if (axes.max.y - axes.min.y < 20) return -1; // too small to read
     drawAxes(draw, axes, style.dark);
     draw->PushClipRect(axes.min, axes.max, true);
-    for (const core::CurveSeries& s : figure.series) drawSeries(draw, axes, s);
+    for (const core::CurveSeries& s : figure.series) {
+        drawSeries(draw, axes, s, style.dimAfterX);
+        labelLevel(draw, axes, s);
+    }
     if (style.markerX >= 0) {
         const float x = axes.screenX(style.markerX);
         draw->AddLine(ImVec2(x, axes.min.y), ImVec2(x, axes.max.y), IM_COL32(255, 190, 60, 220),

@@ -10,9 +10,11 @@
 namespace app {
 
 struct CurvePlotStyle {
-    bool dark = true;    // the window's theme: text and grid colours
-    double markerX = -1; // a vertical line at this x (the step shown); < 0: none
-    bool legend = true;  // the series' names above the axes
+    bool dark = true;      // the window's theme: text and grid colours
+    double markerX = -1;   // a vertical line at this x (the step shown); < 0: none
+    bool legend = true;    // the series' names above the axes
+    double dimAfterX = -1; // the steps after this x drawn faint (the future of a scrubbed
+                           // cursor); levels stay as they are; < 0: none
 };
 
 // Draws `figure` into `size` pixels at the cursor. The figure's xRange / yRange fix the axes;

@@ -23,6 +23,8 @@ struct CurveSeries {
     Rgb color{31, 119, 180};
     std::vector<CurvePoint> points; // in x order as drawn: a polyline, not a scatter
     bool dashed = false;            // e.g. held-out beside train in the same colour
+    bool level = false; // a reference level (chance), not a measurement: a live view that dims
+                        // the steps after its cursor leaves it as it is
 };
 
 // A vertical line across the plot at x, its label at the top ("drop", "step 1200").

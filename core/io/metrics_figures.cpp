@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -46,7 +48,19 @@ CurveSeries columnSeries(const CsvTable& table, std::string_view x, std::string_
     return series;
 }
 
-CurveFigure lossCurves(const CsvTable& metrics) {
+double chanceLoss(int vocabSize) {
+    return std::log(double(std::max(vocabSize, 1)));
+}
+
+CurveSeries chanceSeries(double loss, double x0, double x1) {
+    char name[48];
+    std::snprintf(name, sizeof name, "chance ln V = %.2f", loss);
+    CurveSeries s{name, Rgb{128, 128, 134}, {{x0, loss}, {x1, loss}}, true};
+    s.level = true;
+    return s;
+}
+
+CurveFigure lossCurves(const CsvTable& metrics, int vocabSize) {
     CurveFigure figure;
     figure.title = "loss";
     figure.yLabel = "cross-entropy loss";
@@ -59,6 +73,20 @@ CurveFigure lossCurves(const CsvTable& metrics) {
                                                  seriesColor(int(figure.series.size()))));
     if (figure.series.empty())
         throw std::invalid_argument("metrics have no train_loss or heldout_loss column");
+    const std::vector<double>& steps = metrics.column("step");
+    if (vocabSize > 1 && !steps.empty())
+        figure.series.push_back(chanceSeries(chanceLoss(vocabSize), steps.front(), steps.back()));
+    return figure;
+}
+
+CurveFigure accuracyCurve(const CsvTable& metrics, std::string_view column) {
+    CurveFigure figure;
+    figure.title = std::string(column);
+    std::replace(figure.title.begin(), figure.title.end(), '_', ' ');
+    figure.yLabel = "accuracy (share of predictions right)";
+    figure.yRange = AxisRange{0, 1};
+    figure.series.push_back(
+        columnSeries(metrics, "step", column, std::string(column), seriesColor(2)));
     return figure;
 }
 

@@ -26,9 +26,21 @@ std::optional<HeadColumn> parseHeadColumn(const std::string& name);
 CurveSeries columnSeries(const CsvTable& table, std::string_view x, std::string_view y,
                          std::string name, Rgb color);
 
-// train_loss and heldout_loss against step on a log axis (whichever of the two the table has).
+// The loss of a uniform guess among `vocabSize` tokens, ln V nats: what a model that has
+// learnt nothing scores, the top of every loss curve's story.
+double chanceLoss(int vocabSize);
+// A flat grey dashed line at `loss` from x0 to x1, named "chance ln V = 4.16" (its label in the
+// legend), marked as a level.
+CurveSeries chanceSeries(double loss, double x0, double x1);
+
+// train_loss and heldout_loss against step on a log axis (whichever of the two the table has),
+// with the chance line of a `vocabSize`-token vocabulary across the steps when vocabSize > 1.
 // Throws std::invalid_argument when it has neither, or no step column.
-CurveFigure lossCurves(const CsvTable& metrics);
+CurveFigure lossCurves(const CsvTable& metrics, int vocabSize = 0);
+
+// One accuracy column (accuracy, agreement_accuracy) against step on a 0..1 axis, drawn like
+// the loss figure. Throws std::invalid_argument when the table lacks it or the step column.
+CurveFigure accuracyCurve(const CsvTable& metrics, std::string_view column);
 
 // Every "L{l}H{h}.{score}" column against step, each head in headColor(l-1, h-1, H) (H the
 // most heads of any layer in the table), named "L{l}H{h}", on a 0..1 axis. Throws

@@ -28,7 +28,7 @@ std::vector<std::string> caption(const train::TrainSettings& settings, int step 
 } // namespace
 
 int curveFileCount(const train::TrainSettings& s) {
-    return 3 + 2 * int(train::headScoreNames(s.task).size());
+    return 5 + 2 * int(train::headScoreNames(s.task).size()); // csv, loss and accuracy, scores
 }
 
 std::string exportCurves(const CsvTable& metrics, const train::TrainSettings& settings,
@@ -36,9 +36,12 @@ std::string exportCurves(const CsvTable& metrics, const train::TrainSettings& se
     const std::string folder = newFolder(dir, "train-curves");
     writeFileAtomically(folder + "/metrics.csv", csvText(metrics));
     ++done;
-    CurveFigure loss = lossCurves(metrics);
+    CurveFigure loss = lossCurves(metrics, train::Task(settings.task).vocabSize());
     loss.captionLines = caption(settings);
     writeCurveFigure(loss, folder + "/loss", scale, &done);
+    CurveFigure accuracy = accuracyCurve(metrics, train::accuracyColumn(settings.task));
+    accuracy.captionLines = caption(settings);
+    writeCurveFigure(accuracy, folder + "/accuracy", scale, &done);
     for (const std::string& score : train::headScoreNames(settings.task)) {
         CurveFigure scores = headScoreCurves(metrics, score);
         scores.captionLines = caption(settings);

@@ -16,7 +16,8 @@
 
 namespace core {
 
-// train-curves/: metrics.csv, loss.svg/.png and one figure per head score.
+// train-curves/: metrics.csv, loss.svg/.png (with the chance line ln V), accuracy.svg/.png
+// (the task's accuracy column) and one figure per head score.
 std::string exportCurves(const CsvTable& metrics, const train::TrainSettings& settings,
                          const std::string& dir, int scale, std::atomic<int>& done);
 int curveFileCount(const train::TrainSettings& settings);
