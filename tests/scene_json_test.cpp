@@ -56,6 +56,27 @@ TEST(SceneJson, SaveThenLoadGivesTheSameSceneAndTrace) {
     EXPECT_EQ(core::traceJson(core::run(back)), core::traceJson(core::run(s)));
 }
 
+// The head count chosen in the window survives a save while it does not divide d_model.
+TEST(SceneJson, ChosenHeadCountRoundTripsAndIsWrittenOnlyWhenItDiffers) {
+    core::Scene s = richScene();
+    core::setHeads(s, 16);
+    core::setDModel(s, 108); // 18 heads, 16 chosen
+    const std::string text = core::sceneToJson(s);
+    EXPECT_NE(text.find("\"chosen_heads\": 16"), std::string::npos) << text;
+    const core::Scene back = core::sceneFromJson(text);
+    EXPECT_EQ(back, s);
+    core::Scene returned = back;
+    core::setDModel(returned, 64);
+    EXPECT_EQ(returned.heads, 16);
+    EXPECT_EQ(core::sceneToJson(returned).find("chosen_heads"), std::string::npos);
+    // Equal to heads: nothing to remember. Out of range: named in one line.
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"chosen_heads":4})").chosenHeads, 0);
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"chosen_heads":5})").chosenHeads, 5);
+    EXPECT_NE(errorOf(kMinimal + R"(,"chosen_heads":0})").find("chosen_heads"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"chosen_heads":"x"})").find("chosen_heads"),
+              std::string::npos);
+}
+
 TEST(SceneJson, FileRoundTrip) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-scene-" + std::to_string(::getpid()) + ".json");

@@ -1,4 +1,5 @@
 // Scene validation and core::run: tokens -> padded batch -> trace.
+#include "engine/designed_heads.h"
 #include "engine/trace.h"
 
 #include <gtest/gtest.h>
@@ -76,6 +77,81 @@ TEST(HeadCounts, NearestKeepsHValidWhenDModelMoves) {
     EXPECT_EQ(core::nearestHeadCount(60, 8), 6); // 6 and 10 are 2 away: the smaller
     EXPECT_EQ(core::nearestHeadCount(62, 8), 2);
     EXPECT_EQ(core::nearestHeadCount(8, 100), 8);
+}
+
+TEST(HeadCounts, ForAChosenCountTheChosenOneWhereItDividesElseTheNearest) {
+    EXPECT_EQ(core::headsFor(64, 16), 16);
+    EXPECT_EQ(core::headsFor(108, 16), 18); // 12 and 18 divide 108: 18 is nearer
+    EXPECT_EQ(core::headsFor(66, 16), 11);  // 11 is 5 away, 22 is 6
+    EXPECT_EQ(core::headsFor(74, 16), 2);   // 74 = 2 x 37: only 1, 2, 37, 74
+    EXPECT_EQ(core::headsFor(60, 8), 6);    // a tie takes the smaller, as nearestHeadCount
+    EXPECT_EQ(core::headsFor(8, 100), 8);
+}
+
+// The case: 16 heads, d_model dragged 64 -> 108 -> 64 in the slider's steps of 2.
+// Stepping through 74 = 2 x 37 used to leave 2 heads, which every even d_model keeps.
+TEST(HeadCounts, DraggingDModelAwayAndBackReturnsToTheChosenCount) {
+    Scene s;
+    core::setHeads(s, 16);
+    for (int d = 66; d <= 108; d += 2) {
+        core::setDModel(s, d);
+        EXPECT_EQ(s.heads, core::headsFor(d, 16)) << d;
+        EXPECT_EQ(core::chosenHeadCount(s), 16) << d;
+        EXPECT_EQ(core::validationError(s), "") << d;
+    }
+    EXPECT_EQ(s.heads, 18);
+    EXPECT_EQ(core::headCountNote(s), "16 heads do not divide 108: using 18");
+    for (int d = 106; d >= 64; d -= 2) core::setDModel(s, d);
+    EXPECT_EQ(s.heads, 16);
+    EXPECT_EQ(s.chosenHeads, 0); // H is the chosen count again: nothing to remember
+    EXPECT_EQ(core::headCountNote(s), "");
+}
+
+TEST(HeadCounts, ChoosingHForgetsTheEarlierChoice) {
+    Scene s;
+    core::setHeads(s, 16);
+    core::setDModel(s, 108); // 18 heads, 16 remembered
+    core::setHeads(s, 12);   // the user picks 12 at d_model 108
+    EXPECT_EQ(core::chosenHeadCount(s), 12);
+    core::setDModel(s, 64);
+    EXPECT_EQ(s.heads, 8); // nearest to 12 (8 and 16 tie: the smaller), not 16
+    EXPECT_EQ(core::chosenHeadCount(s), 12);
+    core::setDModel(s, 96);
+    EXPECT_EQ(s.heads, 12);
+    EXPECT_EQ(s.chosenHeads, 0);
+}
+
+TEST(HeadCounts, AChosenCountOutOfRangeIsNamed) {
+    Scene s;
+    s.chosenHeads = -1;
+    EXPECT_NE(core::validationError(s).find("chosen heads -1"), std::string::npos);
+    s.chosenHeads = 5000;
+    EXPECT_NE(core::validationError(s).find("chosen heads 5000"), std::string::npos);
+    s.chosenHeads = 16; // need not divide d_model: that is why it is remembered
+    s.d_model = 108, s.heads = 18;
+    EXPECT_EQ(core::validationError(s), "");
+}
+
+// scene.weights is the user's choice; the engine uses designed weights only where they fit.
+TEST(Weights, InUseAreDesignedOnlyWhereTheyFitAndTheChoiceComesBack) {
+    Scene s;
+    s.weights = core::WeightsKind::Designed;
+    EXPECT_EQ(core::weightsInUse(s), core::WeightsKind::Designed);
+    core::setHeads(s, 16); // d_head 4
+    EXPECT_EQ(core::weightsInUse(s), core::WeightsKind::Random);
+    EXPECT_EQ(s.weights, core::WeightsKind::Designed);
+    EXPECT_EQ(core::designedHeadsMisfit(64, 16),
+              "designed heads need d_head >= 8 (here 64 / 16 = 4)");
+    EXPECT_EQ(core::designedHeadsMisfit(48, 2), "designed heads need d_model >= 64 (here 48)");
+    EXPECT_EQ(core::designedHeadsMisfit(64, 8), "");
+    EXPECT_EQ(core::designedFallbackWarning(s),
+              "designed heads need d_head >= 8 (here 64 / 16 = 4); using random weights");
+    EXPECT_EQ(core::run(s).warnings, std::vector<std::string>{core::designedFallbackWarning(s)});
+    core::setHeads(s, 8);
+    EXPECT_EQ(core::weightsInUse(s), core::WeightsKind::Designed);
+    EXPECT_EQ(core::designedFallbackWarning(s), "");
+    s.weights = core::WeightsKind::Random;
+    EXPECT_EQ(core::weightsInUse(s), core::WeightsKind::Random);
 }
 
 TEST(HeadCounts, NextAndPreviousStepOverNonDivisors) {
@@ -172,6 +248,9 @@ TEST(Run, TokenCapCutsAndWarns) {
     EXPECT_EQ(t.queryLen(), 512);
     ASSERT_EQ(t.warnings.size(), 1u);
     EXPECT_EQ(t.warnings[0], "sentence 1 has 600 tokens; kept the first 512 (cap 512)");
+    // The window shows it under the sentence's field: the same words, from the tokens.
+    EXPECT_EQ(core::tokenCapWarning("sentence", 0, t.sentences[0]), t.warnings[0]);
+    EXPECT_EQ(core::tokenCapWarning("sentence", 0, core::run(Scene{}).sentences[0]), "");
 }
 
 TEST(Run, WeightsAreReusedOnlyWhenTheyCannotHaveChanged) {
@@ -184,6 +263,20 @@ TEST(Run, WeightsAreReusedOnlyWhenTheyCannotHaveChanged) {
     const core::Trace third = core::run(edited, &second);
     EXPECT_NE(third.weights.get(), first.weights.get());
     EXPECT_NE(third.weights->wQ, first.weights->wQ);
+}
+
+// Designed weights at 8 heads must not be kept for 16, where the designs do not fit and the
+// engine uses random ones (scene.weights still says designed: the user's choice).
+TEST(Run, DesignedWeightsAreNotReusedWhereRandomOnesAreInUse) {
+    Scene s;
+    s.weights = core::WeightsKind::Designed;
+    const core::Trace designed = core::run(s);
+    core::setHeads(s, 16);
+    const core::Trace after = core::run(s, &designed);
+    EXPECT_EQ(after.weights->wQ, core::run(s).weights->wQ);
+    EXPECT_NE(after.weights->wQ, designed.weights->wQ);
+    core::setHeads(s, 8); // and back: the designs again
+    EXPECT_EQ(core::run(s, &after).weights->wQ, designed.weights->wQ);
 }
 
 TEST(Run, ParameterCountOfTheSceneIsFourDModelSquared) {

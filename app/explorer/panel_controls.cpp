@@ -2,23 +2,31 @@
 #include "explorer/panels.h"
 
 #include "engine/designed_heads.h"
+#include "platform/appearance.h"
 #include "widgets/enum_controls.h"
 
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace app {
 
 namespace {
 
-// d_model (even only) and H (only the counts d_model allows), with d_head shown.
+// A message wrapped to the panel (never cut off), in the theme's warning colour by default.
+void warningLine(const std::string& text, ImVec4 color = warningColor()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+// d_model (even only) and H (only the counts d_model allows), with d_head shown. The head count
+// the user chose comes back when d_model returns to a size it divides (core::setDModel).
 void sizeSliders(core::Scene& scene) {
     int d_model = scene.d_model;
-    if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp)) {
-        scene.d_model = d_model - d_model % 2; // even values only
-        core::setHeads(scene, core::nearestHeadCount(scene.d_model, scene.heads));
-    }
+    if (ImGui::SliderInt("d_model", &d_model, 8, 512, "%d", ImGuiSliderFlags_AlwaysClamp))
+        core::setDModel(scene, d_model - d_model % 2); // even values only
     itemTooltip("Width of every token vector; d_head = d_model / heads.");
 
     const std::vector<int> counts = core::validHeadCounts(scene.d_model);
@@ -32,9 +40,15 @@ void sizeSliders(core::Scene& scene) {
                          ImGuiSliderFlags_AlwaysClamp))
         core::setHeads(scene, counts[std::size_t(index)]);
     itemTooltip("Number of heads; only divisors of d_model, so every head gets d_head dimensions.");
+    if (const std::string note = core::headCountNote(scene); !note.empty()) {
+        warningLine(note);
+        itemTooltip("Your head count comes back when d_model is a multiple of it again.");
+    }
 }
 
-// Seed, re-roll, and random or designed weights.
+// Seed, re-roll, and random or designed weights. The radio buttons show the weights in use:
+// where the designs do not fit, random, with designed disabled and the reason under it; the
+// user's choice (scene.weights) comes back when they fit again.
 void weightControls(core::Scene& scene) {
     const std::uint64_t step = 1, fastStep = 10;
     ImGui::InputScalar("seed", ImGuiDataType_U64, &scene.seed, &step, &fastStep);
@@ -43,15 +57,27 @@ void weightControls(core::Scene& scene) {
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
 
-    static const char* const kWeightTips[] = {
-        "Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.",
-        "Heads built to specialise (previous token, pronoun to noun, ...); see the Head tab's "
-        "legend."};
-    enumRadios("weights", scene.weights, kWeightTips);
-    if (scene.weights == core::WeightsKind::Designed &&
-        !core::designedHeadsFit(scene.d_model, scene.heads))
-        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f),
-                           "designed heads need d_model >= 64 and d_head >= 8");
+    const std::string misfit = core::designedHeadsMisfit(scene.d_model, scene.heads);
+    ImGui::TextUnformatted("weights");
+    const core::WeightsKind inUse = core::weightsInUse(scene);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("random##weights", inUse == core::WeightsKind::Random))
+        scene.weights = core::WeightsKind::Random;
+    itemTooltip("Seeded random W_Q, W_K, W_V, W_O: what an untrained layer looks like.");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!misfit.empty());
+    if (ImGui::RadioButton("designed##weights", inUse == core::WeightsKind::Designed))
+        scene.weights = core::WeightsKind::Designed;
+    ImGui::EndDisabled();
+    itemTooltip(misfit.empty() ? "Heads built to specialise (previous token, pronoun to noun, "
+                                 "...); see the Head tab's legend."
+                               : "Heads built to specialise; they need d_model >= 64 and "
+                                 "d_head >= 8.");
+    if (misfit.empty()) return;
+    if (scene.weights == core::WeightsKind::Designed) // chosen, not honoured: say so
+        warningLine(misfit + ": using random weights until they fit");
+    else
+        warningLine(misfit, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)); // why it is greyed
 }
 
 // Mask, positional encoding and the score scale.

@@ -1,6 +1,7 @@
 // Tab: the line view, as in BertViz's head view: queries on the left, keys on the right, a
 // line for each weight, as opaque as the weight. Hover a token to keep only its lines.
 #include "explorer/panels.h"
+#include "platform/appearance.h"
 #include "widgets/heatmap_widget.h"
 
 #include <algorithm>
@@ -130,6 +131,21 @@ void drawTokenColumns(const LinesLayout& l, const ActiveToken& a, const core::Tr
     }
 }
 
+// A pinned row keeps only its query's lines (activeToken). It may have been pinned on another
+// tab (the Steps tab's token), so say so here, with the way back to every line.
+void pinnedQueryLine(const core::AttentionMap& first, Selection& selection) {
+    const int query = selection.pinnedQuery;
+    if (query < 0 || query >= first.rows) return;
+    if (ImGui::SmallButton("Unpin")) selection.pinnedQuery = -1;
+    itemTooltip("Show every query's lines again (Esc does it too).");
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, warningColor());
+    ImGui::TextWrapped("showing only query %d \xE2\x80\x9C%s\xE2\x80\x9D: its row is pinned "
+                       "(in Steps, or by a click on a token or a map)",
+                       query + 1, first.queryLabels[std::size_t(query)].c_str());
+    ImGui::PopStyleColor();
+}
+
 } // namespace
 
 ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& shown,
@@ -153,6 +169,7 @@ ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& shown,
     }
 
     const core::AttentionMap& first = maps.front();
+    pinnedQueryLine(first, shown.selection);
     const LinesLayout layout = linesLayout(first);
     const ActiveToken active = activeToken(layout, shown.selection);
     const int most = std::max(layout.rows, layout.cols);

@@ -3,6 +3,7 @@
 // the concat, the rows of W_O it multiplies and its heatmap's frame.
 #include "explorer/model_presets.h"
 #include "explorer/panels.h"
+#include "platform/appearance.h"
 #include "widgets/heatmap_widget.h"
 
 #include <algorithm>
@@ -231,7 +232,7 @@ Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
         if (ImGui::SmallButton("back to live")) tab.presetIndex = -1;
         itemTooltip("Draw the current scene's own sizes again.");
         ImGui::SameLine();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, warningColor());
         ImGui::TextWrapped("Shapes of %s: shape only, the maps are computed for the toy sizes.",
                            p.name);
         ImGui::PopStyleColor();

@@ -26,12 +26,12 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
     ImGui::TextUnformatted("Pitfalls (each changes the real computation)");
     const core::Attention& a = trace.attention;
 
-    const double entropy = shown.meanEntropy; // O(B*H*N*M): computed once per recompute
-    ImGui::TextDisabled("scale: mean row entropy %.2f nats", entropy);
-    itemTooltip(
-        "How spread out the attention rows are: 0 = all weight on one key, ln(N) = uniform.");
+    // In bits, as the Stats tab and the figures: O(B*H*N*M), computed once per recompute.
+    ImGui::TextDisabled("scale: mean row entropy %.2f bits", shown.meanEntropyBits);
+    itemTooltip("How spread out the attention rows are: 0 bits = all weight on one key, "
+                "log2(N) bits = uniform.");
     ImGui::SameLine();
-    ImGui::TextDisabled("(uniform: %.2f)", core::uniformEntropy(a.keyLen));
+    ImGui::TextDisabled("(uniform: %.2f)", core::natsToBits(core::uniformEntropy(a.keyLen)));
     explanation(scene.scale == core::ScaleKind::SqrtDHead
                     ? "sqrt(d_head) keeps the scores' spread near 1 whatever the head size."
                 : scene.scale == core::ScaleKind::SqrtDModel

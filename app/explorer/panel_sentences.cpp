@@ -1,12 +1,15 @@
 // Panel: the sentence(s) the user types, with their tokens.
 #include "explorer/panels.h"
 #include "io/scene_json.h"
+#include "platform/appearance.h"
 
 #include "figures/attention_map.h"
 #include "widgets/text_field.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace app {
 
@@ -73,6 +76,16 @@ void unknownWordsLine(const std::vector<std::string>& unknown) {
     ImGui::PopStyleColor();
 }
 
+// A sentence cut at the token cap, said under its field where the typing happens: below
+// hundreds of chips it would be seen only after scrolling. sceneMessages leaves these out.
+void capWarning(const char* what, std::size_t index, const core::Tokenized& tokens) {
+    const std::string warning = core::tokenCapWarning(what, index, tokens);
+    if (warning.empty()) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, warningColor());
+    ImGui::TextWrapped("%s", warning.c_str());
+    ImGui::PopStyleColor();
+}
+
 // One sentence: which one is shown (in a batch), its text, its remove button and its tokens.
 // False when it was removed (the loop over the batch stops: the indexes moved).
 // What a sentence row reads and sets besides the scene.
@@ -115,6 +128,7 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
         itemTooltip("Remove this sentence from the batch.");
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+    if (tokens) capWarning("sentence", std::size_t(b), *tokens);
     const TrainedModelView& model = c.model;
     const bool described = model.open && b < int(model.predictions.size());
     tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == selection.batchIndex,
@@ -170,20 +184,26 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
     return request;
 }
 
-// The scene's error (the maps show the last valid input), else its hint; the trace's warnings.
-void sceneMessages(const core::Trace& trace, const RunStatus& status) {
+// The scene's error (the maps show the last valid input), else its hint; the trace's warnings
+// but those shown under their fields (capWarning) or beside their control (the weights').
+void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFields) {
     auto wrapped = [](ImVec4 color, const std::string& text) {
         ImGui::PushStyleColor(ImGuiCol_Text, color);
         ImGui::TextWrapped("%s", text.c_str());
         ImGui::PopStyleColor();
     };
     if (!status.sceneError.empty())
-        wrapped(ImVec4(1.0f, 0.45f, 0.4f, 1.0f),
-                status.sceneError + " (the maps show the last valid input)");
+        wrapped(errorColor(), status.sceneError + " (the maps show the last valid input)");
     else if (!status.sceneHint.empty())
         wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), status.sceneHint);
+    std::vector<std::string> shownAtFields{core::designedFallbackWarning(trace.scene)};
+    for (std::size_t b = 0; atFields && b < trace.sentences.size(); ++b)
+        shownAtFields.push_back(core::tokenCapWarning("sentence", b, trace.sentences[b]));
+    if (atFields && !trace.sources.empty())
+        shownAtFields.push_back(core::tokenCapWarning("source sentence", 0, trace.sources[0]));
     for (const std::string& warning : trace.warnings)
-        wrapped(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), warning);
+        if (std::find(shownAtFields.begin(), shownAtFields.end(), warning) == shownAtFields.end())
+            wrapped(warningColor(), warning);
 }
 
 } // namespace
@@ -205,11 +225,14 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
         textField("##source", "Source sentence", scene.sources[0]);
         itemTooltip("The sentence whose tokens every query attends to.");
         glyphsNote(scene.sources[0]);
-        if (trace.scene.isCross() && !trace.sources.empty())
+        if (trace.scene.isCross() && !trace.sources.empty()) {
+            capWarning("source sentence", 0, trace.sources[0]);
             tokenChips(&trace.sources[0], 0, false, selection);
+        }
     }
     ImGui::Spacing();
-    sceneMessages(trace, status);
+    const bool atFields = trace.batch() == int(scene.sentences.size());
+    sceneMessages(trace, status, atFields);
     ImGui::End();
     return request;
 }

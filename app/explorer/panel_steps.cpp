@@ -19,8 +19,8 @@ const char* const kStepTitles[kStepCount] = {
     "1. x: the token's input row",
     "2. q = x W_Q, and this head's slice of it",
     "3. K: this head's keys",
-    "4. q . k for every key",
-    "5. divide by the scale",
+    "4. q \xC2\xB7 k for every key",
+    "5. \xC3\xB7 the scale",
     "6. add the mask",
     "7. softmax: weights that sum to 1",
     "8. weights x V: this head's output",
@@ -49,15 +49,25 @@ void row(const char* id, const core::RowVec& values, MiniMatrixStyle style,
                : std::function<bool(int, int)>());
 }
 
+// A value per key token (steps 4 to 7): labelled by the key, the value printed in its cell.
+void keyRow(const char* id, const core::RowVec& values, const std::vector<std::string>& keyLabels,
+            const MiniMatrixStyle& style, const std::vector<bool>* masked = nullptr) {
+    drawLabelledRow(
+        id, int(values.size()), [&](int c) { return values[c]; }, keyLabels, style,
+        masked ? std::function<bool(int)>([&](int c) { return bool((*masked)[std::size_t(c)]); })
+               : std::function<bool(int)>());
+}
+
 void matrix(const char* id, const core::Mat& values, const MiniMatrixStyle& style) {
     drawMiniMatrix(
         id, int(values.rows()), int(values.cols()), [&](int r, int c) { return values(r, c); },
         style);
 }
 
-// The styles every step starts from: values labelled by key, or by dimension.
+// The styles every step starts from: values labelled by key, or by dimension. The score rows
+// (q.k, scaled, masked) share one colour scale, q.k's, so scaling visibly pales them.
 struct StepStyles {
-    MiniMatrixStyle keys, dims;
+    MiniMatrixStyle keys, dims, scores;
     ImU32 headColor = 0;
 };
 
@@ -97,27 +107,36 @@ void stepKeys(const StepData& data, const StepStyles& styles) {
     matrix("K", data.detail.kHead, style);
 }
 
-void stepScale(const core::StepDetail& s, const core::Trace& t, const StepStyles& styles) {
+void stepScores(const StepData& data, const StepStyles& styles) {
+    explain("The dot product of q with each key: how well they match, before any scaling.");
+    keyRow("raw", data.detail.rawScores, data.keyLabels, styles.scores);
+}
+
+void stepScale(const StepData& data, const core::Trace& t, const StepStyles& styles) {
+    const core::StepDetail& s = data.detail;
     char line[200];
     std::snprintf(line, sizeof line,
-                  "Multiplied by %.4f (%s). Without it, large d_head makes the softmax saturate.",
+                  "Multiplied by %.4f (%s): the same colour scale as step 4, so the cells pale. "
+                  "Without it, large d_head makes the softmax saturate.",
                   double(s.scale),
                   t.scene.scale == core::ScaleKind::SqrtDHead    ? "1/sqrt(d_head)"
                   : t.scene.scale == core::ScaleKind::SqrtDModel ? "1/sqrt(d_model): over-shrunk"
                                                                  : "no scaling");
     explain(line);
-    row("scaled", s.scaledScores, styles.keys);
+    keyRow("scaled", s.scaledScores, data.keyLabels, styles.scores);
 }
 
-void stepMask(const core::StepDetail& s, const StepStyles& styles) {
+void stepMask(const StepData& data, const StepStyles& styles) {
+    const core::StepDetail& s = data.detail;
     char line[200];
     std::snprintf(line, sizeof line, "Keys this query may not see get -inf (%d of %d here: %s).",
                   s.maskedCount, s.keyLen, s.maskedCount == 0 ? "nothing masked" : "hatched");
     explain(line);
-    row("masked", s.scaledScores, styles.keys, &s.masked);
+    keyRow("masked", s.scaledScores, data.keyLabels, styles.scores, &s.masked);
 }
 
-void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, core::ColormapId colormap) {
+void stepSoftmax(const StepData& data, const StepStyles& styles, core::ColormapId colormap) {
+    const core::StepDetail& s = data.detail;
     char line[200];
     std::snprintf(line, sizeof line,
                   "exp(score - max) / sum: masked keys get exactly 0.   sum = %.4f",
@@ -126,7 +145,8 @@ void stepSoftmax(const core::StepDetail& s, const StepStyles& styles, core::Colo
     MiniMatrixStyle probs = styles.keys;
     probs.signedValues = false;
     probs.colormap = colormap;
-    row("weights", s.weights, probs);
+    probs.decimals = 3;
+    keyRow("weights", s.weights, data.keyLabels, probs);
 }
 
 void stepValues(const StepData& data, const StepStyles& styles) {
@@ -172,6 +192,9 @@ void drawStep(int step, const StepData& data, const core::Trace& t, core::Colorm
     styles.dims = styles.keys;
     styles.dims.colLabels = nullptr;
     styles.headColor = headColorU32(t, s.head);
+    styles.scores = styles.keys;
+    styles.scores.fixedScale =
+        std::max(s.rawScores.size() > 0 ? s.rawScores.cwiseAbs().maxCoeff() : 0.0f, 1e-6f);
     switch (step) {
     case 0:
         stepInput(s, styles);
@@ -183,17 +206,16 @@ void drawStep(int step, const StepData& data, const core::Trace& t, core::Colorm
         stepKeys(data, styles);
         break;
     case 3:
-        explain("The dot product of q with each key: how well they match, before any scaling.");
-        row("raw", s.rawScores, styles.keys);
+        stepScores(data, styles);
         break;
     case 4:
-        stepScale(s, t, styles);
+        stepScale(data, t, styles);
         break;
     case 5:
-        stepMask(s, styles);
+        stepMask(data, styles);
         break;
     case 6:
-        stepSoftmax(s, styles, colormap);
+        stepSoftmax(data, styles, colormap);
         break;
     case 7:
         stepValues(data, styles);
@@ -287,7 +309,7 @@ void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState
     ImGui::BeginChild("steps");
     for (int step = 0; step < kStepCount; ++step) {
         if (!steps.showAll && step != steps.step) continue;
-        ImGui::TextUnformatted(kStepTitles[step]);
+        ImGui::TextWrapped("%s", kStepTitles[step]); // narrow windows: never cut off
         drawStep(step, data, trace, maps.saved.colormap);
         ImGui::Spacing();
     }

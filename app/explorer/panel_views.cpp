@@ -29,7 +29,9 @@ ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBar
     // the old one, whose content must not take the selection back.
     const bool following = bar.shown != tab;
     ExplorerRequest request;
-    if (ImGui::BeginTabBar("views")) {
+    // Scroll rather than shrink: squeezed to the panel's width (800 px windows, zoomed type)
+    // the labels would be cut to "H M A... L...".
+    if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
         std::size_t i = 0;
         for (const core::EnumName<core::ViewTab>& entry : core::kViewTabNames) {
             const bool select = following && entry.value == tab;

@@ -109,6 +109,12 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(scene.d_model);
     json.key("heads");
     json.value(scene.heads);
+    json.key("chosen_heads"); // the user's H, kept while it does not divide d_model
+    json.value(core::chosenHeadCount(scene));
+    json.key("weights"); // as chosen
+    json.value(core::toString(scene.weights));
+    json.key("weights_in_use"); // what the engine uses (random where designs do not fit)
+    json.value(core::toString(core::weightsInUse(scene)));
     json.key("selected_head"); // numbered from 1, as the window shows it
     json.value(explorer.saved.selectedHead + 1);
     json.key("tab");

@@ -22,12 +22,12 @@ struct FrameFacts {
 };
 
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
-// "shown_sentences", "glyph_notes" (widgets/text_field.h), "d_model", "heads", "selected_head",
-// "tab", "export_panel", "scene_picker", "popup_open", "exporting", "notice", "error", "train":
-// {"active", "state", "step", "worker_step", "busy", "shown_step", "scrubbed", "playing",
-// "heldout_loss": [the last 200 rows up to the step shown], "loss_axis": [min, max],
-// "log_loss", "chance_loss", "phase" (none, plateau, drop, after), "note_curves", "note_map",
-// "snapshots", "writing"}}.
+// "shown_sentences", "glyph_notes" (widgets/text_field.h), "d_model", "heads", "chosen_heads",
+// "weights", "weights_in_use", "selected_head", "tab", "export_panel", "scene_picker",
+// "popup_open", "exporting", "notice", "error", "train": {"active", "state", "step",
+// "worker_step", "busy", "shown_step", "scrubbed", "playing", "heldout_loss": [the last 200 rows
+// up to the step shown], "loss_axis": [min, max], "log_loss", "chance_loss", "phase" (none,
+// plateau, drop, after), "note_curves", "note_map", "snapshots", "writing"}}.
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
                       const ExplorerState& explorer, const Notice& notice, const TrainView& train);
 

@@ -15,7 +15,7 @@ struct HeadMaps {
     std::vector<core::AttentionMap> heads;        // per head
     core::AttentionMap mean, difference, entropy; // the views beside the grid
     std::vector<core::HeadStatistics> headStats;  // per head
-    double meanEntropy = 0;                       // of the whole trace (the scale pitfall)
+    double meanEntropyBits = 0; // of the whole trace (the scale pitfall), in bits as everywhere
 
     // What they derive from: `generation` counts rebuilds of the per-head maps (one per trace
     // or sentence shown); the derived maps remember the generation they were made for.

@@ -101,7 +101,7 @@ void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
         const core::AttentionMap& map = maps.heads[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
-    maps.meanEntropy = core::meanRowEntropy(trace.attention);
+    maps.meanEntropyBits = core::natsToBits(core::meanRowEntropy(trace.attention));
     ++maps.generation; // the derived maps follow when a tab shows them
     maps.batchIndex = batchIndex;
     gl.keepSlots(trace.attention.heads + kDerivedMaps); // free the textures of heads that are gone

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace app {
 
@@ -17,7 +18,101 @@ ImU32 cellColor(float v, float scale, const MiniMatrixStyle& style) {
     return IM_COL32(c.r, c.g, c.b, 255);
 }
 
+// Black or white, whichever reads better on `fill`.
+ImU32 textOn(ImU32 fill) {
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
+    return 0.299f * c.x + 0.587f * c.y + 0.114f * c.z > 0.55f ? IM_COL32(0, 0, 0, 255)
+                                                              : IM_COL32(255, 255, 255, 255);
+}
+
+// One cell of drawLabelledRow: the label clipped to the cell above, the value inside.
+struct LabelledCell {
+    ImVec2 at;           // top left of the label
+    float width, height; // of the coloured box
+    const char* label;
+};
+
+void drawLabelledCell(const LabelledCell& cell, float v, bool isMasked, float scale,
+                      const MiniMatrixStyle& style) {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    const ImVec2 boxMin(cell.at.x, cell.at.y + font + 1),
+        boxMax(boxMin.x + cell.width, boxMin.y + cell.height);
+    draw->PushClipRect(cell.at, ImVec2(boxMax.x, boxMin.y), true);
+    draw->AddText(cell.at, ImGui::GetColorU32(ImGuiCol_TextDisabled), cell.label);
+    draw->PopClipRect();
+    char text[32];
+    ImU32 fill = 0;
+    if (isMasked) {
+        fill = IM_COL32(200, 200, 205, 255);
+        std::snprintf(text, sizeof text, "\xE2\x88\x92\xE2\x88\x9E"); // −∞
+    } else {
+        fill = cellColor(v, scale, style);
+        std::snprintf(text, sizeof text, "%.*f", style.decimals, double(v));
+    }
+    draw->AddRectFilled(boxMin, boxMax, fill);
+    const float w = ImGui::CalcTextSize(text).x;
+    draw->AddText(
+        ImVec2(boxMin.x + (cell.width - w) * 0.5f, boxMin.y + (cell.height - font) * 0.5f),
+        textOn(fill), text);
+}
+
 } // namespace
+
+int drawLabelledRow(const char* id, int count, const std::function<float(int)>& value,
+                    const std::vector<std::string>& labels, const MiniMatrixStyle& style,
+                    const std::function<bool(int)>& masked) {
+    const int shown = std::min(count, style.maxCols);
+    const float font = ImGui::GetFontSize(), pad = ImGui::GetStyle().FramePadding.x;
+    float labelWidth = 0, scale = style.fixedScale;
+    for (int c = 0; c < shown; ++c) {
+        if (c < int(labels.size()))
+            labelWidth =
+                std::max(labelWidth, ImGui::CalcTextSize(labels[std::size_t(c)].c_str()).x);
+        if (style.fixedScale <= 0 && (!masked || !masked(c)))
+            scale = std::max(scale, std::abs(value(c)));
+    }
+    char widest[32];
+    std::snprintf(widest, sizeof widest, "-%.*f", style.decimals, 88.0);
+    const float width =
+        std::max(ImGui::CalcTextSize(widest).x, std::min(labelWidth, font * 5)) + pad * 2;
+    const float height = font + pad * 2, gap = 3.0f, lineHeight = font + 1 + height + gap * 2;
+    const float avail = std::min(ImGui::GetContentRegionAvail().x, style.maxWidth + width);
+    const int perLine = std::max(1, int((avail + gap) / (width + gap)));
+    const int lines = (shown + perLine - 1) / perLine;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    for (int c = 0; c < shown; ++c) {
+        const ImVec2 at(origin.x + float(c % perLine) * (width + gap),
+                        origin.y + float(c / perLine) * lineHeight);
+        const char* label = c < int(labels.size()) ? labels[std::size_t(c)].c_str() : "";
+        drawLabelledCell({at, width, height, label}, value(c), masked && masked(c),
+                         std::max(scale, 1e-6f), style);
+    }
+    ImGui::PushID(id);
+    ImGui::InvisibleButton("cells",
+                           ImVec2(std::max(float(std::min(shown, perLine)) * (width + gap), 1.0f),
+                                  std::max(float(lines) * lineHeight, 1.0f)));
+    int hovered = -1;
+    if (ImGui::IsItemHovered()) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const int col = int((mouse.x - origin.x) / (width + gap)),
+                  line = int((mouse.y - origin.y) / lineHeight);
+        if (col < perLine && line * perLine + col < shown) hovered = line * perLine + col;
+    }
+    if (hovered >= 0) {
+        ImGui::BeginTooltip();
+        ImGui::Text("key %d: %s", hovered + 1,
+                    hovered < int(labels.size()) ? labels[std::size_t(hovered)].c_str() : "");
+        if (masked && masked(hovered))
+            ImGui::TextUnformatted("masked: \xE2\x88\x92\xE2\x88\x9E");
+        else
+            ImGui::Text("value %.4f", value(hovered));
+        ImGui::EndTooltip();
+    }
+    ImGui::PopID();
+    if (shown < count) ImGui::TextDisabled("showing %d of %d keys", shown, count);
+    return hovered;
+}
 
 int drawMiniMatrix(const char* id, int rows, int cols, const std::function<float(int, int)>& value,
                    const MiniMatrixStyle& style, const std::function<bool(int, int)>& masked) {
@@ -26,11 +121,12 @@ int drawMiniMatrix(const char* id, int rows, int cols, const std::function<float
         style.rowLabels ? std::min(90.0f, ImGui::CalcTextSize("wwwwwww").x) : 0.0f;
     const float cell =
         std::clamp((style.maxWidth - labelWidth) / float(std::max(shownCols, 1)), 2.0f, style.cell);
-    // One colour scale for the matrix: the largest |value| shown.
-    float scale = 1e-6f;
+    // One colour scale for the matrix: the largest |value| shown, unless one is given.
+    float scale = style.fixedScale > 0 ? style.fixedScale : 1e-6f;
     for (int r = 0; r < shownRows; ++r)
         for (int c = 0; c < shownCols; ++c)
-            if (!masked || !masked(r, c)) scale = std::max(scale, std::abs(value(r, c)));
+            if (style.fixedScale <= 0 && (!masked || !masked(r, c)))
+                scale = std::max(scale, std::abs(value(r, c)));
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();

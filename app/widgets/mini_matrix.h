@@ -19,6 +19,9 @@ struct MiniMatrixStyle {
     int maxRows = 48, maxCols = 128; // the rest is summarised as "… of N"
     bool signedValues = true;        // blue-white-red around 0; else the heatmap colormap 0..1
     core::ColormapId colormap = core::ColormapId::Viridis;
+    float fixedScale = 0; // > 0: the |value| drawn at full colour, to compare rows; else the
+                          // largest |value| shown
+    int decimals = 2;     // drawLabelledRow's printed values
     int highlightFromCol = -1, highlightToCol = -1; // columns framed in `highlightColor`
     ImU32 highlightColor = IM_COL32(255, 255, 255, 255);
     const std::vector<std::string>* rowLabels = nullptr;
@@ -29,5 +32,13 @@ struct MiniMatrixStyle {
 // hovered cell's column or -1.
 int drawMiniMatrix(const char* id, int rows, int cols, const std::function<float(int, int)>& value,
                    const MiniMatrixStyle& style, const std::function<bool(int, int)>& masked = {});
+
+// One value per labelled column (a score per key token) as cells that flow onto more lines,
+// each with its label above and its value printed inside: two rows that differ by a factor
+// differ visibly. Uses style's colours, fixedScale, decimals and maxCols; masked(c) -> hatched,
+// "−∞". Returns the hovered cell or -1.
+int drawLabelledRow(const char* id, int count, const std::function<float(int)>& value,
+                    const std::vector<std::string>& labels, const MiniMatrixStyle& style,
+                    const std::function<bool(int)>& masked = {});
 
 } // namespace app

@@ -147,6 +147,16 @@ bool designedHeadsFit(int d_model, int heads) {
     return d_model >= kDesignedMinDModel && heads > 0 && d_model / heads >= kDesignedMinDHead;
 }
 
+std::string designedHeadsMisfit(int d_model, int heads) {
+    if (designedHeadsFit(d_model, heads)) return {};
+    if (d_model < kDesignedMinDModel)
+        return "designed heads need d_model >= " + std::to_string(kDesignedMinDModel) + " (here " +
+               std::to_string(d_model) + ")";
+    return "designed heads need d_head >= " + std::to_string(kDesignedMinDHead) + " (here " +
+           std::to_string(d_model) + " / " + std::to_string(heads) + " = " +
+           std::to_string(heads > 0 ? d_model / heads : 0) + ")";
+}
+
 std::vector<std::string> defaultHeadPresets(int heads) {
     std::vector<std::string> presets;
     for (int h = 0; h < heads; ++h)

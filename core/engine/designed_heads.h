@@ -62,6 +62,9 @@ inline constexpr int kDesignedPresetCount = int(std::size(kDesignedPresets));
 
 // True when the designs fit: d_model >= 64 and d_head >= 8.
 bool designedHeadsFit(int d_model, int heads);
+// Empty when they fit, else one line saying which size is too small and what it is:
+// "designed heads need d_head >= 8 (here 64 / 16 = 4)".
+std::string designedHeadsMisfit(int d_model, int heads);
 
 // The presets the designed mode gives H heads by default: the eight designs, then random.
 std::vector<std::string> defaultHeadPresets(int heads);

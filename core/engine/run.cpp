@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace core {
 
@@ -23,11 +24,8 @@ std::vector<Tokenized> tokenizeAll(const std::vector<std::string>& texts, const 
         const Tokenized& t = out.back();
         if (t.tokens.empty())
             throw std::invalid_argument(std::string(what) + " " + ordinal(i) + " has no tokens");
-        if (t.droppedTokens > 0)
-            warnings.push_back(std::string(what) + " " + ordinal(i) + " has " +
-                               std::to_string(t.tokens.size() + t.droppedTokens) +
-                               " tokens; kept the first " + std::to_string(t.tokens.size()) +
-                               " (cap " + std::to_string(kMaxTokens) + ")");
+        if (std::string warning = tokenCapWarning(what, i, t); !warning.empty())
+            warnings.push_back(std::move(warning));
     }
     return out;
 }
@@ -53,6 +51,13 @@ Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s
 
 } // namespace
 
+std::string tokenCapWarning(const char* what, std::size_t index, const Tokenized& t) {
+    if (t.droppedTokens == 0) return {};
+    return std::string(what) + " " + ordinal(index) + " has " +
+           std::to_string(t.tokens.size() + t.droppedTokens) + " tokens; kept the first " +
+           std::to_string(t.tokens.size()) + " (cap " + std::to_string(kMaxTokens) + ")";
+}
+
 Trace run(const Scene& scene, const Trace* previous) {
     if (std::string error = validationError(scene); !error.empty())
         throw std::invalid_argument(error);
@@ -65,11 +70,9 @@ Trace run(const Scene& scene, const Trace* previous) {
         trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
     }
     // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so.
-    const bool designed =
-        scene.weights == WeightsKind::Designed && designedHeadsFit(scene.d_model, scene.heads);
-    if (scene.weights == WeightsKind::Designed && !designed)
-        trace.warnings.push_back(
-            "designed heads need d_model >= 64 and d_head >= 8; using random weights");
+    const bool designed = weightsInUse(scene) == WeightsKind::Designed;
+    if (std::string warning = designedFallbackWarning(scene); !warning.empty())
+        trace.warnings.push_back(std::move(warning));
     const std::vector<std::string> presets = !designed ? std::vector<std::string>{}
                                              : scene.headPresets.empty()
                                                  ? defaultHeadPresets(scene.heads)
@@ -83,7 +86,7 @@ Trace run(const Scene& scene, const Trace* previous) {
     const Scene* before = previous ? &previous->scene : nullptr;
     const bool sameWeights =
         previous && previous->weights && before->seed == scene.seed &&
-        before->d_model == scene.d_model && before->weights == scene.weights &&
+        before->d_model == scene.d_model && weightsInUse(*before) == weightsInUse(scene) &&
         (!designed || (before->heads == scene.heads && before->headPresets == scene.headPresets));
     trace.weights = sameWeights ? previous->weights
                     : designed

@@ -23,6 +23,7 @@ bool isBlank(const std::string& text) {
 
 void setHeads(Scene& scene, int heads) {
     scene.heads = heads;
+    scene.chosenHeads = 0;
     std::erase_if(scene.ablatedHeads, [&](int h) { return h >= heads; });
     if (!scene.headPresets.empty()) {
         std::vector<std::string> presets = defaultHeadPresets(heads);
@@ -59,6 +60,40 @@ int nearestHeadCount(int d_model, int wanted) {
     for (int h : validHeadCounts(d_model))
         if (std::abs(h - wanted) < std::abs(best - wanted)) best = h;
     return best;
+}
+
+int headsFor(int d_model, int chosen) {
+    return chosen >= 1 && d_model % chosen == 0 ? chosen : nearestHeadCount(d_model, chosen);
+}
+
+int chosenHeadCount(const Scene& scene) {
+    return scene.chosenHeads > 0 ? scene.chosenHeads : scene.heads;
+}
+
+void setDModel(Scene& scene, int d_model) {
+    const int chosen = chosenHeadCount(scene);
+    scene.d_model = d_model;
+    setHeads(scene, headsFor(d_model, chosen));
+    if (scene.heads != chosen) scene.chosenHeads = chosen;
+}
+
+std::string headCountNote(const Scene& scene) {
+    const int chosen = chosenHeadCount(scene);
+    if (chosen == scene.heads) return {};
+    return std::to_string(chosen) + " heads do not divide " + std::to_string(scene.d_model) +
+           ": using " + std::to_string(scene.heads);
+}
+
+WeightsKind weightsInUse(const Scene& scene) {
+    return scene.weights == WeightsKind::Designed && designedHeadsFit(scene.d_model, scene.heads)
+               ? WeightsKind::Designed
+               : WeightsKind::Random;
+}
+
+std::string designedFallbackWarning(const Scene& scene) {
+    if (scene.weights != WeightsKind::Designed || weightsInUse(scene) == WeightsKind::Designed)
+        return {};
+    return designedHeadsMisfit(scene.d_model, scene.heads) + "; using random weights";
 }
 
 int nextHeadCount(int d_model, int heads, int step) {
@@ -108,6 +143,9 @@ std::string validationError(const Scene& s) {
     if (s.d_model % s.heads != 0)
         return "heads " + std::to_string(s.heads) + " does not divide d_model " +
                std::to_string(s.d_model) + " (d_head = d_model / heads must be whole)";
+    if (s.chosenHeads < 0 || s.chosenHeads > kMaxDModel)
+        return "chosen heads " + std::to_string(s.chosenHeads) + " must be from 1 to " +
+               std::to_string(kMaxDModel);
     for (int h : s.ablatedHeads) // numbered from 1 in the message, as the CLI and UI show them
         if (h < 0 || h >= s.heads)
             return "ablated head " + std::to_string(h + 1) +

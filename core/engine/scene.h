@@ -36,6 +36,10 @@ struct Scene {
     std::vector<std::string> sources; // cross-attention: none, one shared, or one per sentence
     int d_model = 64;
     int heads = 8;
+    // The head count the user chose when it does not divide d_model (heads is then the valid
+    // count nearest to it); 0 while heads is the chosen count. setDModel keeps it, so dragging
+    // d_model away and back returns to the user's H.
+    int chosenHeads = 0;
     MaskKind mask = MaskKind::None;
     ScaleKind scale = ScaleKind::SqrtDHead;
     std::uint64_t seed = 1;
@@ -53,10 +57,32 @@ struct Scene {
     bool operator==(const Scene&) const = default;
 };
 
-// Changes H and keeps what depends on it valid: switched-off heads H no longer has are
-// dropped; per-head presets are kept where the head still exists, defaults fill new ones.
-// Every control that changes H (slider, d_model, keys) goes through here.
+// The user chooses H (slider, keys): sets it, forgets an earlier choice (chosenHeads), and keeps
+// what depends on H valid: switched-off heads H no longer has are dropped; per-head presets are
+// kept where the head still exists, defaults fill new ones. Every control that changes H goes
+// through here or setDModel.
 void setHeads(Scene& scene, int heads);
+
+// The head count to use at d_model for the count the user chose: the chosen one when it divides
+// d_model, else the valid count nearest to it (nearestHeadCount). A pure function of the two, so
+// no path of d_model values drifts away from the choice.
+int headsFor(int d_model, int chosen);
+// The count the user chose: chosenHeads, or heads when H is the chosen one.
+int chosenHeadCount(const Scene& scene);
+// The user moves d_model: H becomes headsFor(d_model, the chosen count), which is remembered
+// while it does not divide d_model.
+void setDModel(Scene& scene, int d_model);
+// Empty when H is the chosen count, else one line for beside the heads slider:
+// "16 heads do not divide 108: using 18".
+std::string headCountNote(const Scene& scene);
+
+// The weights the engine uses: designed only where the designs fit (designedHeadsFit), else
+// random. scene.weights keeps what the user chose, so sizes that fit again bring it back.
+WeightsKind weightsInUse(const Scene& scene);
+// The warning run() adds when designed weights are chosen but do not fit, else empty:
+// "designed heads need d_head >= 8 (here 64 / 16 = 4); using random weights". The window shows
+// it beside the weights buttons.
+std::string designedFallbackWarning(const Scene& scene);
 
 // Heads switched off, as Scene and the Train view keep them: a set, sorted, each head once.
 // The CLI, scene files and both windows go through these, so a list given twice or out of

@@ -45,4 +45,9 @@ struct Trace {
 // validationError()'s message for a bad scene.
 Trace run(const Scene& scene, const Trace* previous = nullptr);
 
+// The warning run() adds for a sentence cut at the token cap ("sentence 2 has 5000 tokens; kept
+// the first 512 (cap 512)"), empty when nothing was cut. `what` is "sentence" or "source
+// sentence", `index` from 0. The window shows it under that sentence's field.
+std::string tokenCapWarning(const char* what, std::size_t index, const Tokenized& tokens);
+
 } // namespace core

@@ -48,6 +48,7 @@ std::string sceneToJson(const Scene& s, const SceneView* view) {
         {"ablate", ablate},
         {"reshape_bug", s.reshapeBug},
     };
+    if (s.chosenHeads > 0) j["chosen_heads"] = s.chosenHeads; // only while it differs from H
     if (view)
         j["view"] = {{"tab", std::string(toString(view->tab))},
                      {"colormap", std::string(toString(view->colormap))},
@@ -120,6 +121,8 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
     s.sources = f.strings("sources", false);
     s.d_model = f.integer("d_model", 2, 1024);
     s.heads = f.integer("heads", 1, 1024);
+    if (const int chosen = f.integer("chosen_heads", 1, 1024, s.heads); chosen != s.heads)
+        s.chosenHeads = chosen;
     s.mask = f.oneOf("mask", s.mask);
     s.scale = f.oneOf("scale", s.scale);
     s.seed = f.unsignedInteger("seed", s.seed);
