@@ -1,6 +1,7 @@
 // Train view, the left column: the model and task settings, the run's buttons (Start, Step,
 // Reset, the speed) and its status; then the heads to switch off and the files
 // (panel_train_tools.cpp).
+#include "platform/appearance.h" // errorColor
 #include "train_view/train_panels.h"
 #include "widgets/enum_controls.h"
 
@@ -66,7 +67,7 @@ void settingsSection(TrainView& train) {
     ImGui::EndDisabled();
     if (!editable(train)) ImGui::TextDisabled("Reset to change the settings.");
     if (!train.settingsError.empty())
-        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", train.settingsError.c_str());
+        ImGui::TextColored(errorColor(), "%s", train.settingsError.c_str());
 }
 
 // Start / Pause, Step, Reset, the speed; the step, rate and losses of the run.
@@ -132,8 +133,7 @@ void runStatus(const TrainView& train) {
         if (const auto* a = m.find(accuracy)) ImGui::Text("%s %.2f", accuracy, (*a)[r]);
     }
     ImGui::ProgressBar(float(run.step()) / float(std::max(run.steps(), 1)), ImVec2(-1, 0), "");
-    if (!run.error().empty())
-        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", run.error().c_str());
+    if (!run.error().empty()) ImGui::TextColored(errorColor(), "%s", run.error().c_str());
 }
 
 } // namespace
