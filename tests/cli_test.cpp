@@ -159,15 +159,23 @@ TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
     const std::string out = (dir / "figures").string();
     ASSERT_EQ(runMhaViz({"--scene", scene, "--export", out}).exitCode, 0);
     const std::string svg = testing_support::readFile(out + "/mha-viz-head-01.svg");
-    std::size_t cells = 0, grey = 0;
+    // The cells (a rect with a title) and the colour bar's gradient stops.
+    std::size_t cells = 0, stops = 0, grey = 0;
+    const auto isGrey = [](const std::string& hex) {
+        return hex.substr(0, 2) == hex.substr(2, 2) && hex.substr(2, 2) == hex.substr(4, 2);
+    };
     for (std::size_t at = 0; (at = svg.find("fill=\"#", at)) != std::string::npos; ++at) {
-        const std::string hex = svg.substr(at + 7, 6);
-        if (!std::all_of(hex.begin(), hex.end(), ::isxdigit)) continue; // "#333": text, not a cell
+        if (svg.compare(at + 14, 8, "><title>") != 0) continue; // text, gaps, ticks: no cell
         ++cells;
-        grey += hex.substr(0, 2) == hex.substr(2, 2) && hex.substr(2, 2) == hex.substr(4, 2);
+        grey += isGrey(svg.substr(at + 7, 6));
     }
-    EXPECT_GT(cells, 9u);
-    EXPECT_EQ(grey, cells) << "every fill is grey with the scene's greys colormap";
+    for (std::size_t at = 0; (at = svg.find("stop-color=\"#", at)) != std::string::npos; ++at) {
+        ++stops;
+        grey += isGrey(svg.substr(at + 13, 6));
+    }
+    EXPECT_EQ(cells, 9u) << "3 x 3 tokens";
+    EXPECT_GT(stops, 9u);
+    EXPECT_EQ(grey, cells + stops) << "every cell and the bar grey, the scene's greys colormap";
     std::filesystem::remove_all(dir);
 }
 TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
