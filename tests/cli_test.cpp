@@ -178,6 +178,39 @@ TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
     EXPECT_EQ(grey, cells + stops) << "every cell and the bar grey, the scene's greys colormap";
     std::filesystem::remove_all(dir);
 }
+// --export-caption off: every figure keeps its title, loses the caption; bad values exit 2.
+TEST(Cli, ExportCaptionOffLeavesTheTitleAlone) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("mha-cli-caption-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const std::vector<std::string> scene = {"--sentence", "the cat sat", "--heads", "2"};
+    auto args = [&](const std::string& out, std::vector<std::string> extra) {
+        std::vector<std::string> all = scene;
+        all.insert(all.end(), {"--export", (dir / out).string()});
+        all.insert(all.end(), extra.begin(), extra.end());
+        return all;
+    };
+    ASSERT_EQ(runMhaViz(args("on", {})).exitCode, 0);
+    ASSERT_EQ(runMhaViz(args("off", {"--export-caption", "off"})).exitCode, 0);
+    ASSERT_EQ(runMhaViz(args("on-again", {"--export-caption", "on"})).exitCode, 0);
+    for (const char* name : {"mha-viz-head-01.svg", "mha-viz-grid.svg", "mha-viz-mean.svg",
+                             "mha-viz-statistics.svg"}) {
+        const std::string on = testing_support::readFile(dir / "on" / name);
+        const std::string off = testing_support::readFile(dir / "off" / name);
+        EXPECT_NE(on.find("&quot;the cat sat&quot;"), std::string::npos) << name;
+        EXPECT_EQ(off.find("the cat sat"), std::string::npos) << name;
+        EXPECT_EQ(off.find("d_model"), std::string::npos) << name;
+        EXPECT_EQ(testing_support::readFile(dir / "on-again" / name), on) << name;
+    }
+    EXPECT_NE(testing_support::readFile(dir / "off" / "mha-viz-head-01.svg").find(">head 1</text>"),
+              std::string::npos);
+    expectBadInput(args("bad", {"--export-caption", "maybe"}), "maybe");
+    expectBadInput(args("bad", {"--export-caption", ""}), "--export-caption");
+    expectBadInput(args("bad", {"--export-caption"}), "--export-caption");
+    EXPECT_FALSE(fs::exists(dir / "bad")) << "nothing written for a bad value";
+    fs::remove_all(dir);
+}
 TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("mha-cli-full-" + std::to_string(::getpid()));
