@@ -1,9 +1,32 @@
 #include "explorer/export_job.h"
 
 #include <exception>
+#include <filesystem>
 #include <new>
 
 namespace app {
+
+std::string savedMessage(const std::vector<std::string>& files,
+                         const std::function<bool(const std::string&)>& fits) {
+    namespace fs = std::filesystem;
+    if (files.empty()) return "Saved no file";
+    std::string folder = fs::path(files.front()).parent_path().string();
+    if (folder.empty()) folder = ".";
+    if (folder.back() != '/') folder += '/';
+    const auto line = [&](std::size_t shown) {
+        if (shown == 0)
+            return "Saved " + std::to_string(files.size()) +
+                   (files.size() == 1 ? " file in " : " files in ") + folder;
+        std::string names;
+        for (std::size_t i = 0; i < shown; ++i)
+            names.append(i > 0 ? ", " : "").append(fs::path(files[i]).filename().string());
+        if (shown < files.size()) names += " and " + std::to_string(files.size() - shown) + " more";
+        return "Saved " + names + " in " + folder;
+    };
+    for (std::size_t shown = files.size(); shown > 0; --shown)
+        if (fits(line(shown))) return line(shown);
+    return line(0);
+}
 
 ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request)
     : trace_(std::move(trace)), request_(std::move(request)) {
