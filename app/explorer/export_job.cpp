@@ -11,17 +11,19 @@ std::string savedMessage(const std::vector<std::string>& files,
     namespace fs = std::filesystem;
     if (files.empty()) return "Saved no file";
     std::string folder = fs::path(files.front()).parent_path().string();
-    if (folder.empty()) folder = ".";
+    if (folder.empty()) folder.push_back('.'); // not = ".": GCC 12's -Wrestrict
     if (folder.back() != '/') folder += '/';
-    const auto line = [&](std::size_t shown) {
+    const auto line = [&](std::size_t shown) -> std::string {
+        std::string out = "Saved ";
         if (shown == 0)
-            return "Saved " + std::to_string(files.size()) +
-                   (files.size() == 1 ? " file in " : " files in ") + folder;
-        std::string names;
+            return out.append(std::to_string(files.size()))
+                .append(files.size() == 1 ? " file in " : " files in ")
+                .append(folder);
         for (std::size_t i = 0; i < shown; ++i)
-            names.append(i > 0 ? ", " : "").append(fs::path(files[i]).filename().string());
-        if (shown < files.size()) names += " and " + std::to_string(files.size() - shown) + " more";
-        return "Saved " + names + " in " + folder;
+            out.append(i > 0 ? ", " : "").append(fs::path(files[i]).filename().string());
+        if (shown < files.size())
+            out.append(" and ").append(std::to_string(files.size() - shown)).append(" more");
+        return out.append(" in ").append(folder);
     };
     for (std::size_t shown = files.size(); shown > 0; --shown)
         if (fits(line(shown))) return line(shown);
