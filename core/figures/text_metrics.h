@@ -8,8 +8,9 @@
 
 namespace core {
 
-// The real font for PNG (raster::fontMetrics); for SVG the font when there is one, else an
-// estimate (viewers measure for real).
+// The real font for PNG (raster::fontMetrics). For SVG (viewers measure for real) the heatmaps
+// use the font when there is one, so they lay out like their PNG, else the estimate below; the
+// curves always use the estimate.
 struct TextMetrics {
     std::function<float(const std::string&, float px)> width;
     std::function<float(float px)> lineHeight, ascent;
