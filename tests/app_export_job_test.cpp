@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -42,6 +43,30 @@ TEST(ExportJob, ProgressRisesToTheFilesWritten) {
     EXPECT_EQ(int(job.result().files.size()), total);
     EXPECT_EQ(job.done(), total);
     fs::remove_all(dir);
+}
+
+// The notice names the files, then their folder, on one line: names that do not fit give way
+// to "and N more", never the folder.
+TEST(SavedMessage, NamesTheFilesThenTheFolderInOneLineThatFits) {
+    const std::vector<std::string> three = {"/tmp/out/head.png", "/tmp/out/head.svg",
+                                            "/tmp/out/head.csv"};
+    const auto anyLength = [](const std::string&) { return true; };
+    EXPECT_EQ(app::savedMessage(three, anyLength),
+              "Saved head.png, head.svg, head.csv in /tmp/out/");
+    const auto upTo = [](std::size_t n) {
+        return [n](const std::string& line) { return line.size() <= n; };
+    };
+    EXPECT_EQ(app::savedMessage(three, upTo(40)), "Saved head.png and 2 more in /tmp/out/");
+    EXPECT_EQ(app::savedMessage(three, upTo(10)), "Saved 3 files in /tmp/out/");
+    EXPECT_EQ(app::savedMessage({"/tmp/out/window.png"}, upTo(10)), "Saved 1 file in /tmp/out/");
+    EXPECT_EQ(app::savedMessage({"window.png"}, anyLength), "Saved window.png in ./");
+    std::vector<std::string> many;
+    for (int h = 1; h <= 24; ++h)
+        many.push_back("/tmp/out/mha-viz-head-" + std::to_string(h) + ".png");
+    const std::string line = app::savedMessage(many, upTo(100));
+    EXPECT_LE(line.size(), 100u);
+    EXPECT_EQ(line.rfind("Saved mha-viz-head-1.png, mha-viz-head-2.png", 0), 0u) << line;
+    EXPECT_TRUE(line.ends_with(" more in /tmp/out/")) << line;
 }
 
 } // namespace

@@ -159,16 +159,57 @@ TEST(Cli, SceneKeepsTheViewAndExportsInItsColormap) {
     const std::string out = (dir / "figures").string();
     ASSERT_EQ(runMhaViz({"--scene", scene, "--export", out}).exitCode, 0);
     const std::string svg = testing_support::readFile(out + "/mha-viz-head-01.svg");
-    std::size_t cells = 0, grey = 0;
+    // The cells (a rect with a title) and the colour bar's gradient stops.
+    std::size_t cells = 0, stops = 0, grey = 0;
+    const auto isGrey = [](const std::string& hex) {
+        return hex.substr(0, 2) == hex.substr(2, 2) && hex.substr(2, 2) == hex.substr(4, 2);
+    };
     for (std::size_t at = 0; (at = svg.find("fill=\"#", at)) != std::string::npos; ++at) {
-        const std::string hex = svg.substr(at + 7, 6);
-        if (!std::all_of(hex.begin(), hex.end(), ::isxdigit)) continue; // "#333": text, not a cell
+        if (svg.compare(at + 14, 8, "><title>") != 0) continue; // text, gaps, ticks: no cell
         ++cells;
-        grey += hex.substr(0, 2) == hex.substr(2, 2) && hex.substr(2, 2) == hex.substr(4, 2);
+        grey += isGrey(svg.substr(at + 7, 6));
     }
-    EXPECT_GT(cells, 9u);
-    EXPECT_EQ(grey, cells) << "every fill is grey with the scene's greys colormap";
+    for (std::size_t at = 0; (at = svg.find("stop-color=\"#", at)) != std::string::npos; ++at) {
+        ++stops;
+        grey += isGrey(svg.substr(at + 13, 6));
+    }
+    EXPECT_EQ(cells, 9u) << "3 x 3 tokens";
+    EXPECT_GT(stops, 9u);
+    EXPECT_EQ(grey, cells + stops) << "every cell and the bar grey, the scene's greys colormap";
     std::filesystem::remove_all(dir);
+}
+// --export-caption off: every figure keeps its title, loses the caption; bad values exit 2.
+TEST(Cli, ExportCaptionOffLeavesTheTitleAlone) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("mha-cli-caption-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const std::vector<std::string> scene = {"--sentence", "the cat sat", "--heads", "2"};
+    auto args = [&](const std::string& out, std::vector<std::string> extra) {
+        std::vector<std::string> all = scene;
+        all.insert(all.end(), {"--export", (dir / out).string()});
+        all.insert(all.end(), extra.begin(), extra.end());
+        return all;
+    };
+    ASSERT_EQ(runMhaViz(args("on", {})).exitCode, 0);
+    ASSERT_EQ(runMhaViz(args("off", {"--export-caption", "off"})).exitCode, 0);
+    ASSERT_EQ(runMhaViz(args("on-again", {"--export-caption", "on"})).exitCode, 0);
+    for (const char* name : {"mha-viz-head-01.svg", "mha-viz-grid.svg", "mha-viz-mean.svg",
+                             "mha-viz-statistics.svg"}) {
+        const std::string on = testing_support::readFile(dir / "on" / name);
+        const std::string off = testing_support::readFile(dir / "off" / name);
+        EXPECT_NE(on.find("&quot;the cat sat&quot;"), std::string::npos) << name;
+        EXPECT_EQ(off.find("the cat sat"), std::string::npos) << name;
+        EXPECT_EQ(off.find("d_model"), std::string::npos) << name;
+        EXPECT_EQ(testing_support::readFile(dir / "on-again" / name), on) << name;
+    }
+    EXPECT_NE(testing_support::readFile(dir / "off" / "mha-viz-head-01.svg").find(">head 1</text>"),
+              std::string::npos);
+    expectBadInput(args("bad", {"--export-caption", "maybe"}), "maybe");
+    expectBadInput(args("bad", {"--export-caption", ""}), "--export-caption");
+    expectBadInput(args("bad", {"--export-caption"}), "--export-caption");
+    EXPECT_FALSE(fs::exists(dir / "bad")) << "nothing written for a bad value";
+    fs::remove_all(dir);
 }
 TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
     namespace fs = std::filesystem;

@@ -1,7 +1,8 @@
 // core::offeredFormats: which formats each view can be written as, the one rule the export
 // panel offers and exportView follows. The files written in parallel: the same names, order
-// and bytes as one worker writes, progress counted in order, a failure half-way reported. The
-// Train view's curve export (io/train_exports.h): loss with chance line, accuracy, scores.
+// and bytes as one worker writes, progress counted in order, a failure half-way reported; the
+// caption left out on request. The Train view's curve export (io/train_exports.h): loss with
+// chance line, accuracy, scores.
 #include "io/figure_export.h"
 #include "io/train_exports.h"
 
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -58,6 +60,47 @@ TEST(OfferedFormats, ExportViewWritesNothingElse) {
         for (const std::string& file : files)
             csv += std::filesystem::path(file).extension() == ".csv";
         EXPECT_EQ(csv > 0, offered.csv) << int(what);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// With the caption off every view's figures keep their title and lose the caption (the
+// sentence, the settings); the PNGs get shorter, the CSVs stay the same.
+TEST(ExportCaption, OffLeavesEveryFigureItsTitleAlone) {
+    core::Scene scene;
+    scene.heads = 2;
+    const core::Trace t = core::run(scene);
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / ("mha-caption-" + std::to_string(::getpid())))
+            .string();
+    std::filesystem::remove_all(dir);
+    for (ExportWhat what : kEveryView) {
+        std::vector<std::string> on, off;
+        core::ExportRequest request;
+        request.what = what;
+        request.dir = dir + "/on-" + std::to_string(int(what));
+        ASSERT_NO_THROW(on = core::exportView(t, request));
+        request.caption = false;
+        request.dir = dir + "/off-" + std::to_string(int(what));
+        ASSERT_NO_THROW(off = core::exportView(t, request));
+        ASSERT_EQ(on.size(), off.size());
+        for (std::size_t i = 0; i < on.size(); ++i) {
+            const std::string with = testing_support::readFile(on[i]);
+            const std::string without = testing_support::readFile(off[i]);
+            if (on[i].ends_with(".svg")) {
+                EXPECT_NE(with.find("d_model 64, H 2"), std::string::npos) << on[i];
+                EXPECT_EQ(without.find("d_model 64, H 2"), std::string::npos) << off[i];
+                EXPECT_NE(without.find("</text>"), std::string::npos) << "the title stays";
+            } else if (on[i].ends_with(".png")) {
+                const auto height = [](const std::string& png) { // IHDR, big-endian
+                    return (std::uint8_t(png[20]) << 24) | (std::uint8_t(png[21]) << 16) |
+                           (std::uint8_t(png[22]) << 8) | std::uint8_t(png[23]);
+                };
+                EXPECT_LT(height(without), height(with)) << off[i];
+            } else {
+                EXPECT_EQ(with, without) << off[i]; // numbers, no caption in them
+            }
+        }
     }
     std::filesystem::remove_all(dir);
 }

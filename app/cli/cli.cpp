@@ -155,6 +155,13 @@ void addOutputOptions(CLI::App& cli, CliOptions& options) {
                    "PNG resolution multiplier for --export, 1 to 4")
         ->check(CLI::Range(1, 4))
         ->capture_default_str();
+    cli.add_option_function<std::string>(
+           "--export-caption",
+           [&options](const std::string& value) { options.exportCaption = value == "on"; },
+           "The caption under each --export figure (sentence, settings, head): on, or off for "
+           "the title alone")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->default_str("on");
     cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
     cli.add_option("--save-scene", options.saveScenePath,
                    "Save every setting as a scene file (JSON) and exit");
@@ -241,9 +248,10 @@ std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
 
 // What a trained model fixes, or cannot do: refused with --model.
 constexpr const char* kNotWithModel[] = {
-    "--source",      "--d-model", "--heads",         "--mask",        "--seed",
-    "--weights",     "--scale",   "--no-positional", "--no-out-proj", "--ablate",
-    "--reshape-bug", "--scene",   "--save-scene",    "--export",      "--export-scale"};
+    "--source",      "--d-model", "--heads",        "--mask",
+    "--seed",        "--weights", "--scale",        "--no-positional",
+    "--no-out-proj", "--ablate",  "--reshape-bug",  "--scene",
+    "--save-scene",  "--export",  "--export-scale", "--export-caption"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked.
 std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOptions& options) {
@@ -318,8 +326,9 @@ void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
         core::prepareExportFolder(options.exportPath); // before any progress line: bad input
                                                        // gives exactly one line
         std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
-        const std::vector<std::string> files = core::exportFigures(
-            trace, options.exportPath, options.exportScale, options.view.colormap);
+        const std::vector<std::string> files =
+            core::exportFigures(trace, options.exportPath, options.exportScale,
+                                options.view.colormap, 0, options.exportCaption);
         std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
                   << '\n';
     }

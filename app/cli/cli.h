@@ -19,6 +19,7 @@ struct CliOptions {
     std::string jsonPath;       // --json FILE, "-" for stdout
     std::string exportPath;     // --export DIR: figures of every head, the grid, the trace
     int exportScale = 1;        // --export-scale K: PNG resolution x K (1..4)
+    bool exportCaption = true;  // --export-caption on|off: figures with their caption
     std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
     std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit

@@ -9,8 +9,7 @@ ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const cor
     const MapsView maps{explorer.saved, explorer.selection, gl};
     switch (tab) {
     case core::ViewTab::Head:
-        drawHeadView(scene, trace, explorer.model, maps);
-        return {};
+        return drawHeadView(scene, trace, explorer.model, maps);
     case core::ViewTab::Mean:
         return drawMeanView(trace, maps);
     case core::ViewTab::Difference:

@@ -1,9 +1,34 @@
 #include "explorer/export_job.h"
 
 #include <exception>
+#include <filesystem>
 #include <new>
 
 namespace app {
+
+std::string savedMessage(const std::vector<std::string>& files,
+                         const std::function<bool(const std::string&)>& fits) {
+    namespace fs = std::filesystem;
+    if (files.empty()) return "Saved no file";
+    std::string folder = fs::path(files.front()).parent_path().string();
+    if (folder.empty()) folder.push_back('.'); // not = ".": GCC 12's -Wrestrict
+    if (folder.back() != '/') folder += '/';
+    const auto line = [&](std::size_t shown) -> std::string {
+        std::string out = "Saved ";
+        if (shown == 0)
+            return out.append(std::to_string(files.size()))
+                .append(files.size() == 1 ? " file in " : " files in ")
+                .append(folder);
+        for (std::size_t i = 0; i < shown; ++i)
+            out.append(i > 0 ? ", " : "").append(fs::path(files[i]).filename().string());
+        if (shown < files.size())
+            out.append(" and ").append(std::to_string(files.size() - shown)).append(" more");
+        return out.append(" in ").append(folder);
+    };
+    for (std::size_t shown = files.size(); shown > 0; --shown)
+        if (fits(line(shown))) return line(shown);
+    return line(0);
+}
 
 ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request)
     : trace_(std::move(trace)), request_(std::move(request)) {

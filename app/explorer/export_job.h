@@ -7,6 +7,7 @@
 #include "io/figure_export.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,6 +21,12 @@ struct ExportReport {
     std::vector<std::string> files;
     std::string error;
 };
+
+// The one line a finished export reports: "Saved head.png, head.svg, head.csv in /path/", the
+// files by name, then their folder. While the whole line does not `fit`, the last names give way
+// to "and 21 more"; when not even one name fits: "Saved 24 files in /path/".
+std::string savedMessage(const std::vector<std::string>& files,
+                         const std::function<bool(const std::string&)>& fits);
 
 class ExportJob {
   public:
@@ -55,8 +62,9 @@ struct ExportPanel {
     bool open = false;
     ExportChoice what = ExportChoice::Head;
     core::ExportFormats formats;
-    int scale = 2;      // PNG resolution multiplier: 2x reads well on slides
-    std::string folder; // empty until first opened: then the export folder
+    int scale = 2;       // PNG resolution multiplier: 2x reads well on slides
+    bool caption = true; // the caption under each figure; off: the title alone
+    std::string folder;  // empty until first opened: then the export folder
     std::unique_ptr<ExportJob> job;
     double jobStart = 0;      // ImGui time the job started (progress shows after a moment)
     int captureCountdown = 0; // whole window: frames left until the capture (panel hidden)

@@ -30,10 +30,14 @@ constexpr Choice kChoices[] = {
 void finish(ExportPanel& panel, Notice& notice, std::vector<std::string> files, std::string error) {
     panel.lastFiles = std::move(files);
     panel.lastError = std::move(error);
+    // One line across the window, as the notice shows it.
+    const float room = ImGui::GetIO().DisplaySize.x - ImGui::GetFontSize() * 3;
     const std::string message =
         panel.lastError.empty()
-            ? "Exported " + std::to_string(panel.lastFiles.size()) +
-                  (panel.lastFiles.size() == 1 ? " file to " : " files to ") + panel.folder
+            ? savedMessage(panel.lastFiles,
+                           [room](const std::string& line) {
+                               return ImGui::CalcTextSize(line.c_str()).x <= room;
+                           })
             : "Export failed: " + panel.lastError;
     notice.show(message, ImGui::GetTime(), 5.0);
     std::cerr << "mha-viz: " << message << '\n';
@@ -62,6 +66,7 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ExportPanel& p
     request.head = target.head;
     request.headB = target.headB;
     request.colormap = target.colormap;
+    request.caption = panel.caption;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }
@@ -123,8 +128,16 @@ void formatControls(ExportPanel& panel) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
     ImGui::BeginDisabled(panel.what == ExportChoice::Window);
     ImGui::SliderInt("##scale", &panel.scale, 1, 4, "%dx");
-    ImGui::EndDisabled();
     itemTooltip("Multiplies the PNG's resolution: 2x for slides, 4x for print.");
+    ImGui::SameLine();
+    ImGui::Checkbox("Caption", &panel.caption);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", panel.what == ExportChoice::Window
+                                    ? "A screenshot is the window as it is."
+                                    : "The sentence, the settings and the head under each "
+                                      "figure. Off: the title alone, for a slide that says "
+                                      "the rest.");
 }
 
 // While exporting: the progress; after: the error, or what was saved with "Copy path".
@@ -145,19 +158,23 @@ void exportStatus(ExportPanel& panel, Notice& notice, bool busy) {
         ImGui::TextWrapped("Not exported: %s", panel.lastError.c_str());
         ImGui::PopStyleColor();
     } else if (!panel.lastFiles.empty()) {
-        // One file: its path; several: the folder they went to.
+        // Beside the Export button, where it stays whatever the message's length. One file:
+        // its path; several: the folder they went to.
         const std::string& path =
             panel.lastFiles.size() == 1 ? panel.lastFiles.front() : panel.folder;
-        ImGui::Text("Saved %zu file%s:", panel.lastFiles.size(),
-                    panel.lastFiles.size() == 1 ? "" : "s");
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 26);
-        ImGui::TextUnformatted(path.c_str()); // wrapped: a long path must not widen the panel
-        ImGui::PopTextWrapPos();
         ImGui::SameLine();
-        if (ImGui::SmallButton("Copy path")) {
+        if (ImGui::Button("Copy path")) {
             ImGui::SetClipboardText(path.c_str());
             notice.show("Copied " + path, ImGui::GetTime(), 2.5);
         }
+        itemTooltip(path.c_str());
+        // The files by name, on up to three lines: a long list must not widen the panel.
+        const float wrap = ImGui::GetFontSize() * 26;
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+        ImGui::TextUnformatted(savedMessage(panel.lastFiles, [wrap](const std::string& line) {
+                                   return ImGui::CalcTextSize(line.c_str()).x <= wrap * 2.6f;
+                               }).c_str());
+        ImGui::PopTextWrapPos();
     }
 }
 

@@ -1,4 +1,4 @@
-// Tab: the selected head, large, with full token labels and a colour bar.
+// Tab: the selected head, large, with full token labels, a colour bar and an Export... button.
 #include "explorer/panels.h"
 #include "widgets/heatmap_widget.h"
 
@@ -73,12 +73,12 @@ void designedHeadTooltip(const std::string& headName) {
     ImGui::EndTooltip();
 }
 
-void drawHeadView(core::Scene& scene, const core::Trace& trace, const TrainedModelView& model,
-                  const MapsView& maps) {
+ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace,
+                             const TrainedModelView& model, const MapsView& maps) {
     GlHeatmaps& gl = maps.gl;
     const core::SceneView& saved = maps.saved;
     const int heads = int(gl.maps.heads.size());
-    if (heads == 0) return;
+    if (heads == 0) return {};
     const int h = saved.selectedHead;
     const bool ablated =
         h < int(trace.attention.headAblated.size()) && trace.attention.headAblated[std::size_t(h)];
@@ -94,6 +94,7 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, const TrainedMod
         ImGui::TextDisabled("layer %d of %d (L / Shift+L)", model.layer + 1, model.layers);
     else
         presetMenu(scene, h);
+    const ExplorerRequest request = exportButton(ExportChoice::Head);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const bool hasLegend =
         std::any_of(trace.headNames.begin(), trace.headNames.end(),
@@ -113,6 +114,7 @@ void drawHeadView(core::Scene& scene, const core::Trace& trace, const TrainedMod
     ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
                         saved.perHeadScale ? " (this head's range)" : "");
     legend(trace);
+    return request;
 }
 
 } // namespace app

@@ -51,17 +51,28 @@ ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBar
     return request;
 }
 
-ExplorerRequest viewHeader(const char* text, ExportChoice what) {
+namespace {
+
+float exportButtonWidth() {
+    return ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
+}
+
+} // namespace
+
+ExplorerRequest exportButton(ExportChoice what) {
     ExplorerRequest request;
-    const float button =
-        ImGui::CalcTextSize("Export\xE2\x80\xA6").x + ImGui::GetStyle().FramePadding.x * 2;
-    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - button - ImGui::GetFontSize());
-    ImGui::TextDisabled("%s", text);
-    ImGui::PopTextWrapPos();
-    ImGui::SameLine(ImGui::GetContentRegionMax().x - button);
+    ImGui::SameLine(ImGui::GetContentRegionMax().x - exportButtonWidth());
     if (ImGui::Button("Export\xE2\x80\xA6")) request.openExport = what;
     itemTooltip("Save this view as PNG, SVG or CSV (Ctrl+Shift+E).");
     return request;
+}
+
+ExplorerRequest viewHeader(const char* text, ExportChoice what) {
+    ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x - exportButtonWidth() -
+                           ImGui::GetFontSize());
+    ImGui::TextDisabled("%s", text);
+    ImGui::PopTextWrapPos();
+    return exportButton(what);
 }
 
 } // namespace app

@@ -46,10 +46,12 @@ ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBar
 // A tab's one-line explanation with an "Export..." button at its right: its request opens the
 // export panel on `what`.
 ExplorerRequest viewHeader(const char* text, ExportChoice what);
+// Just the button, at the right end of the line drawn last.
+ExplorerRequest exportButton(ExportChoice what);
 
 // The tabs.
-void drawHeadView(core::Scene& scene, const core::Trace& trace, const TrainedModelView& model,
-                  const MapsView& maps);
+ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace,
+                             const TrainedModelView& model, const MapsView& maps);
 ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& maps, LinesTabState& lines);

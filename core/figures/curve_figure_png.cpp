@@ -17,21 +17,6 @@ namespace {
 using namespace curves;
 using namespace raster;
 
-TextMetrics fontMetrics(const Font& font) {
-    TextMetrics m;
-    m.width = [&font](const std::string& s, float px) { return textWidth(font, s, px); };
-    m.lineHeight = [&font](float px) { return lineHeight(font, px); };
-    m.ascent = [&font](float px) {
-        return stbtt_ScaleForPixelHeight(&font.info, px) * font.ascentUnits;
-    };
-    m.cut = [&font](const std::string& s, float px, float maxWidth) {
-        std::string out;
-        for (char32_t cp : cutToWidth(font, s, px, maxWidth)) appendUtf8(out, cp);
-        return out;
-    };
-    return m;
-}
-
 // Coverage of the strokes of one series, combined with max() and blended once: the joints of
 // a polyline and thousands of short segments then do not darken or thicken the line.
 struct StrokeMask {
@@ -96,21 +81,6 @@ void StrokeMask::segment(PlotPoint a, PlotPoint b, float r, float arc, float das
                 cover(u, v, coverage);
         }
     }
-}
-
-// Text whose line box starts at t.y, anchored at t.x by its left edge, centre or right edge.
-enum class Anchor { Left, Centre, Right };
-
-void drawText(Canvas& canvas, const Font& font, const PlacedText& t, float px, Rgb color,
-              Anchor anchor) {
-    if (t.text.empty()) return;
-    const int s = canvas.scale;
-    const std::u32string text = decodeUtf8(t.text);
-    const TextMask mask = renderText(font, text, px * float(s));
-    const float w = textWidth(font, text, px * float(s));
-    const float shift = anchor == Anchor::Left ? 0 : anchor == Anchor::Centre ? w / 2 : w;
-    canvas.drawMask(mask, int(std::lround(t.x * float(s) - shift)) - mask.pad,
-                    int(std::lround(t.y * float(s))), color);
 }
 
 // A crisp line one scale-1 pixel thick, centred on scale-1 coordinate c.

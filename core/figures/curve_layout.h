@@ -3,8 +3,8 @@
 #pragma once
 
 #include "figures/curve_figure.h"
+#include "figures/text_metrics.h"
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,27 +22,6 @@ constexpr float kLineWidth = 1.75f, kDotRadius = 2.5f, kDash = 6, kDashGap = 4;
 const Rgb kTitleColor{40, 40, 45}, kLabelColor{50, 50, 55}, kTickColor{70, 70, 75},
     kCaptionColor{105, 105, 110}, kAxisColor{120, 120, 125}, kGridColor{232, 232, 236},
     kMarkerColor{110, 110, 115};
-
-// How text is measured: the real font for PNG, an estimate for SVG (viewers measure for real).
-struct TextMetrics {
-    std::function<float(const std::string&, float px)> width;
-    std::function<float(float px)> lineHeight, ascent;
-    // The text cut (with an ellipsis) to at most maxWidth.
-    std::function<std::string(const std::string&, float px, float maxWidth)> cut;
-};
-
-// DejaVu Sans' own advances (ASCII; 0.6 for the rest) without the font file, so the SVG lays
-// out like the PNG. Sizes here are pixel heights (ascent - descent), as stb_truetype's.
-TextMetrics estimatedMetrics();
-
-// SVG's font-size is the em, smaller than DejaVu Sans' pixel height: 2048 of 2384 units.
-constexpr float kSvgEmPerPx = 2048.0f / 2384.0f;
-
-struct PlacedText {
-    std::string text;   // already cut to fit
-    float x = 0, y = 0; // x as the anchor says (left, centre or right), y the top of its line box
-    float width = 0;
-};
 
 struct LegendEntry {
     PlacedText name;

@@ -136,8 +136,11 @@ GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::
 }
 
 HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
-    return mapFigure(trace, b, meanAttentionMap(trace, b),
-                     "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
+    HeatmapFigure f =
+        mapFigure(trace, b, meanAttentionMap(trace, b),
+                  "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
+    f.valueLabel = "mean attention weight over the heads";
+    return f;
 }
 
 HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) {
@@ -148,6 +151,8 @@ HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) 
     // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
     const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
     f.valueMin = -extent, f.valueMax = extent;
+    f.valueLabel = "weight of head " + std::to_string(headA + 1) + " \xE2\x88\x92 weight of head " +
+                   std::to_string(headB + 1);
     f.captionLines.push_back("red: head " + std::to_string(headA + 1) +
                              " attends more; blue: head " + std::to_string(headB + 1) +
                              " attends more");
@@ -163,6 +168,7 @@ HeatmapFigure entropyFigure(const Trace& trace, int b, ColormapId colormap) {
                              (trace.batch() > 1 ? ", sentence " + std::to_string(b + 1) : ""));
     f.rows = entropy.map.rows, f.cols = entropy.map.cols;
     f.rowLabelChars = 26; // "head 5: pronoun-antecedent"
+    f.rowAxis = "head", f.colAxis = "query", f.valueLabel = "row entropy (bits)";
     for (int h = 0; h < f.rows; ++h) f.rowLabels.push_back(headTitle(trace, h));
     f.colLabels = entropy.map.keyLabels;
     f.values = entropy.map.values;

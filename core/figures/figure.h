@@ -1,6 +1,7 @@
-// A head's attention map as a figure for slides and papers: cells, token labels on both
-// axes, a colour bar and a caption that says how it was made. Written as SVG, PNG (no
-// OpenGL, no display) and CSV by core/figures/figure*.cpp.
+// A head's attention map as a figure for slides and papers: cells, token labels and a title on
+// both axes, a colour bar saying what the colours mean and a caption that says how it was made.
+// Written as SVG, PNG (no OpenGL, no display) and CSV by core/figures/figure*.cpp, both pictures
+// laid out by core/figures/heatmap_layout.h.
 #pragma once
 
 #include "base/csv_field.h"
@@ -23,9 +24,12 @@ struct HeatmapFigure {
     std::vector<std::string> rowLabels;    // query tokens (N), "<pad>" past the sentence
     std::vector<std::string> colLabels;    // key tokens (M)
     int rows = 0, cols = 0;
-    std::vector<float> values;                  // rows x cols, row-major; kMaskedCell (-2) = masked
-    float valueMin = 0.0f, valueMax = 1.0f;     // colour scale; a difference of heads is signed
-    int tickDecimals = 2;                       // colour-bar labels
+    std::vector<float> values;              // rows x cols, row-major; kMaskedCell (-2) = masked
+    float valueMin = 0.0f, valueMax = 1.0f; // colour scale; a difference of heads is signed
+    int tickDecimals = 2;                   // colour-bar labels
+    // The axis titles ("query" gets a ↓ on the rows, "key" a → on the columns) and what the
+    // colours mean, under the colour bar; empty: left out.
+    std::string rowAxis = "query", colAxis = "key", valueLabel = "attention weight";
     int rowLabelChars = 14, colLabelChars = 14; // PNG labels are cut to this many code points
     ColormapId colormap = ColormapId::Viridis;
     // A head's colour (figures/palette.h), drawn as a bar under the title, as the window frames

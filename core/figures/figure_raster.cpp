@@ -145,6 +145,50 @@ std::u32string cutToWidth(const Font& font, const std::string& utf8, float px, f
     return U"\u2026";
 }
 
+TextMetrics fontMetrics(const Font& font) {
+    TextMetrics m;
+    m.width = [&font](const std::string& s, float px) { return textWidth(font, s, px); };
+    m.lineHeight = [&font](float px) { return lineHeight(font, px); };
+    m.ascent = [&font](float px) {
+        return stbtt_ScaleForPixelHeight(&font.info, px) * font.ascentUnits;
+    };
+    m.cut = [&font](const std::string& s, float px, float maxWidth) {
+        std::string out;
+        for (char32_t cp : cutToWidth(font, s, px, maxWidth)) appendUtf8(out, cp);
+        return out;
+    };
+    return m;
+}
+
+TextMetrics figureFontMetricsOrEstimate() {
+    std::shared_ptr<const Font> font;
+    try {
+        font = figureFont();
+    } catch (const std::runtime_error&) {
+        return estimatedMetrics();
+    }
+    TextMetrics m = fontMetrics(*font);
+    // Each function holds the font, so the references inside stay valid.
+    m.width = [font, f = m.width](const std::string& s, float px) { return f(s, px); };
+    m.lineHeight = [font, f = m.lineHeight](float px) { return f(px); };
+    m.ascent = [font, f = m.ascent](float px) { return f(px); };
+    m.cut = [font, f = m.cut](const std::string& s, float px, float w) { return f(s, px, w); };
+    return m;
+}
+
+void drawText(Canvas& canvas, const Font& font, const PlacedText& t, float px, Rgb color,
+              Anchor anchor) {
+    const int s = canvas.scale;
+    const float devicePx = px * float(s);
+    const int top = int(std::lround(t.y * float(s)));
+    if (t.text.empty() || !canvas.touchesRows(top, textMaskHeight(font, devicePx))) return;
+    const std::u32string text = decodeUtf8(t.text);
+    const TextMask mask = renderText(font, text, devicePx);
+    const float w = textWidth(font, text, devicePx);
+    const float shift = anchor == Anchor::Left ? 0 : anchor == Anchor::Centre ? w / 2 : w;
+    canvas.drawMask(mask, int(std::lround(t.x * float(s) - shift)) - mask.pad, top, color);
+}
+
 int ceilInt(float v) {
     return int(std::ceil(v - 1e-4f));
 }

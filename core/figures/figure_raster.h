@@ -4,6 +4,7 @@
 
 #include "figures/colormap.h"
 #include "figures/image.h"
+#include "figures/text_metrics.h"
 
 #include <stb_truetype.h>
 
@@ -45,6 +46,12 @@ int textMaskWidth(const Font& font, const std::u32string& text, float px);
 std::u32string cutToCodePoints(const std::string& utf8, std::size_t maxCodePoints);
 // Cuts text (with an ellipsis) until it is at most maxWidth px wide.
 std::u32string cutToWidth(const Font& font, const std::string& utf8, float px, float maxWidth);
+
+// The font's own measurements, for a layout the PNG draws (it keeps a reference to `font`).
+TextMetrics fontMetrics(const Font& font);
+// fontMetrics of the figure font when there is one (kept alive by the metrics), else
+// estimatedMetrics(): the SVG then lays out exactly like the PNG, and needs no font file.
+TextMetrics figureFontMetricsOrEstimate();
 
 // Rounds a layout size up, forgiving float noise.
 int ceilInt(float v);
@@ -129,5 +136,11 @@ struct Canvas {
   private:
     int bandRows_ = 1;
 };
+
+// Text whose line box starts at t.y, anchored at t.x by its left edge, centre or right edge
+// (scale-1 px); skipped when it misses the canvas' band.
+enum class Anchor { Left, Centre, Right };
+void drawText(Canvas& canvas, const Font& font, const PlacedText& t, float px, Rgb color,
+              Anchor anchor);
 
 } // namespace core::raster

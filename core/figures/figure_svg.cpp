@@ -1,8 +1,11 @@
 // SVG and CSV writers for attention-map figures: real vector output (one rect per cell,
-// text elements for labels), readable in any editor and any spreadsheet.
+// text elements for labels), readable in any editor and any spreadsheet. Heatmaps are drawn
+// from heatmap_layout, the PNG's layout: the same cells, gaps, hatching and tick labels.
 #include "figures/figure.h"
 
 #include "figures/attention_map.h"
+#include "figures/figure_raster.h"
+#include "figures/heatmap_layout.h"
 #include "figures/svg_text.h"
 #include "text/utf8.h"
 
@@ -16,6 +19,7 @@ namespace core {
 
 namespace {
 
+using namespace heatmaps;
 using svg::hex;
 using svg::xmlEscape;
 
@@ -25,97 +29,127 @@ std::string number(float v) {
     return buf;
 }
 
-struct Box {
-    float width = 0, height = 0;
-};
+// The line view's sizes (its layout is its own); kMargin is the heatmaps'.
+constexpr float kFont = 12, kTitleFont = 15;
 
-constexpr float kFont = 12, kTitleFont = 15, kMargin = 16;
-
-// Rough text width for layout (DejaVu Sans averages ~0.6 em); SVG viewers measure for real.
+// Rough text width for the line view's layout (DejaVu Sans averages ~0.6 em); SVG viewers
+// measure for real.
 float textWidth(const std::string& s, float font) {
     return 0.6f * font * float(countCodePoints(s));
 }
 
-float cellSize(const HeatmapFigure& f) {
-    return std::clamp(640.0f / float(std::max(f.rows, f.cols)), 2.0f, 22.0f);
+// Coordinates with two decimals at most, "12" rather than "12.00".
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    std::string s = buf;
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+    return s == "-0" ? "0" : s;
 }
 
-// Writes one heatmap with its top-left corner at (x0, y0); returns its size.
-Box writeHeatmap(std::ostringstream& out, const HeatmapFigure& f, float x0, float y0,
-                 bool caption) {
-    const float cell = cellSize(f);
-    float rowLabelWidth = 0, colLabelHeight = 0;
-    for (const auto& l : f.rowLabels) rowLabelWidth = std::max(rowLabelWidth, textWidth(l, kFont));
-    for (const auto& l : f.colLabels)
-        colLabelHeight = std::max(colLabelHeight, textWidth(l, kFont));
-    rowLabelWidth = std::min(rowLabelWidth, 140.0f) + 6,
-    colLabelHeight = std::min(colLabelHeight, 140.0f) + 6;
-    const bool labels = cell >= kFont * 0.8f;
-    if (!labels) rowLabelWidth = colLabelHeight = 4;
-    const float gridX = x0 + rowLabelWidth, gridY = y0 + kTitleFont + 8 + colLabelHeight;
-    const float gridW = cell * float(f.cols), gridH = cell * float(f.rows);
+// A text element whose line box starts at t.y (SVG places the baseline); `anchor` as SVG's
+// text-anchor, null for the start.
+void text(std::ostringstream& out, const PlacedText& t, float px, Rgb color, const char* anchor,
+          const TextMetrics& m) {
+    if (t.text.empty()) return;
+    out << "<text x=\"" << num(t.x) << "\" y=\"" << num(t.y + m.ascent(px)) << "\" font-size=\""
+        << num(px * kSvgEmPerPx) << "\" fill=\"" << hex(color) << "\"";
+    if (anchor) out << " text-anchor=\"" << anchor << "\"";
+    out << ">" << xmlEscape(t.text) << "</text>\n";
+}
 
-    out << "<g>\n<text x=\"" << x0 << "\" y=\"" << y0 + kTitleFont << "\" font-size=\""
-        << kTitleFont << "\" fill=\"#333\">" << xmlEscape(f.title) << "</text>\n";
-    if (f.keyColor) // the head's colour, as the window frames its map; a line, as cells are rects
-        out << "<line x1=\"" << x0 << "\" y1=\"" << y0 + kTitleFont + 4 << "\" x2=\""
-            << x0 + std::max(textWidth(f.title, kTitleFont), 24.0f) << "\" y2=\""
-            << y0 + kTitleFont + 4 << "\" stroke=\"" << hex(*f.keyColor)
-            << "\" stroke-width=\"3\"/>\n";
-    for (int i = 0; labels && i < f.rows; ++i)
-        out << "<text x=\"" << gridX - 4 << "\" y=\""
-            << gridY + cell * (float(i) + 0.5f) + kFont * 0.35f << "\" font-size=\"" << kFont
-            << "\" text-anchor=\"end\">" << xmlEscape(f.rowLabels[std::size_t(i)]) << "</text>\n";
-    for (int j = 0; labels && j < f.cols; ++j) {
-        const float x = gridX + cell * (float(j) + 0.5f) + kFont * 0.35f, y = gridY - 4;
-        out << "<text x=\"" << x << "\" y=\"" << y << "\" font-size=\"" << kFont
-            << "\" transform=\"rotate(-90 " << x << " " << y << ")\">"
-            << xmlEscape(f.colLabels[std::size_t(j)]) << "</text>\n";
+void rect(std::ostringstream& out, double x, double y, double w, double h,
+          const std::string& fill) {
+    out << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w)
+        << "\" height=\"" << num(h) << "\" fill=\"" << fill << "\"/>\n";
+}
+
+// Title, the head's colour under it, axis titles and token labels.
+void writeLabels(std::ostringstream& out, const HeatmapFigure& f, const PanelLayout& L,
+                 const TextMetrics& m) {
+    text(out, L.title, kTitlePx, kTitleColor, nullptr, m);
+    if (f.keyColor) // the head's colour, as the window frames its map; a stroke, as cells are rects
+        out << "<line x1=\"" << kMargin << "\" y1=\"" << num(L.keyTop + kKeyHeight / 2.0)
+            << "\" x2=\"" << kMargin + L.keyW << "\" y2=\"" << num(L.keyTop + kKeyHeight / 2.0)
+            << "\" stroke=\"" << hex(*f.keyColor) << "\" stroke-width=\"" << kKeyHeight << "\"/>\n";
+    text(out, L.colAxis, kAxisTitlePx, kAxisTitleColor, nullptr, m);
+    text(out, L.rowAxis, kAxisTitlePx, kAxisTitleColor, "end", m);
+    for (const PlacedText& t : L.rowLabels) text(out, t, kLabelPx, kLabelColor, "end", m);
+    for (const PlacedText& t : L.colLabels) { // turned about the start of its baseline
+        if (t.text.empty()) continue;
+        const std::string x = num(t.x + m.ascent(kLabelPx)), y = num(t.y);
+        out << "<text x=\"" << x << "\" y=\"" << y << "\" font-size=\""
+            << num(kLabelPx * kSvgEmPerPx) << "\" fill=\"" << hex(kLabelColor)
+            << "\" transform=\"rotate(-90 " << x << " " << y << ")\">" << xmlEscape(t.text)
+            << "</text>\n";
     }
+}
+
+// A rect per cell (the white gaps are the background showing between them), a title on each
+// for viewers that show it on hover; then the masked cells' hatching as one path.
+void writeCells(std::ostringstream& out, const HeatmapFigure& f, const PanelLayout& L,
+                Origin origin) {
+    if (L.seam) rect(out, L.gridLeft, L.gridTop, L.gridW, L.gridH, hex(kSeamColor));
+    std::string hatch;
     for (int i = 0; i < f.rows; ++i)
         for (int j = 0; j < f.cols; ++j) {
             const float v = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
-            out << "<rect x=\"" << gridX + cell * float(j) << "\" y=\"" << gridY + cell * float(i)
-                << "\" width=\"" << cell << "\" height=\"" << cell << "\" ";
-            if (v == kMaskedCell)
-                out << "fill=\"#cdcdd0\"><title>" << xmlEscape(f.rowLabels[std::size_t(i)])
-                    << " \xE2\x86\x92 " << xmlEscape(f.colLabels[std::size_t(j)])
-                    << ": masked</title></rect>\n";
-            else
-                out << "fill=\"" << hex(sampleColormap(f.colormap, colorPosition(f, v)))
-                    << "\"><title>" << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
-                    << xmlEscape(f.colLabels[std::size_t(j)]) << ": " << number(v)
-                    << "</title></rect>\n";
-            if (v == kMaskedCell &&
-                cell >= 6) // a stroke, not a pattern: patterns are not rendered everywhere
-                out << "<line x1=\"" << gridX + cell * float(j) << "\" y1=\""
-                    << gridY + cell * float(i + 1) << "\" x2=\"" << gridX + cell * float(j + 1)
-                    << "\" y2=\"" << gridY + cell * float(i)
-                    << "\" stroke=\"#8c8c91\" stroke-width=\"1\"/>\n";
+            const CellBox box = cellBox(L, i, j);
+            out << "<rect x=\"" << box.x0 << "\" y=\"" << box.y0 << "\" width=\"" << box.x1 - box.x0
+                << "\" height=\"" << box.y1 - box.y0 << "\" fill=\""
+                << (v == kMaskedCell ? hex(kMaskedColor)
+                                     : hex(sampleColormap(f.colormap, colorPosition(f, v))))
+                << "\"><title>" << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
+                << xmlEscape(f.colLabels[std::size_t(j)]) << ": "
+                << (v == kMaskedCell ? std::string("masked") : number(v)) << "</title></rect>\n";
+            if (v != kMaskedCell) continue;
+            // Strokes, not a pattern: patterns are not rendered everywhere. Appended, not
+            // "M" + ...: GCC 12's -Wrestrict.
+            for (const Segment& s : hatchSegments(box, origin.x, origin.y)) {
+                hatch.append("M").append(num(s.x1)).append(" ").append(num(s.y1));
+                hatch.append("L").append(num(s.x2)).append(" ").append(num(s.y2));
+            }
         }
-    float y = gridY + gridH + 10;
-    float width = rowLabelWidth + std::max(gridW, 200.0f);
-    if (caption) {
-        // Colour bar: 64 steps of the colormap, ticks at quarters.
-        const float barW = std::max(std::min(gridW, 320.0f), 160.0f);
-        for (int k = 0; k < 64; ++k)
-            out << "<rect x=\"" << gridX + barW * float(k) / 64 << "\" y=\"" << y << "\" width=\""
-                << barW / 64 + 0.3f << "\" height=\"10\" fill=\""
-                << hex(sampleColormap(f.colormap, float(k) / 63)) << "\"/>\n";
-        for (int k = 0; k <= 4; ++k)
-            out << "<text x=\"" << gridX + barW * float(k) / 4 << "\" y=\"" << y + 24
-                << "\" font-size=\"" << kFont - 2 << "\" text-anchor=\"middle\" fill=\"#555\">"
-                << number(tickValue(f, k)) << "</text>\n";
-        y += 40;
-        for (const std::string& line : f.captionLines) {
-            out << "<text x=\"" << x0 << "\" y=\"" << y << "\" font-size=\"" << kFont
-                << "\" fill=\"#555\">" << xmlEscape(line) << "</text>\n";
-            width = std::max(width, textWidth(line, kFont));
-            y += kFont + 4;
-        }
-    }
+    if (!hatch.empty())
+        out << "<path d=\"" << hatch << "\" stroke=\"" << hex(kHatchColor) << "\" stroke-width=\""
+            << num(kHatchWidth) << "\" fill=\"none\"/>\n";
+}
+
+// The colour bar (a gradient through the colormap's samples, as the PNG samples it per pixel)
+// in a thin border, its ticks, their labels and what the colours mean.
+void writeColorBar(std::ostringstream& out, const HeatmapFigure& f, const PanelLayout& L,
+                   const TextMetrics& m, int& gradients) {
+    const std::string id = "colorbar-" + std::to_string(++gradients);
+    out << "<defs><linearGradient id=\"" << id << "\">";
+    for (int k = 0; k <= 64; ++k)
+        out << "<stop offset=\"" << num(k / 64.0) << "\" stop-color=\""
+            << hex(sampleColormap(f.colormap, float(k) / 64)) << "\"/>";
+    out << "</linearGradient></defs>\n";
+    rect(out, L.barLeft - 1, L.barTop - 1, L.barW + 2, kBarHeight + 2, hex(kBarBorder));
+    rect(out, L.barLeft, L.barTop, L.barW, kBarHeight, "url(#" + id + ")");
+    for (float x : L.tickX)
+        rect(out, x - 0.5, L.barTop + kBarHeight + 1, 1, kTickLength, hex(kTickColor));
+    for (const PlacedText& t : L.tickLabels) text(out, t, kTickPx, kTickColor, "middle", m);
+    text(out, L.barLabel, kBarLabelPx, kLabelColor, "middle", m);
+}
+
+// One heatmap panel with its top-left corner at `origin`.
+void writePanel(std::ostringstream& out, const HeatmapFigure& f, const PanelLayout& L,
+                Origin origin, const TextMetrics& m, int& gradients) {
+    out << "<g";
+    if (origin.x != 0 || origin.y != 0)
+        out << " transform=\"translate(" << origin.x << " " << origin.y << ")\"";
+    out << ">\n";
+    writeLabels(out, f, L, m);
+    writeCells(out, f, L, origin);
+    writeColorBar(out, f, L, m, gradients);
     out << "</g>\n";
-    return {width, y - y0};
+}
+
+void writeCaption(std::ostringstream& out, const std::vector<PlacedText>& caption,
+                  const TextMetrics& m) {
+    for (const PlacedText& t : caption) text(out, t, kCaptionPx, kCaptionColor, nullptr, m);
 }
 
 // The body's buffer becomes the document, the head inserted in front (in place when the
@@ -136,30 +170,24 @@ std::string document(std::ostringstream&& body, float width, float height) {
 } // namespace
 
 std::string heatmapSvg(const HeatmapFigure& figure) {
+    const TextMetrics m = raster::figureFontMetricsOrEstimate();
+    const HeatmapLayout L = layoutHeatmap(figure, m);
     std::ostringstream body;
-    const Box box = writeHeatmap(body, figure, kMargin, kMargin, true);
-    return document(std::move(body), box.width + 2 * kMargin, box.height + 2 * kMargin);
+    int gradients = 0;
+    writePanel(body, figure, L.panel, {}, m, gradients);
+    writeCaption(body, L.caption, m);
+    return document(std::move(body), float(L.width), float(L.height));
 }
 
 std::string gridSvg(const GridFigure& grid) {
+    const TextMetrics m = raster::figureFontMetricsOrEstimate();
+    const GridLayout L = layoutGrid(grid, m);
     std::ostringstream body;
-    float x = kMargin, y = kMargin, rowHeight = 0, width = 0;
-    for (std::size_t p = 0; p < grid.panels.size(); ++p) {
-        if (p > 0 && p % std::size_t(std::max(grid.columns, 1)) == 0)
-            x = kMargin, y += rowHeight + 12, rowHeight = 0;
-        const Box box = writeHeatmap(body, grid.panels[p], x, y, false);
-        x += box.width + 16;
-        width = std::max(width, x);
-        rowHeight = std::max(rowHeight, box.height);
-    }
-    y += rowHeight + 16;
-    for (const std::string& line : grid.captionLines) {
-        body << "<text x=\"" << kMargin << "\" y=\"" << y << "\" font-size=\"" << kFont
-             << "\" fill=\"#555\">" << xmlEscape(line) << "</text>\n";
-        width = std::max(width, textWidth(line, kFont) + 2 * kMargin);
-        y += kFont + 4;
-    }
-    return document(std::move(body), width + kMargin, y + kMargin);
+    int gradients = 0;
+    for (std::size_t p = 0; p < grid.panels.size(); ++p)
+        writePanel(body, grid.panels[p], L.panels[p], panelOrigin(L, p), m, gradients);
+    writeCaption(body, L.caption, m);
+    return document(std::move(body), float(L.width), float(L.height));
 }
 
 std::string lineSvg(const LineFigure& f) {

@@ -110,6 +110,13 @@ FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     return job;
 }
 
+// The figure with its caption, or with its title alone when the request turns captions off.
+template <class Figure>
+Figure captioned(Figure figure, const ExportRequest& r) {
+    if (!r.caption) figure.captionLines.clear();
+    return figure;
+}
+
 std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b) {
     const std::string prefix =
         trace.batch() > 1 ? "mha-viz-sentence-" + std::to_string(b + 1) : "mha-viz";
@@ -118,16 +125,17 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     std::vector<FigureJob> jobs;
     switch (r.what) {
     case ExportWhat::Head:
-        jobs.push_back(
-            heatmapJob(headStem(trace, prefix, head), headFigure(trace, b, head, r.colormap)));
+        jobs.push_back(heatmapJob(headStem(trace, prefix, head),
+                                  captioned(headFigure(trace, b, head, r.colormap), r)));
         break;
     case ExportWhat::EachHead:
         for (int h = 0; h < heads; ++h)
-            jobs.push_back(
-                heatmapJob(headStem(trace, prefix, h), headFigure(trace, b, h, r.colormap)));
+            jobs.push_back(heatmapJob(headStem(trace, prefix, h),
+                                      captioned(headFigure(trace, b, h, r.colormap), r)));
         break;
     case ExportWhat::Grid: {
-        auto grid = std::make_shared<const GridFigure>(gridFigure(trace, b, r.colormap));
+        auto grid =
+            std::make_shared<const GridFigure>(captioned(gridFigure(trace, b, r.colormap), r));
         jobs.push_back({prefix + "-grid",
                         [grid] { return gridSvg(*grid); },
                         {},
@@ -135,16 +143,18 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         break;
     }
     case ExportWhat::Mean:
-        jobs.push_back(heatmapJob(prefix + "-mean", meanFigure(trace, b, r.colormap)));
+        jobs.push_back(
+            heatmapJob(prefix + "-mean", captioned(meanFigure(trace, b, r.colormap), r)));
         break;
     case ExportWhat::Difference: {
         char stem[64];
         std::snprintf(stem, sizeof stem, "-difference-head-%02d-head-%02d", head + 1, headB + 1);
-        jobs.push_back(heatmapJob(prefix + stem, differenceFigure(trace, b, head, headB)));
+        jobs.push_back(
+            heatmapJob(prefix + stem, captioned(differenceFigure(trace, b, head, headB), r)));
         break;
     }
     case ExportWhat::Lines: {
-        auto lines = std::make_shared<const LineFigure>(lineFigure(trace, b, head));
+        auto lines = std::make_shared<const LineFigure>(captioned(lineFigure(trace, b, head), r));
         const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
         jobs.push_back({headStem(trace, prefix + "-lines", head),
                         [lines] { return lineSvg(*lines); },
@@ -153,8 +163,8 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         break;
     }
     case ExportWhat::Statistics: {
-        FigureJob job =
-            heatmapJob(prefix + "-statistics", entropyFigure(trace, b, r.colormap), false);
+        FigureJob job = heatmapJob(prefix + "-statistics",
+                                   captioned(entropyFigure(trace, b, r.colormap), r), false);
         job.csv = [&trace, b] { return statisticsCsv(trace, b); };
         jobs.push_back(std::move(job));
         break;
@@ -344,9 +354,10 @@ std::vector<std::string> exportView(const Trace& trace, const ExportRequest& r,
 }
 
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
-                                       ColormapId colormap, int workers) {
+                                       ColormapId colormap, int workers, bool caption) {
     ExportRequest request;
     request.dir = dir, request.scale = scale, request.colormap = colormap;
+    request.caption = caption;
     request.batchIndex = -1; // every sentence
     checkRequest(trace, request);
     // One list for every view, so the workers keep busy across them.

@@ -53,6 +53,9 @@ struct ExportRequest {
     int head = 0, headB = 1;
     ColormapId colormap = ColormapId::Viridis;
     int workers = 0; // threads writing files; 0: one per core, at most 4
+    // The caption under each figure (the sentence, the settings, the head); off: the title
+    // alone, for a slide that says the rest itself.
+    bool caption = true;
 };
 
 // Called after each file with (files done, files in all); may run on a worker thread, never
@@ -71,9 +74,10 @@ int exportFileCount(const Trace& trace, const ExportRequest& request);
 
 // `mha-viz --export DIR`: every head (SVG, PNG, CSV), the grid, the mean over heads and the
 // statistics of every sentence, and the trace JSON. `scale` (1..4) multiplies PNG resolution.
-// Written like exportView (`workers` as in ExportRequest); throws ExportError.
+// Written like exportView (`workers` and `caption` as in ExportRequest); throws ExportError.
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
-                                       ColormapId colormap = ColormapId::Viridis, int workers = 0);
+                                       ColormapId colormap = ColormapId::Viridis, int workers = 0,
+                                       bool caption = true);
 
 // Single figures to files, for the commands and views that write one at a time (mha-viz plot,
 // the Train view); each throws std::runtime_error naming the file it could not write.

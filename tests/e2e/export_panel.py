@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """End-to-end: the export panel (Ctrl+Shift+E) in the real window, as a person uses it.
-Every head as separate files equals what the headless CLI writes for the same scene; the
-panel shows where the files went and "Copy path" puts that folder on the clipboard (pasted
-back into the sentence field here); the whole window is captured without the panel; a folder
-that cannot be created gives a message and writes nothing.
+The Head tab's Export... button opens it on the selected head, whose files are written and
+named in the notice; with Caption unticked the figures keep their title alone. Every head as
+separate files equals what the headless CLI writes for the same scene; the panel shows where
+the files went and "Copy path" puts that folder on the clipboard (pasted back into the sentence
+field here); the whole window is captured without the panel; a folder that cannot be created
+gives a message and writes nothing.
 """
 import os
 import subprocess
@@ -13,12 +15,14 @@ import tempfile
 from harness import App, check, png_info, wait_until
 
 EMPTY_SPOT = (1000, 885)  # leave the text field, so keys are not typed into it
+HEAD_TAB_EXPORT = (1396, 44)  # the Head tab's Export... button, right of the preset menu
 # The panel opens centred on the 1440 x 900 window (ImGuiCond_Appearing).
 EACH_HEAD_RADIO = (512, 322)
 WINDOW_RADIO = (512, 452)
+CAPTION_CHECKBOX = (757, 529)  # beside the PNG scale
 FOLDER_FIELD = (726, 555)
 EXPORT_BUTTON = (565, 580)
-COPY_PATH_BUTTON = (777, 625)  # right of the saved folder's path (harness: digits, so one width)
+COPY_PATH_BUTTON = (676, 580)  # beside Export once something was saved
 
 
 def files(folder, prefix=""):
@@ -30,10 +34,46 @@ def export_done(app):
     return app.wait_state(lambda s: not s["exporting"], "the export job finished")
 
 
-binary = sys.argv[1]
-with App(binary) as app:
+def export_head_tab(app, folder):
+    """The Head tab's Export... opens the panel on the selected head; exported into `folder`
+    with and without the caption. Leaves the panel closed, Caption ticked."""
+    check(not app.state()["export_panel"], "the export panel starts closed")
+    app.click(*HEAD_TAB_EXPORT)
+    app.wait_state(lambda s: s["export_panel"], "the Head tab's Export... opened the panel")
+    app.click(*FOLDER_FIELD)
+    app.chord("ctrl+a")
+    app.type(folder)
+    app.click(*EXPORT_BUTTON)
+    stem = "mha-viz-head-01-previous-token"
+    wait_until(lambda: len(files(folder, stem)) == 3, "the head's SVG, PNG and CSV in " + folder)
+    notice = app.wait_state(lambda s: stem + ".csv" in s["notice"], "the notice naming them")["notice"]
+    check(notice == f"Saved {stem}.svg, {stem}.png, {stem}.csv in {folder}/",
+          f"the notice names the files, then the folder: {notice!r}")
+
+    app.click(*CAPTION_CHECKBOX)  # off: the title alone
+    app.click(*EXPORT_BUTTON)
+    wait_until(lambda: len(files(folder, stem)) == 6, "the second export beside the first")
+    app.wait_state(lambda s: f"{stem}-2.csv" in s["notice"], "the notice naming the new files")
+    with open(os.path.join(folder, stem + ".svg")) as a, open(os.path.join(folder, stem + "-2.svg")) as b:
+        captioned, bare = a.read(), b.read()
+    check("d_model 64" in captioned and "d_model 64" not in bare, "Caption off leaves the caption out")
+    check(">head 1: previous-token</text>" in bare, "and keeps the title")
+    check(png_info(os.path.join(folder, stem + "-2.png"))[1] < png_info(os.path.join(folder, stem + ".png"))[1],
+          "the PNG without a caption is shorter")
+    app.click(*CAPTION_CHECKBOX)  # on again, as the CLI's files below have it
     app.click(*EMPTY_SPOT)
     app.chord("ctrl+shift+e")
+    app.wait_state(lambda s: not s["export_panel"], "the panel closed")
+
+
+binary = sys.argv[1]
+with App(binary) as app:
+    export_head_tab(app, os.path.join(app.tmp.name, "head-tab"))
+    app.click(*EMPTY_SPOT)
+    app.chord("ctrl+shift+e")
+    app.click(*FOLDER_FIELD)  # back to the export folder
+    app.chord("ctrl+a")
+    app.type(app.export_dir)
     app.click(*EACH_HEAD_RADIO)
     app.click(*EXPORT_BUTTON)
     export_done(app)
