@@ -2,6 +2,7 @@
 // the line view, the statistics, the whole window), which formats, the PNG scale and the
 // folder; the export runs on a worker thread with a progress bar, then lists what it wrote.
 #include "explorer/panels.h"
+#include "platform/appearance.h" // errorColor
 #include "widgets/text_field.h"
 
 #include <cstdio>
@@ -154,7 +155,7 @@ void exportStatus(ExportPanel& panel, Notice& notice, bool busy) {
                                ImVec2(-1, 0), overlay);
         }
     } else if (!panel.lastError.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 110, 90, 255));
+        ImGui::PushStyleColor(ImGuiCol_Text, errorColor()); // readable in every theme
         ImGui::TextWrapped("Not exported: %s", panel.lastError.c_str());
         ImGui::PopStyleColor();
     } else if (!panel.lastFiles.empty()) {

@@ -101,7 +101,11 @@ HeatmapFigure probeMapFigure(const train::ProbeMaps& maps, int layer, int head,
                              ColormapId colormap) {
     const AttentionMap map = attentionMap(maps, layer, head);
     HeatmapFigure f;
-    f.title = "L" + std::to_string(layer + 1) + "H" + std::to_string(head + 1);
+    f.title = std::string("L")
+                  .append(std::to_string(layer + 1))
+                  .append("H")
+                  .append(std::to_string(head +
+                                         1)); // appended: GCC 12 warns on "L" + string (-Wrestrict)
     f.rowLabels = map.queryLabels;
     f.colLabels = map.keyLabels;
     f.rows = map.rows;
