@@ -22,7 +22,9 @@ bool editable(const TrainView& train) { // settings apply to a run not yet start
     return !train.run || (train.run->state() == TrainState::Ready && train.run->folder().empty());
 }
 
-void taskAndSizes(train::TrainSettings& s) {
+// `chosenHeads`: the heads slider's last choice (0: none yet), which d_model comes back to where
+// it divides, as in the explorer (core::headsFor).
+void taskAndSizes(train::TrainSettings& s, int& chosenHeads) {
     enumCombo("task", s.task);
     itemTooltip("induction: a repeated segment to continue (needs 2 layers); agreement: the verb "
                 "agrees with its subject; previous-token: copy the token one back.");
@@ -31,14 +33,15 @@ void taskAndSizes(train::TrainSettings& s) {
     int w = int(std::find(std::begin(widths), std::end(widths), s.model.d_model) - widths);
     if (ImGui::SliderInt("d_model", &w, 0, 4, std::to_string(widths[std::min(w, 4)]).c_str())) {
         s.model.d_model = widths[w];
-        s.model.heads = core::nearestHeadCount(s.model.d_model, s.model.heads);
+        if (chosenHeads <= 0) chosenHeads = s.model.heads;
+        s.model.heads = core::headsFor(s.model.d_model, chosenHeads);
     }
     const std::vector<int> counts = core::validHeadCounts(s.model.d_model);
     int h = int(std::find(counts.begin(), counts.end(), s.model.heads) - counts.begin());
     h = std::min(h, int(counts.size()) - 1);
     if (ImGui::SliderInt("heads", &h, 0, int(counts.size()) - 1,
                          std::to_string(counts[std::size_t(h)]).c_str()))
-        s.model.heads = counts[std::size_t(h)];
+        chosenHeads = s.model.heads = counts[std::size_t(h)];
     itemTooltip("Only divisors of d_model: every head gets d_model / heads dimensions.");
     ImGui::SliderInt("seq", &s.model.seq, 8, 128, "%d", ImGuiSliderFlags_AlwaysClamp);
     ImGui::SliderInt("batch", &s.batch, 1, 128, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -61,7 +64,7 @@ void settingsSection(TrainView& train) {
     sectionTitle("Model and task");
     ImGui::BeginDisabled(!editable(train));
     ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-    taskAndSizes(train.settings);
+    taskAndSizes(train.settings, train.chosenHeads);
     optimizerControls(train.settings);
     ImGui::PopItemWidth();
     ImGui::EndDisabled();

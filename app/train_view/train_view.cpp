@@ -51,6 +51,7 @@ void adoptRun(TrainView& view, std::unique_ptr<TrainRun> run) {
     view.run = std::move(run);
     view.settings = view.run->settings();
     view.settingsError.clear();
+    view.chosenHeads = 0; // the run's settings are the choice now
     view.scrubStep = -1;
     view.playing = false;
     view.ablated.assign(std::size_t(view.settings.model.layers), {});

@@ -49,6 +49,7 @@ struct TrainView {
     std::unique_ptr<TrainRun> run;        // made on the first Start/Step (or a load)
     std::unique_ptr<TrainRun> replaced;   // the trained run the last reset/load replaced, paused
     std::string settingsError;            // why the controls cannot make a run
+    int chosenHeads = 0;                  // the heads slider's last choice (0: the settings')
     int scrubStep = -1;                   // -1: live (the newest); else the step shown
     bool playing = false;                 // the timeline plays back
     double playClock = 0;                 // ImGui time of the last played frame
