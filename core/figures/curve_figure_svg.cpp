@@ -5,7 +5,6 @@
 #include "figures/curve_layout.h"
 #include "figures/svg_text.h"
 
-#include <cstdio>
 #include <sstream>
 
 namespace core {
@@ -14,27 +13,9 @@ namespace {
 
 using namespace curves;
 using svg::hex;
+using svg::num;
+using svg::text;
 using svg::xmlEscape;
-
-// Coordinates with two decimals at most, "12" rather than "12.00".
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    std::string s = buf;
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.back() == '.') s.pop_back();
-    return s == "-0" ? "0" : s;
-}
-
-// A text element whose line box starts at `top` (SVG places the baseline).
-void text(std::ostringstream& out, const PlacedText& t, float px, Rgb color, const char* anchor,
-          const TextMetrics& m) {
-    if (t.text.empty()) return;
-    out << "<text x=\"" << num(t.x) << "\" y=\"" << num(t.y + m.ascent(px)) << "\" font-size=\""
-        << num(px * kSvgEmPerPx) << "\" fill=\"" << hex(color) << "\"";
-    if (anchor) out << " text-anchor=\"" << anchor << "\"";
-    out << ">" << xmlEscape(t.text) << "</text>\n";
-}
 
 void line(std::ostringstream& out, double x1, double y1, double x2, double y2, Rgb color,
           const char* extra = "") {

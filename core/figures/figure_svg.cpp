@@ -21,6 +21,8 @@ namespace {
 
 using namespace heatmaps;
 using svg::hex;
+using svg::num;
+using svg::text;
 using svg::xmlEscape;
 
 std::string number(float v) {
@@ -36,27 +38,6 @@ constexpr float kFont = 12, kTitleFont = 15;
 // measure for real.
 float textWidth(const std::string& s, float font) {
     return 0.6f * font * float(countCodePoints(s));
-}
-
-// Coordinates with two decimals at most, "12" rather than "12.00".
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    std::string s = buf;
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.back() == '.') s.pop_back();
-    return s == "-0" ? "0" : s;
-}
-
-// A text element whose line box starts at t.y (SVG places the baseline); `anchor` as SVG's
-// text-anchor, null for the start.
-void text(std::ostringstream& out, const PlacedText& t, float px, Rgb color, const char* anchor,
-          const TextMetrics& m) {
-    if (t.text.empty()) return;
-    out << "<text x=\"" << num(t.x) << "\" y=\"" << num(t.y + m.ascent(px)) << "\" font-size=\""
-        << num(px * kSvgEmPerPx) << "\" fill=\"" << hex(color) << "\"";
-    if (anchor) out << " text-anchor=\"" << anchor << "\"";
-    out << ">" << xmlEscape(t.text) << "</text>\n";
 }
 
 void rect(std::ostringstream& out, double x, double y, double w, double h,
