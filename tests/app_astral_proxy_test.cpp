@@ -61,11 +61,4 @@ TEST(AstralProxy, EditingBetweenStandInsKeepsThem) {
     EXPECT_EQ(app::fromImGuiText(edited), "ax\U0001F600b\U0001F44D");
 }
 
-TEST(AstralProxy, AstralCharsAreListedOnceInOrder) {
-    const auto found = app::astralChars("\U0001F44D a \U0001F600 \U0001F44D \u00E9");
-    ASSERT_EQ(found.size(), 2u);
-    EXPECT_EQ(found[0], U'\U0001F44D');
-    EXPECT_EQ(found[1], U'\U0001F600');
-}
-
 } // namespace

@@ -2,8 +2,8 @@
 
 #include "text/utf8.h"
 
-#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 namespace app {
 
@@ -82,14 +82,6 @@ std::string fromImGuiText(std::string_view text) {
         const bool given = cp >= kFirstStandIn && index < table.original.size();
         return given ? table.original[index] : cp;
     });
-}
-
-std::vector<char32_t> astralChars(std::string_view utf8) {
-    std::vector<char32_t> found;
-    for (const char32_t cp : core::decodeUtf8(utf8))
-        if (cp > 0xFFFF && std::find(found.begin(), found.end(), cp) == found.end())
-            found.push_back(cp);
-    return found;
 }
 
 } // namespace app

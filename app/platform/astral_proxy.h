@@ -8,7 +8,6 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace app {
 
@@ -22,8 +21,5 @@ std::string toImGuiText(std::string_view utf8);
 
 // The inverse: stand-ins back to what they stand for; everything else copied as it is.
 std::string fromImGuiText(std::string_view text);
-
-// The characters beyond U+FFFF in `utf8`, each once, in the order they first appear.
-std::vector<char32_t> astralChars(std::string_view utf8);
 
 } // namespace app
