@@ -1,5 +1,7 @@
 #include "widgets/mini_matrix.h"
 
+#include "platform/appearance.h" // contrastRatio
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,11 +20,11 @@ ImU32 cellColor(float v, float scale, const MiniMatrixStyle& style) {
     return IM_COL32(c.r, c.g, c.b, 255);
 }
 
-// Black or white, whichever reads better on `fill`.
+// Black or white, whichever reads better on `fill` (the themes' contrast rule, appearance.h).
 ImU32 textOn(ImU32 fill) {
     const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
-    return 0.299f * c.x + 0.587f * c.y + 0.114f * c.z > 0.55f ? IM_COL32(0, 0, 0, 255)
-                                                              : IM_COL32(255, 255, 255, 255);
+    const bool black = contrastRatio(c, ImVec4(0, 0, 0, 1)) >= contrastRatio(c, ImVec4(1, 1, 1, 1));
+    return black ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
 }
 
 // One cell of drawLabelledRow: the label clipped to the cell above, the value inside.
