@@ -95,10 +95,11 @@ void runButtons(TrainView& train) {
         const char* label = "Undo (Ctrl+Z)"; // the key named when the row has room for it
         const float wide = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
         if (ImGui::GetContentRegionAvail().x < wide) label = "Undo";
-        if (ImGui::Button(label)) undoReplacedRun(train);
+        // The tip is written before the click: undoing may leave nothing in train.replaced.
         const std::string tip = "Ctrl+Z: back to the run this one replaced, paused at step " +
                                 std::to_string(train.replaced->step()) +
                                 "; this one is kept in its place.";
+        if (ImGui::Button(label)) undoReplacedRun(train);
         itemTooltip(tip.c_str());
     }
     static const char* speeds[] = {"free running", "1 step / frame", "5 steps / frame",
