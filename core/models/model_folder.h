@@ -1,0 +1,68 @@
+// Where a model comes from (docs/real-models.md, "Folders and names"): `--model DIR|NAME` is a
+// run folder of `mha-viz train` (it has model.json), a Hugging Face model folder (config.json),
+// or a name (`gpt2`, `openai-community/gpt2`) looked up in the local Hugging Face cache. Nothing
+// is downloaded. Every failure is std::invalid_argument with one line naming the problem.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace core::models {
+
+enum class ModelFolderKind { TrainRun, HuggingFace };
+
+struct ModelLocation {
+    ModelFolderKind kind = ModelFolderKind::HuggingFace;
+    std::string dir;    // the folder holding the files (a snapshot folder for a cache name)
+    std::string source; // what the user gave, as given (shown in the trace and the window)
+};
+
+// A folder (if `dirOrName` names one) or a cache name, resolved: $HF_HUB_CACHE, else
+// $HF_HOME/hub, else ~/.cache/huggingface/hub, then models--ORG--NAME/snapshots/<refs/main>/
+// (a bare NAME such as `gpt2` is also tried as openai-community/NAME). Refuses a folder with
+// neither model.json nor config.json, and a Hugging Face folder whose only weights are
+// pytorch_model.bin (the message says to download model.safetensors).
+ModelLocation locateModel(const std::string& dirOrName);
+
+// The files of a Hugging Face folder; optional ones are empty when absent.
+struct HfFiles {
+    std::string config;                // config.json
+    std::vector<std::string> weights;  // model.safetensors, or each shard once, in index order
+    std::map<std::string, std::string> shardOf; // tensor name -> shard path (sharded only)
+    std::string vocabJson, merges;     // byte-level BPE (GPT-2, RoBERTa)
+    std::string tokenizerJson;         // tokenizer.json (any family)
+    std::string vocabTxt;              // WordPiece (BERT)
+    std::string tokenizerConfig;       // tokenizer_config.json
+};
+
+// Lists the files of location.dir, reading model.safetensors.index.json for shards (each
+// shard it names must exist). Refuses a folder without weights or without a tokenizer.
+HfFiles hfFiles(const ModelLocation& location);
+
+// config.json, the fields every family needs, under one set of names. GPT-2 calls them n_layer,
+// n_head, n_embd, n_positions, n_inner, layer_norm_epsilon, activation_function; BERT
+// num_hidden_layers, num_attention_heads, hidden_size, max_position_embeddings,
+// intermediate_size, layer_norm_eps, hidden_act.
+struct ModelConfig {
+    std::string modelType;    // "gpt2", "bert", ... as the file says
+    int layers = 0;
+    int heads = 0;
+    int dModel = 0;
+    int dInner = 0;           // the MLP's hidden width (GPT-2: n_inner, or 4 * n_embd when null)
+    int nPositions = 0;
+    int vocabSize = 0;
+    double layerNormEpsilon = 1e-5;
+    std::string activation;   // "gelu_new" for GPT-2, "gelu" for BERT
+    int typeVocabSize = 0;    // BERT's token types (0 when the family has none)
+    int padTokenId = -1;      // RoBERTa's position offset needs it (-1 when absent)
+};
+
+// The families this build opens, for messages ("supported: gpt2").
+const std::vector<std::string>& supportedModelTypes();
+
+// Reads and checks config.json: a model_type this build opens (else the message names the
+// supported ones), sizes present and positive, heads dividing d_model.
+ModelConfig readModelConfig(const std::string& path);
+
+} // namespace core::models
