@@ -36,6 +36,8 @@ void checkShapes(const AttentionInput& in, const Weights& w) {
              std::to_string(d_model) + ")");
     for (const Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO})
         if (m->rows() != d_model || m->cols() != d_model) fail("weights must be d_model x d_model");
+    for (const RowVec* b : {&w.bQ, &w.bK, &w.bV, &w.bO})
+        if (b->size() != 0 && b->size() != d_model) fail("biases must be 1 x d_model");
     if (in.x.rows() != Eigen::Index(in.batch) * in.queryLen || in.x.cols() != d_model)
         fail("x must be (B*N) x d_model");
     if (in.isCross()) {

@@ -4,6 +4,7 @@
 // Map: each step of the math, the function here that computes it (gemm:: is
 // gemm_micro_kernel.h), and its readable version in engine/reference.h (in double, plain loops).
 //   Q, K, V = x wQ, xSource wK, xSource wV  forward -> multiplyChunked         project
+//   (+ bQ, bK, bV when the weights have biases)  addBias
 //   split into heads (or the reshape bug)   headView, packHead                 splitHead
 //   scores = scale * Q_h K_h^T              attendTile -> gemm::multiplyPanels scores
 //   mask: causal, key padding               maskedSoftmax, visibleMax          maskScores
@@ -329,12 +330,19 @@ void multiplyChunked(const std::array<Product, P>& products) {
     for (int item = 0; item < items; ++item) chunk(item);
 }
 
-// output = concat * W_O, or concat itself with the out projection switched off.
+// A real checkpoint's bias, added to every row; the toy weights have none (empty).
+void addBias(Mat& m /* rows x d_model */, const RowVec& bias /* 1 x d_model */) {
+    if (bias.size() > 0) m.rowwise() += bias;
+}
+
+// output = concat * W_O + bO, or concat itself with the out projection switched off.
 void project(const Attention& out, const Weights& w, Mat& result /* (B*N) x d_model */) {
-    if (out.outProjection)
+    if (out.outProjection) {
         multiplyChunked(std::array<Product, 1>{{{&out.concat, &w.wO, &result}}});
-    else
+        addBias(result, w.bO);
+    } else {
         result = out.concat; // heads side by side, never mixed
+    }
 }
 
 } // namespace
@@ -345,6 +353,9 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     // (B*M) x d_model.
     multiplyChunked(std::array<Product, 3>{
         {{&in.x, &w.wQ, &out.q}, {&source, &w.wK, &out.k}, {&source, &w.wV, &out.v}}});
+    addBias(out.q, w.bQ);
+    addBias(out.k, w.bK);
+    addBias(out.v, w.bV);
     attendPerHead(out);
     if (in.ablatedHeads.empty()) {
         project(out, w, out.output);

@@ -8,15 +8,23 @@
 namespace core {
 
 // Row-vector convention of the NumPy reference: Q = X * wQ. PyTorch's
-// in_proj_weight is [wQ^T; wK^T; wV^T] and out_proj.weight is wO^T. No biases.
+// in_proj_weight is [wQ^T; wK^T; wV^T] and out_proj.weight is wO^T. The toy scenes and the
+// trained models have no biases; a real checkpoint's (GPT-2's c_attn and c_proj) are added
+// after each product, Q = X * wQ + bQ.
 struct Weights {
-    Mat wQ; // d_model x d_model
-    Mat wK; // d_model x d_model
-    Mat wV; // d_model x d_model
-    Mat wO; // d_model x d_model
+    Mat wQ;    // d_model x d_model
+    Mat wK;    // d_model x d_model
+    Mat wV;    // d_model x d_model
+    Mat wO;    // d_model x d_model
+    RowVec bQ; // 1 x d_model, or empty: no bias (likewise bK, bV, bO)
+    RowVec bK;
+    RowVec bV;
+    RowVec bO;
 
     int dModel() const { return int(wQ.rows()); }
-    long long parameterCount() const { return wQ.size() + wK.size() + wV.size() + wO.size(); }
+    long long parameterCount() const { return wQ.size() + wK.size() + wV.size() + wO.size() + bQ.size() + bK.size() + bV.size() +
+               bO.size();
+    }
 };
 
 // Glorot-uniform U(-sqrt(6 / (fan_in + fan_out)), +same) = U(-sqrt(3 / d), sqrt(3 / d)).

@@ -103,8 +103,9 @@ Params zeroParams(const ModelConfig& config) {
     Params p;
     p.embed = Mat::Zero(V, D); // V x D
     p.pos = Mat::Zero(N, D);   // N x D
-    p.layers.assign(config.layers, Weights{Mat::Zero(D, D), Mat::Zero(D, D), Mat::Zero(D, D),
-                                           Mat::Zero(D, D)}); // D x D each
+    Weights zero; // no biases: the toy models have none
+    zero.wQ = zero.wK = zero.wV = zero.wO = Mat::Zero(D, D); // D x D each
+    p.layers.assign(config.layers, zero);
     p.unembed = Mat::Zero(D, V);                              // D x V
     return p;
 }

@@ -1,0 +1,147 @@
+// GPT-2's forward against PyTorch: the fixtures of make_gpt2_fixtures.py (random weights in the
+// Hugging Face layout, F32 / F16 / BF16, with and without "transformer.", one file and shards,
+// tied and untied heads) and the reference attention and logits computed on them in float32.
+#include "models/gpt2_model.h"
+
+#include "engine/simd.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using namespace core::models;
+
+const fs::path kDir = fs::path(MHA_FIXTURE_DIR) / "gpt2";
+
+const json& reference() {
+    static const json r = [] {
+        std::ifstream in(kDir / "reference.json");
+        return json::parse(in);
+    }();
+    return r;
+}
+
+Gpt2Weights openVariant(const std::string& variant) {
+    const ModelLocation where = locateModel((kDir / variant).string());
+    const HfFiles files = hfFiles(where);
+    return loadGpt2Weights(readModelConfig(files.config), files);
+}
+
+double worstLogit(const core::Mat& logits, const json& expected) {
+    double worst = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        for (std::size_t v = 0; v < expected[i].size(); ++v)
+            worst = std::max(worst, std::abs(double(logits(Eigen::Index(i), Eigen::Index(v))) -
+                                             expected[i][v].get<double>()));
+    return worst;
+}
+
+double worstAttention(const Gpt2Forward& out, const json& expected) {
+    double worst = 0;
+    for (std::size_t l = 0; l < expected.size(); ++l) {
+        const core::Attention& a = out.layers[l];
+        for (int h = 0; h < a.heads; ++h)
+            for (int i = 0; i < a.queryLen; ++i)
+                for (int j = 0; j < a.keyLen; ++j)
+                    worst = std::max(worst, std::abs(double(a.attention(a.headRow(0, h, i), j)) -
+                                                     expected[l][h][i][j].get<double>()));
+    }
+    return worst;
+}
+
+class Gpt2Reference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
+  protected:
+    void SetUp() override {
+        previous_ = core::activeSimdLevel();
+        ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam())));
+    }
+    void TearDown() override { core::useSimdLevel(previous_); }
+
+  private:
+    core::SimdLevel previous_ = core::SimdLevel::Scalar;
+};
+
+TEST_P(Gpt2Reference, EveryLayersAttentionAndTheLogitsMatchPyTorchTo1e4) {
+    const std::string variant = std::get<0>(GetParam());
+    const Gpt2Weights w = openVariant(variant);
+    EXPECT_TRUE(w.warnings.empty());
+    for (const json& c : reference()["variants"][variant]) {
+        const std::vector<int> ids = c["ids"];
+        const Gpt2Forward out = gpt2Forward(w, ids);
+        ASSERT_EQ(out.layers.size(), 2u);
+        EXPECT_LT(worstAttention(out, c["attention"]), 1e-4) << variant;
+        EXPECT_LT(worstLogit(out.logits, c["logits"]), 1e-4) << variant;
+    }
+}
+
+TEST_P(Gpt2Reference, SwitchedOffHeadsAreZeroedBeforeCProj) {
+    const std::string variant = std::get<0>(GetParam());
+    const Gpt2Weights w = openVariant(variant);
+    Gpt2Options options;
+    options.ablated = {{1}, {0, 3}}; // reference.json's "ablated"
+    const json& c = reference()["variants"][variant][0];
+    const Gpt2Forward out = gpt2Forward(w, c["ids"].get<std::vector<int>>(), options);
+    EXPECT_LT(worstLogit(out.logits, c["ablated_logits"]), 1e-4) << variant;
+    EXPECT_GT(worstLogit(out.logits, c["logits"]), 1e-3) << "the ablation changed nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, Gpt2Reference,
+    ::testing::Combine(::testing::Values("f32", "f32_unprefixed_shards", "f16", "bf16_shards",
+                                         "untied"),
+                       ::testing::ValuesIn(core::availableSimdLevels())),
+    [](const auto& info) {
+        return std::get<0>(info.param) + "_" + std::string(core::toString(std::get<1>(info.param)));
+    });
+
+TEST(Gpt2Weights, TheUntiedHeadIsLmHeadAndTheTiedOneIsWte) {
+    const Gpt2Weights tied = openVariant("f32");
+    EXPECT_TRUE(tied.tiedHead);
+    EXPECT_EQ(tied.lmHead, tied.wte);
+    EXPECT_EQ(tied.prefix, "transformer.");
+    const Gpt2Weights untied = openVariant("untied");
+    EXPECT_FALSE(untied.tiedHead);
+    EXPECT_EQ(untied.prefix, "");
+}
+
+TEST(Gpt2Weights, HalfPrecisionStaysHalfInTheMapping) {
+    EXPECT_EQ(openVariant("f16").store.commonDtype(), Dtype::F16);
+    EXPECT_EQ(openVariant("bf16_shards").store.commonDtype(), Dtype::BF16);
+}
+
+TEST(Gpt2Forward, RefusesWhatTheModelCannotTake) {
+    const Gpt2Weights w = openVariant("f32");
+    auto message = [&](const std::vector<int>& ids) {
+        try {
+            gpt2Forward(w, ids);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message({}), "the sentence has no tokens");
+    EXPECT_NE(message({283}).find("outside the vocabulary (283)"), std::string::npos);
+    EXPECT_NE(message(std::vector<int>(65, 1)).find("more than the model's 64 positions"),
+              std::string::npos);
+}
+
+TEST(HalfFloats, ConvertExactly) {
+    EXPECT_EQ(halfToFloat(0x3c00), 1.0f);
+    EXPECT_EQ(halfToFloat(0xc000), -2.0f);
+    EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24)); // the smallest subnormal
+    EXPECT_EQ(halfToFloat(0x7bff), 65504.0f);
+    EXPECT_TRUE(std::isinf(halfToFloat(0x7c00)));
+    EXPECT_TRUE(std::isnan(halfToFloat(0x7e00)));
+    EXPECT_TRUE(std::signbit(halfToFloat(0x8000)));
+    EXPECT_EQ(bfloat16ToFloat(0x3f80), 1.0f);
+    EXPECT_EQ(bfloat16ToFloat(0xc0a0), -5.0f);
+}
+
+} // namespace
