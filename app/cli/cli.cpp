@@ -194,14 +194,24 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
 // A trained model instead of a scene.
 void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--model", options.modelDir,
-                   "Open a trained model (a run folder of mha-viz train) in the explorer, or "
-                   "with --json write its trace of every layer");
+                   "Open a model: a Hugging Face GPT-2 folder, a name in the local Hugging Face "
+                   "cache (gpt2, openai-community/gpt2), or a run folder of mha-viz train; with "
+                   "--json write its trace of every layer");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
     cli.add_option("--layer", options.modelLayer,
                    "With --model: the layer the window shows first, from 1 (L / Shift+L step)")
-        ->check(CLI::Range(1, 8));
+        ->check(CLI::Range(1, 256));
+    cli.add_option("--top-k", options.real.topK,
+                   "With a Hugging Face model: the K most likely next tokens per position")
+        ->check(CLI::Range(1, 100));
+    cli.add_flag("--json-logits", options.real.jsonLogits,
+                 "With a Hugging Face model and --json: the full logits [B][N][V] (large)");
+    cli.add_option("--bench-forward", options.real.benchForward,
+                   "With a Hugging Face model: time loading and the forward on N tokens, print "
+                   "load and forward milliseconds, exit")
+        ->check(CLI::Range(1, 100000));
 }
 
 // Output flags given without a value, or headless output mixed with window-only flags.
@@ -253,13 +263,31 @@ constexpr const char* kNotWithModel[] = {
     "--no-out-proj", "--ablate",  "--reshape-bug",  "--scene",
     "--save-scene",  "--export",  "--export-scale", "--export-caption"};
 
-// --model DIR [--step S]: the run read, its sentences (or the task's default) checked.
+// Flags only a Hugging Face model takes.
+constexpr const char* kRealModelOnly[] = {"--top-k", "--json-logits", "--bench-forward"};
+
+// --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
+// Hugging Face model (the folder, or the cache, says which).
 std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOptions& options) {
-    if (options.modelDir.empty()) return "--model needs a run folder (made by mha-viz train)";
+    if (options.modelDir.empty())
+        return "--model needs a model folder, a model name or a run folder of mha-viz train";
     for (const char* flag : kNotWithModel)
         if (cli.count(flag) > 0)
-            return std::string(flag) + " does not apply to a trained model (--model fixes the " +
+            return std::string(flag) + " does not apply to a model (--model fixes the " +
                    "architecture and weights; --json writes its trace)";
+    core::models::ModelLocation where;
+    try {
+        where = core::models::locateModel(options.modelDir);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (where.kind == core::models::ModelFolderKind::HuggingFace) {
+        if (cli.count("--step") > 0) return "--step is for run folders of mha-viz train";
+        return loadRealModel(options, flags.sentences);
+    }
+    for (const char* flag : kRealModelOnly)
+        if (cli.count(flag) > 0)
+            return std::string(flag) + " needs a Hugging Face model, not a run folder";
     try {
         auto run = std::make_shared<core::TrainedRun>(
             core::loadTrainedRun(options.modelDir, options.modelStep));
@@ -301,6 +329,8 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         if (cli.count("--step") > 0 || cli.count("--layer") > 0)
             return std::string(cli.count("--step") > 0 ? "--step" : "--layer") +
                    " needs --model DIR";
+        for (const char* flag : kRealModelOnly)
+            if (cli.count(flag) > 0) return std::string(flag) + " needs --model DIR|NAME";
         return options.scenePath.empty() ? applySceneFlags(flags, options.scene)
                                          : loadSceneOptions(cli, options);
     };
@@ -368,6 +398,7 @@ int runModelHeadless(const CliOptions& options) {
 } // namespace
 
 int runHeadless(const CliOptions& options) {
+    if (options.realModel) return runRealModelHeadless(options);
     if (options.model) return runModelHeadless(options);
     core::Trace trace;
     try {

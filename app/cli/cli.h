@@ -1,6 +1,7 @@
 // The command line: flags -> Scene + what to do with it (README, "Command line").
 #pragma once
 
+#include "cli/real_model_cli.h"
 #include "engine/scene.h"
 #include "io/scene_json.h"
 #include "io/trained_run.h"
@@ -35,11 +36,16 @@ struct CliOptions {
     int modelStep = core::kLastCheckpoint;
     int modelLayer = 1; // --layer L: the layer the window shows first, from 1
     std::shared_ptr<const core::TrainedRun> model;
+    // --model DIR|NAME naming a Hugging Face checkpoint (docs/real-models.md): opened by
+    // parseCli, its sentence checked.
+    RealModelFlags real;
+    std::shared_ptr<const core::models::RealModel> realModel;
     // --scene FILE with a "train" object: the window opens its Train view and trains; with
     // --screenshot it trains to the last step before capturing.
     std::optional<core::train::TrainSettings> train;
     bool headless() const {
-        return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty();
+        return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty() ||
+               real.benchForward > 0;
     }
 };
 

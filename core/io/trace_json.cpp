@@ -119,7 +119,7 @@ void writeTensors(JsonWriter& w, const Trace& t) {
 }
 
 // The whole v1 object, written into `w`: a file of its own, or an entry of v2's "layers".
-void writeTraceObject(JsonWriter& w, const Trace& t) {
+void traceObject(JsonWriter& w, const Trace& t) {
     w.beginObject();
     w.field("format", "mha-trace");
     w.field("version", kTraceJsonVersion);
@@ -196,9 +196,13 @@ void writeModelSentences(JsonWriter& w, const train::ModelTrace& t, const Traine
 
 } // namespace
 
+void writeTraceObject(JsonWriter& w, const Trace& t) {
+    traceObject(w, t);
+}
+
 void writeTraceJson(const Trace& t, std::ostream& out) {
     JsonWriter w(out);
-    writeTraceObject(w, t);
+    traceObject(w, t);
     out << '\n';
 }
 
@@ -219,7 +223,7 @@ void writeModelTraceJson(const train::ModelTrace& t, const TrainedRun& run, std:
     w.tensor3(t.logits, t.layers.empty() ? 1 : t.layers.front()->queryLen());
     w.key("layers");
     w.beginArray();
-    for (const std::shared_ptr<const Trace>& layer : t.layers) writeTraceObject(w, *layer);
+    for (const std::shared_ptr<const Trace>& layer : t.layers) traceObject(w, *layer);
     w.endArray();
     w.endObject();
     out << '\n';

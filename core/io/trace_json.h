@@ -15,6 +15,9 @@ namespace core {
 inline constexpr int kTraceJsonVersion = 1;
 
 void writeTraceJson(const Trace& trace, std::ostream& out);
+class JsonWriter;
+// The v1 object into an open writer: a file of its own, or an entry of a v2 trace's "layers".
+void writeTraceObject(JsonWriter& w, const Trace& trace);
 std::string traceJson(const Trace& trace);
 
 inline constexpr int kModelTraceJsonVersion = 2;

@@ -89,7 +89,7 @@ void checkInput(const Gpt2Weights& w, const std::vector<int>& ids, const Gpt2Opt
 
 // One block: x += attn(ln_1(x)); x += mlp(ln_2(x)).
 void block(const Gpt2Weights& w, const Gpt2Block& b, const std::vector<int>& ablated, Mat& x,
-           Attention& attention) {
+           Attention& attention, Mat& attentionInput) {
     const ModelConfig& c = w.config;
     AttentionInput in;
     in.queryLen = in.keyLen = int(x.rows());
@@ -97,8 +97,9 @@ void block(const Gpt2Weights& w, const Gpt2Block& b, const std::vector<int>& abl
     in.causal = true;
     in.x = layerNorm(x, *b.ln1Weight, *b.ln1Bias, c.layerNormEpsilon); // N x d
     in.ablatedHeads = ablated;
-    forward(in, b.attention, attention);
+    forward(in, *b.attention, attention);
     x += attention.output;
+    attentionInput = std::move(in.x);
     Mat hidden = conv1d(layerNorm(x, *b.ln2Weight, *b.ln2Bias, c.layerNormEpsilon), *b.fcWeight,
                         *b.fcBias); // N x inner
     activate(hidden, c.activation);
@@ -120,11 +121,12 @@ Gpt2Forward gpt2Forward(const Gpt2Weights& w, const std::vector<int>& ids,
     }
     Gpt2Forward out;
     out.layers.resize(std::size_t(w.config.layers));
+    out.attentionInput.resize(std::size_t(w.config.layers));
     for (int l = 0; l < w.config.layers; ++l) {
         out.residual.push_back(x);
         const bool any = std::size_t(l) < options.ablated.size();
         block(w, w.blocks[std::size_t(l)], any ? options.ablated[std::size_t(l)] : std::vector<int>{},
-              x, out.layers[std::size_t(l)]);
+              x, out.layers[std::size_t(l)], out.attentionInput[std::size_t(l)]);
     }
     out.residual.push_back(x);
     if (options.logits) out.logits = gpt2Unembed(w, x);

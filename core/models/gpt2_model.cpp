@@ -42,10 +42,13 @@ class Binder {
 };
 
 // c_attn's d x 3d weight and 3d bias split into the engine's Q, K, V, with c_proj as W_O.
-Weights attentionWeights(const TensorView& cAttnW, const TensorView& cAttnB,
-                         const TensorView& cProjW, const TensorView& cProjB, int d) {
+std::shared_ptr<const Weights> attentionWeights(const TensorView& cAttnW,
+                                                const TensorView& cAttnB,
+                                                const TensorView& cProjW,
+                                                const TensorView& cProjB, int d) {
     Mat scratch;
-    Weights w;
+    auto shared = std::make_shared<Weights>();
+    Weights& w = *shared;
     const Eigen::Map<const Mat> qkv = tensorAsFloat(cAttnW, scratch); // d x 3d
     w.wQ = qkv.middleCols(0, d);
     w.wK = qkv.middleCols(d, d);
@@ -56,7 +59,7 @@ Weights attentionWeights(const TensorView& cAttnW, const TensorView& cAttnB,
     w.bV = bias.middleCols(2 * d, d);
     w.wO = tensorAsFloat(cProjW, scratch); // d x d
     w.bO = tensorAsFloat(cProjB, scratch); // 1 x d
-    return w;
+    return shared;
 }
 
 Gpt2Block bindBlock(Binder& bind, const std::string& h, int d, int inner) {

@@ -9,17 +9,18 @@
 #include "models/model_folder.h"
 #include "models/safetensors_map.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace core::models {
 
 // One block's tensors; the attention projections are split out of c_attn into the engine's
-// Weights (copied once at load), the rest stay in the mapping.
+// Weights (copied once at load, shared with every trace), the rest stay in the mapping.
 struct Gpt2Block {
     const TensorView* ln1Weight = nullptr; // d
     const TensorView* ln1Bias = nullptr;   // d
-    Weights attention;                     // wQ wK wV wO d x d, biases 1 x d
+    std::shared_ptr<const Weights> attention; // wQ wK wV wO d x d, biases 1 x d
     const TensorView* ln2Weight = nullptr; // d
     const TensorView* ln2Bias = nullptr;   // d
     const TensorView* fcWeight = nullptr;  // d x inner
@@ -56,6 +57,7 @@ struct Gpt2Options {
 // One forward over one sentence of token ids.
 struct Gpt2Forward {
     std::vector<Attention> layers; // the engine's attention of each layer (B = 1)
+    std::vector<Mat> attentionInput; // L, N x d: ln_1 of the stream, what each attention read
     std::vector<Mat> residual;     // layers + 1 entries, N x d: the stream before each layer
                                    // and after the last (before ln_f), for the logit lens
     Mat logits;                    // N x V, empty without Gpt2Options::logits

@@ -1,0 +1,127 @@
+// The real-model part of the command line (real_model_cli.h).
+#include "cli/real_model_cli.h"
+
+#include "cli/cli.h"
+#include "io/atomic_file.h"
+#include "models/real_trace_json.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <new>
+#include <sstream>
+
+namespace app {
+namespace {
+
+constexpr const char* kDefaultRealSentence = "The cat sat on the mat because it was tired.";
+
+core::models::RealTraceOptions traceOptions(const CliOptions& options) {
+    core::models::RealTraceOptions o;
+    o.topK = options.real.topK;
+    o.keepLogits = options.real.jsonLogits;
+    return o;
+}
+
+// N token ids for the benchmark: the default sentence's, repeated.
+std::vector<int> benchIds(const core::models::RealModel& model, int n) {
+    const std::vector<int> sentence = model.tokenizer.encode(std::string(" ") + kDefaultRealSentence);
+    std::vector<int> ids;
+    while (int(ids.size()) < n) ids.push_back(sentence[ids.size() % sentence.size()]);
+    return ids;
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+} // namespace
+
+double realForwardFlops(const core::models::ModelConfig& c, int tokens) {
+    const double n = tokens, d = c.dModel;
+    const double perLayer = 2 * n * d * 3 * d      // c_attn
+                            + 2 * 2 * n * n * d    // scores and weights x V, every head
+                            + 2 * n * d * d        // c_proj
+                            + 2 * 2 * n * d * c.dInner; // c_fc and the MLP's c_proj
+    return c.layers * perLayer + 2 * n * d * c.vocabSize; // + the unembedding
+}
+
+std::string loadRealModel(CliOptions& options, const std::vector<std::string>& sentences) {
+    if (sentences.size() > 1) return "--model with a Hugging Face model takes one --sentence";
+    try {
+        auto model = std::shared_ptr<const core::models::RealModel>(
+            core::models::openRealModel(options.modelDir));
+        options.scene.sentences = {sentences.empty() ? kDefaultRealSentence : sentences[0]};
+        if (options.modelLayer > model->config().layers)
+            return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
+                   std::to_string(model->config().layers) + " layers";
+        if (options.real.benchForward > model->config().nPositions)
+            return "--bench-forward " + std::to_string(options.real.benchForward) +
+                   ": the model has " + std::to_string(model->config().nPositions) + " positions";
+        if (options.real.benchForward == 0) // the sentence checked now, so bad text is exit 2
+            core::models::traceRealModel(*model, options.scene.sentences[0], traceOptions(options));
+        options.realModel = std::move(model);
+    } catch (const std::bad_alloc&) {
+        return "not enough memory for this model";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    options.weightsGiven = true;
+    return {};
+}
+
+int runRealModelHeadless(const CliOptions& options) {
+    if (options.real.benchForward > 0) return benchForward(options);
+    const core::models::RealModel& model = *options.realModel;
+    try {
+        const core::models::RealTrace trace =
+            core::models::traceRealModel(model, options.scene.sentences[0], traceOptions(options));
+        for (const std::string& w : trace.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
+        for (const std::string& w : model.weights.warnings)
+            std::cerr << "mha-viz: warning: " << w << '\n';
+        core::models::RealTraceJsonOptions json;
+        json.logits = options.real.jsonLogits;
+        if (options.jsonPath == "-") {
+            core::models::writeRealTraceJson(model, trace, json, std::cout);
+            std::cout.flush();
+            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
+        } else {
+            std::ostringstream out;
+            core::models::writeRealTraceJson(model, trace, json, out);
+            core::writeFileAtomically(options.jsonPath, out.str());
+        }
+    } catch (const std::bad_alloc&) {
+        printError("mha-viz", "not enough memory for this sentence");
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        printError("mha-viz", e.what());
+        return kExitBadInput;
+    }
+    return 0;
+}
+
+int benchForward(const CliOptions& options) {
+    const core::models::RealModel& model = *options.realModel;
+    const std::vector<int> ids = benchIds(model, options.real.benchForward);
+    std::vector<double> times;
+    for (int run = 0; run < 7; ++run) { // the first warms caches and the thread pool
+        const auto start = std::chrono::steady_clock::now();
+        const core::models::Gpt2Forward out = core::models::gpt2Forward(model.weights, ids);
+        const auto end = std::chrono::steady_clock::now();
+        if (run > 0) times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    const double ms = median(times);
+    const double gflops = realForwardFlops(model.config(), int(ids.size())) / (ms * 1e6);
+    std::printf("model: %s (%s, %d layers, %d heads, d_model %d, %s)\n",
+                model.location.source.c_str(), model.family.c_str(), model.config().layers,
+                model.config().heads, model.config().dModel, model.dtype().c_str());
+    std::printf("load: %.1f ms\n", model.loadMilliseconds);
+    std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, with the logits)\n", ms,
+                times.size(), ids.size());
+    std::printf("forward rate: %.1f GFLOP/s\n", gflops);
+    return 0;
+}
+
+} // namespace app

@@ -1,0 +1,36 @@
+// `mha-viz --model DIR|NAME` for a real checkpoint (docs/real-models.md, "Command line"): the
+// v2 trace as JSON and the forward benchmark. A run folder of `mha-viz train` goes through
+// cli.cpp's trained-model path instead; the folder says which kind it is.
+#pragma once
+
+#include "models/real_model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace app {
+
+struct CliOptions;
+
+struct RealModelFlags {
+    int topK = 1;            // --top-k K: predictions per position
+    bool jsonLogits = false; // --json-logits: the full N x V logits in the trace
+    int benchForward = 0;    // --bench-forward N: time load and forward on N tokens, exit
+};
+
+// Opens the model and checks the sentence (one; the default when none is given). Returns the
+// one-line error, or "".
+std::string loadRealModel(CliOptions& options, const std::vector<std::string>& sentences);
+
+// --json with a real model. Returns the exit code.
+int runRealModelHeadless(const CliOptions& options);
+
+// --bench-forward N: prints "load: X ms", "forward: Y ms" (median) and the forward's GFLOP/s.
+int benchForward(const CliOptions& options);
+
+// FLOPs of one forward over N tokens with the logits: projections, attention, MLP, unembedding
+// (multiply-adds count 2).
+double realForwardFlops(const core::models::ModelConfig& config, int tokens);
+
+} // namespace app

@@ -1,0 +1,106 @@
+// Writing a real model's v2 trace (real_trace_json.h).
+#include "models/real_trace_json.h"
+
+#include "io/json_writer.h"
+#include "io/trace_json.h"
+
+namespace core::models {
+namespace {
+
+void writeModel(JsonWriter& w, const RealModel& model) {
+    const ModelConfig& c = model.config();
+    w.beginObject();
+    w.field("family", model.family);
+    w.field("source", model.location.source);
+    w.field("dir", model.location.dir);
+    w.field("layers", c.layers);
+    w.field("heads", c.heads);
+    w.field("d_model", c.dModel);
+    w.field("d_head", c.dModel / c.heads);
+    w.field("vocab_size", c.vocabSize);
+    w.field("n_positions", c.nPositions);
+    w.field("dtype", model.dtype());
+    w.endObject();
+}
+
+void writeChoice(JsonWriter& w, const TokenChoice& choice) {
+    w.beginObject();
+    w.field("token", choice.token);
+    w.field("id", choice.id);
+    w.field("probability", choice.probability);
+    w.endObject();
+}
+
+// predictions[i]: the most likely next token after position i; "top" lists the k best when
+// more than one was asked for.
+void writePredictions(JsonWriter& w, const RealTrace& t) {
+    w.beginArray();
+    for (const std::vector<TokenChoice>& top : t.predictions) {
+        if (top.empty()) continue;
+        w.beginObject();
+        w.field("token", top.front().token);
+        w.field("id", top.front().id);
+        w.field("probability", top.front().probability);
+        if (top.size() > 1) {
+            w.key("top");
+            w.beginArray();
+            for (const TokenChoice& choice : top) writeChoice(w, choice);
+            w.endArray();
+        }
+        w.endObject();
+    }
+    w.endArray();
+}
+
+void writeSentence(JsonWriter& w, const RealTrace& t) {
+    w.beginObject();
+    w.field("text", t.text);
+    w.key("tokens");
+    w.beginArray();
+    for (const Token& token : t.tokens.tokens) w.value(token.text);
+    w.endArray();
+    w.key("token_ids");
+    w.beginArray();
+    for (int id : t.ids) w.value(id);
+    w.endArray();
+    w.key("predictions");
+    writePredictions(w, t);
+    w.field("loss", Scalar(t.loss));
+    w.endObject();
+}
+
+} // namespace
+
+void writeRealTraceJson(const RealModel& model, const RealTrace& t,
+                        const RealTraceJsonOptions& options, std::ostream& out) {
+    JsonWriter w(out);
+    w.beginObject();
+    w.field("format", "mha-trace");
+    w.field("version", kModelTraceJsonVersion);
+    w.key("model");
+    writeModel(w, model);
+    w.key("warnings");
+    w.beginArray();
+    for (const std::string& warning : t.warnings) w.value(warning);
+    for (const std::string& warning : model.weights.warnings) w.value(warning);
+    w.endArray();
+    w.key("sentences");
+    w.beginArray();
+    writeSentence(w, t);
+    w.endArray();
+    if (options.logits && t.logits.size() > 0) {
+        w.key("logits"); // [B][N][V]
+        w.tensor3(t.logits, t.logits.rows());
+    }
+    w.key("layers");
+    w.beginArray();
+    for (const std::shared_ptr<const Trace>& layer : t.layers) {
+        writeTraceObject(w, *layer);
+        out.flush(); // layer by layer: a reader sees each as it is written
+    }
+    w.endArray();
+    w.endObject();
+    out << '\n';
+}
+
+} // namespace core::models
