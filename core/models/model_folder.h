@@ -18,22 +18,23 @@ struct ModelLocation {
     std::string source; // what the user gave, as given (shown in the trace and the window)
 };
 
-// A folder (if `dirOrName` names one) or a cache name, resolved: $HF_HUB_CACHE, else
-// $HF_HOME/hub, else ~/.cache/huggingface/hub, then models--ORG--NAME/snapshots/<refs/main>/
-// (a bare NAME such as `gpt2` is also tried as openai-community/NAME). Refuses a folder with
-// neither model.json nor config.json, and a Hugging Face folder whose only weights are
-// pytorch_model.bin (the message says to download model.safetensors).
+// A folder (if `dirOrName` names one) or a cache name, resolved: $HF_HUB_CACHE (or its old
+// name $HUGGINGFACE_HUB_CACHE), else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+// ~/.cache/huggingface/hub, then models--ORG--NAME/snapshots/<refs/main>/ (without refs/main,
+// the newest snapshot; a bare NAME such as `gpt2` is also tried as openai-community/NAME).
+// Refuses a folder with neither model.json nor config.json, and a Hugging Face folder whose
+// only weights are pytorch_model.bin (the message says to download model.safetensors).
 ModelLocation locateModel(const std::string& dirOrName);
 
 // The files of a Hugging Face folder; optional ones are empty when absent.
 struct HfFiles {
-    std::string config;                // config.json
-    std::vector<std::string> weights;  // model.safetensors, or each shard once, in index order
+    std::string config;               // config.json
+    std::vector<std::string> weights; // model.safetensors, or each shard once, in index order
     std::map<std::string, std::string> shardOf; // tensor name -> shard path (sharded only)
-    std::string vocabJson, merges;     // byte-level BPE (GPT-2, RoBERTa)
-    std::string tokenizerJson;         // tokenizer.json (any family)
-    std::string vocabTxt;              // WordPiece (BERT)
-    std::string tokenizerConfig;       // tokenizer_config.json
+    std::string vocabJson, merges;              // byte-level BPE (GPT-2, RoBERTa)
+    std::string tokenizerJson;                  // tokenizer.json (any family)
+    std::string vocabTxt;                       // WordPiece (BERT)
+    std::string tokenizerConfig;                // tokenizer_config.json
 };
 
 // Lists the files of location.dir, reading model.safetensors.index.json for shards (each
@@ -45,17 +46,17 @@ HfFiles hfFiles(const ModelLocation& location);
 // num_hidden_layers, num_attention_heads, hidden_size, max_position_embeddings,
 // intermediate_size, layer_norm_eps, hidden_act.
 struct ModelConfig {
-    std::string modelType;    // "gpt2", "bert", ... as the file says
+    std::string modelType; // "gpt2", "bert", ... as the file says
     int layers = 0;
     int heads = 0;
     int dModel = 0;
-    int dInner = 0;           // the MLP's hidden width (GPT-2: n_inner, or 4 * n_embd when null)
+    int dInner = 0; // the MLP's hidden width (GPT-2: n_inner, or 4 * n_embd when null)
     int nPositions = 0;
     int vocabSize = 0;
     double layerNormEpsilon = 1e-5;
-    std::string activation;   // "gelu_new" for GPT-2, "gelu" for BERT
-    int typeVocabSize = 0;    // BERT's token types (0 when the family has none)
-    int padTokenId = -1;      // RoBERTa's position offset needs it (-1 when absent)
+    std::string activation; // "gelu_new" for GPT-2, "gelu" for BERT
+    int typeVocabSize = 0;  // BERT's token types (0 when the family has none)
+    int padTokenId = -1;    // RoBERTa's position offset needs it (-1 when absent)
 };
 
 // The families this build opens, for messages ("supported: gpt2").
@@ -64,5 +65,12 @@ const std::vector<std::string>& supportedModelTypes();
 // Reads and checks config.json: a model_type this build opens (else the message names the
 // supported ones), sizes present and positive, heads dividing d_model.
 ModelConfig readModelConfig(const std::string& path);
+
+// The families whose config.json can be read, a superset of supportedModelTypes() (a family
+// is read before its forward exists; the tests check those readers through parseModelConfig).
+const std::vector<std::string>& readableModelTypes();
+
+// readModelConfig on the file's text, accepting the model_types in `families`.
+ModelConfig parseModelConfig(const std::string& text, const std::vector<std::string>& families);
 
 } // namespace core::models

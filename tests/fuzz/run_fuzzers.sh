@@ -14,7 +14,8 @@ fi
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-targets=(${MHA_FUZZ_TARGETS:-fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files})
+all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files"
+targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
 export OMP_NUM_THREADS=1 # one input at a time; threads would only add noise and overhead
@@ -37,6 +38,9 @@ for target in "${targets[@]}"; do
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp "$here/corpus/run_files/"* "$corpus/" ;;
+    fuzz_model_files) # config.json files and shard indexes, good and broken
+        max_len=4096 dict=$here/scene_json.dict
+        cp "$here/corpus/model_files/"* "$corpus/" ;;
     *)
         max_len=4096 dict=$here/scene_json.dict
         cp "$here/corpus/scenes/"* "$here/../../assets/scenes/"*.json "$corpus/" ;;
@@ -44,8 +48,9 @@ for target in "${targets[@]}"; do
     log=$work/$target/log.txt
 
     status=0
-    "$exe" "$corpus" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 \
-        -timeout=30 -dict="$dict" -print_final_stats=1 \
+    # TMPDIR: a target's scratch files (fuzz_model_files writes its folder there) go with $work.
+    TMPDIR="$work/$target" "$exe" "$corpus" -max_total_time="$seconds" -max_len="$max_len" \
+        -rss_limit_mb=2048 -timeout=30 -dict="$dict" -print_final_stats=1 \
         -artifact_prefix="$work/$target/crashes/" >"$log" 2>&1 || status=$?
 
     # From libFuzzer's status lines ("#N NEW cov: C ft: F corp: U/S ...") and final stats.

@@ -1,0 +1,451 @@
+#include "models/model_folder.h"
+
+#include "io/json_fields.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace core::models {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& message) {
+    throw std::invalid_argument(message);
+}
+
+// Present as a name in the folder, even when it is a link whose blob is missing: such a file
+// is reported as missing by name rather than making the folder look like something else.
+bool present(const fs::path& path) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(path, ec));
+}
+
+bool isDanglingLink(const fs::path& path) {
+    std::error_code ec;
+    return fs::is_symlink(fs::symlink_status(path, ec)) && !fs::exists(path, ec);
+}
+
+// `path` as a string when it is a readable file; `missing` is the message when it is absent.
+std::string requireFile(const fs::path& path, const std::string& missing) {
+    std::error_code ec;
+    if (isDanglingLink(path))
+        refuse(path.string() + " is a link to a missing file (an interrupted download?); " +
+               "download " + path.filename().string() + " again");
+    if (!fs::is_regular_file(path, ec)) refuse(missing);
+    return path.string();
+}
+
+// Small text files only: config.json and the shard index are kilobytes; a huge file with one
+// of their names is a mistake, not something to load into memory.
+constexpr std::uintmax_t kMaxJsonBytes = std::uintmax_t(64) << 20;
+
+std::string readSmallFile(const std::string& path, const std::string& where) {
+    if (isDanglingLink(path))
+        refuse(where + path + " is a link to a missing file (an interrupted download?)");
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxJsonBytes)
+        refuse(where + path + " is " + std::to_string(size >> 20) + " MB, too large to be JSON");
+    std::ifstream in(path, std::ios::binary);
+    if (ec || !in) refuse(where + "cannot read " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+json parseJsonObject(const std::string& text, const std::string& where) {
+    json root = json::parse(text, nullptr, false);
+    if (root.is_discarded()) refuse(where + "not valid JSON");
+    if (!root.is_object()) refuse(where + "not a JSON object");
+    return root;
+}
+
+// Weights in a format mha-viz does not read (PyTorch pickles, TensorFlow, Flax): the first
+// one found, for the message, or "" when there is none.
+std::string otherWeights(const fs::path& dir) {
+    for (const char* name : {"pytorch_model.bin", "pytorch_model.bin.index.json", "tf_model.h5",
+                             "flax_model.msgpack", "model.ckpt.index"})
+        if (present(dir / name)) return name;
+    std::error_code ec;
+    std::vector<std::string> bins;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().extension() == ".bin") bins.push_back(entry.path().filename().string());
+    std::sort(bins.begin(), bins.end());
+    return bins.empty() ? "" : bins.front();
+}
+
+bool hasSafetensors(const fs::path& dir) {
+    return present(dir / "model.safetensors") || present(dir / "model.safetensors.index.json");
+}
+
+[[noreturn]] void refuseOtherWeights(const std::string& dir, const std::string& found) {
+    refuse(dir + ": only " + found + ", which mha-viz does not read; download model.safetensors" +
+           " from the model's page");
+}
+
+// ---- the Hugging Face cache ----
+
+std::string envOrEmpty(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+}
+
+// huggingface_hub's own order, so a model it downloaded is found where it put it; "" when no
+// variable says where a cache could be.
+fs::path hubCache() {
+    for (const char* name : {"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"})
+        if (const std::string dir = envOrEmpty(name); !dir.empty()) return dir;
+    if (const std::string home = envOrEmpty("HF_HOME"); !home.empty())
+        return fs::path(home) / "hub";
+    if (const std::string xdg = envOrEmpty("XDG_CACHE_HOME"); !xdg.empty())
+        return fs::path(xdg) / "huggingface" / "hub";
+    if (const std::string home = envOrEmpty("HOME"); !home.empty())
+        return fs::path(home) / ".cache" / "huggingface" / "hub";
+    return {};
+}
+
+// One part of ORG/NAME as the hub allows it; anything else (a path such as ./x or /tmp/x) is
+// not looked up, so a mistyped folder is never read from an unrelated cache entry.
+bool isNamePart(const std::string& part) {
+    if (part.empty() || part == "." || part == ".." || part.size() > 96) return false;
+    return std::all_of(part.begin(), part.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+    });
+}
+
+bool isModelName(const std::string& name) {
+    const std::size_t slash = name.find('/');
+    if (slash == std::string::npos) return isNamePart(name);
+    return isNamePart(name.substr(0, slash)) && isNamePart(name.substr(slash + 1));
+}
+
+// The cache's folder names: models--gpt2, and for a bare name also the hub's current
+// models--openai-community--gpt2 (the original GPT-2 names were moved there).
+std::vector<std::string> cacheFolderNames(const std::string& name) {
+    std::string folder = "models--" + name;
+    if (const std::size_t slash = folder.find('/'); slash != std::string::npos)
+        folder.replace(slash, 1, "--");
+    if (name.find('/') != std::string::npos) return {folder};
+    return {folder, "models--openai-community--" + name};
+}
+
+std::string trimmed(const std::string& text) {
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// With no refs/main (a cache copied by hand, or one made by a download of a single revision)
+// the snapshot is the only one; of several, the most recently written, which is the last
+// download (ties by name, so the choice does not depend on the listing's order).
+fs::path newestSnapshot(const fs::path& repo) {
+    std::error_code ec;
+    fs::path best;
+    fs::file_time_type bestTime{};
+    for (const fs::directory_entry& entry : fs::directory_iterator(repo / "snapshots", ec)) {
+        if (!entry.is_directory(ec)) continue;
+        const fs::file_time_type time = fs::last_write_time(entry.path(), ec);
+        if (best.empty() || time > bestTime || (time == bestTime && entry.path() > best)) {
+            best = entry.path();
+            bestTime = time;
+        }
+    }
+    if (best.empty()) refuse(repo.string() + ": no snapshots; nothing is downloaded by mha-viz");
+    return best;
+}
+
+fs::path snapshotOf(const fs::path& repo) {
+    const fs::path ref = repo / "refs" / "main";
+    if (!present(ref)) return newestSnapshot(repo);
+    std::ifstream in(ref);
+    std::string text;
+    std::getline(in, text);
+    const std::string hash = trimmed(text);
+    if (!in || !isNamePart(hash) || hash.find('.') != std::string::npos)
+        refuse(ref.string() + ": not a commit hash");
+    const fs::path snapshot = repo / "snapshots" / hash;
+    std::error_code ec;
+    if (!fs::is_directory(snapshot, ec))
+        refuse(ref.string() + " names snapshot " + hash + ", which is missing");
+    return snapshot;
+}
+
+fs::path findInCache(const std::string& name) {
+    const fs::path cache = hubCache();
+    const std::vector<std::string> folders = cacheFolderNames(name);
+    std::error_code ec;
+    if (!cache.empty())
+        for (const std::string& folder : folders)
+            if (fs::is_directory(cache / folder, ec)) return snapshotOf(cache / folder);
+    std::string tried = folders[0] + (folders.size() > 1 ? " or " + folders[1] : "");
+    refuse("'" + name + "' is not a folder, and the Hugging Face cache " +
+           (cache.empty() ? std::string("(no HF_HOME or HOME set)") : cache.string()) + " has no " +
+           tried + "; mha-viz downloads nothing: give the path of a model folder" +
+           " (config.json, model.safetensors and the tokenizer files)");
+}
+
+ModelLocation classify(const std::string& dir, const std::string& source) {
+    ModelLocation location;
+    location.dir = dir;
+    location.source = source;
+    if (present(fs::path(dir) / "model.json")) {
+        location.kind = ModelFolderKind::TrainRun;
+        return location;
+    }
+    if (!present(fs::path(dir) / "config.json"))
+        refuse(dir + ": not a model folder (no config.json or model.json)");
+    location.kind = ModelFolderKind::HuggingFace;
+    if (!hasSafetensors(dir))
+        if (const std::string found = otherWeights(dir); !found.empty())
+            refuseOtherWeights(dir, found);
+    return location;
+}
+
+// ---- the files of a Hugging Face folder ----
+
+bool isPlainFileName(const std::string& name) {
+    return !name.empty() && name.find('/') == std::string::npos &&
+           name.find('\\') == std::string::npos && name.find('\0') == std::string::npos &&
+           name.find("..") == std::string::npos;
+}
+
+// model.safetensors.index.json: {"metadata": {...}, "weight_map": {tensor: shard file}}.
+// Shards are listed in the order they first appear over the tensor names sorted (how the
+// JSON object is read), so the list does not depend on the file's formatting.
+void readShardIndex(const fs::path& dir, HfFiles& files) {
+    const std::string where = "model.safetensors.index.json: ";
+    const std::string path =
+        requireFile(dir / "model.safetensors.index.json", dir.string() + ": no weights");
+    const json index = parseJsonObject(readSmallFile(path, where), where);
+    if (!index.contains("weight_map") || !index.at("weight_map").is_object())
+        refuse(where + "missing \"weight_map\" (an object: tensor name -> shard file)");
+    const json& map = index.at("weight_map");
+    if (map.empty()) refuse(where + "\"weight_map\" names no tensors");
+    std::set<std::string> seen;
+    for (const auto& [tensor, shardName] : map.items()) {
+        if (!shardName.is_string())
+            refuse(where + "the shard of tensor '" + tensor + "' must be a file name");
+        const std::string shard = shardName.get<std::string>();
+        if (!isPlainFileName(shard))
+            refuse(where + "shard '" + shard + "' must be a file name in the same folder");
+        if (!shard.ends_with(".safetensors"))
+            refuse(where + "shard '" + shard + "' is not a .safetensors file");
+        const std::string shardPath = (dir / shard).string();
+        if (seen.insert(shard).second) {
+            requireFile(dir / shard, where + "shard '" + shard + "' is missing from " +
+                                         dir.string() + "; download it from the model's page");
+            files.weights.push_back(shardPath);
+        }
+        files.shardOf[tensor] = shardPath;
+    }
+}
+
+void readWeights(const fs::path& dir, HfFiles& files) {
+    if (present(dir / "model.safetensors")) {
+        files.weights = {requireFile(dir / "model.safetensors",
+                                     (dir / "model.safetensors").string() + " is not a file")};
+        return;
+    }
+    if (present(dir / "model.safetensors.index.json")) return readShardIndex(dir, files);
+    if (const std::string found = otherWeights(dir); !found.empty())
+        refuseOtherWeights(dir.string(), found);
+    refuse(dir.string() + ": no weights (model.safetensors, or model.safetensors.index.json" +
+           " with its shards)");
+}
+
+// The file's path when it is there, "" when not; a link whose blob is missing is refused.
+std::string optionalFile(const fs::path& dir, const char* name) {
+    if (!present(dir / name)) return "";
+    return requireFile(dir / name, (dir / name).string() + " is not a file");
+}
+
+void readTokenizerFiles(const fs::path& dir, HfFiles& files) {
+    files.vocabJson = optionalFile(dir, "vocab.json");
+    files.merges = optionalFile(dir, "merges.txt");
+    files.tokenizerJson = optionalFile(dir, "tokenizer.json");
+    files.vocabTxt = optionalFile(dir, "vocab.txt");
+    files.tokenizerConfig = optionalFile(dir, "tokenizer_config.json");
+    const bool bpe = !files.vocabJson.empty() && !files.merges.empty();
+    if (bpe || !files.tokenizerJson.empty() || !files.vocabTxt.empty()) return;
+    std::string half;
+    if (!files.vocabJson.empty()) half = " (it has vocab.json but not merges.txt)";
+    if (!files.merges.empty()) half = " (it has merges.txt but not vocab.json)";
+    refuse(dir.string() + ": no tokenizer files" + half +
+           "; expected vocab.json + merges.txt or tokenizer.json (GPT-2), vocab.txt or" +
+           " tokenizer.json (BERT)");
+}
+
+// ---- config.json ----
+
+// Caps far above any real checkpoint: a larger value is a damaged file, and refusing it here
+// keeps the sizes computed from them (d_model * d_inner, vocab * d_model) in range.
+constexpr int kMaxLayers = 256;
+constexpr int kMaxDModel = 65536;
+constexpr int kMaxInner = 4 * kMaxDModel;
+constexpr int kMaxPositions = 1 << 20;
+constexpr int kMaxVocab = 10'000'000;
+
+// `name` holds a whole number in [1, high], or is null or absent (then `fallback`).
+int integerOrNull(const JsonFields& fields, const char* name, int high, int fallback) {
+    if (!fields.has(name) || fields.at(name).is_null()) return fallback;
+    return fields.integer(name, 1, high);
+}
+
+void checkHeads(const JsonFields& fields, const ModelConfig& c, const char* headsName,
+                const char* dModelName) {
+    if (c.heads > c.dModel || c.dModel % c.heads != 0)
+        fields.bad(std::string(headsName) + " " + std::to_string(c.heads) + " does not divide " +
+                   dModelName + " " + std::to_string(c.dModel));
+}
+
+double positiveEpsilon(const JsonFields& fields, const char* name, double fallback) {
+    const double eps = fields.number(name, fallback);
+    if (!(eps > 0 && eps < 1)) fields.bad(std::string("\"") + name + "\" must be in (0, 1)");
+    return eps;
+}
+
+int padTokenId(const JsonFields& fields, int vocabSize) {
+    if (!fields.has("pad_token_id") || fields.at("pad_token_id").is_null()) return -1;
+    return fields.integer("pad_token_id", 0, vocabSize - 1);
+}
+
+ModelConfig readGpt2(const JsonFields& fields) {
+    ModelConfig c;
+    c.layers = fields.integer("n_layer", 1, kMaxLayers);
+    c.heads = fields.integer("n_head", 1, kMaxDModel);
+    c.dModel = fields.integer("n_embd", 1, kMaxDModel);
+    checkHeads(fields, c, "n_head", "n_embd");
+    c.dInner = integerOrNull(fields, "n_inner", kMaxInner, 4 * c.dModel);
+    // Configs written before n_positions existed call the context length n_ctx.
+    c.nPositions = fields.has("n_positions") || !fields.has("n_ctx")
+                       ? fields.integer("n_positions", 1, kMaxPositions)
+                       : fields.integer("n_ctx", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_epsilon", 1e-5);
+    c.activation = fields.string("activation_function", "gelu_new");
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
+}
+
+// BERT and RoBERTa share these names; RoBERTa's pad_token_id offsets its positions.
+ModelConfig readBert(const JsonFields& fields) {
+    ModelConfig c;
+    c.layers = fields.integer("num_hidden_layers", 1, kMaxLayers);
+    c.heads = fields.integer("num_attention_heads", 1, kMaxDModel);
+    c.dModel = fields.integer("hidden_size", 1, kMaxDModel);
+    checkHeads(fields, c, "num_attention_heads", "hidden_size");
+    c.dInner = fields.integer("intermediate_size", 1, kMaxInner);
+    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_eps", 1e-12);
+    c.activation = fields.string("hidden_act", "gelu");
+    c.typeVocabSize = fields.integer("type_vocab_size", 1, 1024, 2);
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
+}
+
+ModelConfig readDistilBert(const JsonFields& fields) {
+    ModelConfig c;
+    c.layers = fields.integer("n_layers", 1, kMaxLayers);
+    c.heads = fields.integer("n_heads", 1, kMaxDModel);
+    c.dModel = fields.integer("dim", 1, kMaxDModel);
+    checkHeads(fields, c, "n_heads", "dim");
+    c.dInner = fields.integer("hidden_dim", 1, kMaxInner);
+    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = 1e-12; // fixed in DistilBERT, not in its config
+    c.activation = fields.string("activation", "gelu");
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
+}
+
+// Each family's config reader: a family opens once its name is in supportedModelTypes().
+struct Family {
+    const char* modelType;
+    ModelConfig (*read)(const JsonFields&);
+};
+
+constexpr Family kFamilies[] = {
+    {"gpt2", readGpt2},
+    {"bert", readBert},
+    {"roberta", readBert},
+    {"distilbert", readDistilBert},
+};
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
+} // namespace
+
+ModelLocation locateModel(const std::string& dirOrName) {
+    if (dirOrName.empty()) refuse("no model given: name a model folder or a name such as gpt2");
+    std::error_code ec;
+    if (fs::is_directory(dirOrName, ec)) return classify(dirOrName, dirOrName);
+    if (fs::exists(dirOrName, ec)) refuse(dirOrName + ": a file, not a model folder");
+    if (!isModelName(dirOrName))
+        refuse(dirOrName + ": no such folder (nor a model name such as gpt2 or" +
+               " openai-community/gpt2)");
+    return classify(findInCache(dirOrName).string(), dirOrName);
+}
+
+HfFiles hfFiles(const ModelLocation& location) {
+    const fs::path dir = location.dir;
+    HfFiles files;
+    files.config =
+        requireFile(dir / "config.json", location.dir + ": not a model folder (no config.json)");
+    readWeights(dir, files);
+    readTokenizerFiles(dir, files);
+    return files;
+}
+
+const std::vector<std::string>& supportedModelTypes() {
+    static const std::vector<std::string> types = {"gpt2"};
+    return types;
+}
+
+const std::vector<std::string>& readableModelTypes() {
+    static const std::vector<std::string> types = [] {
+        std::vector<std::string> names;
+        for (const Family& family : kFamilies) names.push_back(family.modelType);
+        return names;
+    }();
+    return types;
+}
+
+ModelConfig parseModelConfig(const std::string& text, const std::vector<std::string>& families) {
+    const json root = parseJsonObject(text, "config.json: ");
+    const JsonFields fields(root, "config.json: ");
+    if (!fields.has("model_type"))
+        fields.bad("missing \"model_type\" (supported: " + joined(families) + ")");
+    const std::string type = fields.string("model_type", "");
+    const auto family = std::find_if(std::begin(kFamilies), std::end(kFamilies),
+                                     [&](const Family& f) { return type == f.modelType; });
+    if (family == std::end(kFamilies) ||
+        std::find(families.begin(), families.end(), type) == families.end())
+        fields.bad("model_type \"" + type +
+                   "\" is not supported yet (supported: " + joined(families) + ")");
+    ModelConfig config = family->read(fields);
+    config.modelType = type;
+    return config;
+}
+
+ModelConfig readModelConfig(const std::string& path) {
+    return parseModelConfig(readSmallFile(path, "config.json: "), supportedModelTypes());
+}
+
+} // namespace core::models
