@@ -82,8 +82,9 @@ TEST_F(CliModel, LongSentencesAreCutAtTheModelsSeqWithAWarning) {
 }
 
 TEST_F(CliModel, BadInputIsOneLineAndExitTwo) {
-    expectBadInput({"--model", dir_ + "-none", "--json", "-"}, "does not exist");
-    expectBadInput({"--model", "/", "--json", "-"}, "is it a run folder of mha-viz train?");
+    expectBadInput({"--model", dir_ + "-none", "--json", "-"}, "no such folder");
+    expectBadInput({"--model", "/", "--json", "-"},
+                   "not a model folder (no config.json or model.json)");
     expectBadInput({"--model", dir_, "--step", "5", "--json", "-"},
                    "no checkpoint at step 5; it has steps 0, 6");
     expectBadInput({"--model", dir_, "--sentence", "the cat", "--json", "-"},
@@ -94,10 +95,10 @@ TEST_F(CliModel, BadInputIsOneLineAndExitTwo) {
     expectBadInput({"--model", dir_, "--layer", "3", "--json", "-"},
                    "--layer 3: the model has 2 layers");
     expectBadInput({"--model", dir_, "--step", "-1", "--json", "-"}, "--step");
-    expectBadInput({"--model", "", "--json", "-"}, "--model needs a run folder");
+    expectBadInput({"--model", "", "--json", "-"}, "--model needs a model folder");
     for (const char* flag : {"--d-model", "--heads", "--seed"})
         expectBadInput({"--model", dir_, flag, "8", "--json", "-"},
-                       std::string(flag) + " does not apply to a trained model");
+                       std::string(flag) + " does not apply to a model");
     expectBadInput({"--model", dir_, "--weights", "designed", "--json", "-"}, "--weights");
     expectBadInput({"--model", dir_, "--source", "x", "--json", "-"}, "--source");
     expectBadInput({"--model", dir_, "--reshape-bug", "--json", "-"}, "--reshape-bug");

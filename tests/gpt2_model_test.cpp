@@ -92,14 +92,14 @@ TEST_P(Gpt2Reference, SwitchedOffHeadsAreZeroedBeforeCProj) {
     EXPECT_GT(worstLogit(out.logits, c["logits"]), 1e-3) << "the ablation changed nothing";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Variants, Gpt2Reference,
-    ::testing::Combine(::testing::Values("f32", "f32_unprefixed_shards", "f16", "bf16_shards",
-                                         "untied"),
-                       ::testing::ValuesIn(core::availableSimdLevels())),
-    [](const auto& info) {
-        return std::get<0>(info.param) + "_" + std::string(core::toString(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Variants, Gpt2Reference,
+                         ::testing::Combine(::testing::Values("f32", "f32_unprefixed_shards", "f16",
+                                                              "bf16_shards", "untied"),
+                                            ::testing::ValuesIn(core::availableSimdLevels())),
+                         [](const auto& info) {
+                             return std::get<0>(info.param) + "_" +
+                                    std::string(core::toString(std::get<1>(info.param)));
+                         });
 
 TEST(Gpt2Weights, TheUntiedHeadIsLmHeadAndTheTiedOneIsWte) {
     const Gpt2Weights tied = openVariant("f32");

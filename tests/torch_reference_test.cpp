@@ -67,7 +67,11 @@ TEST_P(TorchReference, AttentionAndOutputMatchTo1e5) {
     for (int b = 0; b < in.batch; ++b)
         for (int j = 0; j < in.keyLen; ++j)
             in.keyPadding(b, j) = f["key_padding"][b][j].get<bool>();
-    const core::Weights w{matrix(f["w_q"]), matrix(f["w_k"]), matrix(f["w_v"]), matrix(f["w_o"])};
+    core::Weights w; // no biases, as nn.MultiheadAttention(bias=False)
+    w.wQ = matrix(f["w_q"]);
+    w.wK = matrix(f["w_k"]);
+    w.wV = matrix(f["w_v"]);
+    w.wO = matrix(f["w_o"]);
 
     core::Attention a;
     core::forward(in, w, a);

@@ -26,7 +26,8 @@ core::models::RealTraceOptions traceOptions(const CliOptions& options) {
 
 // N token ids for the benchmark: the default sentence's, repeated.
 std::vector<int> benchIds(const core::models::RealModel& model, int n) {
-    const std::vector<int> sentence = model.tokenizer.encode(std::string(" ") + kDefaultRealSentence);
+    const std::vector<int> sentence =
+        model.tokenizer.encode(std::string(" ") + kDefaultRealSentence);
     std::vector<int> ids;
     while (int(ids.size()) < n) ids.push_back(sentence[ids.size() % sentence.size()]);
     return ids;
@@ -41,10 +42,10 @@ double median(std::vector<double> values) {
 
 double realForwardFlops(const core::models::ModelConfig& c, int tokens) {
     const double n = tokens, d = c.dModel;
-    const double perLayer = 2 * n * d * 3 * d      // c_attn
-                            + 2 * 2 * n * n * d    // scores and weights x V, every head
-                            + 2 * n * d * d        // c_proj
-                            + 2 * 2 * n * d * c.dInner; // c_fc and the MLP's c_proj
+    const double perLayer = 2 * n * d * 3 * d             // c_attn
+                            + 2 * 2 * n * n * d           // scores and weights x V, every head
+                            + 2 * n * d * d               // c_proj
+                            + 2 * 2 * n * d * c.dInner;   // c_fc and the MLP's c_proj
     return c.layers * perLayer + 2 * n * d * c.vocabSize; // + the unembedding
 }
 
@@ -110,7 +111,8 @@ int benchForward(const CliOptions& options) {
         const auto start = std::chrono::steady_clock::now();
         const core::models::Gpt2Forward out = core::models::gpt2Forward(model.weights, ids);
         const auto end = std::chrono::steady_clock::now();
-        if (run > 0) times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+        if (run > 0)
+            times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
     const double ms = median(times);
     const double gflops = realForwardFlops(model.config(), int(ids.size())) / (ms * 1e6);

@@ -21,7 +21,7 @@ Mat glorotUniform(std::uint64_t streamSeed, int d_model) {
 
 Weights randomWeights(std::uint64_t seed, int d_model) {
     constexpr std::uint64_t kStream = 0x6D68612D76697A00ull; // "mha-viz\0"
-    Weights w; // no biases
+    Weights w;                                               // no biases
     w.wQ = glorotUniform(seed ^ (kStream + 0), d_model);
     w.wK = glorotUniform(seed ^ (kStream + 1), d_model);
     w.wV = glorotUniform(seed ^ (kStream + 2), d_model);

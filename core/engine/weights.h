@@ -22,7 +22,8 @@ struct Weights {
     RowVec bO;
 
     int dModel() const { return int(wQ.rows()); }
-    long long parameterCount() const { return wQ.size() + wK.size() + wV.size() + wO.size() + bQ.size() + bK.size() + bV.size() +
+    long long parameterCount() const {
+        return wQ.size() + wK.size() + wV.size() + wO.size() + bQ.size() + bK.size() + bV.size() +
                bO.size();
     }
 };

@@ -58,9 +58,8 @@ void activate(Mat& x, const std::string& kind) {
     if (kind == "relu") {
         x = x.cwiseMax(Scalar(0));
     } else if (kind == "gelu") { // the exact GELU, with erf
-        x = x.unaryExpr([](Scalar v) {
-            return Scalar(0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2)));
-        });
+        x = x.unaryExpr(
+            [](Scalar v) { return Scalar(0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2))); });
     } else { // gelu_new: the tanh approximation GPT-2 was trained with
         const double c = std::sqrt(2.0 / std::numbers::pi);
         x = x.unaryExpr([c](Scalar v) {
@@ -125,8 +124,9 @@ Gpt2Forward gpt2Forward(const Gpt2Weights& w, const std::vector<int>& ids,
     for (int l = 0; l < w.config.layers; ++l) {
         out.residual.push_back(x);
         const bool any = std::size_t(l) < options.ablated.size();
-        block(w, w.blocks[std::size_t(l)], any ? options.ablated[std::size_t(l)] : std::vector<int>{},
-              x, out.layers[std::size_t(l)], out.attentionInput[std::size_t(l)]);
+        block(w, w.blocks[std::size_t(l)],
+              any ? options.ablated[std::size_t(l)] : std::vector<int>{}, x,
+              out.layers[std::size_t(l)], out.attentionInput[std::size_t(l)]);
     }
     out.residual.push_back(x);
     if (options.logits) out.logits = gpt2Unembed(w, x);
@@ -137,7 +137,7 @@ Mat gpt2Unembed(const Gpt2Weights& w, const Mat& residual) {
     const Mat normed = layerNorm(residual, *w.lnFWeight, *w.lnFBias, w.config.layerNormEpsilon);
     Mat scratch;
     const Eigen::Map<const Mat> head = tensorAsFloat(*w.lmHead, scratch); // V x d
-    Mat logits(normed.rows(), head.rows());                              // rows x V
+    Mat logits(normed.rows(), head.rows());                               // rows x V
     logits.noalias() = normed * head.transpose();
     return logits;
 }

@@ -10,8 +10,7 @@ namespace {
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
     std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
+    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
 }
 
@@ -24,16 +23,15 @@ class Binder {
         const std::string full = w_.prefix + name;
         const TensorView* t = w_.store.find(full);
         if (!t)
-            throw std::invalid_argument("the checkpoint has no tensor " + full +
-                                        " (config.json: " + std::to_string(w_.config.layers) +
-                                        " layers)");
+            throw std::invalid_argument("the checkpoint has no tensor " + full + " (config.json: " +
+                                        std::to_string(w_.config.layers) + " layers)");
         if (t->shape != shape)
-            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full +
-                                        " has shape " + shapeText(t->shape) +
-                                        ", config.json implies " + shapeText(shape));
+            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full + " has shape " +
+                                        shapeText(t->shape) + ", config.json implies " +
+                                        shapeText(shape));
         if (t->dtype == Dtype::Other)
-            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full +
-                                        " has dtype " + t->dtypeText + ", not F32, F16 or BF16");
+            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full + " has dtype " +
+                                        t->dtypeText + ", not F32, F16 or BF16");
         return t;
     }
 
@@ -42,10 +40,9 @@ class Binder {
 };
 
 // c_attn's d x 3d weight and 3d bias split into the engine's Q, K, V, with c_proj as W_O.
-std::shared_ptr<const Weights> attentionWeights(const TensorView& cAttnW,
-                                                const TensorView& cAttnB,
-                                                const TensorView& cProjW,
-                                                const TensorView& cProjB, int d) {
+std::shared_ptr<const Weights> attentionWeights(const TensorView& cAttnW, const TensorView& cAttnB,
+                                                const TensorView& cProjW, const TensorView& cProjB,
+                                                int d) {
     Mat scratch;
     auto shared = std::make_shared<Weights>();
     Weights& w = *shared;
@@ -66,10 +63,9 @@ Gpt2Block bindBlock(Binder& bind, const std::string& h, int d, int inner) {
     Gpt2Block b;
     b.ln1Weight = bind.get(h + "ln_1.weight", {d});
     b.ln1Bias = bind.get(h + "ln_1.bias", {d});
-    b.attention = attentionWeights(*bind.get(h + "attn.c_attn.weight", {d, 3 * d}),
-                                   *bind.get(h + "attn.c_attn.bias", {3 * d}),
-                                   *bind.get(h + "attn.c_proj.weight", {d, d}),
-                                   *bind.get(h + "attn.c_proj.bias", {d}), d);
+    b.attention = attentionWeights(
+        *bind.get(h + "attn.c_attn.weight", {d, 3 * d}), *bind.get(h + "attn.c_attn.bias", {3 * d}),
+        *bind.get(h + "attn.c_proj.weight", {d, d}), *bind.get(h + "attn.c_proj.bias", {d}), d);
     b.ln2Weight = bind.get(h + "ln_2.weight", {d});
     b.ln2Bias = bind.get(h + "ln_2.bias", {d});
     b.fcWeight = bind.get(h + "mlp.c_fc.weight", {d, inner});
@@ -87,8 +83,8 @@ void checkShardIndex(const Gpt2Weights& w, const HfFiles& files) {
             throw std::invalid_argument("model.safetensors.index.json: tensor " + name +
                                         " is not in " + shard);
         if (actual != shard)
-            throw std::invalid_argument("model.safetensors.index.json: tensor " + name +
-                                        " is in " + actual + ", not " + shard);
+            throw std::invalid_argument("model.safetensors.index.json: tensor " + name + " is in " +
+                                        actual + ", not " + shard);
     }
 }
 
@@ -114,7 +110,8 @@ Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files) {
     w.config = config;
     for (const std::string& path : files.weights) w.store.addFile(path);
     checkShardIndex(w, files);
-    if (w.store.find("transformer.wte.weight")) w.prefix = "transformer.";
+    if (w.store.find("transformer.wte.weight"))
+        w.prefix = "transformer.";
     else if (!w.store.find("wte.weight"))
         throw std::invalid_argument(
             "the checkpoint has no wte.weight (nor transformer.wte.weight): not a GPT-2 model");

@@ -18,29 +18,29 @@ namespace core::models {
 // One block's tensors; the attention projections are split out of c_attn into the engine's
 // Weights (copied once at load, shared with every trace), the rest stay in the mapping.
 struct Gpt2Block {
-    const TensorView* ln1Weight = nullptr; // d
-    const TensorView* ln1Bias = nullptr;   // d
+    const TensorView* ln1Weight = nullptr;    // d
+    const TensorView* ln1Bias = nullptr;      // d
     std::shared_ptr<const Weights> attention; // wQ wK wV wO d x d, biases 1 x d
-    const TensorView* ln2Weight = nullptr; // d
-    const TensorView* ln2Bias = nullptr;   // d
-    const TensorView* fcWeight = nullptr;  // d x inner
-    const TensorView* fcBias = nullptr;    // inner
-    const TensorView* projWeight = nullptr; // inner x d
-    const TensorView* projBias = nullptr;   // d
+    const TensorView* ln2Weight = nullptr;    // d
+    const TensorView* ln2Bias = nullptr;      // d
+    const TensorView* fcWeight = nullptr;     // d x inner
+    const TensorView* fcBias = nullptr;       // inner
+    const TensorView* projWeight = nullptr;   // inner x d
+    const TensorView* projBias = nullptr;     // d
 };
 
 struct Gpt2Weights {
     ModelConfig config;
     TensorStore store;
-    std::string prefix;                   // "transformer." or "" as the file names them
-    const TensorView* wte = nullptr;      // V x d
-    const TensorView* wpe = nullptr;      // P x d
+    std::string prefix;                    // "transformer." or "" as the file names them
+    const TensorView* wte = nullptr;       // V x d
+    const TensorView* wpe = nullptr;       // P x d
     const TensorView* lnFWeight = nullptr; // d
     const TensorView* lnFBias = nullptr;   // d
     const TensorView* lmHead = nullptr;    // V x d: lm_head.weight, or wte when tied
     bool tiedHead = true;
-    std::vector<Gpt2Block> blocks;        // config.layers
-    std::vector<std::string> warnings;    // non-finite weights, named with their counts
+    std::vector<Gpt2Block> blocks;     // config.layers
+    std::vector<std::string> warnings; // non-finite weights, named with their counts
 };
 
 // Reads the weights of the safetensors files (one, or the shards) against the config: every
@@ -56,11 +56,11 @@ struct Gpt2Options {
 
 // One forward over one sentence of token ids.
 struct Gpt2Forward {
-    std::vector<Attention> layers; // the engine's attention of each layer (B = 1)
+    std::vector<Attention> layers;   // the engine's attention of each layer (B = 1)
     std::vector<Mat> attentionInput; // L, N x d: ln_1 of the stream, what each attention read
-    std::vector<Mat> residual;     // layers + 1 entries, N x d: the stream before each layer
-                                   // and after the last (before ln_f), for the logit lens
-    Mat logits;                    // N x V, empty without Gpt2Options::logits
+    std::vector<Mat> residual;       // layers + 1 entries, N x d: the stream before each layer
+                                     // and after the last (before ln_f), for the logit lens
+    Mat logits;                      // N x V, empty without Gpt2Options::logits
 };
 
 // Throws std::invalid_argument for an empty sentence, an id outside the vocabulary, more

@@ -81,10 +81,9 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     model->tokenizer = readTokenizer(files);
     model->weights = loadGpt2Weights(config, files);
     if (model->tokenizer.vocabSize() > config.vocabSize)
-        throw std::invalid_argument("the tokenizer has " +
-                                    std::to_string(model->tokenizer.vocabSize()) +
-                                    " tokens, config.json's vocab_size is " +
-                                    std::to_string(config.vocabSize));
+        throw std::invalid_argument(
+            "the tokenizer has " + std::to_string(model->tokenizer.vocabSize()) +
+            " tokens, config.json's vocab_size is " + std::to_string(config.vocabSize));
     model->loadMilliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return model;
@@ -96,8 +95,9 @@ std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<cons
     std::vector<int> order(std::size_t(logits.size()));
     std::iota(order.begin(), order.end(), 0);
     k = std::clamp(k, 0, int(order.size()));
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](int a, int b) { return logp(a) > logp(b) || (logp(a) == logp(b) && a < b); });
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        return logp(a) > logp(b) || (logp(a) == logp(b) && a < b);
+    });
     std::vector<TokenChoice> top;
     for (int i = 0; i < k; ++i) {
         const int id = order[std::size_t(i)];

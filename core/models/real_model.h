@@ -16,8 +16,8 @@ namespace core::models {
 
 struct RealModel {
     ModelLocation location;
-    std::string family;      // "gpt2"
-    Gpt2Weights weights;     // config inside
+    std::string family;  // "gpt2"
+    Gpt2Weights weights; // config inside
     Gpt2Tokenizer tokenizer;
     double loadMilliseconds = 0;
 
@@ -44,10 +44,10 @@ struct RealTraceOptions {
 
 struct RealTrace {
     std::string text;
-    std::vector<int> ids;                            // exactly what the model was fed
-    Tokenized tokens;                                // readable tokens, byte offsets into text
+    std::vector<int> ids;                              // exactly what the model was fed
+    Tokenized tokens;                                  // readable tokens, byte offsets into text
     std::vector<std::vector<TokenChoice>> predictions; // N: the top-k next tokens
-    double loss = 0;           // mean next-token cross-entropy over positions 0..N-2 (nats)
+    double loss = 0; // mean next-token cross-entropy over positions 0..N-2 (nats)
     std::vector<std::shared_ptr<const Trace>> layers; // L, as the explorer's views read them
     std::vector<Mat> residual;                        // L + 1, N x d (logit lens)
     Mat logits;                                       // N x V when kept

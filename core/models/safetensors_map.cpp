@@ -31,11 +31,11 @@ struct DtypeName {
     std::size_t bytes;
 };
 constexpr DtypeName kDtypes[] = {
-    {"F32", Dtype::F32, 4},     {"F16", Dtype::F16, 2},      {"BF16", Dtype::BF16, 2},
-    {"F64", Dtype::Other, 8},   {"I64", Dtype::Other, 8},    {"U64", Dtype::Other, 8},
-    {"I32", Dtype::Other, 4},   {"U32", Dtype::Other, 4},    {"I16", Dtype::Other, 2},
-    {"U16", Dtype::Other, 2},   {"I8", Dtype::Other, 1},     {"U8", Dtype::Other, 1},
-    {"BOOL", Dtype::Other, 1},  {"F8_E4M3", Dtype::Other, 1}, {"F8_E5M2", Dtype::Other, 1}};
+    {"F32", Dtype::F32, 4},    {"F16", Dtype::F16, 2},       {"BF16", Dtype::BF16, 2},
+    {"F64", Dtype::Other, 8},  {"I64", Dtype::Other, 8},     {"U64", Dtype::Other, 8},
+    {"I32", Dtype::Other, 4},  {"U32", Dtype::Other, 4},     {"I16", Dtype::Other, 2},
+    {"U16", Dtype::Other, 2},  {"I8", Dtype::Other, 1},      {"U8", Dtype::Other, 1},
+    {"BOOL", Dtype::Other, 1}, {"F8_E4M3", Dtype::Other, 1}, {"F8_E5M2", Dtype::Other, 1}};
 
 bool parseDtype(const std::string& name, TensorView& t) {
     for (const DtypeName& d : kDtypes)
@@ -65,8 +65,7 @@ TensorView readEntry(const std::string& where, const std::string& name, const js
     TensorView t;
     t.name = name;
     const std::string dtype = entry["dtype"].get<std::string>();
-    if (!parseDtype(dtype, t))
-        refuse(where, "has the unknown dtype " + dtype);
+    if (!parseDtype(dtype, t)) refuse(where, "has the unknown dtype " + dtype);
     t.shape = readShape(where, entry.value("shape", json()));
     const json offsets = entry.value("data_offsets", json());
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
@@ -146,7 +145,8 @@ MappedFile::~MappedFile() {
 void TensorStore::addFile(const std::string& path) {
     auto file = std::make_shared<MappedFile>(path);
     const std::size_t size = file->size();
-    if (size < 8) refuse(path, "too short for a safetensors file (" + std::to_string(size) + " bytes)");
+    if (size < 8)
+        refuse(path, "too short for a safetensors file (" + std::to_string(size) + " bytes)");
     const std::uint64_t headerBytes = littleEndian64(file->data());
     if (headerBytes > kMaxHeaderBytes || headerBytes > size - 8)
         refuse(path, "its header size " + std::to_string(headerBytes) + " does not fit the " +
@@ -178,7 +178,7 @@ const std::string& TensorStore::fileOf(const std::string& name) const {
     static const std::string none;
     auto it = fileIndex_.find(name);
     return it == fileIndex_.end() || it->second >= files_.size() ? none
-                                                                : files_[it->second]->path();
+                                                                 : files_[it->second]->path();
 }
 
 std::uint64_t TensorStore::fileBytes() const {

@@ -101,12 +101,12 @@ Params zeroParams(const ModelConfig& config) {
     validate(config);
     const int V = config.vocab, D = config.d_model, N = config.seq;
     Params p;
-    p.embed = Mat::Zero(V, D); // V x D
-    p.pos = Mat::Zero(N, D);   // N x D
-    Weights zero; // no biases: the toy models have none
+    p.embed = Mat::Zero(V, D);                               // V x D
+    p.pos = Mat::Zero(N, D);                                 // N x D
+    Weights zero;                                            // no biases: the toy models have none
     zero.wQ = zero.wK = zero.wV = zero.wO = Mat::Zero(D, D); // D x D each
     p.layers.assign(config.layers, zero);
-    p.unembed = Mat::Zero(D, V);                              // D x V
+    p.unembed = Mat::Zero(D, V); // D x V
     return p;
 }
 

@@ -1,0 +1,186 @@
+// `mha-viz --model DIR|NAME` with a Hugging Face GPT-2 checkpoint, as users meet it: the v2
+// trace (model, exact ids, predictions, every layer) matching PyTorch's numbers on the fixtures
+// of make_gpt2_fixtures.py, the cache lookup by name, the benchmark, and one line with exit 2
+// for every bad input.
+#include "process_runner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using nlohmann::json;
+using testing_support::ProcessResult;
+using testing_support::runMhaViz;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixtures = fs::path(MHA_FIXTURE_DIR) / "gpt2";
+
+void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
+    const ProcessResult r = runMhaViz(args);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+}
+
+json traceOf(const std::vector<std::string>& args) {
+    const ProcessResult r = runMhaViz(args);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return json::parse(r.out);
+}
+
+// A scratch copy of a fixture folder, to break.
+fs::path copyOf(const std::string& variant, const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("mha-viz-cli-real-" + name);
+    fs::remove_all(dir);
+    fs::copy(kFixtures / variant, dir);
+    return dir;
+}
+
+} // namespace
+
+TEST(CliRealModel, JsonIsAV2TraceOfTheModelWithItsIdsAndPredictions) {
+    const json j = traceOf({"--model", (kFixtures / "f32").string(), "--sentence",
+                            "The cat sat on the mat", "--top-k", "3", "--json", "-"});
+    EXPECT_EQ(j["format"], "mha-trace");
+    EXPECT_EQ(j["version"], 2);
+    EXPECT_EQ(j["model"]["family"], "gpt2");
+    EXPECT_EQ(j["model"]["layers"], 2);
+    EXPECT_EQ(j["model"]["heads"], 4);
+    EXPECT_EQ(j["model"]["d_model"], 32);
+    EXPECT_EQ(j["model"]["vocab_size"], 283);
+    EXPECT_EQ(j["model"]["n_positions"], 64);
+    EXPECT_EQ(j["model"]["dtype"], "F32");
+    const json& s = j["sentences"][0];
+    // The fixture's merges make "The" and " cat" whole tokens; " the" is a space then "the".
+    EXPECT_EQ(s["token_ids"], json({279, 263, 266, 268, 32, 257, 271}));
+    EXPECT_EQ(s["tokens"][1], "␣cat");
+    ASSERT_EQ(s["predictions"].size(), 7u);
+    for (const json& p : s["predictions"]) {
+        ASSERT_EQ(p["top"].size(), 3u);
+        EXPECT_EQ(p["id"], p["top"][0]["id"]);
+        EXPECT_GE(p["top"][0]["probability"], p["top"][1]["probability"]);
+    }
+    EXPECT_FALSE(j.contains("logits"));
+    ASSERT_EQ(j["layers"].size(), 2u);
+    EXPECT_EQ(j["layers"][0]["config"]["mask"], "causal");
+    EXPECT_EQ(j["layers"][1]["attention"][0].size(), 4u);
+}
+
+// The ids the fixture reference was computed on, as text: the first case is "The cat sat on"
+// + " the mat" in whole-word tokens, which the tokenizer gives only for words it merged whole.
+TEST(CliRealModel, AttentionAndLogitsMatchPyTorch) {
+    std::ifstream in(kFixtures / "reference.json");
+    const json reference = json::parse(in);
+    for (const char* variant : {"f32", "f16", "bf16_shards", "untied"}) {
+        const json j = traceOf({"--model", (kFixtures / variant).string(), "--sentence",
+                                "The cat sat on", "--json-logits", "--json", "-"});
+        const json& expected = reference["variants"][variant][0];
+        ASSERT_EQ(j["sentences"][0]["token_ids"], json({279, 263, 266, 268}));
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h)
+                for (int i = 0; i < 4; ++i)
+                    for (int k = 0; k < 4; ++k)
+                        EXPECT_NEAR(j["layers"][l]["attention"][0][h][i][k].get<double>(),
+                                    expected["attention"][l][h][i][k].get<double>(), 1e-4);
+        // The reference's first case is six tokens; a causal model's first four positions are
+        // the same on the first four.
+        for (int i = 0; i < 4; ++i)
+            for (int v = 0; v < 283; v += 7)
+                EXPECT_NEAR(j["logits"][0][i][v].get<double>(),
+                            expected["logits"][i][v].get<double>(), 1e-4)
+                    << variant;
+    }
+}
+
+TEST(CliRealModel, ANameIsFoundInTheHuggingFaceCache) {
+    const fs::path cache = fs::temp_directory_path() / "mha-viz-cli-real-cache";
+    fs::remove_all(cache);
+    const fs::path repo = cache / "models--openai-community--gpt2";
+    fs::create_directories(repo / "refs");
+    std::ofstream(repo / "refs" / "main") << "abc123\n";
+    fs::create_directories(repo / "snapshots");
+    fs::copy(kFixtures / "f32", repo / "snapshots" / "abc123");
+    ::setenv("HF_HUB_CACHE", cache.c_str(), 1);
+    const json j = traceOf({"--model", "gpt2", "--sentence", "The cat", "--json", "-"});
+    ::unsetenv("HF_HUB_CACHE");
+    EXPECT_EQ(j["model"]["source"], "gpt2");
+    EXPECT_EQ(j["sentences"][0]["token_ids"], json({279, 263}));
+    fs::remove_all(cache);
+}
+
+TEST(CliRealModel, BenchForwardPrintsLoadAndForwardTimes) {
+    const ProcessResult r =
+        runMhaViz({"--model", (kFixtures / "f16").string(), "--bench-forward", "40"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("load: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("forward: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("40 tokens"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+}
+
+TEST(CliRealModel, TextLongerThanTheContextIsCutWithAWarning) {
+    std::string text;
+    for (int i = 0; i < 40; ++i) text += "The cat ";
+    const ProcessResult r =
+        runMhaViz({"--model", (kFixtures / "f32").string(), "--sentence", text, "--json", "-"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("kept the first 64"), std::string::npos) << r.err;
+    EXPECT_EQ(json::parse(r.out)["sentences"][0]["token_ids"].size(), 64u);
+}
+
+TEST(CliRealModel, BadInputIsOneLineAndExit2) {
+    const std::string f32 = (kFixtures / "f32").string();
+    expectBadInput({"--model", f32, "--sentence", "bad \xff byte", "--json", "-"},
+                   "not valid UTF-8");
+    expectBadInput({"--model", f32, "--heads", "2", "--json", "-"}, "--heads");
+    expectBadInput({"--model", f32, "--step", "3", "--json", "-"}, "--step");
+    expectBadInput({"--model", f32, "--layer", "3", "--json", "-"}, "the model has 2 layers");
+    expectBadInput({"--top-k", "3", "--json", "-"}, "--top-k needs --model");
+    expectBadInput({"--model", "no-such-model-anywhere", "--json", "-"}, "downloads nothing");
+
+    const fs::path truncated = copyOf("f32", "truncated");
+    fs::resize_file(truncated / "model.safetensors", 4000);
+    expectBadInput({"--model", truncated.string(), "--json", "-"}, "model.safetensors");
+
+    const fs::path wrongShape = copyOf("f32", "shape");
+    std::ifstream configIn(wrongShape / "config.json");
+    json config = json::parse(configIn);
+    config["n_embd"] = 48;
+    std::ofstream(wrongShape / "config.json") << config.dump();
+    expectBadInput({"--model", wrongShape.string(), "--json", "-"}, "config.json implies");
+
+    const fs::path binOnly = copyOf("f32", "bin");
+    fs::rename(binOnly / "model.safetensors", binOnly / "pytorch_model.bin");
+    expectBadInput({"--model", binOnly.string(), "--json", "-"}, "model.safetensors");
+
+    const fs::path noMerges = copyOf("f32", "merges");
+    std::ofstream(noMerges / "merges.txt") << "#version: 0.2\nnot-a-pair\n";
+    expectBadInput({"--model", noMerges.string(), "--json", "-"}, "merges.txt");
+    for (const fs::path& dir : {truncated, wrongShape, binOnly, noMerges}) fs::remove_all(dir);
+}
+
+TEST(CliRealModel, NonFiniteWeightsAreNamedWithTheirCount) {
+    const fs::path dir = copyOf("f32", "nan");
+    // Overwrite the first 3 floats of the last tensor's data with NaN (the data ends the file).
+    const auto size = fs::file_size(dir / "model.safetensors");
+    std::fstream f(dir / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(size - 12));
+    const float nan = std::nanf("");
+    for (int i = 0; i < 3; ++i) f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+    f.close();
+    const ProcessResult r =
+        runMhaViz({"--model", dir.string(), "--sentence", "The", "--json", "-"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("3 non-finite values"), std::string::npos) << r.err;
+    EXPECT_NE(json::parse(r.out)["warnings"].dump().find("non-finite"), std::string::npos);
+    fs::remove_all(dir);
+}
