@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 
 using nlohmann::json;
 using testing_support::ProcessResult;
@@ -110,5 +113,27 @@ TEST_F(CliModel, ACorruptCheckpointIsNamed) {
     std::filesystem::copy(dir_, copy);
     std::filesystem::resize_file(copy + "/checkpoint-000006.safetensors", 40);
     expectBadInput({"--model", copy, "--json", "-"}, "checkpoint-000006.safetensors");
+    std::filesystem::remove_all(copy);
+}
+
+// A diverged run still opens (it is worth seeing), but says which tensor holds what.
+TEST_F(CliModel, NaNWeightsInTheCheckpointAreNamedWithTheirCount) {
+    const std::string copy = dir_ + "-nan";
+    std::filesystem::copy(dir_, copy);
+    const std::string file = copy + "/checkpoint-000006.safetensors";
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    unsigned char size[8] = {};
+    f.read(reinterpret_cast<char*>(size), 8);
+    std::uint64_t header = 0;
+    for (int i = 7; i >= 0; --i) header = (header << 8) | size[i];
+    f.seekp(std::streamoff(8 + header)); // the data begins with "embed"
+    const float nan = std::nanf("");
+    for (int i = 0; i < 100; ++i) f.write(reinterpret_cast<const char*>(&nan), sizeof nan);
+    f.close();
+    const ProcessResult r = runMhaViz({"--model", copy, "--json", "-"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: tensor embed holds 100 non-finite values"), std::string::npos)
+        << r.err;
+    EXPECT_NE(json::parse(r.out)["warnings"].dump().find("embed holds 100"), std::string::npos);
     std::filesystem::remove_all(copy);
 }

@@ -372,7 +372,8 @@ namespace {
 int runModelHeadless(const CliOptions& options) {
     core::train::ModelTrace trace;
     try {
-        trace = core::train::traceModel(options.model->model, options.scene.sentences);
+        trace = core::train::traceModel(options.model->model, options.scene.sentences,
+                                        options.model->warnings); // e.g. NaN in the checkpoint
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitBadInput;

@@ -28,7 +28,7 @@ bool TrainedModelRunner::update(const std::vector<std::string>& sentences) {
         return false;
     }
     try {
-        trace_ = core::train::traceModel(run_->model, sentences);
+        trace_ = core::train::traceModel(run_->model, sentences, run_->warnings);
         return true;
     } catch (const std::bad_alloc&) {
         status_.sceneError = "not enough memory for this model and these sentences";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 namespace core {
 
@@ -59,6 +60,10 @@ TrainedRun loadTrainedRun(const std::string& dir, int step) {
     } catch (const std::runtime_error& e) { // unreadable: bad input all the same
         throw std::invalid_argument(e.what());
     }
+    for (const train::ConstNamedTensor& t : train::namedTensors(std::as_const(params)))
+        if (const Eigen::Index bad = (!t.tensor->array().isFinite()).count(); bad > 0)
+            run.warnings.push_back("tensor " + t.name + " holds " + std::to_string(bad) +
+                                   " non-finite values (NaN or Inf)");
     run.model = train::makeTrainedModel(info.config, info.vocab, info.seed, std::move(params));
     return run;
 }

@@ -18,6 +18,7 @@ struct TrainedRun {
     std::vector<int> steps; // every checkpoint in the folder
     train::TaskKind task = train::TaskKind::Induction;
     train::TrainedModel model;
+    std::vector<std::string> warnings; // non-finite weights, each tensor with its count
 };
 
 // Reads model.json and the checkpoint at `step` (kLastCheckpoint: the last one). Throws

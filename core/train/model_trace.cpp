@@ -144,9 +144,11 @@ ModelSentence tokenizeForModel(std::string_view text, const std::vector<std::str
     return s;
 }
 
-ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>& texts) {
+ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>& texts,
+                      const std::vector<std::string>& modelWarnings) {
     checkBatch(model, texts);
     ModelTrace out;
+    out.warnings = modelWarnings;
     for (std::size_t b = 0; b < texts.size(); ++b)
         out.sentences.push_back(
             tokenizeForModel(texts[b], model.vocab, model.config.seq, int(b), out.warnings));

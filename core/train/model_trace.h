@@ -67,7 +67,9 @@ struct ModelTrace {
 // "head 1".., the full intermediates (scores, head outputs) and the layer's weights. Padded rows
 // of the residual stream are kept 0, as the explorer's x is. Throws std::invalid_argument with
 // one line for bad sentences or a batch too large (kMaxSentences, kMaxAttentionCells).
-ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>& sentences);
+// `modelWarnings` (e.g. NaN weights in the checkpoint) come first in every warnings list.
+ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>& sentences,
+                      const std::vector<std::string>& modelWarnings = {});
 
 // A sentence in the task's vocabulary that shows what it learned: for induction a random
 // segment repeated, for agreement a subject and a nearer noun of the other number.
