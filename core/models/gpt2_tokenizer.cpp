@@ -73,10 +73,14 @@ std::size_t utf8Length(std::string_view s, std::size_t i) {
     if (b < 0x80) return 1;
     std::size_t length;
     unsigned low = 0x80, high = 0xBF; // the second byte's range
-    if (b >= 0xC2 && b <= 0xDF) length = 2;
-    else if (b >= 0xE0 && b <= 0xEF) length = 3, low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
-    else if (b >= 0xF0 && b <= 0xF4) length = 4, low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
-    else return 0;
+    if (b >= 0xC2 && b <= 0xDF)
+        length = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        length = 3, low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4)
+        length = 4, low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
     if (i + length > s.size() || at(i + 1) < low || at(i + 1) > high) return 0;
     for (std::size_t k = i + 2; k < i + length; ++k)
         if (at(k) < 0x80 || at(k) > 0xBF) return 0;
@@ -139,7 +143,8 @@ std::size_t preTokenEnd(const CodePoints& text, std::size_t i) {
             return i + 3;
     }
     // " ?\p{L}+", " ?\p{N}+", " ?[^\s\p{L}\p{N}]+": one U+0020 joins the run after it.
-    const std::size_t start = cp[i] == U' ' && i + 1 < n && kind[i + 1] != CharClass::Space ? i + 1 : i;
+    const std::size_t start =
+        cp[i] == U' ' && i + 1 < n && kind[i + 1] != CharClass::Space ? i + 1 : i;
     std::size_t end = start + 1;
     if (kind[start] != CharClass::Space) {
         while (end < n && kind[end] == kind[start]) ++end;
@@ -167,8 +172,8 @@ struct Gpt2Tokenizer::Builder {
             t.bytes_.resize(id + 1), t.present_.resize(id + 1), t.special_.resize(id + 1);
         }
         if (t.present_[id])
-            fail(where, "id " + std::to_string(id) + " is given to two tokens, " +
-                            shown(token) + " and another");
+            fail(where, "id " + std::to_string(id) + " is given to two tokens, " + shown(token) +
+                            " and another");
         t.present_[id] = 1;
         t.bytes_[id] = entryBytes(token);
         ids.emplace(token, id);
@@ -224,9 +229,9 @@ struct Gpt2Tokenizer::Builder {
 
     Gpt2Tokenizer finish(const std::string& where) {
         for (int b = 0; b < 256; ++b) {
-            const int cp = static_cast<int>(std::find(alphabetBytes().begin(),
-                                                      alphabetBytes().end(), b) -
-                                            alphabetBytes().begin());
+            const int cp =
+                static_cast<int>(std::find(alphabetBytes().begin(), alphabetBytes().end(), b) -
+                                 alphabetBytes().begin());
             std::string token;
             appendUtf8(token, static_cast<char32_t>(cp));
             const auto found = ids.find(token);
@@ -238,8 +243,9 @@ struct Gpt2Tokenizer::Builder {
             }
             t.byteIds_[b] = found->second;
         }
-        std::stable_sort(t.specials_.begin(), t.specials_.end(),
-                         [](const Special& x, const Special& y) { return x.text.size() > y.text.size(); });
+        std::stable_sort(
+            t.specials_.begin(), t.specials_.end(),
+            [](const Special& x, const Special& y) { return x.text.size() > y.text.size(); });
         for (const Special& s : t.specials_)
             if (s.text == "<|endoftext|>") t.endOfText_ = s.id;
         return std::move(t);
@@ -373,7 +379,8 @@ void Gpt2Tokenizer::encodeOrdinary(std::string_view text, std::vector<int>& ids)
 }
 
 Gpt2Tokenizer::Merge Gpt2Tokenizer::mergeOf(int left, int right) const {
-    const std::uint64_t key = (static_cast<std::uint64_t>(left) << 32) | static_cast<unsigned>(right);
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(left) << 32) | static_cast<unsigned>(right);
     const auto found = merges_.find(key);
     return found == merges_.end() ? Merge{kNoRank, -1} : found->second;
 }
@@ -415,7 +422,9 @@ const std::string& Gpt2Tokenizer::entry(int id) const {
     return bytes_[id];
 }
 
-std::string Gpt2Tokenizer::bytesOf(int id) const { return entry(id); }
+std::string Gpt2Tokenizer::bytesOf(int id) const {
+    return entry(id);
+}
 
 std::string Gpt2Tokenizer::readable(int id) const {
     const std::string& bytes = entry(id);
@@ -424,19 +433,25 @@ std::string Gpt2Tokenizer::readable(int id) const {
     for (std::size_t i = 0; i < bytes.size();) {
         const unsigned char c = static_cast<unsigned char>(bytes[i]);
         const std::size_t length = utf8Length(bytes, i);
-        const bool control = c < 0x20 || c == 0x7F || (c == 0xC2 && length == 2 &&
-                                                       static_cast<unsigned char>(bytes[i + 1]) < 0xA0);
-        if (c == ' ') out += "\u2423";
-        else if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (c == '\r') out += "\\r";
+        const bool control =
+            c < 0x20 || c == 0x7F ||
+            (c == 0xC2 && length == 2 && static_cast<unsigned char>(bytes[i + 1]) < 0xA0);
+        if (c == ' ')
+            out += "\u2423";
+        else if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c == '\r')
+            out += "\\r";
         else if (length == 0 || control) { // a piece of a character, or a C0 / C1 control
             char hex[8];
             std::snprintf(hex, sizeof hex, "<%02X>", c);
             out += hex;
             i += 1;
             continue;
-        } else out.append(bytes, i, length);
+        } else
+            out.append(bytes, i, length);
         i += length;
     }
     return out;

@@ -42,7 +42,7 @@ class Gpt2Tokenizer {
     // that are not a whole UTF-8 character as <E2><80>.
     std::string readable(int id) const;
     int vocabSize() const { return static_cast<int>(bytes_.size()); } // largest id + 1
-    int endOfTextId() const { return endOfText_; }                     // -1 if absent
+    int endOfTextId() const { return endOfText_; }                    // -1 if absent
 
   private:
     struct Merge {
@@ -65,7 +65,7 @@ class Gpt2Tokenizer {
     std::vector<char> special_;      // id -> 1 for an added token
     std::array<int, 256> byteIds_{}; // byte -> id of its one-byte token
     std::unordered_map<std::uint64_t, Merge> merges_; // (left id << 32 | right id) -> merge
-    std::vector<Special> specials_;                    // longest first
+    std::vector<Special> specials_;                   // longest first
     int endOfText_ = -1;
 };
 
