@@ -14,7 +14,7 @@ fi
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-targets=(${MHA_FUZZ_TARGETS:-fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files})
+targets=(${MHA_FUZZ_TARGETS:-fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_gpt2_tokenizer})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
 export OMP_NUM_THREADS=1 # one input at a time; threads would only add noise and overhead
@@ -34,6 +34,9 @@ for target in "${targets[@]}"; do
     fuzz_tokenizer)
         max_len=2048 dict=$here/tokenizer.dict
         cp "$here/corpus/tokenizer/"* "$corpus/" ;;
+    fuzz_gpt2_tokenizer) # vocabulary, merges and text (fuzz_gpt2_tokenizer.cpp)
+        max_len=4096 dict=$here/tokenizer.dict
+        cp "$here/corpus/gpt2_tokenizer/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp "$here/corpus/run_files/"* "$corpus/" ;;
