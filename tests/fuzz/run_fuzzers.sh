@@ -14,7 +14,8 @@ fi
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files"
+all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
+             fuzz_gpt2_tokenizer"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -35,6 +36,9 @@ for target in "${targets[@]}"; do
     fuzz_tokenizer)
         max_len=2048 dict=$here/tokenizer.dict
         cp "$here/corpus/tokenizer/"* "$corpus/" ;;
+    fuzz_gpt2_tokenizer) # vocabulary, merges and text (fuzz_gpt2_tokenizer.cpp)
+        max_len=4096 dict=$here/tokenizer.dict
+        cp "$here/corpus/gpt2_tokenizer/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp "$here/corpus/run_files/"* "$corpus/" ;;
