@@ -1,0 +1,3 @@
+#include "models/gpt2_tokenizer.h"
+#include <gtest/gtest.h>
+TEST(Gpt2Tokenizer, Placeholder) {}
