@@ -68,11 +68,11 @@ const HeadDetectorScores& named(const std::vector<HeadDetectorScores>& all, cons
 
 TEST(HeadDetectorPatterns, MarkThePreviousTokenEarlierCopiesAndTheTokenAfterThem) {
     const std::vector<int> ids = {7, 1, 2, 1, 2};
-    Mat previous(5, 5), duplicate(5, 5), induction(5, 5);
-    previous << 0, 0, 0, 0, 0, //
-        1, 0, 0, 0, 0,         //
-        0, 1, 0, 0, 0,         //
-        0, 0, 1, 0, 0,         //
+    Mat previous(5, 5), duplicate(5, 5), induction(5, 5); // each N x N
+    previous << 0, 0, 0, 0, 0,                            //
+        1, 0, 0, 0, 0,                                    //
+        0, 1, 0, 0, 0,                                    //
+        0, 0, 1, 0, 0,                                    //
         0, 0, 0, 1, 0;
     duplicate << 0, 0, 0, 0, 0, //
         0, 0, 0, 0, 0,          //
@@ -90,8 +90,8 @@ TEST(HeadDetectorPatterns, MarkThePreviousTokenEarlierCopiesAndTheTokenAfterThem
 }
 
 TEST(HeadDetectors, AnExactPreviousTokenHeadScoresTransformerLensMaximumAndNoInduction) {
-    const std::vector<int> ids = {9, 1, 2, 3, 4, 1, 2, 3, 4}; // BOS, R = 4 tokens, repeated
-    const Mat previous = attendTo({0, 0, 1, 2, 3, 4, 5, 6, 7});
+    const std::vector<int> ids = {9, 1, 2, 3, 4, 1, 2, 3, 4};   // BOS, R = 4 tokens, repeated
+    const Mat previous = attendTo({0, 0, 1, 2, 3, 4, 5, 6, 7}); // N x N
     const auto scores = detectHeads({layerOf({previous})}, ids);
     ASSERT_EQ(scores.size(), 4u);
     // Row 0 has no previous token yet still counts in TransformerLens's denominator: (N-1)/N.
@@ -105,7 +105,7 @@ TEST(HeadDetectors, AnExactInductionHeadOnARepeatedSequenceScoresRPer2RPlus1) {
     const std::vector<int> ids = {9, 1, 2, 3, 4, 1, 2, 3, 4};
     // The first half has nothing to repeat and rests on the BOS; query i of the second half
     // reads key i - R + 1, the token after the earlier copy of its own.
-    const Mat induction = attendTo({0, 0, 0, 0, 0, 2, 3, 4, 5});
+    const Mat induction = attendTo({0, 0, 0, 0, 0, 2, 3, 4, 5}); // N x N
     const auto scores =
         detectHeads({layerOf({induction, attendTo({0, 0, 0, 0, 0, 1, 2, 3, 4})})}, ids);
     EXPECT_NEAR(named(scores, "induction").scores(0, 0), 4.0 / 9.0, 1e-6);
@@ -141,6 +141,23 @@ TEST(HeadDetectors, RejectLayersThatDoNotMatchTheTokens) {
     EXPECT_THROW(detectHeads(layers, {1}), std::invalid_argument);
     EXPECT_THROW(detectHeads({layers[0], layerOf({attendTo({0, 0})})}, {1, 2, 3}),
                  std::invalid_argument);
+}
+
+TEST(HeadDetectors, RunOnTheUsersSentenceThroughTheFixtureModel) {
+    const RealTrace trace = traceRealModel(fixtureModel(), "the cat sat on the mat, the cat sat");
+    const auto scores = detectHeads(trace.layers, trace.ids);
+    ASSERT_EQ(scores.size(), 4u);
+    for (const HeadDetectorScores& s : scores) {
+        EXPECT_EQ(s.scores.rows(), fixtureModel().config().layers) << s.name;
+        EXPECT_EQ(s.scores.cols(), fixtureModel().config().heads) << s.name;
+        EXPECT_GE(s.scores.minCoeff(), 0.0f) << s.name;
+        EXPECT_LE(s.scores.maxCoeff(), 1.0f) << s.name;
+    }
+    // The repeated words give the duplicate pattern cells, so a head reading them scores > 0.
+    EXPECT_GT(named(scores, "duplicate_token").scores.maxCoeff(), 0.0f);
+    std::vector<int> shorter = trace.ids;
+    shorter.pop_back();
+    EXPECT_THROW(detectHeads(trace.layers, shorter), std::invalid_argument);
 }
 
 TEST(RepeatedRandomTokens, IsBosThenRTokensTwiceSeededAndInRange) {
@@ -191,8 +208,9 @@ TEST(AttentionRollout, MixesHalfTheHeadMeanWithTheResidualAndMultipliesLastLayer
                            layerOf({randomCausalHead(n, 3), randomCausalHead(n, 4)})};
     std::vector<Eigen::MatrixXd> mix; // per layer, N x N
     for (const auto& layer : layers) {
-        const Eigen::MatrixXd mean = 0.5 * (headAttention(layer->attention, 0).cast<double>() +
-                                            headAttention(layer->attention, 1).cast<double>());
+        const Eigen::MatrixXd mean = // N x N
+            0.5 * (headAttention(layer->attention, 0).cast<double>() +
+                   headAttention(layer->attention, 1).cast<double>());
         mix.push_back(0.5 * mean + 0.5 * Eigen::MatrixXd::Identity(n, n));
     }
     ASSERT_GT((mix[1] * mix[0] - mix[0] * mix[1]).norm(), 1e-3); // the order is visible
@@ -247,8 +265,8 @@ TEST(ValueWeightedAttention, EqualsTheBruteForceNormOnEveryHeadOfAFixtureLayer) 
     const RealTrace trace = traceRealModel(fixtureModel(), "the cat sat on the mat");
     for (const auto& layer : trace.layers)
         for (int h = 0; h < layer->attention.heads; ++h) {
-            const Eigen::MatrixXd expected = bruteForceValueWeighted(*layer, h);
-            const Mat got = valueWeightedAttention(*layer, h); // N x N
+            const Eigen::MatrixXd expected = bruteForceValueWeighted(*layer, h); // N x N
+            const Mat got = valueWeightedAttention(*layer, h);                   // N x N
             ASSERT_EQ(got.rows(), expected.rows());
             EXPECT_LT((got.cast<double>() - expected).cwiseAbs().maxCoeff(),
                       1e-4 * std::max(1.0, expected.maxCoeff()))
@@ -277,7 +295,7 @@ TEST(ValueWeightedAttention, BoundsTheLayersOutputWithoutItsBiasAndIsZeroForAnAb
 TEST(NormalizedRows, MakeEachRowSumToOneAndKeepAZeroRow) {
     Mat m(2, 3); // 2 x 3
     m << 1, 3, 4, 0, 0, 0;
-    const Mat r = normalizedRows(m);
+    const Mat r = normalizedRows(m); // 2 x 3
     EXPECT_FLOAT_EQ(r(0, 1), 3.0f / 8.0f);
     EXPECT_FLOAT_EQ(r.row(0).sum(), 1.0f);
     EXPECT_EQ(r.row(1).cwiseAbs().maxCoeff(), 0.0f);
