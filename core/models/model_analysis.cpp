@@ -1,0 +1,249 @@
+// The analyses of a real model's trace (model_analysis.h): head detectors, attention rollout,
+// value-weighted attention and the logit lens.
+#include "models/model_analysis.h"
+
+#include "base/prng.h"
+#include "io/csv_table.h"
+
+#include <stdexcept>
+
+namespace core::models {
+namespace {
+
+// The analyses read one self-attention sentence: what a real model's trace holds.
+void checkOneSentence(const Attention& a, const char* what) {
+    if (a.batch != 1 || a.cross || a.queryLen != a.keyLen)
+        throw std::invalid_argument(std::string(what) + " reads one self-attention sentence");
+}
+
+// The shared check of a stack of layers: each one sentence of n tokens with the same heads.
+void checkLayers(const std::vector<std::shared_ptr<const Trace>>& layers, int n, const char* what) {
+    for (const auto& layer : layers) {
+        if (!layer) throw std::invalid_argument(std::string(what) + ": a layer is missing");
+        checkOneSentence(layer->attention, what);
+        if (layer->attention.queryLen != n || layer->attention.heads != layers[0]->attention.heads)
+            throw std::invalid_argument(std::string(what) +
+                                        ": the layers differ in length or heads");
+    }
+}
+
+const char* const kPreviousExplanation =
+    "share of the head's attention from each token to the token before it (TransformerLens "
+    "previous_token_head, mul); an exact previous-token head scores (N-1)/N";
+const char* const kDuplicateExplanation =
+    "share of the head's attention to earlier copies of the current token (TransformerLens "
+    "duplicate_token_head, mul)";
+const char* const kInductionExplanation =
+    "share of the head's attention to the token after an earlier copy of the current token "
+    "(TransformerLens induction_head, mul); an exact induction head on R tokens repeated after a "
+    "BOS scores R/(2R+1)";
+const char* const kFirstExplanation =
+    "mean attention to the first token over the later tokens: 1 for an attention sink";
+
+} // namespace
+
+Mat previousTokenPattern(int n) {
+    Mat p = Mat::Zero(n, n); // N x N
+    for (int i = 1; i < n; ++i) p(i, i - 1) = 1;
+    return p;
+}
+
+Mat duplicateTokenPattern(const std::vector<int>& ids) {
+    const int n = int(ids.size());
+    Mat p = Mat::Zero(n, n); // N x N; the diagonal stays 0: every token is a copy of itself
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i; ++j)
+            if (ids[std::size_t(j)] == ids[std::size_t(i)]) p(i, j) = 1;
+    return p;
+}
+
+Mat inductionPattern(const std::vector<int>& ids) {
+    const int n = int(ids.size());
+    Mat p = Mat::Zero(n, n); // N x N: the duplicate pattern moved one key to the right
+    for (int i = 0; i < n; ++i)
+        for (int j = 1; j <= i; ++j)
+            if (ids[std::size_t(j - 1)] == ids[std::size_t(i)]) p(i, j) = 1;
+    return p;
+}
+
+double detectionScore(const Mat& attention, const Mat& pattern,
+                      const HeadDetectorOptions& options) {
+    if (attention.rows() != attention.cols() || attention.rows() != pattern.rows() ||
+        pattern.rows() != pattern.cols())
+        throw std::invalid_argument("detectionScore: attention and pattern must be the same N x N");
+    Eigen::MatrixXd a = attention.cast<double>(); // N x N, in double for the sums
+    if (options.excludeBos && a.cols() > 0) a.col(0).setZero();
+    if (options.excludeCurrentToken) a.diagonal().setZero();
+    const double total = a.sum();
+    if (total == 0) return 0;
+    return a.cwiseProduct(pattern.cast<double>()).sum() / total;
+}
+
+double firstTokenScore(const Mat& attention) {
+    const Eigen::Index n = attention.rows();
+    if (n < 2 || attention.cols() != n)
+        throw std::invalid_argument("firstTokenScore needs an N x N attention with N >= 2");
+    return attention.col(0).tail(n - 1).cast<double>().mean();
+}
+
+Mat headAttention(const Attention& attention, int head) {
+    checkOneSentence(attention, "headAttention");
+    if (head < 0 || head >= attention.heads)
+        throw std::invalid_argument("headAttention: no head " + std::to_string(head));
+    return attention.attention.middleRows(attention.headRow(0, head), attention.queryLen); // N x N
+}
+
+std::vector<HeadDetectorScores> detectHeads(const std::vector<std::shared_ptr<const Trace>>& layers,
+                                            const std::vector<int>& ids,
+                                            const HeadDetectorOptions& options) {
+    const int n = int(ids.size());
+    if (n < 2) throw std::invalid_argument("detectHeads needs at least 2 tokens");
+    checkLayers(layers, n, "detectHeads");
+    const int L = int(layers.size());
+    const int H = layers.empty() ? 0 : layers[0]->attention.heads;
+    const Mat patterns[] = {previousTokenPattern(n), duplicateTokenPattern(ids),
+                            inductionPattern(ids)}; // each N x N
+    std::vector<HeadDetectorScores> out = {
+        {"previous_token", Mat(L, H), kPreviousExplanation}, // each L x H
+        {"duplicate_token", Mat(L, H), kDuplicateExplanation},
+        {"induction", Mat(L, H), kInductionExplanation},
+        {"first_token", Mat(L, H), kFirstExplanation}};
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            const Mat a = headAttention(layers[std::size_t(l)]->attention, h); // N x N
+            for (std::size_t s = 0; s < 3; ++s)
+                out[s].scores(l, h) = Scalar(detectionScore(a, patterns[s], options));
+            out[3].scores(l, h) = Scalar(firstTokenScore(a));
+        }
+    return out;
+}
+
+std::vector<int> repeatedRandomTokens(int vocabSize, int length, std::uint64_t seed, int bosId) {
+    const bool bosDrawable = bosId >= 0 && bosId < vocabSize;
+    if (length < 1 || vocabSize - (bosDrawable ? 1 : 0) < 2)
+        throw std::invalid_argument("repeatedRandomTokens needs length >= 1 and two tokens");
+    SplitMix64 rng(seed);
+    std::vector<int> half;
+    while (int(half.size()) < length) {
+        // The modulo's bias is below vocabSize / 2^64: nothing a detector could see.
+        const int id = int(rng.next() % std::uint64_t(vocabSize));
+        if (id != bosId) half.push_back(id); // the BOS stays the only first-token marker
+    }
+    std::vector<int> ids;
+    if (bosId >= 0) ids.push_back(bosId);
+    ids.insert(ids.end(), half.begin(), half.end());
+    ids.insert(ids.end(), half.begin(), half.end());
+    return ids;
+}
+
+std::vector<HeadDetectorScores> detectHeadsOnRepeatedTokens(const RealModel& model, int length,
+                                                            std::uint64_t seed,
+                                                            const HeadDetectorOptions& options) {
+    const int bos = model.tokenizer.endOfTextId();
+    const std::vector<int> ids =
+        repeatedRandomTokens(model.tokenizer.vocabSize(), length, seed, bos);
+    if (int(ids.size()) > model.config().nPositions)
+        throw std::invalid_argument("the repeated sequence has " + std::to_string(ids.size()) +
+                                    " tokens, more than the model's context of " +
+                                    std::to_string(model.config().nPositions));
+    Gpt2Options run;
+    run.logits = false; // only the attention is read
+    Gpt2Forward forward = gpt2Forward(model.weights, ids, run);
+    std::vector<std::shared_ptr<const Trace>> layers;
+    for (std::size_t l = 0; l < forward.layers.size(); ++l) {
+        auto layer = std::make_shared<Trace>(); // the attention is all the detectors read
+        layer->layer = int(l);
+        layer->attention = std::move(forward.layers[l]);
+        layers.push_back(std::move(layer));
+    }
+    return detectHeads(layers, ids, options);
+}
+
+std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {
+    CsvTable table;
+    table.names = {"layer", "head"};
+    const Eigen::Index L = scores.empty() ? 0 : scores[0].scores.rows();
+    const Eigen::Index H = scores.empty() ? 0 : scores[0].scores.cols();
+    table.columns.resize(2 + scores.size());
+    for (const HeadDetectorScores& s : scores) {
+        if (s.scores.rows() != L || s.scores.cols() != H)
+            throw std::invalid_argument("headScoresCsv: the grids differ in shape");
+        table.names.push_back(s.name);
+    }
+    for (Eigen::Index l = 0; l < L; ++l)
+        for (Eigen::Index h = 0; h < H; ++h) {
+            table.columns[0].push_back(double(l + 1));
+            table.columns[1].push_back(double(h + 1));
+            for (std::size_t s = 0; s < scores.size(); ++s)
+                table.columns[2 + s].push_back(double(scores[s].scores(l, h)));
+        }
+    return csvText(table);
+}
+
+Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer) {
+    if (upToLayer < 0 || upToLayer > int(layers.size()))
+        throw std::invalid_argument("attentionRollout: no layer " + std::to_string(upToLayer));
+    if (layers.empty()) throw std::invalid_argument("attentionRollout needs layers");
+    const int n = layers[0] ? layers[0]->attention.queryLen : 0;
+    checkLayers(layers, n, "attentionRollout");
+    Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(n, n); // N x N, in double for the products
+    for (int l = 0; l < upToLayer; ++l) {
+        const Attention& a = layers[std::size_t(l)]->attention;
+        Eigen::MatrixXd mix = Eigen::MatrixXd::Zero(n, n); // N x N: mean over heads
+        for (int h = 0; h < a.heads; ++h) mix += headAttention(a, h).cast<double>();
+        mix = 0.5 * mix / double(std::max(a.heads, 1)) +
+              0.5 * Eigen::MatrixXd::Identity(n, n);         // the residual carries each token on
+        const Eigen::VectorXd rowSums = mix.rowwise().sum(); // N
+        mix = rowSums.cwiseInverse().asDiagonal() * mix;
+        rollout = mix * rollout;
+    }
+    return rollout.cast<Scalar>();
+}
+
+Mat valueWeightedAttention(const Trace& layer, int head) {
+    const Attention& a = layer.attention;
+    checkOneSentence(a, "valueWeightedAttention");
+    if (head < 0 || head >= a.heads)
+        throw std::invalid_argument("valueWeightedAttention: no head " + std::to_string(head));
+    if (a.reshapeBug)
+        throw std::invalid_argument("valueWeightedAttention: with the reshape bug a head owns no "
+                                    "rows of W_O");
+    const int n = a.queryLen;
+    if (std::size_t(head) < a.headAblated.size() && a.headAblated[std::size_t(head)])
+        return Mat::Zero(n, n);
+    const Mat values = a.v.middleCols(Eigen::Index(head) * a.d_head, a.d_head); // N x d_head
+    Mat sent = values; // N x d_model: f(x_j) per row (N x d_head without the out projection)
+    if (a.outProjection) {
+        if (!layer.weights) throw std::invalid_argument("valueWeightedAttention needs the weights");
+        sent = values * layer.weights->wO.middleRows(Eigen::Index(head) * a.d_head, a.d_head);
+    }
+    const RowVec norms = sent.rowwise().norm().transpose(); // 1 x N: |f(x_j)|
+    // alpha_ij >= 0, so |alpha_ij f(x_j)| = alpha_ij |f(x_j)|.
+    return (headAttention(a, head).array().rowwise() * norms.array()).matrix(); // N x N
+}
+
+Mat normalizedRows(const Mat& m) {
+    Mat out = m; // rows x cols
+    for (Eigen::Index i = 0; i < out.rows(); ++i) {
+        const Scalar sum = out.row(i).sum();
+        if (sum != 0) out.row(i) /= sum;
+    }
+    return out;
+}
+
+std::vector<std::vector<TokenChoice>> logitLens(const RealModel& model, const RealTrace& trace,
+                                                int position, int k) {
+    if (trace.residual.size() < 2)
+        throw std::invalid_argument("logitLens needs the trace's residual stream");
+    if (position < 0 || position >= trace.residual[0].rows())
+        throw std::invalid_argument("logitLens: no position " + std::to_string(position));
+    std::vector<std::vector<TokenChoice>> lens;
+    for (std::size_t l = 1; l < trace.residual.size(); ++l) {
+        const Mat stream = trace.residual[l].row(position);    // 1 x d: after layer l
+        const Mat logits = gpt2Unembed(model.weights, stream); // 1 x V
+        lens.push_back(topTokens(model, logits.row(0), k));
+    }
+    return lens;
+}
+
+} // namespace core::models
