@@ -47,11 +47,6 @@ int main(int argc, char** argv) {
     const auto options = app::parseCli(argc, argv, exitCode);
     if (!options) return exitCode;
     if (options->headless()) return app::runHeadless(*options);
-    if (options->realModel) { // the explorer's views of a real model are the next step
-        app::printError("mha-viz", "the window does not show Hugging Face models yet; --json "
-                                   "writes the trace of every layer");
-        return app::kExitBadInput;
-    }
     app::restartWithSleepingWorkers(argv); // the cores are llvmpipe's while it draws
 
     // Set up: the window and its GL context, Dear ImGui with its backends, the session.

@@ -79,6 +79,7 @@ struct ExplorerRequest {
     int modelStep = -1;                     // another checkpoint of the open model
     bool closeModel = false;                // back to the explorer's own scene
     std::optional<ExportChoice> openExport; // the export panel, on this choice
+    bool exportDetectors = false;           // a real model's head detector scores, as CSV
 
     ExplorerRequest& operator|=(const ExplorerRequest& other);
 };

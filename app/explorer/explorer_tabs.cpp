@@ -39,6 +39,7 @@ ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
     if (other.modelStep >= 0) modelStep = other.modelStep;
     closeModel = closeModel || other.closeModel;
     if (other.openExport) openExport = other.openExport;
+    exportDetectors = exportDetectors || other.exportDetectors;
     return *this;
 }
 

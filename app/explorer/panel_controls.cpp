@@ -145,8 +145,10 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
     const core::Attention& a = trace.attention;
     ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen,
                         a.keyLen, a.d_model, a.heads, a.d_head);
-    ImGui::TextDisabled("%lld parameters (4 x d_model^2)",
-                        trace.weights ? trace.weights->parameterCount() : 0LL);
+    const bool biases = trace.weights && trace.weights->bQ.size() > 0; // a real checkpoint's
+    ImGui::TextDisabled("%lld parameters (4 x d_model^2%s)",
+                        trace.weights ? trace.weights->parameterCount() : 0LL,
+                        biases ? " + biases" : "");
     ImGui::TextDisabled(
         "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
     ImGui::End();

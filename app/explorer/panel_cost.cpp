@@ -70,9 +70,12 @@ void flopsTable(const core::Scene& scene, const core::Attention& a) {
 void drawCostView(const core::Scene& scene, const core::Trace& trace, PipelineTabState& pipeline,
                   core::ViewTab& tab) {
     const core::Attention& a = trace.attention;
-    ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s", a.d_model,
-                grouped(core::layerParameters(a.d_model)).c_str());
-    ImGui::TextDisabled("W_Q, W_K, W_V and W_O, each d_model x d_model, no biases.%s",
+    const bool biases = trace.weights && trace.weights->bQ.size() > 0; // a real checkpoint's
+    ImGui::Text("Parameters: 4 x d_model^2 = 4 x %d^2 = %s%s", a.d_model,
+                grouped(core::layerParameters(a.d_model)).c_str(),
+                biases ? (" + " + grouped(4LL * a.d_model) + " biases").c_str() : "");
+    ImGui::TextDisabled("W_Q, W_K, W_V and W_O, each d_model x d_model, %s.%s",
+                        biases ? "each with a bias (this layer's attention only)" : "no biases",
                         scene.outProjection ? ""
                                             : " (W_O is switched off: 3 x d_model^2 are used.)");
     ImGui::Spacing();

@@ -11,7 +11,7 @@
 namespace app {
 
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    const TrainedModelView& model, const MapsView& maps) {
+                    TrainedModelView& model, const MapsView& maps) {
     const GlHeatmaps& gl = maps.gl;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
@@ -19,6 +19,7 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
                                                " of " + std::to_string(model.layers) + "###Heads"
                                          : std::string("Heads###Heads");
     ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
+    if (model.real) drawModelGridModes(model); // this layer / every layer / detectors
     if (status.computing) { // a large scene on the worker: said in the title bar, always in view
         static const char* const kSpinner[] = {"|", "/", "-", "\\"};
         const double seconds = ImGui::GetTime() - status.computingSince;

@@ -42,14 +42,21 @@ int stepSelector(const TrainedModelView& model) {
 
 ExplorerRequest drawModelSection(TrainedModelView& model) {
     ExplorerRequest request;
-    ImGui::TextWrapped("Trained model: %s", model.title.c_str());
+    ImGui::TextWrapped("%s: %s", model.real ? "Model" : "Trained model", model.title.c_str());
     layerSelector(model);
-    if (const int step = stepSelector(model); step >= 0 && step != model.step)
-        request.modelStep = step;
+    if (!model.steps.empty()) // a real checkpoint has no training steps
+        if (const int step = stepSelector(model); step >= 0 && step != model.step)
+            request.modelStep = step;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
-    ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned positions, "
-                       "the trained weights. x of a layer is the residual stream entering it.");
+    if (model.real)
+        ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned "
+                           "positions, its weights. x of a layer is ln_1 of the residual stream "
+                           "entering it; q, k and v include their biases.");
+    else
+        ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned "
+                           "positions, the trained weights. x of a layer is the residual stream "
+                           "entering it.");
     ImGui::PopStyleColor();
     if (ImGui::Button("Close model")) request.closeModel = true;
     itemTooltip("Back to the explorer's own scene, with its sliders and switches.");

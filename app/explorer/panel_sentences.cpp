@@ -142,7 +142,7 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
 // "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
 ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) {
     ExplorerRequest request;
-    ImGui::BeginDisabled(!core::canAddSentence(scene));
+    ImGui::BeginDisabled(!core::canAddSentence(scene) || model.real); // a real model: one
     if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && model.open)
         scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
     ImGui::EndDisabled();
@@ -150,7 +150,8 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
         "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
     if (model.open) { // no cross-attention in the model; demos are the explorer's scenes
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("The model's words: %s", model.vocabulary.c_str());
+        ImGui::TextWrapped("%s %s", model.real ? "The model reads" : "The model's words:",
+                           model.vocabulary.c_str());
         ImGui::PopStyleColor();
         return request;
     }

@@ -38,7 +38,15 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
 
 // Every head of the shown sentence, as a grid of small heatmaps.
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    const TrainedModelView& model, const MapsView& maps);
+                    TrainedModelView& model, const MapsView& maps);
+
+// The middle panel of a real model (panel_model_grid.cpp): every head of every layer, or the
+// head detectors' scores; a click opens a head. drawModelGridModes is its mode line, which the
+// heads panel shows too. uploadModelMaps puts layer l's head h in slot l * H + h of `gl`.
+ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
+                                   TrainedModelView& model, core::SceneView& saved, GlHeatmaps& gl);
+void drawModelGridModes(TrainedModelView& model);
+void uploadModelMaps(const core::train::ModelTrace& trace, GlHeatmaps& gl);
 
 // The right-hand panel: the tab bar, showing `tab`; `drawTab` draws a tab's content.
 ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBarState& bar,

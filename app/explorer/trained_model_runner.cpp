@@ -7,6 +7,12 @@
 namespace app {
 
 void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
+    if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
+    worker_ = {};
+    real_ = nullptr;
+    realPredictions_.clear();
+    detectors_.clear();
+    ++generation_;
     run_ = std::move(run);
     trace_ = {};
     lastAttempt_.clear();
@@ -18,7 +24,8 @@ void TrainedModelRunner::close() {
     open(nullptr);
 }
 
-bool TrainedModelRunner::update(const std::vector<std::string>& sentences) {
+bool TrainedModelRunner::update(const std::vector<std::string>& sentences, double now) {
+    if (real_) return updateReal(sentences, now);
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;
@@ -41,6 +48,7 @@ bool TrainedModelRunner::update(const std::vector<std::string>& sentences) {
 core::Scene TrainedModelRunner::scene(const std::vector<std::string>& sentences) const {
     core::Scene scene;
     scene.sentences = sentences;
+    if (real_) return realModelScene(*real_, sentences);
     if (!run_) return scene;
     const core::train::ModelConfig& c = run_->model.config;
     scene.d_model = c.d_model;
@@ -78,7 +86,15 @@ std::string predictionText(const core::TrainedRun& run, const core::train::Predi
 
 void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view) {
     const int layer = view.layer;
+    const ModelGridMode grid = view.grid;
+    const int detector = view.detector;
     view = {};
+    view.grid = grid, view.detector = detector;
+    if (model.isReal()) {
+        view.layer = layer;
+        describeRealModel(model, view);
+        return;
+    }
     if (!model.isOpen()) return;
     const core::TrainedRun& run = model.run();
     const core::train::ModelConfig& c = run.model.config;

@@ -27,6 +27,7 @@ const ImWchar kGlyphRanges[] = {
     0x2000, 0x209F, // punctuation, super- and subscripts
     0x20A0, 0x20CF, // currency
     0x2100, 0x22FF, // letterlike, arrows, mathematical operators
+    0x2400, 0x243F, // control pictures: "␣", the leading space of a GPT-2 token
     0x25A0, 0x25FF, // geometric shapes
     0xFFFD, 0xFFFD, // replacement character: ImGui draws it for glyphs no font has
     0,

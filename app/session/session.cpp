@@ -41,10 +41,12 @@ void varyForBenchmark(core::Scene& scene, int frame) {
 
 Session::Session(const CliOptions& options, float uiScale)
     : options_(options), uiScale_(uiScale),
-      scene_(options.model ? core::Scene{} : options.scene), // with a model: the explorer to
-                                                             // come back to
+      scene_(options.model || options.realModel
+                 ? core::Scene{}
+                 : options.scene), // with a
+                                   // model: the explorer to come back to
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
-    if (!options.weightsGiven || options.model)
+    if (!options.weightsGiven || options.model || options.realModel)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     explorer_.saved = options.view;                   // --view, or a scene file's view settings
     train_.settings = defaultTrainSettings();
@@ -54,6 +56,7 @@ bool Session::init() {
     try {
         gl_.init();
         trainGl_.init();
+        modelGl_.init();
     } catch (const std::exception& e) {
         std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
@@ -62,6 +65,10 @@ bool Session::init() {
     if (options_.model) {                                    // --model: checked by parseCli
         showModel(options_.model, options_.scene.sentences);
         explorer_.model.layer = options_.modelLayer - 1; // --layer, from 1
+        recompute(false);
+    } else if (options_.realModel) { // its first trace comes from the worker, frames go on
+        showRealModel(options_.realModel, options_.scene.sentences);
+        explorer_.model.layer = options_.modelLayer - 1;
         recompute(false);
     }
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
@@ -85,7 +92,8 @@ void Session::pollEvents() {
     // frames then (see below), not the 60 a second a drag or an animation does.
     const bool onlyTyping = ImGui::GetIO().WantTextInput && !ImGui::IsAnyMouseDown();
     const bool interacting = framesToSettle_ > 0 || (ImGui::IsAnyItemActive() && !onlyTyping) ||
-                             animating || exporting || runner_.computing() || inputPending();
+                             animating || exporting || runner_.computing() ||
+                             modelRunner_.computing() || inputPending();
     const bool training = trainMoving(train_);
     const bool busy =
         options_.benchFrames > 0 || !options_.screenshotPath.empty() || interacting || training;
@@ -124,6 +132,7 @@ void Session::feedInput() {
 void Session::drawPanels(GLFWwindow* window) {
     gl_.beginFrame();
     trainGl_.beginFrame();
+    modelGl_.beginFrame();
     explorer_.selection.beginFrame();
     static const HeadMaps none; // Train mode: the explorer's plain keys have no heads to act on
     const ShortcutActions actions =
@@ -131,7 +140,13 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
-    if (const std::string dropped = takeDroppedPath(); !dropped.empty()) openScene("", dropped);
+    if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
+        std::error_code ec; // a folder is a model (run folder or checkpoint), a file a scene
+        if (std::filesystem::is_directory(dropped, ec))
+            openModelPath(dropped);
+        else
+            openScene("", dropped);
+    }
     if (actions.saveScene) saveScene();
     if (actions.undoScene) undoScene();
     exportWindowRequested_ = actions.exportWindow;
@@ -178,8 +193,12 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
         showNotice("Not trained: " + train_.settingsError, 6.0);
 }
 
-// --screenshot of a training scene waits for the run's last step (or its failure).
+// --screenshot of a training scene waits for the run's last step (or its failure), of a real
+// model for its trace (the worker's first forward).
 bool Session::trainSettled() const {
+    if (modelRunner_.isReal() && (modelRunner_.computing() || !modelRunner_.hasTrace()) &&
+        modelRunner_.status().sceneError.empty())
+        return false;
     if (!options_.train) return true;
     const TrainState state = train_.run ? train_.run->state() : TrainState::Failed;
     return state == TrainState::Done || state == TrainState::Failed;
@@ -206,9 +225,37 @@ void Session::drawExplorer() {
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());
     }
-    drawHeadsPanel(layout.heads, *trace_, status(), explorer_.model,
-                   {explorer_.saved, explorer_.selection, gl_});
+    drawHeadsOrModelGrid(layout.heads);
     drawExplorerTabs(layout.head);
+}
+
+// The middle panel: the shown layer's heads, or with a real model its model view or detectors.
+void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
+    const bool grid = modelRunner_.isReal() && explorer_.model.grid != ModelGridMode::LayerHeads;
+    if (!grid) {
+        drawHeadsPanel(rect, *trace_, status(), explorer_.model,
+                       {explorer_.saved, explorer_.selection, gl_});
+        return;
+    }
+    if (modelGlGeneration_ != modelRunner_.generation()) {
+        uploadModelMaps(modelRunner_.trace(), modelGl_);
+        modelGlGeneration_ = modelRunner_.generation();
+    }
+    const ExplorerRequest request =
+        drawModelGridPanel(rect, modelRunner_, explorer_.model, explorer_.saved, modelGl_);
+    if (request.exportDetectors) exportDetectors();
+}
+
+void Session::exportDetectors() {
+    const std::string path = core::freePath(exportDir_, "mha-viz-head-detectors", ".csv");
+    try {
+        std::error_code ec;
+        std::filesystem::create_directories(exportDir_, ec);
+        core::writeFileAtomically(path, core::models::headScoresCsv(modelRunner_.detectors()));
+        showNotice("Wrote " + path, 4.0);
+    } catch (const std::exception& e) {
+        showNotice(std::string("Not written: ") + e.what(), 6.0);
+    }
 }
 
 void Session::drawExplorerTabs(const PanelRect& rect) {
@@ -279,10 +326,11 @@ void Session::exportWholeWindow(int width, int height) {
 
 void Session::afterSwap(GLFWwindow* window) {
     if (!options_.stateFile.empty()) // after the swap: what the line says is on screen
-        writeStateFile(options_.stateFile,
-                       stateLine({frame_ + 1, inputPending(), runner_.computing(), syncMarks(),
-                                  status().sceneError},
-                                 scene_, *trace_, explorer_, window_.notice, train_));
+        writeStateFile(
+            options_.stateFile,
+            stateLine({frame_ + 1, inputPending(), runner_.computing() || modelRunner_.computing(),
+                       syncMarks(), status().sceneError},
+                      scene_, *trace_, explorer_, window_.notice, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
         benchStats_.lap(FramePhase::Swap);

@@ -49,6 +49,7 @@ class Session {
     void shutdown() { // while the GL context still exists
         gl_.shutdown();
         trainGl_.shutdown();
+        modelGl_.shutdown();
     }
     int exitCode() const { return exitCode_; }
 
@@ -58,6 +59,9 @@ class Session {
     // cannot be read; the window then keeps what it showed. Call it between frames or from a
     // panel (the maps follow in the same frame's recompute).
     bool openModel(const std::string& runDir, int step = core::kLastCheckpoint);
+    // A folder or model name: a run folder of mha-viz train or a Hugging Face checkpoint (the
+    // folder says which); a notice names what went wrong, and what was shown stays.
+    bool openModelPath(const std::string& dirOrName);
     // Back to the ordinary explorer, with the scene it had before the model opened.
     void closeModel();
     bool modelOpen() const { return modelRunner_.isOpen(); }
@@ -85,6 +89,9 @@ class Session {
     void exportWholeWindow(int width, int height);
     // session_trained_model.cpp: the trained model's side of the frame.
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
+    void showRealModel(std::shared_ptr<const core::models::RealModel> model,
+                       std::vector<std::string> sentences);
+    void rememberExplorer(); // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
@@ -102,8 +109,12 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
-    TrainView train_;    // Train mode (Ctrl+T)
-    GlHeatmaps trainGl_; // its maps' textures
+    TrainView train_;            // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_;         // its maps' textures
+    GlHeatmaps modelGl_;         // a real model's every head of every layer (the model view)
+    int modelGlGeneration_ = -1; // the runner's generation whose maps modelGl_ holds
+    void drawHeadsOrModelGrid(const PanelRect& rect);
+    void exportDetectors();
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     TrainedModelRunner modelRunner_;

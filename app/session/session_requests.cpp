@@ -21,7 +21,7 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
     if (request.closeModel)
         closeModel();
-    else if (request.modelStep >= 0 && modelRunner_.isOpen() &&
+    else if (request.modelStep >= 0 && modelRunner_.isOpen() && !modelRunner_.isReal() &&
              request.modelStep != modelRunner_.run().step)
         openModel(modelRunner_.run().dir, request.modelStep);
 }

@@ -15,8 +15,8 @@ bool Session::openModel(const std::string& runDir, int step) {
     try {
         auto run = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(runDir, step));
         // The same vocabulary keeps what was typed; another gets the task's own sentence.
-        const bool sameVocab =
-            modelRunner_.isOpen() && modelRunner_.run().model.vocab == run->model.vocab;
+        const bool sameVocab = modelRunner_.isOpen() && !modelRunner_.isReal() &&
+                               modelRunner_.run().model.vocab == run->model.vocab;
         std::vector<std::string> sentences =
             sameVocab ? scene_.sentences
                       : std::vector<std::string>{core::train::defaultModelSentence(run->task)};
@@ -30,14 +30,52 @@ bool Session::openModel(const std::string& runDir, int step) {
     }
 }
 
+bool Session::openModelPath(const std::string& dirOrName) {
+    try {
+        const core::models::ModelLocation where = core::models::locateModel(dirOrName);
+        if (where.kind == core::models::ModelFolderKind::TrainRun) return openModel(where.dir);
+        std::shared_ptr<const core::models::RealModel> model =
+            core::models::openRealModel(dirOrName);
+        const bool sameFamily = modelRunner_.isReal();
+        showRealModel(
+            std::move(model),
+            sameFamily ? scene_.sentences
+                       : std::vector<std::string>{"The cat sat on the mat because it was tired."});
+        showNotice("Opened " + explorer_.model.title, 3.0);
+        return true;
+    } catch (const std::exception& e) {
+        showNotice(std::string("Model not opened: ") + e.what(), 6.0);
+        std::cerr << "mha-viz: " << window_.notice.text << '\n';
+        return false;
+    }
+}
+
+void Session::rememberExplorer() {
+    if (modelRunner_.isOpen()) return; // already remembered when the first model opened
+    explorerScene_ = scene_;
+    explorerTrace_ = trace_;
+}
+
+void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model,
+                            std::vector<std::string> sentences) {
+    rememberExplorer();
+    windowTitle_ = realModelWindowTitle(*model);
+    if (sentences.size() != 1) sentences.resize(1); // one sentence: the model's batch is its own
+    modelRunner_.openReal(std::move(model));
+    scene_ = modelRunner_.scene(sentences);
+    explorer_.model.layer = 0;
+    describeTrainedModel(modelRunner_, explorer_.model);
+    explorer_.selection.pinnedQuery = -1;
+    explorer_.selection.batchIndex = 0;
+    shownLayer_ = -1;
+}
+
 void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
                         std::vector<std::string> sentences) {
-    if (!modelRunner_.isOpen()) { // remember the explorer to come back to
-        explorerScene_ = scene_;
-        explorerTrace_ = trace_;
-    }
+    const bool sameKind = modelRunner_.isOpen() && !modelRunner_.isReal();
+    rememberExplorer();
     windowTitle_ = trainedModelWindowTitle(*run);
-    const int layer = modelRunner_.isOpen() ? explorer_.model.layer : 0; // another step: that layer
+    const int layer = sameKind ? explorer_.model.layer : 0; // another step: that layer
     modelRunner_.open(std::move(run));
     scene_ = modelRunner_.scene(sentences);
     explorer_.model.layer = layer;
@@ -74,10 +112,9 @@ bool Session::followModel() {
     const core::Scene fixed = modelRunner_.scene(scene_.sentences);
     if (!(scene_ == fixed)) {
         scene_ = fixed;
-        showNotice("A trained model fixes d_model, heads, mask and scale (Close model to change "
-                   "them)");
+        showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
-    if (modelRunner_.update(scene_.sentences)) {
+    if (modelRunner_.update(scene_.sentences, ImGui::GetTime())) {
         describeTrainedModel(modelRunner_, explorer_.model);
         shownLayer_ = -1;
     }

@@ -82,6 +82,37 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.endObject();
 }
 
+// The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
+void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
+    static const char* const grids[] = {"layer_heads", "every_layer", "detectors"};
+    json.key("model");
+    json.beginObject();
+    json.key("open");
+    json.value(model.open);
+    json.key("real");
+    json.value(model.real);
+    json.key("layer"); // from 1, as the window shows it
+    json.value(model.layer + 1);
+    json.key("grid");
+    json.value(grids[int(model.grid)]);
+    json.key("detectors_ready");
+    json.value(model.detectorsReady);
+    json.key("grid_rect"); // the model grid's cells on screen: x0 y0 x1 y1
+    json.beginArray();
+    for (float v : model.gridRect) json.value(v);
+    json.endArray();
+    json.key("export_at"); // the detectors' "Export CSV" button
+    json.beginArray();
+    for (float v : model.exportAt) json.value(v);
+    json.endArray();
+    json.key("predictions"); // the first sentence's, per token
+    json.beginArray();
+    if (!model.predictions.empty())
+        for (const std::string& p : model.predictions.front()) json.value(p);
+    json.endArray();
+    json.endObject();
+}
+
 } // namespace
 
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
@@ -131,6 +162,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(notice.visible(ImGui::GetTime()) ? notice.text : std::string());
     json.key("error");
     json.value(facts.error);
+    writeModel(json, explorer.model);
     writeTrain(json, train);
     json.endObject();
     return out.str();

@@ -24,7 +24,9 @@ struct FrameFacts {
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
 // "shown_sentences", "glyph_notes" (widgets/text_field.h), "d_model", "heads", "chosen_heads",
 // "weights", "weights_in_use", "selected_head", "tab", "export_panel", "scene_picker",
-// "popup_open", "exporting", "notice", "error", "train": {"active", "state", "step",
+// "popup_open", "exporting", "notice", "error", "model": {"open", "real", "layer" (from 1),
+// "grid" (layer_heads, every_layer, detectors), "detectors_ready", "predictions" (the first
+// sentence's, per token)}, "train": {"active", "state", "step",
 // "worker_step", "busy", "shown_step", "scrubbed", "playing", "heldout_loss": [the last 200 rows
 // up to the step shown], "loss_axis": [min, max], "log_loss", "chance_loss", "phase" (none,
 // plateau, drop, after), "note_curves", "note_map", "snapshots", "writing"}}.

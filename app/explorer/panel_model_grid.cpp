@@ -1,0 +1,181 @@
+// Panel (a real model): every head of every layer at once (the model view), or the head
+// detectors' scores as a layers x heads grid. Hovering names the head; a click opens it: its
+// layer, its head, the Head tab.
+#include "explorer/panels.h"
+
+#include "figures/attention_map.h"
+#include "figures/colormap.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace app {
+
+void uploadModelMaps(const core::train::ModelTrace& trace, GlHeatmaps& gl) {
+    int slot = 0; // layer l, head h in slot l * H + h
+    for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
+        for (int h = 0; h < layer->attention.heads; ++h) {
+            const core::AttentionMap map = core::attentionMap(*layer, 0, h);
+            gl.setValues(slot++, map.values.data(), map.rows, map.cols);
+        }
+    gl.keepSlots(slot);
+}
+
+namespace {} // namespace
+
+void drawModelGridModes(TrainedModelView& model) {
+    const char* const labels[] = {"this layer", "every layer", "head detectors"};
+    const char* const tips[] = {
+        "The heads of the layer chosen in Controls (L / Shift+L), with their titles.",
+        "Every head of every layer on this sentence: rows are layers, columns heads. Click one "
+        "to open it.",
+        "How much each head behaves like a known kind (TransformerLens's detectors), measured on "
+        "a random token sequence repeated twice. Click a cell to open that head."};
+    for (int m = 0; m < 3; ++m) {
+        if (m > 0) ImGui::SameLine();
+        if (ImGui::RadioButton(labels[m], int(model.grid) == m)) model.grid = ModelGridMode(m);
+        itemTooltip(tips[m]);
+    }
+}
+
+namespace {
+
+// Cells of a layers x heads grid that fills the space left: the side of a cell and where the
+// first one starts (after the row labels and the column header).
+struct Grid {
+    ImVec2 origin;
+    float side = 0, gap = 0;
+    int layers = 0, heads = 0;
+    ImVec2 cell(int l, int h) const {
+        return ImVec2(origin.x + float(h) * (side + gap), origin.y + float(l) * (side + gap));
+    }
+};
+
+Grid layoutGrid(int layers, int heads, float gap, TrainedModelView& model) {
+    const float label = ImGui::CalcTextSize("L88 ").x, header = ImGui::GetTextLineHeight() + 2;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    Grid g;
+    g.layers = layers, g.heads = heads, g.gap = gap;
+    g.side = std::max(3.0f, std::min((avail.x - label) / float(heads) - gap,
+                                     (avail.y - header) / float(layers) - gap));
+    g.origin = ImVec2(start.x + label, start.y + header);
+    const ImVec2 end = g.cell(layers, heads);
+    const float rect[4] = {g.origin.x, g.origin.y, end.x - gap, end.y - gap};
+    std::copy(rect, rect + 4, model.gridRect);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const bool roomy = g.side + gap >= ImGui::CalcTextSize("H88").x;
+    for (int h = 0; h < heads; ++h)
+        if (roomy || h % 4 == 0)
+            draw->AddText(ImVec2(g.cell(0, h).x, start.y), text,
+                          ("H" + std::to_string(h + 1)).c_str());
+    for (int l = 0; l < layers; ++l)
+        if (g.side + gap >= ImGui::GetTextLineHeight() || l % 4 == 0)
+            draw->AddText(ImVec2(start.x, g.cell(l, 0).y), text,
+                          ("L" + std::to_string(l + 1)).c_str());
+    ImGui::Dummy(ImVec2(avail.x, header + float(layers) * (g.side + gap)));
+    return g;
+}
+
+// Hover outline, tooltip and click for cell (l, h): the click opens that head.
+void cellInteraction(const Grid& g, int l, int h, const std::string& tip, TrainedModelView& model,
+                     core::SceneView& saved) {
+    const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
+    if (!ImGui::IsMouseHoveringRect(min, max) || !ImGui::IsWindowHovered()) return;
+    ImGui::GetWindowDrawList()->AddRect(min, max, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+    ImGui::SetTooltip("%s", tip.c_str());
+    if (!ImGui::IsMouseClicked(ImGuiMouseButton_Left)) return;
+    model.layer = l;
+    model.grid = ModelGridMode::LayerHeads;
+    saved.selectedHead = h;
+    saved.tab = core::ViewTab::Head;
+}
+
+void drawEveryLayer(int heads, TrainedModelView& model, core::SceneView& saved, GlHeatmaps& gl) {
+    if (model.layers == 0 || heads == 0) return;
+    const Grid g = layoutGrid(model.layers, heads, 2.0f, model);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (int l = 0; l < model.layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+            const ImVec2 min = g.cell(l, h);
+            gl.draw(draw, l * heads + h, min, ImVec2(min.x + g.side, min.y + g.side),
+                    saved.colormap, 0.0f, 1.0f);
+            cellInteraction(g, l, h,
+                            "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1) +
+                                " (click to open)",
+                            model, saved);
+        }
+}
+
+ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores>& detectors,
+                              TrainedModelView& model, core::SceneView& saved) {
+    ExplorerRequest request;
+    if (detectors.empty()) {
+        ImGui::TextDisabled("The detectors run with the model's first trace ...");
+        return request;
+    }
+    model.detector = std::clamp(model.detector, 0, int(detectors.size()) - 1);
+    const core::models::HeadDetectorScores& shown = detectors[std::size_t(model.detector)];
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("duplicate_token").x * 1.6f);
+    if (ImGui::BeginCombo("score", shown.name.c_str())) {
+        for (std::size_t d = 0; d < detectors.size(); ++d)
+            if (ImGui::Selectable(detectors[d].name.c_str(), int(d) == model.detector))
+                model.detector = int(d);
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Export CSV")) request.exportDetectors = true;
+    const ImVec2 button = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    model.exportAt[0] = button.x + size.x / 2, model.exportAt[1] = button.y + size.y / 2;
+    itemTooltip("Every head's four scores as a CSV file in the export folder.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", shown.explanation.c_str());
+    ImGui::PopStyleColor();
+    const Grid g = layoutGrid(int(shown.scores.rows()), int(shown.scores.cols()), 2.0f, model);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (int l = 0; l < g.layers; ++l)
+        for (int h = 0; h < g.heads; ++h) {
+            const float v = shown.scores(l, h);
+            const core::Rgb c = core::sampleColormap(saved.colormap, v);
+            const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
+            draw->AddRectFilled(min, max, IM_COL32(c.r, c.g, c.b, 255));
+            char text[16];
+            std::snprintf(text, sizeof text, "%.2f", double(v));
+            if (g.side >= ImGui::CalcTextSize(text).x + 4) {
+                const ImU32 ink = (c.r * 299 + c.g * 587 + c.b * 114) / 1000 > 128
+                                      ? IM_COL32(0, 0, 0, 255)
+                                      : IM_COL32(255, 255, 255, 255);
+                draw->AddText(ImVec2(min.x + 2, min.y + 2), ink, text);
+            }
+            cellInteraction(g, l, h,
+                            shown.name + " of layer " + std::to_string(l + 1) + ", head " +
+                                std::to_string(h + 1) + ": " + text + " (click to open)",
+                            model, saved);
+        }
+    return request;
+}
+
+} // namespace
+
+ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
+                                   TrainedModelView& model, core::SceneView& saved,
+                                   GlHeatmaps& gl) {
+    ImGui::SetNextWindowPos(rect.pos);
+    ImGui::SetNextWindowSize(rect.size);
+    const std::string title = model.grid == ModelGridMode::Detectors
+                                  ? "Head detectors###Heads"
+                                  : "Every head of every layer###Heads";
+    ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
+    drawModelGridModes(model);
+    ExplorerRequest request;
+    if (model.grid == ModelGridMode::Detectors)
+        request = drawDetectors(runner.detectors(), model, saved);
+    else
+        drawEveryLayer(runner.realModel().config().heads, model, saved, gl);
+    ImGui::End();
+    return request;
+}
+
+} // namespace app
