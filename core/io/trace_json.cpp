@@ -3,6 +3,7 @@
 #include "io/json_writer.h"
 
 #include <sstream>
+#include <utility>
 
 namespace core {
 
@@ -87,6 +88,15 @@ void writeTensors(JsonWriter& w, const Trace& t) {
     w.matrix(t.weights->wV);
     w.key("w_o");
     w.matrix(t.weights->wO);
+    // A real checkpoint's biases (q = x w_q + b_q ...); the toy weights have none.
+    const std::pair<const char*, const RowVec*> biases[] = {
+        {"b_q", &t.weights->bQ}, {"b_k", &t.weights->bK}, {"b_v", &t.weights->bV},
+        {"b_o", &t.weights->bO}};
+    for (const auto& [name, bias] : biases)
+        if (bias->size() > 0) {
+            w.key(name);
+            w.matrix(Mat(*bias)); // 1 x d_model
+        }
     w.key("key_padding");
     writeBoolMatrix(w, a.keyPadding);
     w.key("q");
