@@ -14,7 +14,13 @@ These are fixtures, not GPT-2: random weights, a 300-token toy vocabulary. Run w
 python3 (python3-torch 1.13); the output is deterministic:
 
     /usr/bin/python3 tests/make_gpt2_fixtures.py
+
+With --bench DIR it writes only a random checkpoint of GPT-2 small's shapes (500 MB, outside
+the repository) for the forward's benchmark:
+
+    /usr/bin/python3 tests/make_gpt2_fixtures.py --bench /tmp/gpt2-bench
 """
+import argparse
 import json
 import math
 import pathlib
@@ -57,12 +63,12 @@ def toy_tokenizer():
     return vocab, merges
 
 
-def random_state(vocab_size, generator, tied=True):
+def random_state(vocab_size, generator, tied=True, layers=LAYERS, D=D, positions=POSITIONS):
     """GPT-2's parameters (names as GPT2LMHeadModel's transformer.*), random but lively."""
     def normal(*shape, std=0.3):
         return torch.randn(*shape, generator=generator) * std
-    s = {"wte.weight": normal(vocab_size, D), "wpe.weight": normal(POSITIONS, D, std=0.1)}
-    for l in range(LAYERS):
+    s = {"wte.weight": normal(vocab_size, D), "wpe.weight": normal(positions, D, std=0.1)}
+    for l in range(layers):
         h = f"h.{l}."
         s[h + "ln_1.weight"] = 1 + normal(D, std=0.1)
         s[h + "ln_1.bias"] = normal(D, std=0.1)
@@ -123,25 +129,29 @@ DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", to
           torch.bool: "BOOL"}
 
 
-def safetensors_bytes(tensors):
+def write_safetensors(path, tensors):
     """The format by hand (the safetensors package is not in Debian 12): 8-byte header size,
-    JSON header, the tensors' bytes back to back."""
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
+    JSON header, the tensors' bytes back to back. Written tensor by tensor, so a 500 MB
+    checkpoint is never held twice in memory."""
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    raw = {name: (t.to(torch.uint8) if t.dtype == torch.bool else t).contiguous().reshape(-1)
+           for name, t in tensors.items()}
     for name, t in tensors.items():
-        data = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.dtype != torch.bool \
-            else t.to(torch.uint8).numpy().tobytes()
+        size = raw[name].numel() * raw[name].element_size()
         header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
+                        "data_offsets": [offset, offset + size]}
+        offset += size
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for t in raw.values():
+            f.write(t.view(torch.uint8).numpy().data)
 
 
-def config_json(vocab_size, tied=True):
-    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": LAYERS,
-            "n_head": HEADS, "n_embd": D, "n_positions": POSITIONS, "n_ctx": POSITIONS,
+def config_json(vocab_size, tied=True, layers=LAYERS, heads=HEADS, D=D, positions=POSITIONS):
+    return {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": layers,
+            "n_head": heads, "n_embd": D, "n_positions": positions, "n_ctx": positions,
             "n_inner": None, "vocab_size": vocab_size, "layer_norm_epsilon": 1e-5,
             "activation_function": "gelu_new", "bos_token_id": vocab_size - 1,
             "eos_token_id": vocab_size - 1, "tie_word_embeddings": tied}
@@ -187,14 +197,14 @@ def write_weights(folder, state, dtype, prefixed, shards, mask):
             named[full.replace("ln_1.weight", "attn.bias")] = buffer.to(DTYPES_BACK[mask])
             named[full.replace("ln_1.weight", "attn.masked_bias")] = torch.tensor(-1e4)
     if shards == 1:
-        (folder / "model.safetensors").write_bytes(safetensors_bytes(named))
+        write_safetensors(folder / "model.safetensors", named)
         return
     names = list(named)
     weight_map = {}
     for k in range(shards):
         file = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
         part = {n: named[n] for n in names[k::shards]}
-        (folder / file).write_bytes(safetensors_bytes(part))
+        write_safetensors(folder / file, part)
         weight_map.update({n: file for n in part})
     index = {"metadata": {"total_size": sum(t.numel() * t.element_size() for t in named.values())},
              "weight_map": dict(sorted(weight_map.items()))}
@@ -208,7 +218,29 @@ def rounded(values, digits=7):
     return [[round(float(v), digits) for v in row] for row in values]
 
 
+def write_bench(folder):
+    """A random checkpoint of GPT-2 small's shapes (12 layers, 12 heads, d 768, vocab 50257,
+    1024 positions, F32, tied) for the forward's benchmarks (tests/bench_gpt2_torch.py). The
+    toy tokenizer is enough: the benchmark repeats one sentence's ids, all below 300."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab, merges = toy_tokenizer()
+    g = torch.Generator().manual_seed(7)
+    state = random_state(50257, g, layers=12, D=768, positions=1024)
+    config = config_json(50257, layers=12, heads=12, D=768, positions=1024)
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    write_tokenizer(folder, vocab, merges, False)
+    write_weights(folder, state, torch.float32, True, 1, None)
+    print(f"wrote a GPT-2 small shaped checkpoint (random weights) to {folder}")
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", metavar="DIR",
+                        help="write only a GPT-2 small shaped benchmark checkpoint into DIR")
+    args = parser.parse_args()
+    if args.bench:
+        return write_bench(args.bench)
     torch.manual_seed(0)
     vocab, merges = toy_tokenizer()
     reference = {"note": "random fixture weights, not GPT-2", "layers": LAYERS, "heads": HEADS,

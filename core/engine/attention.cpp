@@ -124,4 +124,8 @@ void engineMultiply(const Mat& a, Transposed which, const Mat& b, Mat& c) {
     kernel::active().multiplyTransposed(a, which, b, c);
 }
 
+void engineMultiply(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c) {
+    kernel::active().multiplyMapped(a, b, transposedB, c);
+}
+
 } // namespace core

@@ -121,6 +121,14 @@ void engineMultiply(const Mat& a, const Mat& b, Mat& c);
 enum class Transposed { Left, Right };
 void engineMultiply(const Mat& a, Transposed which, const Mat& b, Mat& c);
 
+// A row-major matrix held elsewhere: a memory-mapped checkpoint's weights, read in place.
+using ConstMatMap = Eigen::Map<const Mat>;
+
+// c = a * b (a rows x depth, b depth x cols), or a * b^T with b cols x depth when transposedB
+// (an unembedding by a V x d table): on the active SIMD path, with the columns of c cut into
+// chunks spread over OpenMP threads. The real models' linear layers.
+void engineMultiply(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c);
+
 // FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model);
 

@@ -386,6 +386,46 @@ void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c) {
         c.noalias() = a * b.transpose();
 }
 
+// One chunk of multiplyMapped: columns [c0, c0 + width) of c. A weight matrix whose width is
+// whole panels goes to the micro-kernel, read in place: Eigen's GEMM packed the weights and `a`
+// again for every chunk into a fresh heap buffer and zeroed the output first, and the page
+// faults of those buffers cost as much as the arithmetic. The transposed case (the
+// unembedding, V x d) stays on Eigen, whose packing reads the rows in order.
+void mappedChunk(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c,
+                 Eigen::Index c0, Eigen::Index width) {
+    if (transposedB) { // b's rows [c0, c0 + width), read as depth x width
+        c.middleCols(c0, width).noalias() = a * b.middleRows(c0, width).transpose();
+    } else if (b.cols() % gemm::kPanel == 0) {
+        gemm::multiplyPanels(a.data(), a.cols(), int(a.rows()), int(a.cols()),
+                             {b.data() + c0, gemm::kPanel, b.cols()}, int(width), 1, c.data() + c0,
+                             c.cols());
+    } else {
+        c.middleCols(c0, width).noalias() = a * b.middleCols(c0, width);
+    }
+}
+
+// Like multiplyChunked: column chunks of c, one single-threaded product each (Eigen runs
+// serially inside a parallel region), so threads meet only at the end. The projections' chunk
+// width: 256 left the MLP's c_proj (768 columns) in 3 chunks, one thread doing two. The
+// unembedding's chunks are wider: each of Eigen's GEMMs packs all of `a` again.
+void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c) {
+    const Eigen::Index chunkCols = transposedB ? 4 * kChunkCols : kChunkCols;
+    const Eigen::Index cols = transposedB ? b.rows() : b.cols();
+    c.resize(a.rows(), cols); // rows x cols
+    const int chunks = int((cols + chunkCols - 1) / chunkCols);
+    const auto chunk = [&](int item) {
+        const Eigen::Index c0 = Eigen::Index(item) * chunkCols;
+        mappedChunk(a, b, transposedB, c, c0, std::min(chunkCols, cols - c0));
+    };
+    const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(cols);
+    if (chunks == 1 || flops <= kSerialFlops) { // no parallel region (see attendPerHead)
+        for (int item = 0; item < chunks; ++item) chunk(item);
+        return;
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int item = 0; item < chunks; ++item) chunk(item);
+}
+
 int compiledLevel() {
 #if !defined(EIGEN_VECTORIZE)
     return int(SimdLevel::Scalar);
@@ -406,7 +446,7 @@ extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_eng
     static const MhaEngineKernel kernel{
         core::kernel::kAbi,       core::kernel::compiledLevel(),    core::kernel::forward,
         core::kernel::multiply,   core::kernel::multiplyTransposed, core::kernel::backward,
-        core::kernel::rowEntropy, core::kernel::meanRowEntropy};
+        core::kernel::rowEntropy, core::kernel::meanRowEntropy,     core::kernel::multiplyMapped};
     return &kernel;
 }
 #endif

@@ -21,6 +21,8 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out);
 void multiply(const Mat& a, const Mat& b, Mat& c);
 // c = a^T * b or a * b^T (core::engineMultiply with Transposed).
 void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c);
+// c = a * b or a * b^T on arrays held elsewhere, threaded (core::engineMultiply with maps).
+void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c);
 
 // The backward pass (attention_backward.h, attention_backward_kernel.cpp). The caller
 // (core::backward) has checked the shapes and that `a` is a self-attention without the bug.
@@ -57,6 +59,7 @@ struct MhaEngineKernel {
                      const core::Mat&, core::AttentionGradients&);
     double (*rowEntropy)(const core::Attention&, int, int, int);
     double (*meanRowEntropy)(const core::Attention&);
+    void (*multiplyMapped)(const core::ConstMatMap&, const core::ConstMatMap&, bool, core::Mat&);
 };
 extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
 

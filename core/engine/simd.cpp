@@ -96,7 +96,7 @@ struct Registry {
         static const MhaEngineKernel builtIn{
             kernel::kAbi,       kernel::compiledLevel(),    kernel::forward,
             kernel::multiply,   kernel::multiplyTransposed, kernel::backward,
-            kernel::rowEntropy, kernel::meanRowEntropy};
+            kernel::rowEntropy, kernel::meanRowEntropy,     kernel::multiplyMapped};
         const auto dir = kernelDir();
         for (SimdLevel level : kLevels) {
             if (!cpuRuns(level)) continue;

@@ -128,7 +128,14 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
     }
     size_ = std::size_t(st.st_size);
     if (size_ > 0) {
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        // Populated up front: the load reads every weight anyway (nonFiniteCount), and one
+        // call maps the page-cache pages far faster than 120 000 faults for GPT-2 small.
+#ifdef MAP_POPULATE
+        constexpr int kFlags = MAP_PRIVATE | MAP_POPULATE;
+#else
+        constexpr int kFlags = MAP_PRIVATE;
+#endif
+        void* p = ::mmap(nullptr, size_, PROT_READ, kFlags, fd, 0);
         if (p == MAP_FAILED) {
             ::close(fd);
             refuse(path, std::string("cannot map (") + std::strerror(errno) + ")");
