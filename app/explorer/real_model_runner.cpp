@@ -34,7 +34,7 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
     RealOutcome out;
     try {
         core::models::RealTraceOptions options;
-        options.topK = 1;
+        options.topK = 5; // a token chip's tooltip lists the five most likely next tokens
         core::models::RealTrace r = core::models::traceRealModel(*model, sentences.at(0), options);
         core::train::ModelSentence s;
         s.tokens = r.tokens;
@@ -42,7 +42,10 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
         out.predictions.emplace_back();
         for (const std::vector<core::models::TokenChoice>& top : r.predictions) {
             s.predictions.push_back({top.front().id, top.front().probability});
-            out.predictions.back().push_back(choiceText(top.front()));
+            std::string line;
+            for (const core::models::TokenChoice& choice : top)
+                line += (line.empty() ? "" : ", ") + choiceText(choice);
+            out.predictions.back().push_back(line);
         }
         out.trace.sentences.push_back(std::move(s));
         out.trace.layers = std::move(r.layers);

@@ -89,9 +89,10 @@ void writeTensors(JsonWriter& w, const Trace& t) {
     w.key("w_o");
     w.matrix(t.weights->wO);
     // A real checkpoint's biases (q = x w_q + b_q ...); the toy weights have none.
-    const std::pair<const char*, const RowVec*> biases[] = {
-        {"b_q", &t.weights->bQ}, {"b_k", &t.weights->bK}, {"b_v", &t.weights->bV},
-        {"b_o", &t.weights->bO}};
+    const std::pair<const char*, const RowVec*> biases[] = {{"b_q", &t.weights->bQ},
+                                                            {"b_k", &t.weights->bK},
+                                                            {"b_v", &t.weights->bV},
+                                                            {"b_o", &t.weights->bO}};
     for (const auto& [name, bias] : biases)
         if (bias->size() > 0) {
             w.key(name);
