@@ -13,6 +13,7 @@
 #include <fstream>
 
 using nlohmann::json;
+using testing_support::expectBadInput;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
 
@@ -28,16 +29,6 @@ class CliModel : public testing::Test {
     static std::string dir_;
 };
 std::string CliModel::dir_;
-
-// Exit 2, one line on stderr naming the problem, nothing on stdout.
-void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
-    const ProcessResult r = runMhaViz(args);
-    EXPECT_EQ(r.exitCode, 2) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
-}
 
 } // namespace
 

@@ -14,6 +14,7 @@
 #include <fstream>
 
 using nlohmann::json;
+using testing_support::expectBadInput;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
 namespace fs = std::filesystem;
@@ -21,15 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kFixtures = fs::path(MHA_FIXTURE_DIR) / "gpt2";
-
-void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
-    const ProcessResult r = runMhaViz(args);
-    EXPECT_EQ(r.exitCode, 2) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
-}
 
 json traceOf(const std::vector<std::string>& args) {
     const ProcessResult r = runMhaViz(args);

@@ -10,21 +10,12 @@
 #include <unistd.h>
 
 using nlohmann::json;
+using testing_support::expectBadInput;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
 using testing_support::runMhaVizShell;
 
 namespace {
-
-// Bad input: exit 2, exactly one line on stderr that names the bad value.
-void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
-    const ProcessResult r = runMhaViz(args);
-    EXPECT_EQ(r.exitCode, 2) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
-}
 
 json traceFor(std::vector<std::string> args) {
     args.insert(args.end(), {"--json", "-"});

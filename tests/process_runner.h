@@ -1,6 +1,9 @@
 // Runs the real mha-viz binary the way a user's shell would and captures what it says.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -70,6 +73,17 @@ inline ProcessResult runMhaVizShell(const std::string& shellArgs) {
     r.err = readFile(errPath);
     std::filesystem::remove(errPath);
     return r;
+}
+
+// Bad input as the CLI contract says: exit 2, exactly one line on stderr that starts with
+// "mha-viz: error: " and names the bad value, nothing on stdout.
+inline void expectBadInput(const std::vector<std::string>& args, const std::string& mustMention) {
+    const ProcessResult r = runMhaViz(args);
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(mustMention), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("mha-viz: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
 }
 
 } // namespace testing_support

@@ -15,8 +15,6 @@
 namespace app {
 namespace {
 
-constexpr const char* kDefaultRealSentence = "The cat sat on the mat because it was tired.";
-
 core::models::RealTraceOptions traceOptions(const CliOptions& options) {
     core::models::RealTraceOptions o;
     o.topK = options.real.topK;
@@ -27,7 +25,7 @@ core::models::RealTraceOptions traceOptions(const CliOptions& options) {
 // N token ids for the benchmark: the default sentence's, repeated.
 std::vector<int> benchIds(const core::models::RealModel& model, int n) {
     const std::vector<int> sentence =
-        model.tokenizer.encode(std::string(" ") + kDefaultRealSentence);
+        model.tokenizer.encode(std::string(" ") + core::models::kDefaultRealSentence);
     std::vector<int> ids;
     while (int(ids.size()) < n) ids.push_back(sentence[ids.size() % sentence.size()]);
     return ids;
@@ -54,7 +52,8 @@ std::string loadRealModel(CliOptions& options, const std::vector<std::string>& s
     try {
         auto model = std::shared_ptr<const core::models::RealModel>(
             core::models::openRealModel(options.modelDir));
-        options.scene.sentences = {sentences.empty() ? kDefaultRealSentence : sentences[0]};
+        options.scene.sentences = {sentences.empty() ? core::models::kDefaultRealSentence
+                                                     : sentences[0]};
         if (options.modelLayer > model->config().layers)
             return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
                    std::to_string(model->config().layers) + " layers";

@@ -5,19 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 namespace app {
-
-namespace {
-
-std::string choiceText(const core::models::TokenChoice& c) {
-    char probability[32];
-    std::snprintf(probability, sizeof probability, " (%.2f)", double(c.probability));
-    return c.token + probability;
-}
-
-} // namespace
 
 TrainedModelRunner::~TrainedModelRunner() {
     if (worker_.valid()) worker_.wait();
@@ -44,7 +33,8 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
             s.predictions.push_back({top.front().id, top.front().probability});
             std::string line;
             for (const core::models::TokenChoice& choice : top)
-                line += (line.empty() ? "" : ", ") + choiceText(choice);
+                line +=
+                    (line.empty() ? "" : ", ") + withProbability(choice.token, choice.probability);
             out.predictions.back().push_back(line);
         }
         out.trace.sentences.push_back(std::move(s));
@@ -93,18 +83,6 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
     status_.computingSince = now;
     worker_ = std::async(std::launch::async, runReal, real_, sentences, detectors_.empty());
     return replaced;
-}
-
-core::Scene realModelScene(const core::models::RealModel& model,
-                           const std::vector<std::string>& sentences) {
-    core::Scene scene;
-    scene.sentences = sentences;
-    scene.d_model = model.config().dModel;
-    scene.heads = model.config().heads;
-    scene.mask = core::MaskKind::Causal;
-    scene.scale = core::ScaleKind::SqrtDHead;
-    scene.weights = core::WeightsKind::Random;
-    return scene;
 }
 
 void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view) {

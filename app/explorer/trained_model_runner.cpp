@@ -48,7 +48,7 @@ bool TrainedModelRunner::update(const std::vector<std::string>& sentences, doubl
 core::Scene TrainedModelRunner::scene(const std::vector<std::string>& sentences) const {
     core::Scene scene;
     scene.sentences = sentences;
-    if (real_) return realModelScene(*real_, sentences);
+    if (real_) return core::models::realModelScene(*real_, sentences);
     if (!run_) return scene;
     const core::train::ModelConfig& c = run_->model.config;
     scene.d_model = c.d_model;
@@ -76,13 +76,13 @@ std::string vocabularyLine(const std::vector<std::string>& vocab) {
     return line;
 }
 
-std::string predictionText(const core::TrainedRun& run, const core::train::Prediction& p) {
-    char probability[32];
-    std::snprintf(probability, sizeof probability, " (%.2f)", double(p.probability));
-    return run.model.vocab[std::size_t(p.token)] + probability;
-}
-
 } // namespace
+
+std::string withProbability(const std::string& token, float probability) {
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.2f)", double(probability));
+    return token + text;
+}
 
 void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view) {
     const int layer = view.layer;
@@ -114,7 +114,8 @@ void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& vie
         view.unknownWords.push_back(s.unknown);
         view.predictions.emplace_back();
         for (const core::train::Prediction& p : s.predictions)
-            view.predictions.back().push_back(predictionText(run, p));
+            view.predictions.back().push_back(
+                withProbability(run.model.vocab[std::size_t(p.token)], p.probability));
     }
 }
 

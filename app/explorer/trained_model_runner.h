@@ -114,9 +114,8 @@ void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& vie
 
 // The window title while a model is open: "mha-viz — induction, step 1500 (runs/induction-2)".
 std::string trainedModelWindowTitle(const core::TrainedRun& run);
-// The scene a real model fixes (its sizes, causal mask, scale) with these sentences.
-core::Scene realModelScene(const core::models::RealModel& model,
-                           const std::vector<std::string>& sentences);
+// A guess as the token chips show it: "t17 (0.93)".
+std::string withProbability(const std::string& token, float probability);
 // "mha-viz — gpt2 (openai-community/gpt2)".
 std::string realModelWindowTitle(const core::models::RealModel& model);
 // The panels' view of a real model (describeTrainedModel calls it).

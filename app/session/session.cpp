@@ -195,7 +195,7 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
 
 // --screenshot of a training scene waits for the run's last step (or its failure), of a real
 // model for its trace (the worker's first forward).
-bool Session::trainSettled() const {
+bool Session::screenshotReady() const {
     if (modelRunner_.isReal() && (modelRunner_.computing() || !modelRunner_.hasTrace()) &&
         modelRunner_.status().sceneError.empty())
         return false;
@@ -302,7 +302,8 @@ void Session::afterRender(GLFWwindow* window) {
         }
     }
     if (exportWindowRequested_) exportWholeWindow(width, height);
-    if (!options_.screenshotPath.empty() && frame_ >= 5 && trainSettled()) { // fonts, layout, maps
+    if (!options_.screenshotPath.empty() && frame_ >= 5 &&
+        screenshotReady()) { // fonts, layout, maps
         try {
             core::writePng(options_.screenshotPath, captureFramebuffer(width, height));
         } catch (const std::exception& e) {

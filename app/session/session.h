@@ -62,6 +62,7 @@ class Session {
     // A folder or model name: a run folder of mha-viz train or a Hugging Face checkpoint (the
     // folder says which); a notice names what went wrong, and what was shown stays.
     bool openModelPath(const std::string& dirOrName);
+    bool modelNotOpened(const std::exception& e);
     // Back to the ordinary explorer, with the scene it had before the model opened.
     void closeModel();
     bool modelOpen() const { return modelRunner_.isOpen(); }
@@ -85,7 +86,7 @@ class Session {
     void followOpenInExplorer(const std::optional<OpenInExplorer>& open);
     Appearance appearance() const { return {explorer_.saved.theme, window_.zoom}; }
     void showNotice(std::string text, double seconds = 4.0);
-    bool trainSettled() const;
+    bool screenshotReady() const;
     void exportWholeWindow(int width, int height);
     // session_trained_model.cpp: the trained model's side of the frame.
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);

@@ -11,6 +11,13 @@
 
 namespace app {
 
+// The notice (and stderr line) of a model that could not be opened; what was shown stays.
+bool Session::modelNotOpened(const std::exception& e) {
+    showNotice(std::string("Model not opened: ") + e.what(), 6.0);
+    std::cerr << "mha-viz: " << window_.notice.text << '\n';
+    return false;
+}
+
 bool Session::openModel(const std::string& runDir, int step) {
     try {
         auto run = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(runDir, step));
@@ -24,9 +31,7 @@ bool Session::openModel(const std::string& runDir, int step) {
         showNotice("Opened " + explorer_.model.title, 3.0);
         return true;
     } catch (const std::exception& e) {
-        showNotice(std::string("Model not opened: ") + e.what(), 6.0);
-        std::cerr << "mha-viz: " << window_.notice.text << '\n';
-        return false;
+        return modelNotOpened(e);
     }
 }
 
@@ -37,16 +42,13 @@ bool Session::openModelPath(const std::string& dirOrName) {
         std::shared_ptr<const core::models::RealModel> model =
             core::models::openRealModel(dirOrName);
         const bool sameFamily = modelRunner_.isReal();
-        showRealModel(
-            std::move(model),
-            sameFamily ? scene_.sentences
-                       : std::vector<std::string>{"The cat sat on the mat because it was tired."});
+        showRealModel(std::move(model),
+                      sameFamily ? scene_.sentences
+                                 : std::vector<std::string>{core::models::kDefaultRealSentence});
         showNotice("Opened " + explorer_.model.title, 3.0);
         return true;
     } catch (const std::exception& e) {
-        showNotice(std::string("Model not opened: ") + e.what(), 6.0);
-        std::cerr << "mha-viz: " << window_.notice.text << '\n';
-        return false;
+        return modelNotOpened(e);
     }
 }
 

@@ -17,10 +17,11 @@ Gpt2Tokenizer readTokenizer(const HfFiles& files) {
                                 "or tokenizer.json");
 }
 
-// The scene every layer's trace carries: what the window's controls show, read-only.
-Scene realScene(const RealModel& model, const std::string& text) {
+} // namespace
+
+Scene realModelScene(const RealModel& model, const std::vector<std::string>& sentences) {
     Scene scene;
-    scene.sentences = {text};
+    scene.sentences = sentences;
     scene.d_model = model.config().dModel;
     scene.heads = model.config().heads;
     scene.mask = MaskKind::Causal;
@@ -29,6 +30,8 @@ Scene realScene(const RealModel& model, const std::string& text) {
     scene.positional = true;             // learned positions, in layer 1's stream
     return scene;
 }
+
+namespace {
 
 // Readable tokens with their byte ranges in the text (the pieces' bytes, back to back).
 Tokenized readableTokens(const RealModel& model, const std::string& text,
@@ -47,7 +50,7 @@ Tokenized readableTokens(const RealModel& model, const std::string& text,
 std::vector<std::shared_ptr<const Trace>> layerTraces(const RealModel& model, const RealTrace& r,
                                                       Gpt2Forward& out) {
     Trace base; // what every layer's trace shares
-    base.scene = realScene(model, r.text);
+    base.scene = realModelScene(model, {r.text});
     for (int h = 0; h < model.config().heads; ++h)
         base.headNames.push_back("head " + std::to_string(h + 1));
     base.sentences = {r.tokens};
@@ -89,10 +92,12 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     return model;
 }
 
-std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
-                                   int k) {
-    const Eigen::RowVectorXd logp = logSoftmax(logits);
-    std::vector<int> order(std::size_t(logits.size()));
+namespace {
+
+// topTokens from a row's log-probabilities, which the caller may need for the loss too.
+std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
+                                               const Eigen::RowVectorXd& logp, int k) {
+    std::vector<int> order(std::size_t(logp.size()));
     std::iota(order.begin(), order.end(), 0);
     k = std::clamp(k, 0, int(order.size()));
     std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
@@ -106,6 +111,13 @@ std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<cons
                        float(std::exp(logp(id)))});
     }
     return top;
+}
+
+} // namespace
+
+std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
+                                   int k) {
+    return topOfLogProbabilities(model, logSoftmax(logits), k);
 }
 
 RealTrace traceRealModel(const RealModel& model, const std::string& text,
@@ -127,8 +139,9 @@ RealTrace traceRealModel(const RealModel& model, const std::string& text,
     Gpt2Forward out = gpt2Forward(model.weights, r.ids, run);
     const Eigen::Index N = Eigen::Index(r.ids.size());
     for (Eigen::Index i = 0; i < N; ++i) {
-        r.predictions.push_back(topTokens(model, out.logits.row(i), options.topK));
-        if (i + 1 < N) r.loss -= logSoftmax(out.logits.row(i))(r.ids[std::size_t(i + 1)]);
+        const Eigen::RowVectorXd logp = logSoftmax(out.logits.row(i)); // 1 x V
+        r.predictions.push_back(topOfLogProbabilities(model, logp, options.topK));
+        if (i + 1 < N) r.loss -= logp(r.ids[std::size_t(i + 1)]);
     }
     if (N > 1) r.loss /= double(N - 1);
     r.layers = layerTraces(model, r, out);

@@ -14,6 +14,9 @@
 
 namespace core::models {
 
+// What a model runs on when the user gave no sentence (the CLI, a model opened in the window).
+inline constexpr const char* kDefaultRealSentence = "The cat sat on the mat because it was tired.";
+
 struct RealModel {
     ModelLocation location;
     std::string family;  // "gpt2"
@@ -29,6 +32,11 @@ struct RealModel {
 // and reads the tokenizer. Throws std::invalid_argument with one line naming the problem. A
 // run folder of `mha-viz train` is not a real model: the caller checks locateModel first.
 std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName);
+
+// The scene a real model fixes (its sizes, causal mask, scale 1/sqrt(d_head), learned
+// positions) with these sentences: what every layer's trace carries and the window's controls
+// show, read-only.
+Scene realModelScene(const RealModel& model, const std::vector<std::string>& sentences);
 
 struct TokenChoice {
     int id = 0;
