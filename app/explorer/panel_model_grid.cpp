@@ -12,28 +12,26 @@
 
 namespace app {
 
-void uploadModelMaps(const core::train::ModelTrace& trace, GlHeatmaps& gl) {
-    int slot = 0; // layer l, head h in slot l * H + h
-    for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
-        for (int h = 0; h < layer->attention.heads; ++h) {
-            const core::AttentionMap map = core::attentionMap(*layer, 0, h);
-            gl.setValues(slot++, map.values.data(), map.rows, map.cols);
-        }
-    gl.keepSlots(slot);
-}
-
-namespace {} // namespace
-
 void drawModelGridModes(TrainedModelView& model) {
-    const char* const labels[] = {"this layer", "every layer", "head detectors"};
+    const char* const labels[] = {"this layer", "every layer", "detectors", "rollout",
+                                  "logit lens"};
     const char* const tips[] = {
         "The heads of the layer chosen in Controls (L / Shift+L), with their titles.",
         "Every head of every layer on this sentence: rows are layers, columns heads. Click one "
-        "to open it.",
+        "to open it, right-click to switch it off.",
         "How much each head behaves like a known kind (TransformerLens's detectors), measured on "
-        "a random token sequence repeated twice. Click a cell to open that head."};
-    for (int m = 0; m < 3; ++m) {
-        if (m > 0) ImGui::SameLine();
+        "a random token sequence repeated twice. Click a cell to open that head.",
+        "How much each token draws from each input token through the layers up to the one "
+        "chosen (attention rollout).",
+        "What the model would predict after each layer, for a token of the sentence (the logit "
+        "lens)."};
+    for (int m = 0; m < kModelGridModes; ++m) {
+        const ImGuiStyle& style = ImGui::GetStyle();
+        const float width =
+            ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(labels[m]).x;
+        if (m > 0 && ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <=
+                         ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+            ImGui::SameLine(); // else the next line: the panel is narrow
         if (ImGui::RadioButton(labels[m], int(model.grid) == m)) model.grid = ModelGridMode(m);
         itemTooltip(tips[m]);
     }
@@ -93,8 +91,37 @@ void cellInteraction(const Grid& g, int l, int h, const std::string& tip, Traine
     saved.tab = core::ViewTab::Head;
 }
 
-void drawEveryLayer(int heads, TrainedModelView& model, core::SceneView& saved, GlHeatmaps& gl) {
+// A head switched off: greyed, with a red diagonal (as the pipeline marks one).
+void markSwitchedOff(const Grid& g, int l, int h) {
+    const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(min, max, IM_COL32(40, 40, 44, 200));
+    draw->AddLine(min, max, IM_COL32(255, 90, 80, 255), 2.0f);
+}
+
+// A right-click on cell (l, h) switches that head off, or on again.
+void switchOnRightClick(const Grid& g, int l, int h, TrainedModelView& model) {
+    const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
+    if (!ImGui::IsMouseHoveringRect(min, max) || !ImGui::IsWindowHovered() ||
+        !ImGui::IsMouseClicked(ImGuiMouseButton_Right))
+        return;
+    model.ablated.resize(std::size_t(model.layers));
+    std::vector<int>& heads = model.ablated[std::size_t(l)];
+    core::switchHead(heads, h, !core::containsHead(heads, h));
+    std::sort(heads.begin(), heads.end());
+}
+
+void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
+                    core::SceneView& saved, GlHeatmaps& gl) {
+    const int heads = runner.realModel().config().heads;
     if (model.layers == 0 || heads == 0) return;
+    ImGui::Checkbox("value-weighted", &model.valueWeighted);
+    itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
+                "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
+                "A large weight on a token that sends little fades.");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(W)  G: next view");
+    drawAblationSummary(runner, model);
     const Grid g = layoutGrid(model.layers, heads, 2.0f, model);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     for (int l = 0; l < model.layers; ++l)
@@ -102,10 +129,15 @@ void drawEveryLayer(int heads, TrainedModelView& model, core::SceneView& saved, 
             const ImVec2 min = g.cell(l, h);
             gl.draw(draw, l * heads + h, min, ImVec2(min.x + g.side, min.y + g.side),
                     saved.colormap, 0.0f, 1.0f);
+            const bool off = std::size_t(l) < model.ablated.size() &&
+                             core::containsHead(model.ablated[std::size_t(l)], h);
+            if (off) markSwitchedOff(g, l, h);
             cellInteraction(g, l, h,
                             "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1) +
-                                " (click to open)",
+                                (off ? " (switched off)" : "") +
+                                "\nclick to open, right-click to switch " + (off ? "on" : "off"),
                             model, saved);
+            switchOnRightClick(g, l, h, model);
         }
 }
 
@@ -161,19 +193,29 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
 
 ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
                                    TrainedModelView& model, core::SceneView& saved,
-                                   GlHeatmaps& gl) {
+                                   Selection& selection, GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
-    const std::string title = model.grid == ModelGridMode::Detectors
-                                  ? "Head detectors###Heads"
-                                  : "Every head of every layer###Heads";
-    ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
+    static const char* const titles[] = {"", "Every head of every layer###Heads",
+                                         "Head detectors###Heads", "Attention rollout###Heads",
+                                         "Logit lens###Heads"};
+    const char* title = titles[int(model.grid)];
+    ImGui::Begin(title, nullptr, kPanelFlags);
     drawModelGridModes(model);
     ExplorerRequest request;
-    if (model.grid == ModelGridMode::Detectors)
+    switch (model.grid) {
+    case ModelGridMode::Detectors:
         request = drawDetectors(runner.detectors(), model, saved);
-    else
-        drawEveryLayer(runner.realModel().config().heads, model, saved, gl);
+        break;
+    case ModelGridMode::Rollout:
+        drawRolloutView(runner, model, saved, selection, gl);
+        break;
+    case ModelGridMode::LogitLens:
+        drawLogitLensView(runner, model);
+        break;
+    default:
+        drawEveryLayer(runner, model, saved, gl);
+    }
     ImGui::End();
     return request;
 }

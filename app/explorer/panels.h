@@ -40,13 +40,26 @@ void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const Hea
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
                     TrainedModelView& model, const MapsView& maps);
 
-// The middle panel of a real model (panel_model_grid.cpp): every head of every layer, or the
-// head detectors' scores; a click opens a head. drawModelGridModes is its mode line, which the
-// heads panel shows too. uploadModelMaps puts layer l's head h in slot l * H + h of `gl`.
+// The middle panel of a real model (panel_model_grid.cpp): every head of every layer (weights
+// or value-weighted; a right-click switches a head off), the head detectors' scores, the
+// rollout or the logit lens; a click opens a head. drawModelGridModes is its mode line, which
+// the heads panel shows too.
 ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
-                                   TrainedModelView& model, core::SceneView& saved, GlHeatmaps& gl);
+                                   TrainedModelView& model, core::SceneView& saved,
+                                   Selection& selection, GlHeatmaps& gl);
 void drawModelGridModes(TrainedModelView& model);
-void uploadModelMaps(const core::train::ModelTrace& trace, GlHeatmaps& gl);
+
+// The analyses' parts of that panel (panel_model_analyses.cpp). uploadModelMaps puts layer l's
+// head h in slot l * H + h of `gl` (its weights, or value-weighted), then the rollout after
+// the shown layer; again whenever modelMapsKey changes (trained_model_runner.h).
+ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model);
+void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
+                     GlHeatmaps& gl);
+void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
+                     core::SceneView& saved, Selection& selection, GlHeatmaps& gl);
+void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model);
+// "3 heads off [All heads on]  loss 4.2 (all heads on: 4.0)" and the next tokens then and now.
+void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& model);
 
 // The right-hand panel: the tab bar, showing `tab`; `drawTab` draws a tab's content.
 ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBarState& bar,

@@ -8,10 +8,18 @@ namespace app {
 
 void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
+    if (lensWorker_.valid()) lensWorker_.wait();
     worker_ = {};
+    lensWorker_ = {};
     real_ = nullptr;
     realPredictions_.clear();
     detectors_.clear();
+    realTrace_ = nullptr;
+    analyses_ = {};
+    outcome_ = baseline_ = {};
+    baselineText_.clear();
+    lastAblated_.clear();
+    lens_ = {};
     ++generation_;
     run_ = std::move(run);
     trace_ = {};
@@ -24,8 +32,9 @@ void TrainedModelRunner::close() {
     open(nullptr);
 }
 
-bool TrainedModelRunner::update(const std::vector<std::string>& sentences, double now) {
-    if (real_) return updateReal(sentences, now);
+bool TrainedModelRunner::update(const std::vector<std::string>& sentences, double now,
+                                const core::train::HeadLists& ablated) {
+    if (real_) return updateReal(sentences, now, ablated);
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;
@@ -87,9 +96,13 @@ std::string withProbability(const std::string& token, float probability) {
 void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view) {
     const int layer = view.layer;
     const ModelGridMode grid = view.grid;
-    const int detector = view.detector;
+    const int detector = view.detector, lensPosition = view.lensPosition;
+    const bool valueWeighted = view.valueWeighted;
+    core::train::HeadLists ablated = std::move(view.ablated);
     view = {};
-    view.grid = grid, view.detector = detector;
+    view.grid = grid, view.detector = detector, view.lensPosition = lensPosition;
+    view.valueWeighted = valueWeighted;
+    if (model.isReal()) view.ablated = std::move(ablated); // a trained model has no switches here
     if (model.isReal()) {
         view.layer = layer;
         describeRealModel(model, view);

@@ -10,6 +10,7 @@
 #include "io/trained_run.h"
 #include "models/model_analysis.h"
 #include "models/real_model.h"
+#include "train/model.h"
 #include "train/model_trace.h"
 
 #include <future>
@@ -20,11 +21,14 @@
 namespace app {
 
 // The middle panel while a real model is open: this layer's heads, every head of every layer
-// (the model view), or the head detectors' scores (panel_model_grid.cpp).
-enum class ModelGridMode { LayerHeads, EveryLayer, Detectors };
+// (the model view), the head detectors' scores, the attention rollout, or the logit lens
+// (panel_model_grid.cpp, panel_model_analyses.cpp).
+enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens };
+inline constexpr int kModelGridModes = 5;
 
 // What the panels show of the open model and which layer they show: filled by
-// describeTrainedModel; `layer` is the one state the user sets here (L / Shift+L, the radio).
+// describeTrainedModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
+// mode and score; the heads switched off; the logit lens's token).
 struct TrainedModelView {
     bool open = false;
     bool real = false;        // a Hugging Face checkpoint: one sentence, any text, no steps
@@ -36,12 +40,48 @@ struct TrainedModelView {
     int layer = 0, layers = 0;                      // the layer every view shows, from 0
     ModelGridMode grid = ModelGridMode::EveryLayer; // kept like the layer (a real model)
     int detector = 0;                               // the detectors grid's score
-    bool detectorsReady = false;                    // the detectors' scores are computed
+    bool valueWeighted = false;       // the model view shows |alpha f(x)| instead of the weights
+    core::train::HeadLists ablated;   // per layer, the heads switched off (sorted)
+    int lensPosition = -1;            // the logit lens's token (-1: the last)
+    bool detectorsReady = false;      // the detectors' scores are computed
     float gridRect[4] = {0, 0, 0, 0}; // where the last model grid was drawn (x0 y0 x1 y1), for
                                       // the state file: a test clicks a cell as a user would
     float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
     std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
+    double loss = 0, lossAllHeads = 0; // a real model's, with the switches and with all heads on
+    std::vector<std::string> lensTop;  // the logit lens shown: the top token after each layer
+};
+
+// What the model view's textures hold: uploaded again when any of it changes.
+struct ModelMapsKey {
+    int generation = -1;
+    bool valueWeighted = false;
+    int layer = -1;
+    bool operator==(const ModelMapsKey& o) const {
+        return generation == o.generation && valueWeighted == o.valueWeighted && layer == o.layer;
+    }
+};
+
+// A real model's loss on the sentence and its five most likely tokens after the last one:
+// with the heads switched off, and with all of them on (what the ablation changed).
+struct RealOutcomeSummary {
+    bool valid = false;
+    double loss = 0; // nats; NaN for a one-token sentence (nothing to predict)
+    std::vector<core::models::TokenChoice> next;
+};
+
+// What a real model's analyses show beside the weights, made on the worker with each trace.
+struct RealAnalyses {
+    std::vector<core::Mat> rollout;       // L, N x N: the rollout after layer l + 1
+    std::vector<core::Mat> valueWeighted; // L x H (slot l * H + h), N x N, rows normalised
+};
+
+// The logit lens of one token (model_analysis.h): the top tokens after each layer.
+struct LensRows {
+    int generation = -1, position = -1; // the trace and token they belong to
+    std::vector<std::vector<core::models::TokenChoice>> layers; // L, the last = the model's own
+    std::string error;
 };
 
 class TrainedModelRunner {
@@ -60,7 +100,9 @@ class TrainedModelRunner {
     // replaced. A trained model (tiny) runs here; a real one on a worker, whose result a later
     // call takes. A blank sentence gives a hint, one the model cannot read an error
     // (status()); the last traces stay, as the explorer's do. `now` stamps computingSince.
-    bool update(const std::vector<std::string>& sentences, double now = 0);
+    // A real model reruns when the heads switched off (`ablated`, per layer) change too.
+    bool update(const std::vector<std::string>& sentences, double now = 0,
+                const core::train::HeadLists& ablated = {});
     RunStatus status() const {
         RunStatus status = status_;
         status.computing = worker_.valid();
@@ -83,23 +125,51 @@ class TrainedModelRunner {
     const std::vector<std::vector<std::string>>& realPredictions() const {
         return realPredictions_;
     }
+    // A real model's rollout and value-weighted maps of the shown trace.
+    const RealAnalyses& analyses() const { return analyses_; }
+    // The shown trace's loss and last-token guesses, and the same with every head on.
+    const RealOutcomeSummary& outcome() const { return outcome_; }
+    const RealOutcomeSummary& baseline() const { return baseline_; }
+    // The logit lens of token `position` of the shown trace: computed on a worker when the
+    // trace or the token changed (the frame never waits); lens() has the last finished.
+    void requestLens(int position);
+    const LensRows& lens() const { return lens_; }
+    bool lensComputing() const { return lensWorker_.valid(); }
 
   private:
     struct RealOutcome {
         core::train::ModelTrace trace;
+        std::shared_ptr<const core::models::RealTrace> real; // its residual: the logit lens
         std::vector<std::vector<std::string>> predictions;
+        RealAnalyses analyses;
+        RealOutcomeSummary summary, baseline;                    // baseline: only when asked for
         std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
         std::string error;
     };
+    struct RealRequest {
+        std::vector<std::string> sentences;
+        core::train::HeadLists ablated;
+        bool detect = false, baseline = false;
+    };
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
-                               std::vector<std::string> sentences, bool detect);
-    bool updateReal(const std::vector<std::string>& sentences, double now);
+                               RealRequest request);
+    bool updateReal(const std::vector<std::string>& sentences, double now,
+                    const core::train::HeadLists& ablated);
+    bool takeRealOutcome();
+    void pollLens();
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
     std::future<RealOutcome> worker_;
     std::vector<std::vector<std::string>> realPredictions_;
     std::vector<core::models::HeadDetectorScores> detectors_;
+    std::shared_ptr<const core::models::RealTrace> realTrace_;
+    RealAnalyses analyses_;
+    RealOutcomeSummary outcome_, baseline_;
+    std::string baselineText_; // the sentence baseline_ belongs to
+    core::train::HeadLists lastAblated_;
+    std::future<LensRows> lensWorker_;
+    LensRows lens_;
     int generation_ = 0;
     core::train::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

@@ -237,12 +237,15 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
                        {explorer_.saved, explorer_.selection, gl_});
         return;
     }
-    if (modelGlGeneration_ != modelRunner_.generation()) {
-        uploadModelMaps(modelRunner_.trace(), modelGl_);
-        modelGlGeneration_ = modelRunner_.generation();
+    if (explorer_.model.grid == ModelGridMode::LogitLens)
+        modelRunner_.requestLens(explorer_.model.lensPosition);
+    if (const ModelMapsKey key = modelMapsKey(modelRunner_, explorer_.model);
+        !(key == modelMaps_)) {
+        uploadModelMaps(modelRunner_, explorer_.model, modelGl_);
+        modelMaps_ = key;
     }
-    const ExplorerRequest request =
-        drawModelGridPanel(rect, modelRunner_, explorer_.model, explorer_.saved, modelGl_);
+    const ExplorerRequest request = drawModelGridPanel(
+        rect, modelRunner_, explorer_.model, explorer_.saved, explorer_.selection, modelGl_);
     if (request.exportDetectors) exportDetectors();
 }
 

@@ -110,10 +110,10 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
-    TrainView train_;            // Train mode (Ctrl+T)
-    GlHeatmaps trainGl_;         // its maps' textures
-    GlHeatmaps modelGl_;         // a real model's every head of every layer (the model view)
-    int modelGlGeneration_ = -1; // the runner's generation whose maps modelGl_ holds
+    TrainView train_;        // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_;     // its maps' textures
+    GlHeatmaps modelGl_;     // a real model's every head of every layer (the model view)
+    ModelMapsKey modelMaps_; // what modelGl_ holds (the runner's generation, the view)
     void drawHeadsOrModelGrid(const PanelRect& rect);
     void exportDetectors();
     std::string exportDir_;

@@ -66,6 +66,8 @@ void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model
     modelRunner_.openReal(std::move(model));
     scene_ = modelRunner_.scene(sentences);
     explorer_.model.layer = 0;
+    explorer_.model.ablated.clear(); // another model's heads
+    explorer_.model.lensPosition = -1;
     describeTrainedModel(modelRunner_, explorer_.model);
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
@@ -116,7 +118,7 @@ bool Session::followModel() {
         scene_ = fixed;
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
-    if (modelRunner_.update(scene_.sentences, ImGui::GetTime())) {
+    if (modelRunner_.update(scene_.sentences, ImGui::GetTime(), explorer_.model.ablated)) {
         describeTrainedModel(modelRunner_, explorer_.model);
         shownLayer_ = -1;
     }

@@ -58,6 +58,12 @@ std::vector<KeyRow> makeKeyTable() {
          "next / previous layer of a trained model (--model)",
          {{GLFW_KEY_L, 0, A::NextLayer}, {GLFW_KEY_L, kShift, A::PreviousLayer}}},
         {S::Explorer,
+         "a real model: this layer, every layer, detectors, rollout, logit lens / back",
+         {{GLFW_KEY_G, 0, A::NextModelView}, {GLFW_KEY_G, kShift, A::PreviousModelView}}},
+        {S::Explorer,
+         "a real model's view: attention weights <-> value-weighted",
+         {{GLFW_KEY_W, 0, A::ToggleValueWeighted}}},
+        {S::Explorer,
          "next / previous step in the step-through",
          {{GLFW_KEY_N, 0, A::NextStep}, {GLFW_KEY_P, 0, A::PreviousStep}}},
         {S::Anywhere,
@@ -351,6 +357,15 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
     case A::PreviousLayer:
         t.explorer.model.layer =
             cycle(t.explorer.model.layer, t.explorer.model.layers, action == A::NextLayer);
+        break;
+    case A::NextModelView: // only a real model has them
+    case A::PreviousModelView:
+        if (t.explorer.model.real)
+            t.explorer.model.grid = ModelGridMode(
+                cycle(int(t.explorer.model.grid), kModelGridModes, action == A::NextModelView));
+        break;
+    case A::ToggleValueWeighted:
+        if (t.explorer.model.real) t.explorer.model.valueWeighted = !t.explorer.model.valueWeighted;
         break;
     default:
         break;

@@ -40,22 +40,25 @@ enum class ShortcutAction {
     ToggleFullscreen,  // F11
     ToggleKeys,        // F1
     // The explorer, outside text fields.
-    NextHead,      // Right
-    PreviousHead,  // Left
-    PinnedRowDown, // Down
-    PinnedRowUp,   // Up
-    NextStep,      // N
-    PreviousStep,  // P
-    TogglePin,     // Space
-    NextTab,       // V
-    PreviousTab,   // Shift+V
-    NextTheme,     // T
-    ToggleMask,    // M
-    FewerHeads,    // [
-    MoreHeads,     // ]
-    NextLayer,     // L, a trained model's layers (--model)
-    PreviousLayer, // Shift+L
-    UndoScene,     // Ctrl+Z: back to the scene a demo or a file replaced
+    NextHead,            // Right
+    PreviousHead,        // Left
+    PinnedRowDown,       // Down
+    PinnedRowUp,         // Up
+    NextStep,            // N
+    PreviousStep,        // P
+    TogglePin,           // Space
+    NextTab,             // V
+    PreviousTab,         // Shift+V
+    NextTheme,           // T
+    ToggleMask,          // M
+    FewerHeads,          // [
+    MoreHeads,           // ]
+    NextLayer,           // L, a trained model's layers (--model)
+    PreviousLayer,       // Shift+L
+    NextModelView,       // G, a real model's middle panel: layer, every layer, detectors, ...
+    PreviousModelView,   // Shift+G
+    ToggleValueWeighted, // W, the model view: weights <-> value-weighted
+    UndoScene,           // Ctrl+Z: back to the scene a demo or a file replaced
     // The Train view, outside text fields.
     TrainStartPause,   // Space
     TrainStep,         // S

@@ -82,9 +82,31 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
     json.endObject();
 }
 
+// A real model's analyses: the heads switched off, the loss with them and with all heads on,
+// the value-weighted switch, and the logit lens's top token after each layer.
+void writeModelAnalyses(core::JsonWriter& json, const TrainedModelView& model) {
+    json.key("value_weighted");
+    json.value(model.valueWeighted);
+    json.key("ablated"); // "L1H3", layers and heads from 1
+    json.beginArray();
+    for (std::size_t l = 0; l < model.ablated.size(); ++l)
+        for (int h : model.ablated[l])
+            json.value("L" + std::to_string(l + 1) + "H" + std::to_string(h + 1));
+    json.endArray();
+    json.key("loss");
+    json.value(float(model.loss)); // null when not finite
+    json.key("loss_all_heads");
+    json.value(float(model.lossAllHeads));
+    json.key("lens");
+    json.beginArray();
+    for (const std::string& token : model.lensTop) json.value(token);
+    json.endArray();
+}
+
 // The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
 void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
-    static const char* const grids[] = {"layer_heads", "every_layer", "detectors"};
+    static const char* const grids[] = {"layer_heads", "every_layer", "detectors", "rollout",
+                                        "logit_lens"};
     json.key("model");
     json.beginObject();
     json.key("open");
@@ -110,6 +132,7 @@ void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
     if (!model.predictions.empty())
         for (const std::string& p : model.predictions.front()) json.value(p);
     json.endArray();
+    writeModelAnalyses(json, model);
     json.endObject();
 }
 

@@ -209,9 +209,10 @@ class App:
         xdotool("type", "--delay", 10, text)
         return self.sync()
 
-    def click(self, x, y):
+    def click(self, x, y, button=1):
+        """Button 1 is the left, 3 the right."""
         xdotool("mousemove", "--window", self.window, x, y)
-        xdotool("click", 1)
+        xdotool("click", button)
         return self.sync()
 
     def drag(self, x0, y, x1):

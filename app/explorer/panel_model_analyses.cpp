@@ -1,0 +1,190 @@
+// Panel (a real model), the analyses beside the raw weights: the textures of the model view
+// (weights or value-weighted attention, and the rollout), the rollout's map, the logit lens's
+// table, and what switching heads off did to the loss and the next token.
+#include "explorer/panels.h"
+
+#include "figures/attention_map.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace app {
+
+namespace {
+
+// `pattern`'s labels and masked cells with other values (rows x cols like it): a view of the
+// same queries and keys.
+core::AttentionMap mapWithValues(core::AttentionMap pattern, const core::Mat& values) {
+    pattern.maxWeight = 0;
+    for (int i = 0; i < pattern.rows; ++i)
+        for (int j = 0; j < pattern.cols; ++j) {
+            float& v = pattern.values[std::size_t(i) * std::size_t(pattern.cols) + std::size_t(j)];
+            if (v == core::kMaskedCell) continue;
+            v = values(i, j);
+            pattern.maxWeight = std::max(pattern.maxWeight, v);
+        }
+    return pattern;
+}
+
+// The rollout after the shown layer, as a map of this sentence's tokens.
+core::AttentionMap rolloutMap(const TrainedModelRunner& runner, int layer) {
+    const std::vector<core::Mat>& rollout = runner.analyses().rollout;
+    const auto& layers = runner.trace().layers;
+    if (layers.empty() || rollout.size() != layers.size()) return {};
+    layer = std::clamp(layer, 0, int(layers.size()) - 1);
+    return mapWithValues(core::attentionMap(*layers[std::size_t(layer)], 0, 0),
+                         rollout[std::size_t(layer)]);
+}
+
+std::string percent(double p) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f%%", 100.0 * p);
+    return text;
+}
+
+void explanation(const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", text);
+    ImGui::PopStyleColor();
+}
+
+} // namespace
+
+void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
+                     GlHeatmaps& gl) {
+    const core::train::ModelTrace& trace = runner.trace();
+    const std::vector<core::Mat>& weighted = runner.analyses().valueWeighted;
+    int slot = 0; // layer l, head h in slot l * H + h; then the rollout
+    for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
+        for (int h = 0; h < layer->attention.heads; ++h, ++slot) {
+            core::AttentionMap map = core::attentionMap(*layer, 0, h);
+            if (model.valueWeighted && std::size_t(slot) < weighted.size())
+                map = mapWithValues(std::move(map), weighted[std::size_t(slot)]);
+            gl.setValues(slot, map.values.data(), map.rows, map.cols);
+        }
+    const core::AttentionMap rollout = rolloutMap(runner, model.layer);
+    if (rollout.rows > 0) gl.setValues(slot++, rollout.values.data(), rollout.rows, rollout.cols);
+    gl.keepSlots(slot);
+}
+
+ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model) {
+    return {runner.generation(), model.valueWeighted, model.layer};
+}
+
+void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
+                     core::SceneView& saved, Selection& selection, GlHeatmaps& gl) {
+    explanation("Attention rollout (Abnar & Zuidema 2020): row i is how much token i's stream "
+                "after the layer draws from each input token, each layer's mean attention "
+                "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied.");
+    int shown = model.layer + 1;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::SliderInt("after layer (L / Shift+L)", &shown, 1, std::max(1, model.layers)))
+        model.layer = shown - 1;
+    const core::AttentionMap map = rolloutMap(runner, model.layer);
+    if (map.rows == 0) return;
+    MapStyle style;
+    style.gl = &gl;
+    style.slot = int(runner.trace().layers.size()) * runner.realModel().config().heads;
+    style.colormap = saved.colormap;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side = std::max(60.0f, std::min(avail.x, avail.y - ImGui::GetFrameHeight()));
+    const MapHit hit = drawMap(map, style, &selection, ImVec2(side, side), LabelMode::Full);
+    if (hit.row >= 0 && hit.col >= 0) {
+        const float v =
+            map.values[std::size_t(hit.row) * std::size_t(map.cols) + std::size_t(hit.col)];
+        ImGui::SetTooltip("after layer %d, %s draws %s from %s", model.layer + 1,
+                          map.queryLabels[std::size_t(hit.row)].c_str(),
+                          v == core::kMaskedCell ? "nothing (a later token)" : percent(v).c_str(),
+                          map.keyLabels[std::size_t(hit.col)].c_str());
+    }
+    drawColorBar(gl, saved.colormap, 0.0f, 1.0f, std::min(side, ImGui::GetFontSize() * 16));
+}
+
+namespace {
+
+// The token the lens reads: a combo of "3 ␣mat", the last by default.
+void lensTokenChoice(const core::Tokenized& tokens, TrainedModelView& model) {
+    const int n = int(tokens.tokens.size());
+    const int shown =
+        model.lensPosition < 0 || model.lensPosition >= n ? n - 1 : model.lensPosition;
+    auto label = [&](int i) {
+        return std::to_string(i + 1) + "  " + tokens.tokens[std::size_t(i)].text;
+    };
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    if (n > 0 && ImGui::BeginCombo("token", label(shown).c_str())) {
+        for (int i = 0; i < n; ++i)
+            if (ImGui::Selectable(label(i).c_str(), i == shown))
+                model.lensPosition = i == n - 1 ? -1 : i;
+        ImGui::EndCombo();
+    }
+}
+
+} // namespace
+
+void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model) {
+    explanation("Logit lens (nostalgebraist 2020): the stream after each layer read through the "
+                "final LayerNorm and the unembedding as if it were the last layer: what the model "
+                "would predict next there. The last row is the model's own prediction.");
+    if (!runner.hasTrace()) return;
+    lensTokenChoice(runner.trace().sentences.front().tokens, model);
+    const LensRows& lens = runner.lens();
+    if (!lens.error.empty())
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", lens.error.c_str());
+    if (lens.generation != runner.generation() || runner.lensComputing())
+        ImGui::TextDisabled("computing the lens ...");
+    model.lensTop.clear();
+    for (const auto& top : lens.layers) model.lensTop.push_back(top.front().token);
+    if (lens.layers.empty()) return;
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame;
+    if (!ImGui::BeginTable("lens", 6, flags)) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("after", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("layer 88").x);
+    for (const char* rank : {"1st", "2nd", "3rd", "4th", "5th"}) ImGui::TableSetupColumn(rank);
+    ImGui::TableHeadersRow();
+    for (std::size_t l = 0; l < lens.layers.size(); ++l) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("layer %d", int(l) + 1);
+        for (const core::models::TokenChoice& choice : lens.layers[l]) {
+            ImGui::TableNextColumn(); // the token, its probability under it: both stay whole
+            ImGui::TextUnformatted(choice.token.c_str());
+            ImGui::TextDisabled("%s", percent(choice.probability).c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& model) {
+    int off = 0;
+    for (const std::vector<int>& heads : model.ablated) off += int(heads.size());
+    if (off == 0) {
+        explanation("Right-click a head to switch it off (its output zeroed before c_proj): the "
+                    "loss and the next token follow.");
+        return;
+    }
+    const RealOutcomeSummary &now = runner.outcome(), &all = runner.baseline();
+    ImGui::Text("%d head%s off", off, off == 1 ? "" : "s");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("All heads on"))
+        for (std::vector<int>& heads : model.ablated) heads.clear();
+    if (!now.valid || !all.valid) return;
+    if (std::isfinite(now.loss)) {
+        ImGui::SameLine();
+        ImGui::Text(" loss %.3f nats (all heads on: %.3f)", now.loss, all.loss);
+    }
+    std::string line = "next:";
+    for (std::size_t k = 0; k < now.next.size() && k < 3; ++k) {
+        const core::models::TokenChoice& c = now.next[k];
+        line += "  " + c.token + " " + percent(c.probability);
+        const auto was = std::find_if(all.next.begin(), all.next.end(),
+                                      [&](const auto& b) { return b.id == c.id; });
+        line += was == all.next.end() ? " (new)" : " (was " + percent(was->probability) + ")";
+    }
+    ImGui::TextUnformatted(line.c_str());
+}
+
+} // namespace app

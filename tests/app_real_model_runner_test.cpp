@@ -1,0 +1,108 @@
+// app::TrainedModelRunner with a real checkpoint (the random GPT-2 of tests/fixtures/gpt2/f32),
+// without a window: the worker's trace and the analyses beside it, heads switched off with the
+// loss they change and the loss with every head on, and the logit lens of a chosen token.
+#include "explorer/trained_model_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+namespace {
+
+namespace models = core::models;
+
+const std::string kFixture = (std::filesystem::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string();
+const std::vector<std::string> kSentence = {"The cat sat on the mat"};
+
+// Calls update until the worker's trace is taken, as the frame loop does.
+void updateUntilIdle(app::TrainedModelRunner& runner, const std::vector<std::string>& sentences,
+                     const core::train::HeadLists& ablated = {}) {
+    runner.update(sentences, 0, ablated);
+    while (runner.computing()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        runner.update(sentences, 0, ablated);
+    }
+}
+
+class AppRealModelRunner : public testing::Test {
+  protected:
+    static void SetUpTestSuite() { model_ = models::openRealModel(kFixture); }
+    static void TearDownTestSuite() { model_.reset(); }
+    static std::shared_ptr<const models::RealModel> model_;
+};
+std::shared_ptr<const models::RealModel> AppRealModelRunner::model_;
+
+TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
+    app::TrainedModelRunner runner;
+    runner.openReal(model_);
+    updateUntilIdle(runner, kSentence);
+    ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
+    const auto& layers = runner.trace().layers;
+    const app::RealAnalyses& a = runner.analyses();
+    const int heads = model_->config().heads;
+    ASSERT_EQ(a.rollout.size(), layers.size());
+    ASSERT_EQ(a.valueWeighted.size(), layers.size() * std::size_t(heads));
+    const core::Mat expected = models::attentionRollout(layers, 2); // N x N
+    EXPECT_LT((a.rollout[1] - expected).cwiseAbs().maxCoeff(), 1e-6);
+    const core::Mat weighted = // N x N
+        models::normalizedRows(models::valueWeightedAttention(*layers[1], 3));
+    EXPECT_LT((a.valueWeighted[std::size_t(heads) + 3] - weighted).cwiseAbs().maxCoeff(), 1e-6);
+    // A sentence's rows are distributions: the rollout's and the rescaled value-weighted ones.
+    for (Eigen::Index i = 0; i < expected.rows(); ++i) {
+        EXPECT_NEAR(a.rollout[1].row(i).sum(), 1.0, 1e-5);
+        EXPECT_NEAR(weighted.row(i).sum(), 1.0, 1e-5);
+    }
+}
+
+TEST_F(AppRealModelRunner, SwitchingHeadsOffChangesTheLossAndKeepsTheAllHeadsBaseline) {
+    app::TrainedModelRunner runner;
+    runner.openReal(model_);
+    updateUntilIdle(runner, kSentence);
+    const double all = runner.outcome().loss;
+    ASSERT_TRUE(std::isfinite(all));
+    EXPECT_EQ(runner.baseline().loss, all);
+
+    const core::train::HeadLists off = {{0, 2}, {1}};
+    updateUntilIdle(runner, kSentence, off);
+    models::RealTraceOptions options;
+    options.ablated = off;
+    const models::RealTrace direct = models::traceRealModel(*model_, kSentence[0], options);
+    EXPECT_NEAR(runner.outcome().loss, direct.loss, 1e-9);
+    EXPECT_GT(std::abs(runner.outcome().loss - all), 1e-6) << "three heads off change the loss";
+    EXPECT_EQ(runner.baseline().loss, all) << "the baseline is every head on";
+    EXPECT_TRUE(runner.trace().layers[0]->attention.headAblated.at(2));
+
+    // Another sentence with the heads still off: its own baseline is computed beside it.
+    const std::vector<std::string> other = {"A dog ran"};
+    updateUntilIdle(runner, other, off);
+    EXPECT_NEAR(runner.baseline().loss, models::traceRealModel(*model_, other[0]).loss, 1e-9);
+    ASSERT_EQ(runner.outcome().next.size(), 5u);
+}
+
+TEST_F(AppRealModelRunner, TheLogitLensOfTheChosenTokenEndsWithTheModelsOwnGuess) {
+    app::TrainedModelRunner runner;
+    runner.openReal(model_);
+    updateUntilIdle(runner, kSentence);
+    const int position = 2;
+    runner.requestLens(position);
+    while (runner.lensComputing()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        runner.requestLens(position);
+    }
+    const app::LensRows& lens = runner.lens();
+    ASSERT_TRUE(lens.error.empty()) << lens.error;
+    EXPECT_EQ(lens.position, position);
+    EXPECT_EQ(lens.generation, runner.generation());
+    ASSERT_EQ(lens.layers.size(), std::size_t(model_->config().layers));
+    const models::RealTrace direct = models::traceRealModel(*model_, kSentence[0], {5, {}, false});
+    for (std::size_t k = 0; k < 5; ++k) {
+        EXPECT_EQ(lens.layers.back()[k].id, direct.predictions[position][k].id);
+        EXPECT_NEAR(lens.layers.back()[k].probability, direct.predictions[position][k].probability,
+                    1e-5);
+    }
+}
+
+} // namespace
