@@ -1,6 +1,6 @@
-// Runs the scene when it changed; on bad input keeps the last good trace on screen. A scene
-// that would take longer than a frame runs on a worker thread: the last trace stays on
-// screen (with a "computing" note) and the window keeps answering.
+// Runs the scene when it changed; on bad input keeps the last good trace on screen. Any scene
+// but the tiniest runs on a worker thread: the last trace stays on screen (with a "computing"
+// note after a moment) and the frame never waits for the engine.
 #pragma once
 
 #include "engine/trace.h"
