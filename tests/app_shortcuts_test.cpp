@@ -57,6 +57,7 @@ TEST(AppShortcuts, ControlKeysWorkEvenWhileTyping) {
         {{GLFW_KEY_S, kCtrl}, Action::SaveScene},
         {{GLFW_KEY_S, kCtrl | kShift}, Action::SaveScene},
         {{GLFW_KEY_O, kCtrl}, Action::OpenScenes},
+        {{GLFW_KEY_O, kCtrl | kShift}, Action::OpenModel},
         {{GLFW_KEY_T, kCtrl}, Action::ToggleTrain},
         {{GLFW_KEY_EQUAL, kCtrl}, Action::ZoomIn},
         {{GLFW_KEY_KP_ADD, kCtrl}, Action::ZoomIn},
@@ -339,10 +340,13 @@ TEST(AppShortcuts, EscapeClosesTheTopMostWindowThenUnpins) {
     core::Scene scene;
     View view;
     const app::HeadMaps maps = mapsOf(2, 3);
-    view.scenes.open = view.exportPanel.open = view.window.showKeys = true;
+    view.scenes.open = view.openModel.open = view.exportPanel.open = view.window.showKeys = true;
     view.selection.pinnedQuery = 1;
     press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps, true);
     EXPECT_FALSE(view.scenes.open); // Ctrl+O's picker first
+    EXPECT_TRUE(view.openModel.open);
+    press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps, true);
+    EXPECT_FALSE(view.openModel.open); // then Ctrl+Shift+O's dialog
     EXPECT_TRUE(view.exportPanel.open);
     press({{GLFW_KEY_ESCAPE, 0}}, scene, view, maps);
     EXPECT_FALSE(view.exportPanel.open);

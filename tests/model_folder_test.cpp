@@ -294,6 +294,43 @@ TEST_F(ModelFolder, ANameNotInTheCacheSaysWhereItLookedAndWhatToDo) {
     expectWords(locateError("gpt2"), {"no HF_HOME or HOME"});
 }
 
+// The "Open model" dialog's list: what is in the cache, its type, and whether it opens; a
+// broken entry is listed with its problem or left out, never thrown.
+TEST_F(ModelFolder, TheCachedModelsAreListedWithTheirTypes) {
+    const fs::path cache = root_ / "hub";
+    setenv("HF_HUB_CACHE", cache.c_str(), 1);
+    EXPECT_EQ(models::hubCacheDir(), cache.string());
+    EXPECT_TRUE(models::listCachedModels().empty()); // the folder does not even exist
+    const fs::path gpt2 = writeCacheEntry(cache, "models--someone--tiny-gpt2", "abc");
+    writeCacheEntry(cache, "models--gpt2", "old");
+    const fs::path bert = writeCacheEntry(cache, "models--google--bert-tiny", "b1");
+    write(fs::canonical(bert / "config.json"), R"({"model_type": "bert"})");
+    const fs::path broken = writeCacheEntry(cache, "models--org--broken", "x1");
+    write(fs::canonical(broken / "config.json"), "{not json");
+    writeCacheEntry(cache, "models--org--dangling", "d1");
+    write(cache / "models--org--dangling" / "refs" / "main", "gone");          // names no snapshot
+    fs::create_directories(cache / "models--org--empty" / "snapshots" / "e1"); // no config.json
+    writeCacheEntry(cache, "datasets--org--data", "s1");                       // not a model
+    write(cache / "models--org--file", "a file, not a folder");
+
+    const std::vector<models::CachedModel> list = models::listCachedModels();
+    std::vector<std::string> names;
+    for (const models::CachedModel& m : list) names.push_back(m.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"google/bert-tiny", "gpt2", "org/broken",
+                                               "someone/tiny-gpt2"}));
+    ASSERT_EQ(list.size(), 4u);
+    EXPECT_EQ(list[3].dir, gpt2.string());
+    EXPECT_EQ(list[3].modelType, "gpt2");
+    EXPECT_TRUE(list[3].supported);
+    EXPECT_EQ(list[3].error, "");
+    EXPECT_EQ(list[0].modelType, "bert");
+    EXPECT_FALSE(list[0].supported);
+    EXPECT_EQ(list[0].error, "not supported: bert");
+    EXPECT_FALSE(list[2].supported);
+    expectWords(list[2].error, {"config.json", "not valid JSON"});
+    EXPECT_EQ(models::locateModel(list[3].name).dir, list[3].dir); // a click opens this folder
+}
+
 TEST_F(ModelFolder, Gpt2ConfigWithDefaults) {
     write(root_ / "config.json", kTinyGpt2);
     const models::ModelConfig c = models::readModelConfig((root_ / "config.json").string());

@@ -8,11 +8,14 @@
 #include "explorer/export_job.h"
 #include "explorer/trained_model_runner.h"
 #include "io/scene_json.h"
+#include "models/model_folder.h"
 #include "widgets/selection.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace app {
 
@@ -56,6 +59,19 @@ struct ScenePickerState {
     std::string pathInput;
 };
 
+// Ctrl+Shift+O: a path field, the recent models, the models in the Hugging Face cache. The
+// session fills `loading` and `recent`; the dialog lists the cache when it opens.
+struct OpenModelState {
+    bool open = false;
+    bool listed = false; // the cache was read since the dialog opened
+    std::string pathInput;
+    std::string cacheDir;                          // where the cache was searched
+    std::vector<core::models::CachedModel> cached; // as listed on opening
+    std::vector<std::array<float, 4>> cachedAt;    // each entry's row on screen: x0 y0 x1 y1
+    std::vector<std::string> recent;               // newest first
+    std::string loading; // the model being opened off the frame thread ("" when none)
+};
+
 struct ExplorerState {
     core::SceneView saved; // tab, colours, theme, heads shown: what a scene file holds
     Selection selection;
@@ -64,6 +80,7 @@ struct ExplorerState {
     PipelineTabState pipeline;
     LinesTabState lines;
     ScenePickerState scenes;
+    OpenModelState openModel;  // Ctrl+Shift+O
     ExportPanel exportPanel;   // Ctrl+Shift+E
     TrainedModelView model;    // what the panels show of a trained model, when one is open
     bool focusSentence = true; // give the sentence field the keyboard (once, at start)
@@ -80,6 +97,8 @@ struct ExplorerRequest {
     bool closeModel = false;                // back to the explorer's own scene
     std::optional<ExportChoice> openExport; // the export panel, on this choice
     bool exportDetectors = false;           // a real model's head detector scores, as CSV
+    std::string openModel;                  // a model folder or cache name, opened off-frame
+    bool openModelDialog = false;           // Ctrl+Shift+O's window
 
     ExplorerRequest& operator|=(const ExplorerRequest& other);
 };

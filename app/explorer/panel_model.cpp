@@ -60,6 +60,10 @@ ExplorerRequest drawModelSection(TrainedModelView& model) {
     ImGui::PopStyleColor();
     if (ImGui::Button("Close model")) request.closeModel = true;
     itemTooltip("Back to the explorer's own scene, with its sliders and switches.");
+    ImGui::SameLine();
+    if (ImGui::Button("Open model...")) request.openModelDialog = true;
+    itemTooltip("Another model: a folder, a recent one, one in the Hugging Face cache "
+                "(Ctrl+Shift+O).");
     return request;
 }
 

@@ -35,6 +35,11 @@ ExplorerRequest drawScenesPanel(ScenePickerState& picker) {
     if ((ImGui::Button("Open") || enter) && !picker.pathInput.empty())
         request.openFile = picker.pathInput;
     ImGui::TextDisabled("Ctrl+S saves the current scene into the export folder.");
+    ImGui::Separator();
+    if (ImGui::Button("Open a model... (Ctrl+Shift+O)")) { // GPT-2 or a run of mha-viz train
+        request.openModelDialog = true;
+        picker.open = false;
+    }
     ImGui::End();
     return request;
 }

@@ -175,6 +175,7 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
             if (ImGui::Selectable(name)) request.openDemo = name;
         ImGui::Separator();
         if (ImGui::Selectable("Open a scene file... (Ctrl+O)")) request.openScenePicker = true;
+        if (ImGui::Selectable("Open a model... (Ctrl+Shift+O)")) request.openModelDialog = true;
         ImGui::EndCombo();
     }
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "

@@ -93,6 +93,10 @@ void designedHeadTooltip(const std::string& headName);
 // Ctrl+O: the scene picker (the demo scenes, a path); asks to open the one chosen.
 ExplorerRequest drawScenesPanel(ScenePickerState& picker);
 
+// Ctrl+Shift+O (panel_open_model.cpp): the "Open model" window, a path field, the recent
+// models and the Hugging Face cache's; asks to open the one chosen (ExplorerRequest::openModel).
+ExplorerRequest drawOpenModelPanel(OpenModelState& dialog);
+
 // Ctrl+Shift+E: the export panel; the export runs on a worker that shares the trace. `target`
 // says which sentence and heads the choices take.
 struct ExportTarget {

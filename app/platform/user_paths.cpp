@@ -48,6 +48,10 @@ std::string imguiIniPath() {
     return (dir / "imgui.ini").string();
 }
 
+std::string recentModelsPath() {
+    return (fs::path(configHome()) / "mha-viz" / "recent-models.json").string();
+}
+
 std::string defaultExportDir() {
     std::string pictures = env("XDG_PICTURES_DIR");
     if (pictures.empty()) pictures = picturesFromUserDirs(configHome());

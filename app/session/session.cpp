@@ -8,6 +8,7 @@
 #include "io/figure_export.h"
 #include "io/scene_json.h"
 #include "io/train_scene.h"
+#include "models/recent_models.h"
 #include "platform/input_queue.h"
 #include "platform/user_paths.h"
 #include "platform/window.h"
@@ -52,6 +53,10 @@ Session::Session(const CliOptions& options, float uiScale)
     train_.settings = defaultTrainSettings();
 }
 
+Session::~Session() {
+    if (pendingModel_.valid()) pendingModel_.wait(); // closing while a model loads: let it end
+}
+
 bool Session::init() {
     try {
         gl_.init();
@@ -68,9 +73,12 @@ bool Session::init() {
         recompute(false);
     } else if (options_.realModel) { // its first trace comes from the worker, frames go on
         showRealModel(options_.realModel, options_.scene.sentences);
+        rememberRecentModel(options_.realModel->location.source);
         explorer_.model.layer = options_.modelLayer - 1;
         recompute(false);
     }
+    if (explorer_.openModel.recent.empty()) // else --model has just read and written it
+        explorer_.openModel.recent = core::models::readRecentModels(recentModelsPath());
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
     uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
     if (options_.train) startTrainScene(*options_.train); // --scene with a "train" object
@@ -83,6 +91,8 @@ constexpr double kTrainFrameSeconds = 1.0 / 60.0;
 // ImGui's caret is on for 0.8 s and off for 0.4 s: a frame every 0.2 s shows each change
 // within 0.2 s, at 5 frames a second instead of 60 while a field has the keyboard.
 constexpr double kCaretFrameSeconds = 0.2;
+// While a model loads: the spinner turns and the frame notices the load's end within 0.125 s.
+constexpr double kSpinnerFrameSeconds = 0.125;
 
 void Session::pollEvents() {
     const double now = ImGui::GetTime();
@@ -108,6 +118,7 @@ void Session::pollEvents() {
         double timeout =
             window_.notice.visible(now) ? std::min(0.5, window_.notice.until - now) : 0.5;
         if (onlyTyping) timeout = std::min(timeout, kCaretFrameSeconds);
+        if (pendingModel_.valid()) timeout = std::min(timeout, kSpinnerFrameSeconds);
         glfwWaitEventsTimeout(timeout);
         // ImGui needs a frame or two to settle after input; a caret's blink needs one frame.
         framesToSettle_ = onlyTyping && !inputPending() ? 0 : 2;
@@ -140,6 +151,7 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleFullscreen) toggleFullscreen(window);
     if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
+    followPendingModel(); // a model loaded off the frame thread is shown from this frame
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
         std::error_code ec; // a folder is a model (run folder or checkpoint), a file a scene
         if (std::filesystem::is_directory(dropped, ec))
@@ -172,6 +184,7 @@ void Session::drawPanels(GLFWwindow* window) {
 void Session::drawWindows() {
     drawKeyLegend(window_.showKeys);
     applyRequest(drawScenesPanel(explorer_.scenes));
+    applyRequest(drawOpenModelPanel(explorer_.openModel));
     // A scene just opened may name heads the trace on screen (until the next recompute) lacks.
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
     const ExportTarget target{explorer_.selection.batchIndex, explorer_.saved.selectedHead,
@@ -196,6 +209,7 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
 // --screenshot of a training scene waits for the run's last step (or its failure), of a real
 // model for its trace (the worker's first forward).
 bool Session::screenshotReady() const {
+    if (pendingModel_.valid()) return false;
     if (modelRunner_.isReal() && (modelRunner_.computing() || !modelRunner_.hasTrace()) &&
         modelRunner_.status().sceneError.empty())
         return false;

@@ -17,6 +17,7 @@
 #include "widgets/gl_heatmaps.h"
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@ namespace app {
 class Session {
   public:
     Session(const CliOptions& options, float uiScale);
+    ~Session(); // waits for a model still being opened (its worker only reads files)
 
     // The textures and the first maps, before the first frame. False after printing why.
     bool init();
@@ -59,8 +61,11 @@ class Session {
     // cannot be read; the window then keeps what it showed. Call it between frames or from a
     // panel (the maps follow in the same frame's recompute).
     bool openModel(const std::string& runDir, int step = core::kLastCheckpoint);
-    // A folder or model name: a run folder of mha-viz train or a Hugging Face checkpoint (the
-    // folder says which); a notice names what went wrong, and what was shown stays.
+    // A folder or model name: a run folder of mha-viz train (opened now) or a Hugging Face
+    // checkpoint (the folder says which). A checkpoint loads on a worker while the window goes
+    // on showing what it showed ("Opening NAME ..."); a later frame shows it
+    // (followPendingModel). False, with a notice, when it cannot be located or one is already
+    // loading; what was shown stays.
     bool openModelPath(const std::string& dirOrName);
     bool modelNotOpened(const std::exception& e);
     // Back to the ordinary explorer, with the scene it had before the model opened.
@@ -96,6 +101,11 @@ class Session {
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
+    // The checkpoint openModelPath started loading: shown once the worker has it, or the notice
+    // of why not. Each frame, before the panels.
+    void followPendingModel();
+    void rememberRecentModel(const std::string& dirOrName); // the dialog's recent list
+    void setTitle(std::string title); // the window's title from the next frame on
 
     RunStatus status() const {
         return modelRunner_.isOpen() ? modelRunner_.status() : runner_.status();
@@ -129,6 +139,9 @@ class Session {
     int shownLayer_ = -1;     // the model's layer in trace_
     bool mapsStale_ = false;  // trace_ was swapped outside recompute: upload the maps
     std::string windowTitle_; // set by the next frame (the window is a frame's argument)
+    std::string shownTitle_ = "mha-viz \xE2\x80\x94 multi-head attention"; // without "Opening"
+    std::future<std::unique_ptr<core::models::RealModel>> pendingModel_;   // openModelPath's load
+    std::string pendingName_;                                              // what it loads
     FrameStats benchStats_;
     std::chrono::steady_clock::time_point frameStart_;
     int frame_ = 0, framesToSettle_ = 3;

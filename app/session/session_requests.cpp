@@ -17,6 +17,8 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (!request.openDemo.empty() || !request.openFile.empty())
         openScene(request.openDemo, request.openFile);
     if (request.openScenePicker) explorer_.scenes.open = true;
+    if (request.openModelDialog) explorer_.openModel.open = true;
+    if (!request.openModel.empty()) openModelPath(request.openModel);
     if (request.openTrain) train_.active = true;
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
     if (request.closeModel)

@@ -1,15 +1,31 @@
-// The Session's trained-model side (--model, "Open in explorer"): opening and closing a model,
-// and each frame's recompute of the layer shown. Kept apart from session.cpp, which only calls
-// recompute() and status().
+// The Session's trained-model side (--model, "Open in explorer", the Open model dialog): opening
+// (a checkpoint off the frame thread) and closing a model, and each frame's recompute of the
+// layer shown. Kept apart from session.cpp, which calls recompute(), status() and
+// followPendingModel().
 #include "session/session.h"
+
+#include "models/recent_models.h"
+#include "platform/user_paths.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <utility>
 
 namespace app {
+
+namespace {
+
+// A spinner that ImGui's clock turns: the frame still runs while the worker reads the weights.
+std::string openingNotice(const std::string& name) {
+    static const char* const frames[] = {"|", "/", "-", "\\"};
+    return std::string(frames[int(ImGui::GetTime() * 8.0) % 4]) + " Opening " + name + " ...";
+}
+
+} // namespace
 
 // The notice (and stderr line) of a model that could not be opened; what was shown stays.
 bool Session::modelNotOpened(const std::exception& e) {
@@ -36,20 +52,78 @@ bool Session::openModel(const std::string& runDir, int step) {
 }
 
 bool Session::openModelPath(const std::string& dirOrName) {
+    if (pendingModel_.valid()) { // one at a time: the first asked for is what the user waits on
+        showNotice("Still opening " + pendingName_ + "; " + dirOrName + " was not opened", 4.0);
+        return false;
+    }
     try {
+        // Locating reads a few names only: a mistyped path is refused at once, in this frame.
         const core::models::ModelLocation where = core::models::locateModel(dirOrName);
-        if (where.kind == core::models::ModelFolderKind::TrainRun) return openModel(where.dir);
-        std::shared_ptr<const core::models::RealModel> model =
-            core::models::openRealModel(dirOrName);
+        if (where.kind == core::models::ModelFolderKind::TrainRun) {
+            if (!openModel(where.dir)) return false;
+            rememberRecentModel(dirOrName);
+            return true;
+        }
+        pendingModel_ = std::async(std::launch::async, // throws when no thread can be made
+                                   [dirOrName] { return core::models::openRealModel(dirOrName); });
+    } catch (const std::exception& e) {
+        return modelNotOpened(e);
+    }
+    pendingName_ = dirOrName;
+    explorer_.openModel.loading = dirOrName;
+    windowTitle_ = "mha-viz \xE2\x80\x94 opening " + dirOrName + " ...";
+    showNotice(openingNotice(dirOrName), 60.0); // over any notice before; turned each frame
+    return true;
+}
+
+void Session::followPendingModel() {
+    if (!pendingModel_.valid()) return;
+    if (pendingModel_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        const Notice& notice = window_.notice; // another notice meanwhile is not hidden
+        if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
+            showNotice(openingNotice(pendingName_), 60.0);
+        return;
+    }
+    const std::string name = std::exchange(pendingName_, std::string());
+    explorer_.openModel.loading.clear();
+    try {
+        std::shared_ptr<const core::models::RealModel> model = pendingModel_.get();
         const bool sameFamily = modelRunner_.isReal();
         showRealModel(std::move(model),
                       sameFamily ? scene_.sentences
                                  : std::vector<std::string>{core::models::kDefaultRealSentence});
         showNotice("Opened " + explorer_.model.title, 3.0);
-        return true;
+        rememberRecentModel(name);
+        explorer_.openModel.open = false; // the dialog did its job; it stays open on an error
     } catch (const std::exception& e) {
-        return modelNotOpened(e);
+        windowTitle_ = shownTitle_;
+        modelNotOpened(e);
     }
+}
+
+// A folder is kept as an absolute path (the next start may run elsewhere), a name as typed.
+void Session::rememberRecentModel(const std::string& dirOrName) {
+    namespace fs = std::filesystem;
+    std::string entry = dirOrName;
+    std::error_code ec;
+    if (fs::is_directory(dirOrName, ec)) {
+        fs::path path = fs::absolute(dirOrName, ec).lexically_normal();
+        if (!path.has_filename()) path = path.parent_path(); // "dir/" -> "dir"
+        if (!ec) entry = path.string();
+    }
+    const std::string file = recentModelsPath();
+    explorer_.openModel.recent =
+        core::models::withRecentModel(core::models::readRecentModels(file), entry);
+    try {
+        core::models::writeRecentModels(file, explorer_.openModel.recent);
+    } catch (const std::exception& e) { // the model is open; only the list is not kept
+        std::cerr << "mha-viz: recent models not saved: " << e.what() << '\n';
+    }
+}
+
+void Session::setTitle(std::string title) {
+    shownTitle_ = title;
+    windowTitle_ = std::move(title);
 }
 
 void Session::rememberExplorer() {
@@ -61,7 +135,7 @@ void Session::rememberExplorer() {
 void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model,
                             std::vector<std::string> sentences) {
     rememberExplorer();
-    windowTitle_ = realModelWindowTitle(*model);
+    setTitle(realModelWindowTitle(*model));
     if (sentences.size() != 1) sentences.resize(1); // one sentence: the model's batch is its own
     modelRunner_.openReal(std::move(model));
     scene_ = modelRunner_.scene(sentences);
@@ -78,7 +152,7 @@ void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
                         std::vector<std::string> sentences) {
     const bool sameKind = modelRunner_.isOpen() && !modelRunner_.isReal();
     rememberExplorer();
-    windowTitle_ = trainedModelWindowTitle(*run);
+    setTitle(trainedModelWindowTitle(*run));
     const int layer = sameKind ? explorer_.model.layer : 0; // another step: that layer
     modelRunner_.open(std::move(run));
     scene_ = modelRunner_.scene(sentences);
@@ -101,7 +175,7 @@ void Session::leaveModel(bool keepScene) {
     if (!keepScene) scene_ = explorerScene_; // else a scene opened over the model stays
     trace_ = explorerTrace_;                 // the runner recomputes when scene_ differs from it
     mapsStale_ = true;
-    windowTitle_ = "mha-viz \xE2\x80\x94 multi-head attention";
+    setTitle("mha-viz \xE2\x80\x94 multi-head attention");
 }
 
 bool Session::recompute(bool allowWorker) {

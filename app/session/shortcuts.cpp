@@ -70,6 +70,9 @@ std::vector<KeyRow> makeKeyTable() {
          "save the scene / open one (demo scenes, a path; or drop a file)",
          {{GLFW_KEY_S, kCtrl, A::SaveScene}, {GLFW_KEY_O, kCtrl, A::OpenScenes}}},
         {S::Anywhere,
+         "open a model: a folder or name, a recent one, one in the Hugging Face cache",
+         {{GLFW_KEY_O, kCtrl | kShift, A::OpenModel}}},
+        {S::Anywhere,
          "Train view: train a tiny transformer and watch its heads learn",
          {{GLFW_KEY_T, kCtrl, A::ToggleTrain}}},
         {S::TrainView,
@@ -239,15 +242,17 @@ void interceptEscape() {
 
 namespace {
 
-// Esc closes one thing, the top-most: a dropdown or menu, the scene picker, the export panel,
-// the key legend; with none open it unpins the row. A text field keeps its text (see
-// interceptEscape).
+// Esc closes one thing, the top-most: a dropdown or menu, the scene picker, the model dialog,
+// the export panel, the key legend; with none open it unpins the row. A text field keeps its
+// text (see interceptEscape).
 void closeOrUnpin(const KeyTargets& t) {
     const ImGuiContext* g = ImGui::GetCurrentContext(); // none in the unit tests
     if (g && g->OpenPopupStack.Size > 0)
         ImGui::ClosePopupToLevel(g->OpenPopupStack.Size - 1, true);
     else if (t.explorer.scenes.open)
         t.explorer.scenes.open = false;
+    else if (t.explorer.openModel.open)
+        t.explorer.openModel.open = false;
     else if (t.explorer.exportPanel.open)
         t.explorer.exportPanel.open = false;
     else if (t.window.showKeys)
@@ -284,6 +289,9 @@ void applyWindowShortcut(ShortcutAction action, const KeyTargets& t, ShortcutAct
         break;
     case A::OpenScenes:
         t.explorer.scenes.open = true;
+        break;
+    case A::OpenModel:
+        t.explorer.openModel.open = true;
         break;
     case A::CloseOrUnpin:
         closeOrUnpin(t);

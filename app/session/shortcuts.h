@@ -35,6 +35,7 @@ enum class ShortcutAction {
     ZoomOut,           // Ctrl+minus
     ZoomReset,         // Ctrl+0
     OpenScenes,        // Ctrl+O
+    OpenModel,         // Ctrl+Shift+O
     ToggleTrain,       // Ctrl+T: the Train view
     CloseOrUnpin,      // Esc: the open menu or window, else the pinned row
     ToggleFullscreen,  // F11

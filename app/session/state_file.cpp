@@ -136,6 +136,40 @@ void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
     json.endObject();
 }
 
+// Ctrl+Shift+O's dialog: whether it is shown, a model loading, the recent list and the cache's
+// models with their rows on screen (where a test clicks).
+void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
+    json.key("open_model");
+    json.beginObject();
+    json.key("shown");
+    json.value(dialog.open);
+    json.key("loading"); // the name or path being opened off the frame thread, "" when none
+    json.value(dialog.loading);
+    writeStrings(json, "recent", dialog.recent);
+    json.key("cache_dir");
+    json.value(dialog.cacheDir);
+    json.key("cached"); // as listed when the dialog opened
+    json.beginArray();
+    for (std::size_t i = 0; i < dialog.cached.size(); ++i) {
+        const core::models::CachedModel& model = dialog.cached[i];
+        json.beginObject();
+        json.key("name");
+        json.value(model.name);
+        json.key("type");
+        json.value(model.modelType);
+        json.key("supported");
+        json.value(model.supported);
+        json.key("at"); // x0 y0 x1 y1, once drawn
+        json.beginArray();
+        if (i < dialog.cachedAt.size())
+            for (float v : dialog.cachedAt[i]) json.value(v);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+}
+
 } // namespace
 
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
@@ -186,6 +220,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.key("error");
     json.value(facts.error);
     writeModel(json, explorer.model);
+    writeOpenModel(json, explorer.openModel);
     writeTrain(json, train);
     json.endObject();
     return out.str();

@@ -26,7 +26,9 @@ struct FrameFacts {
 // "weights", "weights_in_use", "selected_head", "tab", "export_panel", "scene_picker",
 // "popup_open", "exporting", "notice", "error", "model": {"open", "real", "layer" (from 1),
 // "grid" (layer_heads, every_layer, detectors), "detectors_ready", "predictions" (the first
-// sentence's, per token)}, "train": {"active", "state", "step",
+// sentence's, per token)}, "open_model": {"shown", "loading" (the name being opened, "" when
+// none), "recent", "cache_dir", "cached": [{"name", "type", "supported", "at": [x0, y0, x1,
+// y1]}]}, "train": {"active", "state", "step",
 // "worker_step", "busy", "shown_step", "scrubbed", "playing", "heldout_loss": [the last 200 rows
 // up to the step shown], "loss_axis": [min, max], "log_loss", "chance_loss", "phase" (none,
 // plateau, drop, after), "note_curves", "note_map", "snapshots", "writing"}}.

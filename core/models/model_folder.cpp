@@ -196,6 +196,36 @@ fs::path findInCache(const std::string& name) {
            " (config.json, model.safetensors and the tokenizer files)");
 }
 
+// "models--ORG--NAME" -> "ORG/NAME" (the hub allows no "--" inside a name part); "" for
+// other folders of the cache (datasets--, spaces--, .locks).
+std::string cachedModelName(const std::string& folder) {
+    const std::string prefix = "models--";
+    if (folder.rfind(prefix, 0) != 0) return "";
+    std::string name = folder.substr(prefix.size());
+    if (const std::size_t sep = name.find("--"); sep != std::string::npos)
+        name.replace(sep, 2, "/");
+    return isModelName(name) ? name : "";
+}
+
+// The type and whether this build opens it; a bad config is described, not thrown.
+void describeCachedModel(CachedModel& model) {
+    try {
+        const std::string where = "config.json: ";
+        const json root = parseJsonObject(
+            readSmallFile((fs::path(model.dir) / "config.json").string(), where), where);
+        if (root.contains("model_type") && root.at("model_type").is_string())
+            model.modelType = root.at("model_type").get<std::string>();
+        const std::vector<std::string>& supported = supportedModelTypes();
+        if (std::find(supported.begin(), supported.end(), model.modelType) == supported.end())
+            refuse(model.modelType.empty() ? "config.json: no model_type"
+                                           : "not supported: " + model.modelType);
+        parseModelConfig(root.dump(), supported); // sizes present and consistent
+        model.supported = true;
+    } catch (const std::exception& e) {
+        model.error = e.what();
+    }
+}
+
 ModelLocation classify(const std::string& dir, const std::string& source) {
     ModelLocation location;
     location.dir = dir;
@@ -401,6 +431,33 @@ ModelLocation locateModel(const std::string& dirOrName) {
         refuse(dirOrName + ": no such folder (nor a model name such as gpt2 or" +
                " openai-community/gpt2)");
     return classify(findInCache(dirOrName).string(), dirOrName);
+}
+
+std::string hubCacheDir() {
+    return hubCache().string();
+}
+
+std::vector<CachedModel> listCachedModels() {
+    std::vector<CachedModel> models;
+    const fs::path cache = hubCache();
+    std::error_code ec;
+    if (cache.empty()) return models;
+    for (const fs::directory_entry& entry : fs::directory_iterator(cache, ec)) {
+        CachedModel model;
+        model.name = cachedModelName(entry.path().filename().string());
+        if (model.name.empty() || !entry.is_directory(ec)) continue;
+        try {
+            model.dir = snapshotOf(entry.path()).string();
+        } catch (const std::exception&) {
+            continue; // no snapshot to open: not a model the dialog can offer
+        }
+        if (!present(fs::path(model.dir) / "config.json")) continue;
+        describeCachedModel(model);
+        models.push_back(std::move(model));
+    }
+    std::sort(models.begin(), models.end(),
+              [](const CachedModel& a, const CachedModel& b) { return a.name < b.name; });
+    return models;
 }
 
 HfFiles hfFiles(const ModelLocation& location) {

@@ -26,6 +26,25 @@ struct ModelLocation {
 // only weights are pytorch_model.bin (the message says to download model.safetensors).
 ModelLocation locateModel(const std::string& dirOrName);
 
+// The Hugging Face cache folder locateModel searches (the same variables, in the same order);
+// "" when no variable says where one could be.
+std::string hubCacheDir();
+
+// A model in the cache, as the window's "Open model" dialog lists it.
+struct CachedModel {
+    std::string name;      // "ORG/NAME" (or "NAME" for an old models--NAME), what locateModel takes
+    std::string dir;       // the snapshot folder
+    std::string modelType; // config.json's model_type ("" when it cannot be read)
+    std::string error;     // why it cannot be opened ("" when supported)
+    bool supported = false;
+};
+
+// Every models--ORG--NAME folder of hubCacheDir() whose snapshot (refs/main, else the newest)
+// holds a config.json, sorted by name. Reads only the config files; never throws: an entry
+// whose snapshot cannot be resolved is left out, one whose config is bad is listed with its
+// error.
+std::vector<CachedModel> listCachedModels();
+
 // The files of a Hugging Face folder; optional ones are empty when absent.
 struct HfFiles {
     std::string config;               // config.json

@@ -1,0 +1,122 @@
+// Ctrl+Shift+O: open a real model (or a run folder of mha-viz train) by path or name, from the
+// recent list or from the Hugging Face cache. The session opens it off the frame thread
+// (Session::openModelPath), so the window stays usable while the weights load.
+#include "explorer/panels.h"
+
+#include "widgets/text_field.h"
+
+#include <string>
+
+namespace app {
+
+namespace {
+
+// A few characters turning a quarter each eighth of a second: the frame still runs.
+const char* spinner() {
+    static const char* const frames[] = {"|", "/", "-", "\\"};
+    return frames[int(ImGui::GetTime() * 8.0) % 4];
+}
+
+void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
+    ImGui::TextUnformatted("A model folder (config.json, model.safetensors, vocab.json, "
+                           "merges.txt) or a name such as gpt2:");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = textField("##model-path", "/path/to/model or openai-community/gpt2",
+                                 dialog.pathInput, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    if ((ImGui::Button("Open##model-path") || enter) && !dialog.pathInput.empty())
+        request.openModel = dialog.pathInput;
+    if (!dialog.loading.empty())
+        ImGui::Text("%s Opening %s ...", spinner(), dialog.loading.c_str());
+    else
+        ImGui::TextDisabled("Dropping a model folder onto the window opens it too.");
+}
+
+void recentList(const OpenModelState& dialog, ExplorerRequest& request) {
+    ImGui::TextUnformatted("Recent");
+    ImGui::Indent();
+    if (dialog.recent.empty()) ImGui::TextDisabled("none yet: the models you open appear here");
+    for (std::size_t i = 0; i < dialog.recent.size(); ++i) {
+        const std::string label = dialog.recent[i] + "##recent" + std::to_string(i);
+        if (ImGui::Selectable(label.c_str())) request.openModel = dialog.recent[i];
+    }
+    ImGui::Unindent();
+}
+
+// One row per cached model: its name and type; a type this build does not open is greyed
+// and says so, and cannot be clicked.
+void cachedRow(OpenModelState& dialog, std::size_t i, ExplorerRequest& request) {
+    const core::models::CachedModel& model = dialog.cached[i];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    if (!model.supported) ImGui::BeginDisabled();
+    const std::string label = model.name + "##cached" + std::to_string(i);
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
+        request.openModel = model.name;
+    const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+    dialog.cachedAt[i] = {min.x, min.y, max.x, max.y};
+    if (model.supported) itemTooltip(model.dir.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(model.supported ? model.modelType.c_str() : model.error.c_str());
+    if (!model.supported) ImGui::EndDisabled();
+}
+
+// The cache's models as a table, or, with none, what to do instead.
+void cachedModels(OpenModelState& dialog, ExplorerRequest& request, const std::string& where) {
+    if (dialog.cached.empty()) {
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+        ImGui::TextDisabled("No models in the Hugging Face cache at %s; download config.json, "
+                            "model.safetensors, vocab.json and merges.txt from the model's page "
+                            "into a folder and type its path.",
+                            where.c_str());
+        ImGui::PopTextWrapPos();
+        return;
+    }
+    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+    if (!ImGui::BeginTable("cached-models", 2, flags)) return;
+    for (std::size_t i = 0; i < dialog.cached.size(); ++i) cachedRow(dialog, i, request);
+    ImGui::EndTable();
+}
+
+void cacheList(OpenModelState& dialog, ExplorerRequest& request) {
+    const std::string where = dialog.cacheDir.empty() ? "no HF_HOME or HOME set" : dialog.cacheDir;
+    ImGui::Text("In the Hugging Face cache (%s)", where.c_str());
+    dialog.cachedAt.assign(dialog.cached.size(), {0, 0, 0, 0});
+    ImGui::Indent();
+    cachedModels(dialog, request, where);
+    ImGui::Unindent();
+}
+
+// The cache as it is now, read once per opening of the dialog (a download may have finished).
+void listModels(OpenModelState& dialog) {
+    dialog.cacheDir = core::models::hubCacheDir();
+    dialog.cached = core::models::listCachedModels();
+    dialog.listed = true;
+}
+
+} // namespace
+
+ExplorerRequest drawOpenModelPanel(OpenModelState& dialog) {
+    ExplorerRequest request;
+    if (!dialog.open) {
+        dialog.listed = false;
+        return request;
+    }
+    if (!dialog.listed) listModels(dialog);
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.4f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(1.0f); // opaque over the maps, like the key legend
+    ImGui::Begin("Open a model (Ctrl+Shift+O)", &dialog.open,
+                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
+    pathRow(dialog, request);
+    ImGui::Separator();
+    recentList(dialog, request);
+    ImGui::Separator();
+    cacheList(dialog, request);
+    ImGui::End();
+    return request;
+}
+
+} // namespace app
