@@ -176,3 +176,95 @@ TEST(CliRealModel, NonFiniteWeightsAreNamedWithTheirCount) {
     EXPECT_NE(json::parse(r.out)["warnings"].dump().find("non-finite"), std::string::npos);
     fs::remove_all(dir);
 }
+
+namespace {
+
+bool isPng(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    char header[8] = {};
+    in.read(header, sizeof header);
+    return in && std::string(header, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+std::string readText(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Every file under `dir`, relative, sorted.
+std::vector<std::string> filesUnder(const fs::path& dir) {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+        if (entry.is_regular_file()) files.push_back(fs::relative(entry.path(), dir).string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+} // namespace
+
+// 2 layers x (4 heads x 3 + grid 2 + mean 3 + statistics 3 + trace 1) + model grid 2 +
+// 4 detectors x 2 + detectors.csv + rollout 3 + logit lens + v2 trace = 58.
+TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-real-export";
+    fs::remove_all(dir);
+    const fs::path json = dir.string() + ".json";
+    const ProcessResult r =
+        runMhaViz({"--model", (kFixtures / "f32").string(), "--sentence", "The cat sat on the mat",
+                   "--export", dir.string(), "--json", json.string(), "--colormap", "magma"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("exporting figures of"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("wrote 58 files to " + dir.string()), std::string::npos) << r.err;
+    const std::vector<std::string> files = filesUnder(dir);
+    EXPECT_EQ(files.size(), 58u);
+    for (const char* name : {"layer-01/mha-viz-head-01.png", "layer-01/mha-viz-head-04.csv",
+                             "layer-02/mha-viz-grid.png", "layer-02/mha-viz-mean.svg",
+                             "layer-02/mha-viz-statistics.csv", "layer-02/mha-viz-trace.json",
+                             "model-grid.png", "model-grid.svg", "detectors-previous_token.png",
+                             "detectors-induction.svg", "detectors.csv", "rollout.png",
+                             "rollout.svg", "rollout.csv", "logit-lens.csv", "model-trace.json"})
+        EXPECT_TRUE(std::count(files.begin(), files.end(), name)) << name;
+    for (const std::string& f : files)
+        if (f.ends_with(".png")) {
+            EXPECT_TRUE(isPng(dir / f)) << f;
+        }
+    EXPECT_EQ(readText(dir / "detectors.csv").rfind("layer,head,previous_token,", 0), 0u);
+    EXPECT_EQ(readText(dir / "logit-lens.csv").rfind("layer,rank,token,id,probability\n", 0), 0u);
+    EXPECT_EQ(json::parse(readText(dir / "model-trace.json"))["version"], 2);
+    EXPECT_EQ(json::parse(readText(json))["model"]["layers"], 2); // --json too
+    EXPECT_NE(readText(dir / "model-grid.svg").find("real model " + (kFixtures / "f32").string()),
+              std::string::npos);
+    fs::remove_all(dir);
+    fs::remove(json);
+}
+
+TEST(CliRealModel, ASecondExportIntoTheSameFolderOverwritesNothing) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-real-export-twice";
+    fs::remove_all(dir);
+    const std::vector<std::string> args = {
+        "--model", (kFixtures / "f32").string(), "--sentence", "The cat", "--export", dir.string()};
+    ASSERT_EQ(runMhaViz(args).exitCode, 0);
+    const std::vector<std::string> first = filesUnder(dir);
+    const std::string rollout = readText(dir / "rollout.csv");
+    const ProcessResult again =
+        runMhaViz({"--model", (kFixtures / "f32").string(), "--sentence", "The cat sat on",
+                   "--export", dir.string(), "--export-caption", "off", "--export-scale", "2"});
+    ASSERT_EQ(again.exitCode, 0) << again.err;
+    const std::vector<std::string> both = filesUnder(dir);
+    EXPECT_EQ(both.size(), 2 * first.size());
+    EXPECT_EQ(readText(dir / "rollout.csv"), rollout); // the first export's, untouched
+    EXPECT_TRUE(fs::exists(dir / "rollout-2.csv"));
+    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-head-01.png"));
+    EXPECT_TRUE(fs::exists(dir / "model-trace-2.json"));
+    fs::remove_all(dir);
+}
+
+TEST(CliRealModel, ExportToABadFolderIsOneLineAndExit2) {
+    const std::string f32 = (kFixtures / "f32").string();
+    expectBadInput({"--model", f32, "--export", "/proc/mha-viz-no-such-folder"},
+                   "/proc/mha-viz-no-such-folder");
+    const fs::path file = fs::temp_directory_path() / "mha-viz-cli-real-export-file";
+    std::ofstream(file) << "a file, not a folder\n";
+    expectBadInput({"--model", f32, "--export", file.string()}, file.string());
+    fs::remove(file);
+    expectBadInput({"--model", f32, "--export", "/tmp/x", "--export-scale", "5"}, "5");
+}

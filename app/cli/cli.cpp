@@ -76,10 +76,11 @@ struct SceneFlags {
     std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
 };
 
-// The flags that say what is computed; --scene sets all of them at once.
+// The flags a scene file sets (what is computed, and the colormap); --scene sets all at once.
 constexpr const char* kSceneFlags[] = {
-    "--sentence", "--source", "--d-model",       "--heads",       "--mask",   "--seed",
-    "--weights",  "--scale",  "--no-positional", "--no-out-proj", "--ablate", "--reshape-bug"};
+    "--sentence", "--source",      "--d-model", "--heads",         "--mask",
+    "--seed",     "--weights",     "--scale",   "--no-positional", "--no-out-proj",
+    "--ablate",   "--reshape-bug", "--colormap"};
 
 } // namespace
 
@@ -162,6 +163,9 @@ void addOutputOptions(CLI::App& cli, CliOptions& options) {
            "the title alone")
         ->check(CLI::IsMember({"on", "off"}))
         ->default_str("on");
+    addEnumOption(cli, "--colormap", options.view.colormap,
+                  "The colormap of the --export figures and the window's maps: " +
+                      core::describeEnumNames<core::ColormapId>());
     cli.add_option("--scene", options.scenePath, "Load every setting from a scene file (JSON)");
     cli.add_option("--save-scene", options.saveScenePath,
                    "Save every setting as a scene file (JSON) and exit");
@@ -256,12 +260,14 @@ std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     return core::validationError(scene);
 }
 
-// What a trained model fixes, or cannot do: refused with --model.
+// What a model fixes, or cannot do: refused with --model.
 constexpr const char* kNotWithModel[] = {
-    "--source",      "--d-model", "--heads",        "--mask",
-    "--seed",        "--weights", "--scale",        "--no-positional",
-    "--no-out-proj", "--ablate",  "--reshape-bug",  "--scene",
-    "--save-scene",  "--export",  "--export-scale", "--export-caption"};
+    "--source",      "--d-model", "--heads",         "--mask",        "--seed",
+    "--weights",     "--scale",   "--no-positional", "--no-out-proj", "--ablate",
+    "--reshape-bug", "--scene",   "--save-scene"};
+
+// What a Hugging Face model can export and a run folder of mha-viz train cannot (yet).
+constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-caption"};
 
 // Flags only a Hugging Face model takes.
 constexpr const char* kRealModelOnly[] = {"--top-k", "--json-logits", "--bench-forward"};
@@ -288,6 +294,10 @@ std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOp
     for (const char* flag : kRealModelOnly)
         if (cli.count(flag) > 0)
             return std::string(flag) + " needs a Hugging Face model, not a run folder";
+    for (const char* flag : kExportFlags)
+        if (cli.count(flag) > 0)
+            return std::string(flag) + " does not apply to a run folder of mha-viz train " +
+                   "(--json writes its trace)";
     try {
         auto run = std::make_shared<core::TrainedRun>(
             core::loadTrainedRun(options.modelDir, options.modelStep));

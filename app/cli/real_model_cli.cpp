@@ -3,6 +3,8 @@
 
 #include "cli/cli.h"
 #include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "models/real_model_export.h"
 #include "models/real_trace_json.h"
 
 #include <algorithm>
@@ -72,6 +74,50 @@ std::string loadRealModel(CliOptions& options, const std::vector<std::string>& s
     return {};
 }
 
+namespace {
+
+// --json FILE|-: the v2 trace.
+void writeRealJson(const CliOptions& options, const core::models::RealModel& model,
+                   const core::models::RealTrace& trace) {
+    core::models::RealTraceJsonOptions json;
+    json.logits = options.real.jsonLogits;
+    if (options.jsonPath == "-") {
+        core::models::writeRealTraceJson(model, trace, json, std::cout);
+        std::cout.flush();
+        if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
+    } else {
+        std::ostringstream out;
+        core::models::writeRealTraceJson(model, trace, json, out);
+        core::writeFileAtomically(options.jsonPath, out.str());
+    }
+}
+
+// --export DIR: every layer's figures and the model's own views (real_model_export.h), with
+// the head detectors the window runs: TransformerLens's 2 x 50 random tokens, fewer when the
+// context is shorter. A line when it starts, at each quarter, and when it is done.
+void exportRealFigures(const CliOptions& options, const core::models::RealModel& model,
+                       const core::models::RealTrace& trace) {
+    core::prepareExportFolder(options.exportPath); // before any progress line: bad input gives
+                                                   // exactly one line
+    std::cerr << "mha-viz: exporting figures of " << model.location.source << " to "
+              << options.exportPath << " ...\n";
+    const std::vector<core::models::HeadDetectorScores> detectors =
+        core::models::detectHeadsOnRepeatedTokens(
+            model, std::min(50, (model.config().nPositions - 1) / 2), 1);
+    int quarter = 0;
+    const auto progress = [&quarter](int done, int total) {
+        if (done * 4 < (quarter + 1) * total || done == total) return;
+        quarter = done * 4 / total;
+        std::cerr << "mha-viz: " << done << " of " << total << " files\n";
+    };
+    const std::vector<std::string> files = core::models::exportRealModel(
+        model, trace, detectors, options.exportPath, options.exportScale, options.view.colormap,
+        options.exportCaption, progress);
+    std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath << '\n';
+}
+
+} // namespace
+
 int runRealModelHeadless(const CliOptions& options) {
     if (options.real.benchForward > 0) return benchForward(options);
     const core::models::RealModel& model = *options.realModel;
@@ -81,17 +127,8 @@ int runRealModelHeadless(const CliOptions& options) {
         for (const std::string& w : trace.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
         for (const std::string& w : model.weights.warnings)
             std::cerr << "mha-viz: warning: " << w << '\n';
-        core::models::RealTraceJsonOptions json;
-        json.logits = options.real.jsonLogits;
-        if (options.jsonPath == "-") {
-            core::models::writeRealTraceJson(model, trace, json, std::cout);
-            std::cout.flush();
-            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-        } else {
-            std::ostringstream out;
-            core::models::writeRealTraceJson(model, trace, json, out);
-            core::writeFileAtomically(options.jsonPath, out.str());
-        }
+        if (!options.jsonPath.empty()) writeRealJson(options, model, trace);
+        if (!options.exportPath.empty()) exportRealFigures(options, model, trace);
     } catch (const std::bad_alloc&) {
         printError("mha-viz", "not enough memory for this sentence");
         return kExitBadInput;

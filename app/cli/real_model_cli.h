@@ -1,6 +1,6 @@
 // `mha-viz --model DIR|NAME` for a real checkpoint (docs/real-models.md, "Command line"): the
-// v2 trace as JSON and the forward benchmark. A run folder of `mha-viz train` goes through
-// cli.cpp's trained-model path instead; the folder says which kind it is.
+// v2 trace as JSON, every figure (--export) and the forward benchmark. A run folder of `mha-viz
+// train` goes through cli.cpp's trained-model path instead; the folder says which kind it is.
 #pragma once
 
 #include "models/real_model.h"
@@ -23,7 +23,7 @@ struct RealModelFlags {
 // one-line error, or "".
 std::string loadRealModel(CliOptions& options, const std::vector<std::string>& sentences);
 
-// --json with a real model. Returns the exit code.
+// --json and/or --export with a real model (the trace once, for both). Returns the exit code.
 int runRealModelHeadless(const CliOptions& options);
 
 // --bench-forward N: prints "load: X ms", "forward: Y ms" (median) and the forward's GFLOP/s.

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 
 namespace core {
 
@@ -113,7 +114,13 @@ FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
 // The figure with its caption, or with its title alone when the request turns captions off.
 template <class Figure>
 Figure captioned(Figure figure, const ExportRequest& r) {
-    if (!r.caption) figure.captionLines.clear();
+    if (!r.caption) {
+        figure.captionLines.clear();
+    } else if (!r.captionLines.empty()) { // the caller's own description, and which figure
+        figure.captionLines = r.captionLines;
+        if constexpr (!std::is_same_v<Figure, GridFigure>)
+            figure.captionLines.push_back(figure.title);
+    }
     return figure;
 }
 
@@ -357,11 +364,18 @@ std::vector<std::string> exportFigures(const Trace& trace, const std::string& di
                                        ColormapId colormap, int workers, bool caption) {
     ExportRequest request;
     request.dir = dir, request.scale = scale, request.colormap = colormap;
-    request.caption = caption;
+    request.caption = caption, request.workers = workers;
+    return exportFigures(trace, request, {});
+}
+
+std::vector<std::string> exportFigures(const Trace& trace, const ExportRequest& base,
+                                       const ExportProgress& progress) {
+    ExportRequest request = base;
     request.batchIndex = -1; // every sentence
+    request.formats = {};
     checkRequest(trace, request);
     // One list for every view, so the workers keep busy across them.
-    std::vector<FileTask> tasks = prepareTasks(dir, [&] {
+    std::vector<FileTask> tasks = prepareTasks(request.dir, [&] {
         std::vector<FileTask> all;
         for (ExportWhat what :
              {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
@@ -371,7 +385,7 @@ std::vector<std::string> exportFigures(const Trace& trace, const std::string& di
         }
         return all;
     });
-    return writeAll(tasks, workers, {});
+    return writeAll(tasks, request.workers, progress);
 }
 
 void writeCurveFigure(const CurveFigure& figure, const std::string& stem, int scale,

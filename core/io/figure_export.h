@@ -56,6 +56,9 @@ struct ExportRequest {
     // The caption under each figure (the sentence, the settings, the head); off: the title
     // alone, for a slide that says the rest itself.
     bool caption = true;
+    // With the caption on: these lines instead of the scene's, then the figure's own title. A
+    // real model's layer needs them: its scene names no checkpoint (a seed and random weights).
+    std::vector<std::string> captionLines;
 };
 
 // Called after each file with (files done, files in all); may run on a worker thread, never
@@ -78,6 +81,11 @@ int exportFileCount(const Trace& trace, const ExportRequest& request);
 std::vector<std::string> exportFigures(const Trace& trace, const std::string& dir, int scale,
                                        ColormapId colormap = ColormapId::Viridis, int workers = 0,
                                        bool caption = true);
+
+// exportFigures with a request's dir, scale, colormap, workers, caption and captionLines (its
+// what, formats and batchIndex are exportFigures' own), calling `progress` like exportView.
+std::vector<std::string> exportFigures(const Trace& trace, const ExportRequest& request,
+                                       const ExportProgress& progress);
 
 // Single figures to files, for the commands and views that write one at a time (mha-viz plot,
 // the Train view); each throws std::runtime_error naming the file it could not write.

@@ -1,0 +1,176 @@
+// A real model's export (real_model_export.h).
+#include "models/real_model_export.h"
+
+#include "io/atomic_file.h"
+#include "models/real_model_figures.h"
+#include "models/real_trace_json.h"
+
+#include <cctype>
+#include <cstdio>
+#include <new>
+#include <sstream>
+
+namespace core::models {
+namespace {
+
+constexpr int kLensTop = 5; // tokens per layer in logit-lens.csv
+
+// The model's own files after the layers', one at a time: each path chosen free just before
+// it is written, the written ones kept for the progress count and for an ExportError.
+struct ModelFiles {
+    std::string dir;
+    std::vector<std::string> written;
+    const ExportProgress& progress;
+    int total = 0;
+
+    void done(const std::string& path) {
+        written.push_back(path);
+        if (progress) progress(int(written.size()), total);
+    }
+    void text(const std::string& stem, const std::string& ext, const std::string& contents) {
+        const std::string path = freePath(dir, stem, ext);
+        writeFileAtomically(path, contents);
+        done(path);
+    }
+    // SVG, PNG (and CSV) under one free stem, so they stay together.
+    void figure(const std::string& stem, const HeatmapFigure& figure, int scale, bool csv) {
+        const std::string base = freeStem(dir, stem, {".svg", ".png", ".csv"});
+        writeFileAtomically(base + ".svg", heatmapSvg(figure));
+        done(base + ".svg");
+        writeFileAtomically(base + ".png", encodeHeatmapPng(figure, scale));
+        done(base + ".png");
+        if (!csv) return;
+        writeFileAtomically(base + ".csv", heatmapCsv(figure));
+        done(base + ".csv");
+    }
+};
+
+// The files exportFigures writes for one layer (the same views it lists).
+int layerFileCount(const Trace& layer) {
+    ExportRequest request;
+    request.batchIndex = -1;
+    int files = 0;
+    for (ExportWhat what :
+         {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
+        request.what = what;
+        request.formats.json = what == ExportWhat::Statistics;
+        files += exportFileCount(layer, request);
+    }
+    return files;
+}
+
+// The figure's own lines after the model's, or none with the caption off.
+HeatmapFigure captioned(HeatmapFigure figure, const std::vector<std::string>& modelLines,
+                        bool caption) {
+    std::vector<std::string> lines = caption ? modelLines : std::vector<std::string>{};
+    if (caption) lines.insert(lines.end(), figure.captionLines.begin(), figure.captionLines.end());
+    figure.captionLines = std::move(lines);
+    return figure;
+}
+
+// Every layer into its own free folder layer-NN through exportFigures, captioned with the
+// model (the layer's scene would claim a seed and random weights).
+void exportLayers(const RealModel& model, const RealTrace& trace, const ExportRequest& base,
+                  ModelFiles& files) {
+    const std::vector<std::string> modelLines = realModelCaption(model, trace);
+    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+        char stem[32];
+        std::snprintf(stem, sizeof stem, "layer-%02d", int(l + 1));
+        ExportRequest request = base;
+        request.dir = freeStem(files.dir, stem, {""}); // a folder of an earlier export: -2
+        request.captionLines = modelLines;
+        request.captionLines.push_back("layer " + std::to_string(l + 1) + " of " +
+                                       std::to_string(trace.layers.size()));
+        const int before = int(files.written.size());
+        std::vector<std::string> layerFiles;
+        try {
+            layerFiles = exportFigures(*trace.layers[l], request, [&](int done, int) {
+                if (files.progress) files.progress(before + done, files.total);
+            });
+        } catch (const ExportError& e) { // with the files written so far, every layer's
+            files.written.insert(files.written.end(), e.written.begin(), e.written.end());
+            throw ExportError(e.what(), files.written);
+        }
+        files.written.insert(files.written.end(), layerFiles.begin(), layerFiles.end());
+    }
+}
+
+// A detector's name as a file name part: letters, digits, '_' and '-' only.
+std::string fileName(const std::string& name) {
+    std::string out;
+    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '-';
+    return out;
+}
+
+// The model grid, the detectors, rollout, logit lens and the v2 trace, after the layers.
+void exportModelViews(const RealModel& model, const RealTrace& trace,
+                      const std::vector<HeadDetectorScores>& detectors, const ExportRequest& r,
+                      ModelFiles& files) {
+    const std::vector<std::string> modelLines = realModelCaption(model, trace);
+    const GridFigure grid =
+        modelGridFigure(trace, r.caption ? modelLines : std::vector<std::string>{}, r.colormap);
+    const std::string gridStem = freeStem(files.dir, "model-grid", {".svg", ".png"});
+    writeFileAtomically(gridStem + ".svg", gridSvg(grid));
+    files.done(gridStem + ".svg");
+    writeGridPng(gridStem + ".png", grid, r.scale); // lowers the scale if it would not open
+    files.done(gridStem + ".png");
+    // The detectors ran on their own sequence, not on the text: the text line is left out.
+    std::vector<std::string> detectorLines(modelLines.begin() + 1, modelLines.end());
+    detectorLines.push_back("scored on repeated random tokens (TransformerLens's test), not on "
+                            "a text");
+    for (const HeadDetectorScores& d : detectors)
+        files.figure("detectors-" + fileName(d.name),
+                     captioned(detectorFigure(d, r.colormap), detectorLines, r.caption), r.scale,
+                     false);
+    if (!detectors.empty()) files.text("detectors", ".csv", headScoresCsv(detectors));
+    const int layers = int(trace.layers.size());
+    files.figure("rollout",
+                 captioned(rolloutFigure(trace, layers, r.colormap), modelLines, r.caption),
+                 r.scale, true);
+    files.text("logit-lens", ".csv",
+               logitLensCsv(model, trace, int(trace.ids.size()) - 1, kLensTop));
+    std::ostringstream json;
+    writeRealTraceJson(model, trace, {}, json);
+    files.text("model-trace", ".json", json.str());
+}
+
+} // namespace
+
+int realModelExportFileCount(const RealTrace& trace,
+                             const std::vector<HeadDetectorScores>& detectors) {
+    int files = 0;
+    for (const auto& layer : trace.layers) files += layer ? layerFileCount(*layer) : 0;
+    const int detectorFiles = detectors.empty() ? 0 : 2 * int(detectors.size()) + 1;
+    return files + 2 + detectorFiles + 3 + 1 + 1; // grid; detectors; rollout; lens; JSON
+}
+
+std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace& trace,
+                                         const std::vector<HeadDetectorScores>& detectors,
+                                         const std::string& dir, int scale, ColormapId colormap,
+                                         bool caption, const ExportProgress& progress) {
+    if (scale < 1 || scale > 4)
+        throw ExportError("export scale " + std::to_string(scale) + " must be 1 to 4", {});
+    if (trace.layers.empty() || trace.ids.empty())
+        throw ExportError("nothing to export: the trace has no layers", {});
+    try {
+        prepareExportFolder(dir);
+    } catch (const std::runtime_error& e) {
+        throw ExportError(e.what(), {});
+    }
+    ModelFiles files{dir, {}, progress, realModelExportFileCount(trace, detectors)};
+    ExportRequest request;
+    request.scale = scale, request.colormap = colormap, request.caption = caption;
+    try {
+        exportLayers(model, trace, request, files);
+        exportModelViews(model, trace, detectors, request, files);
+    } catch (const ExportError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;                          // the caller says how to need less memory
+    } catch (const std::exception& e) { // a file, the font, a figure: what was written stays
+        throw ExportError(e.what(), files.written);
+    }
+    return files.written;
+}
+
+} // namespace core::models

@@ -1,0 +1,150 @@
+// Real-model figures (real_model_figures.h).
+#include "models/real_model_figures.h"
+
+#include "base/csv_field.h"
+#include "figures/attention_map.h"
+#include "figures/palette.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace core::models {
+namespace {
+
+// "L3H7" for layer 2, head 6 (from 0). Appended: GCC 12 warns on "L" + string (-Wrestrict).
+std::string layerHeadName(int layer, int head) {
+    return std::string("L")
+        .append(std::to_string(layer + 1))
+        .append("H")
+        .append(std::to_string(head + 1));
+}
+
+// A layer's heads per row: all up to 12; beyond, the largest divisor of H from 12 down to 4, so
+// each layer starts a row; else 12 (a layer then spans rows).
+int modelGridColumns(int heads) {
+    if (heads <= 12) return heads;
+    for (int c = 12; c >= 4; --c)
+        if (heads % c == 0) return c;
+    return 12;
+}
+
+const Trace& layerOf(const RealTrace& trace, int layer) {
+    if (layer < 0 || layer >= int(trace.layers.size()) || !trace.layers[std::size_t(layer)])
+        throw std::invalid_argument("no layer " + std::to_string(layer + 1) + " in the trace");
+    return *trace.layers[std::size_t(layer)];
+}
+
+// `values` (N x N) on the labels and mask of layer `layer`'s head `head`: masked cells stay
+// kMaskedCell, as every attention map of the app marks them.
+HeatmapFigure tokenMapFigure(const RealTrace& trace, int layer, int head, const Mat& values,
+                             ColormapId colormap) {
+    const AttentionMap map = attentionMap(layerOf(trace, layer), 0, head);
+    if (values.rows() != map.rows || values.cols() != map.cols)
+        throw std::invalid_argument("a token map must be N x N for the trace's N tokens");
+    HeatmapFigure f;
+    f.rows = map.rows, f.cols = map.cols;
+    f.rowLabels = map.queryLabels, f.colLabels = map.keyLabels;
+    f.values = map.values;
+    for (int i = 0; i < f.rows; ++i)
+        for (int j = 0; j < f.cols; ++j) {
+            float& cell = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
+            if (cell != kMaskedCell) cell = float(values(i, j));
+        }
+    f.colormap = colormap;
+    return f;
+}
+
+} // namespace
+
+std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace) {
+    const ModelConfig& c = model.config();
+    char sizes[200];
+    std::snprintf(sizes, sizeof sizes, "%s, %d layers, H %d, d_model %d, d_head %d, %s, causal",
+                  model.family.c_str(), c.layers, c.heads, c.dModel, c.dModel / c.heads,
+                  model.dtype().c_str());
+    std::string what = "real model " + model.location.source + ": its own weights";
+    if (model.location.dir != model.location.source) what += ", read from " + model.location.dir;
+    return {"\"" + trace.text + "\"", what, sizes};
+}
+
+GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
+                           ColormapId colormap) {
+    GridFigure grid;
+    int heads = 0;
+    for (int l = 0; l < int(trace.layers.size()); ++l) {
+        const Trace& layer = layerOf(trace, l);
+        heads = layer.attention.heads;
+        for (int h = 0; h < heads; ++h) {
+            const AttentionMap map = attentionMap(layer, 0, h);
+            HeatmapFigure f;
+            f.title = layerHeadName(l, h);
+            f.rows = map.rows, f.cols = map.cols;
+            f.rowLabels = map.queryLabels, f.colLabels = map.keyLabels;
+            f.values = map.values;
+            f.colormap = colormap;
+            f.keyColor = headColor(l, h, heads); // as the window frames the head's map
+            grid.panels.push_back(std::move(f));
+        }
+    }
+    grid.columns = modelGridColumns(heads);
+    grid.captionLines = captionLines;
+    return grid;
+}
+
+HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colormap) {
+    HeatmapFigure f;
+    f.title = "head detector: " + scores.name;
+    f.captionLines = {scores.explanation};
+    f.rows = int(scores.scores.rows()), f.cols = int(scores.scores.cols());
+    for (int l = 0; l < f.rows; ++l) // appended: GCC 12 warns on "L" + string (-Wrestrict)
+        f.rowLabels.push_back(std::string("L").append(std::to_string(l + 1)));
+    for (int h = 0; h < f.cols; ++h)
+        f.colLabels.push_back(std::string("H").append(std::to_string(h + 1)));
+    for (int l = 0; l < f.rows; ++l)
+        for (int h = 0; h < f.cols; ++h) f.values.push_back(float(scores.scores(l, h)));
+    f.valueMin = 0.0f, f.valueMax = 1.0f; // a score is a share of attention
+    f.rowAxis = "layer", f.colAxis = "head";
+    f.valueLabel = scores.name + " score";
+    f.colormap = colormap;
+    return f;
+}
+
+HeatmapFigure rolloutFigure(const RealTrace& trace, int upToLayer, ColormapId colormap) {
+    const Mat rollout = attentionRollout(trace.layers, upToLayer); // N x N, rows sum to 1
+    HeatmapFigure f = tokenMapFigure(trace, 0, 0, rollout, colormap);
+    f.title = "attention rollout after layer " + std::to_string(upToLayer);
+    f.valueLabel = "share of the input token in the stream (Abnar & Zuidema 2020)";
+    f.captionLines = {"per layer 0.5 (mean attention over heads) + 0.5 I, rows renormalised, "
+                      "layers multiplied"};
+    return f;
+}
+
+HeatmapFigure valueWeightedFigure(const RealTrace& trace, int layer, int head,
+                                  ColormapId colormap) {
+    // N x N, rows summing to 1 (or 0 for an ablated head): on the scale of attention weights.
+    const Mat weighted = normalizedRows(valueWeightedAttention(layerOf(trace, layer), head));
+    HeatmapFigure f = tokenMapFigure(trace, layer, head, weighted, colormap);
+    f.title = layerHeadName(layer, head) + " value-weighted";
+    f.valueLabel = "\xE2\x80\x96\xCE\xB1 f(x)\xE2\x80\x96, rows normalised";
+    f.captionLines = {"|alpha_ij f(x_j)|: what token j sends token i through the head "
+                      "(Kobayashi et al. 2020)"};
+    f.keyColor = headColor(layer, head, layerOf(trace, layer).attention.heads);
+    return f;
+}
+
+std::string logitLensCsv(const RealModel& model, const RealTrace& trace, int position, int k) {
+    const std::vector<std::vector<TokenChoice>> lens = logitLens(model, trace, position, k);
+    std::string csv = "layer,rank,token,id,probability\n";
+    for (std::size_t l = 0; l < lens.size(); ++l)
+        for (std::size_t r = 0; r < lens[l].size(); ++r) {
+            const TokenChoice& c = lens[l][r];
+            char probability[32];
+            std::snprintf(probability, sizeof probability, "%.9g", double(c.probability));
+            csv.append(std::to_string(l + 1)).append(",").append(std::to_string(r + 1));
+            csv.append(",").append(csvField(c.token)).append(",").append(std::to_string(c.id));
+            csv.append(",").append(probability).append("\n");
+        }
+    return csv;
+}
+
+} // namespace core::models

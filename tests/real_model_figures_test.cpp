@@ -1,0 +1,206 @@
+// A real model's figures and export (models/real_model_figures.h, real_model_export.h) on the
+// small random GPT-2 of tests/fixtures/gpt2/f32: shapes and labels, values that are the
+// analyses' own numbers, masked cells where the model cannot look, captions that name the model,
+// and an export that writes every file, never over an earlier one.
+#include "models/real_model_export.h"
+#include "models/real_model_figures.h"
+
+#include "figures/attention_map.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace core::models;
+namespace fs = std::filesystem;
+
+const std::string kFixture = (fs::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string();
+
+const RealModel& fixtureModel() {
+    static const std::unique_ptr<RealModel> model = openRealModel(kFixture);
+    return *model;
+}
+
+const RealTrace& fixtureTrace() {
+    static const RealTrace trace = traceRealModel(fixtureModel(), "The cat sat on the mat");
+    return trace;
+}
+
+float cell(const core::HeatmapFigure& f, int i, int j) {
+    return f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+        return line.find(text) != std::string::npos;
+    });
+}
+
+// Every cell: kMaskedCell above the diagonal (causal), else expected(i, j).
+void expectCausalMap(const core::HeatmapFigure& f, const core::Mat& expected) {
+    ASSERT_EQ(f.rows, expected.rows());
+    ASSERT_EQ(f.cols, expected.cols());
+    for (int i = 0; i < f.rows; ++i)
+        for (int j = 0; j < f.cols; ++j) {
+            if (j > i)
+                EXPECT_EQ(cell(f, i, j), core::kMaskedCell) << i << "," << j;
+            else
+                EXPECT_FLOAT_EQ(cell(f, i, j), float(expected(i, j))) << i << "," << j;
+        }
+}
+
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+TEST(RealModelCaption, NamesTheTextTheModelItsSourceAndSizesNotASeed) {
+    const std::vector<std::string> lines = realModelCaption(fixtureModel(), fixtureTrace());
+    EXPECT_EQ(lines[0], "\"The cat sat on the mat\"");
+    EXPECT_TRUE(mentions(lines, "real model " + kFixture)) << lines[1];
+    EXPECT_TRUE(mentions(lines, "gpt2, 2 layers, H 4, d_model 32, d_head 8, F32")) << lines[2];
+    EXPECT_FALSE(mentions(lines, "seed"));
+    EXPECT_FALSE(mentions(lines, "random"));
+}
+
+TEST(ModelGridFigure, HasEveryHeadOfEveryLayerTitledLHWithTheHeadsOwnMap) {
+    const RealTrace& trace = fixtureTrace();
+    const std::vector<std::string> caption = realModelCaption(fixtureModel(), trace);
+    const core::GridFigure grid = modelGridFigure(trace, caption);
+    ASSERT_EQ(grid.panels.size(), 8u); // 2 layers x 4 heads
+    EXPECT_EQ(grid.columns, 4);        // a layer a row
+    EXPECT_EQ(grid.captionLines, caption);
+    EXPECT_EQ(grid.panels[0].title, "L1H1");
+    EXPECT_EQ(grid.panels[6].title, "L2H3");
+    const core::HeatmapFigure& l2h3 = grid.panels[6];
+    EXPECT_EQ(l2h3.rowLabels, core::attentionMap(*trace.layers[1], 0, 2).queryLabels);
+    expectCausalMap(l2h3, headAttention(trace.layers[1]->attention, 2));
+}
+
+TEST(ModelGridFigure, PutsAtMostTwelveHeadsInARow) {
+    // GPT-2 medium's 16 heads: 8 a row, so each layer still starts one.
+    RealTrace wide = fixtureTrace();
+    auto layer = std::make_shared<core::Trace>(*wide.layers[0]);
+    const core::Attention one = layer->attention;
+    layer->attention.heads = 16;
+    layer->attention.attention.resize(16 * one.queryLen, one.keyLen); // (16*N) x N
+    for (int h = 0; h < 16; ++h)
+        layer->attention.attention.middleRows(Eigen::Index(h) * one.queryLen, one.queryLen) =
+            headAttention(one, h % 4);
+    wide.layers = {layer};
+    EXPECT_EQ(modelGridFigure(wide, {}).columns, 8);
+}
+
+TEST(DetectorFigure, IsLayersByHeadsOfTheScoresOnAZeroToOneScale) {
+    HeadDetectorScores scores{"induction", core::Mat(2, 3), "the token after an earlier copy"};
+    scores.scores << 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.9f; // L x H
+    const core::HeatmapFigure f = detectorFigure(scores);
+    EXPECT_EQ(f.rows, 2);
+    EXPECT_EQ(f.cols, 3);
+    EXPECT_EQ(f.rowLabels, (std::vector<std::string>{"L1", "L2"}));
+    EXPECT_EQ(f.colLabels, (std::vector<std::string>{"H1", "H2", "H3"}));
+    EXPECT_EQ(f.rowAxis, "layer");
+    EXPECT_EQ(f.colAxis, "head");
+    EXPECT_NE(f.valueLabel.find("induction"), std::string::npos);
+    EXPECT_EQ(f.valueMin, 0.0f);
+    EXPECT_EQ(f.valueMax, 1.0f);
+    EXPECT_FLOAT_EQ(cell(f, 1, 2), 0.9f);
+    EXPECT_FLOAT_EQ(cell(f, 0, 1), 0.2f);
+    EXPECT_TRUE(mentions(f.captionLines, "earlier copy"));
+}
+
+TEST(RolloutFigure, IsAttentionRolloutMaskedAboveTheDiagonal) {
+    const RealTrace& trace = fixtureTrace();
+    for (int upTo : {1, 2}) {
+        const core::HeatmapFigure f = rolloutFigure(trace, upTo);
+        EXPECT_EQ(f.title, "attention rollout after layer " + std::to_string(upTo));
+        EXPECT_NE(f.valueLabel.find("Abnar & Zuidema 2020"), std::string::npos);
+        EXPECT_EQ(f.colLabels, core::attentionMap(*trace.layers[0], 0, 0).keyLabels);
+        expectCausalMap(f, attentionRollout(trace.layers, upTo));
+    }
+    EXPECT_THROW(rolloutFigure(trace, 3), std::invalid_argument);
+}
+
+TEST(ValueWeightedFigure, IsTheNormalisedValueWeightedAttentionOfTheHead) {
+    const RealTrace& trace = fixtureTrace();
+    const core::HeatmapFigure f = valueWeightedFigure(trace, 1, 3);
+    EXPECT_EQ(f.title, "L2H4 value-weighted");
+    EXPECT_EQ(f.valueLabel, "\xE2\x80\x96\xCE\xB1 f(x)\xE2\x80\x96, rows normalised");
+    expectCausalMap(f, normalizedRows(valueWeightedAttention(*trace.layers[1], 3)));
+    EXPECT_THROW(valueWeightedFigure(trace, 2, 0), std::invalid_argument);
+    EXPECT_THROW(valueWeightedFigure(trace, 0, 4), std::invalid_argument);
+}
+
+TEST(LogitLensCsv, HasARowPerLayerAndRankWithTheLensTokens) {
+    const RealTrace& trace = fixtureTrace();
+    const int last = int(trace.ids.size()) - 1;
+    const std::string csv = logitLensCsv(fixtureModel(), trace, last, 3);
+    const auto lens = logitLens(fixtureModel(), trace, last, 3);
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "layer,rank,token,id,probability");
+    int rows = 0;
+    while (std::getline(in, line)) ++rows;
+    EXPECT_EQ(rows, 2 * 3);
+    const TokenChoice& top = lens[1][0]; // layer 2, rank 1: the model's own prediction
+    EXPECT_EQ(top.id, trace.predictions[std::size_t(last)][0].id);
+    EXPECT_NE(csv.find("\n2,1,"), std::string::npos);
+    EXPECT_NE(csv.find("," + std::to_string(top.id) + ","), std::string::npos);
+}
+
+TEST(ExportRealModel, WritesEveryLayerAndTheModelsViewsAndNeverOverwrites) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-real-export-unit";
+    fs::remove_all(dir);
+    const RealModel& model = fixtureModel();
+    const RealTrace& trace = fixtureTrace();
+    const auto detectors = detectHeadsOnRepeatedTokens(model, 10, 1);
+    int calls = 0, lastDone = 0, lastTotal = 0;
+    const auto files =
+        exportRealModel(model, trace, detectors, dir.string(), 1, core::ColormapId::Viridis, true,
+                        [&](int done, int total) { ++calls, lastDone = done, lastTotal = total; });
+    EXPECT_EQ(int(files.size()), realModelExportFileCount(trace, detectors));
+    EXPECT_EQ(calls, int(files.size()));
+    EXPECT_EQ(lastDone, lastTotal);
+    for (const char* name :
+         {"layer-01/mha-viz-head-01.png", "layer-02/mha-viz-grid.svg", "model-grid.png",
+          "model-grid.svg", "detectors-induction.png", "detectors.csv", "rollout.csv",
+          "rollout.png", "logit-lens.csv", "model-trace.json"})
+        EXPECT_TRUE(fs::exists(dir / name)) << name;
+    for (const std::string& f : files) EXPECT_TRUE(fs::exists(f)) << f;
+    // The layer's figures name the model, never the scene's seed and random weights.
+    const std::string headSvg = readFile(dir / "layer-01" / "mha-viz-head-01.svg");
+    EXPECT_NE(headSvg.find("real model"), std::string::npos);
+    EXPECT_EQ(headSvg.find("seed"), std::string::npos);
+    EXPECT_EQ(readFile(dir / "detectors.csv"), headScoresCsv(detectors));
+
+    const std::string before = readFile(dir / "rollout.csv");
+    const auto again =
+        exportRealModel(model, trace, detectors, dir.string(), 1, core::ColormapId::Viridis, false);
+    EXPECT_EQ(again.size(), files.size());
+    for (const std::string& f : again) EXPECT_EQ(std::count(files.begin(), files.end(), f), 0) << f;
+    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-head-01.png"));
+    EXPECT_TRUE(fs::exists(dir / "rollout-2.csv"));
+    EXPECT_EQ(readFile(dir / "rollout.csv"), before);
+    fs::remove_all(dir);
+}
+
+TEST(ExportRealModel, ABadScaleOrFolderIsAnExportError) {
+    const auto detectors = std::vector<HeadDetectorScores>{};
+    EXPECT_THROW(exportRealModel(fixtureModel(), fixtureTrace(), detectors, "/tmp/x", 5,
+                                 core::ColormapId::Viridis, true),
+                 core::ExportError);
+    EXPECT_THROW(exportRealModel(fixtureModel(), fixtureTrace(), detectors,
+                                 "/proc/mha-viz-no-such-folder", 1, core::ColormapId::Viridis,
+                                 true),
+                 core::ExportError);
+}
