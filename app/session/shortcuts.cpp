@@ -25,7 +25,8 @@ constexpr int kCtrl = GLFW_MOD_CONTROL, kShift = GLFW_MOD_SHIFT;
 
 // [SECTION] The key table
 
-std::vector<KeyRow> makeKeyTable() {
+// The explorer's keys and those that open things, in the legend's order.
+std::vector<KeyRow> explorerKeyRows() {
     using S = KeyScope;
     return {
         {S::Anywhere,
@@ -58,11 +59,11 @@ std::vector<KeyRow> makeKeyTable() {
          "next / previous layer of a trained model (--model)",
          {{GLFW_KEY_L, 0, A::NextLayer}, {GLFW_KEY_L, kShift, A::PreviousLayer}}},
         {S::Explorer,
-         "a real model: this layer, every layer, detectors, rollout, logit lens / back",
-         {{GLFW_KEY_G, 0, A::NextModelView}, {GLFW_KEY_G, kShift, A::PreviousModelView}}},
-        {S::Explorer,
-         "a real model's view: attention weights <-> value-weighted",
-         {{GLFW_KEY_W, 0, A::ToggleValueWeighted}}},
+         "a real model: next / previous view (layer, every layer, detectors, rollout, logit "
+         "lens); weights <-> value-weighted",
+         {{GLFW_KEY_G, 0, A::NextModelView},
+          {GLFW_KEY_G, kShift, A::PreviousModelView},
+          {GLFW_KEY_W, 0, A::ToggleValueWeighted}}},
         {S::Explorer,
          "next / previous step in the step-through",
          {{GLFW_KEY_N, 0, A::NextStep}, {GLFW_KEY_P, 0, A::PreviousStep}}},
@@ -75,6 +76,13 @@ std::vector<KeyRow> makeKeyTable() {
         {S::Anywhere,
          "Train view: train a tiny transformer and watch its heads learn",
          {{GLFW_KEY_T, kCtrl, A::ToggleTrain}}},
+    };
+}
+
+// The Train view's keys, then the window's.
+std::vector<KeyRow> trainAndWindowKeyRows() {
+    using S = KeyScope;
+    return {
         {S::TrainView,
          "Train view: start or pause / one step / reset",
          {{GLFW_KEY_SPACE, 0, A::TrainStartPause, false},
@@ -107,6 +115,12 @@ std::vector<KeyRow> makeKeyTable() {
         {S::Anywhere, "fullscreen", {{GLFW_KEY_F11, kAnyMods, A::ToggleFullscreen}}},
         {S::Anywhere, "this list", {{GLFW_KEY_F1, kAnyMods, A::ToggleKeys}}},
     };
+}
+
+std::vector<KeyRow> makeKeyTable() {
+    std::vector<KeyRow> rows = explorerKeyRows();
+    for (KeyRow& row : trainAndWindowKeyRows()) rows.push_back(std::move(row));
+    return rows;
 }
 
 std::string keyName(int key) {
