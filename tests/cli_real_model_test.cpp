@@ -203,7 +203,8 @@ std::vector<std::string> filesUnder(const fs::path& dir) {
 } // namespace
 
 // 2 layers x (4 heads x 3 + grid 2 + mean 3 + statistics 3 + trace 1) + model grid 2 +
-// 4 detectors x 2 + detectors.csv + rollout 3 + logit lens + v2 trace = 58.
+// and value-weighted 2 + 4 detectors x 2 + detectors.csv + rollout 3 + logit lens + v2
+// trace = 60.
 TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
     const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-real-export";
     fs::remove_all(dir);
@@ -213,15 +214,16 @@ TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
                    "--export", dir.string(), "--json", json.string(), "--colormap", "magma"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.err.find("exporting figures of"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("wrote 58 files to " + dir.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("wrote 60 files to " + dir.string()), std::string::npos) << r.err;
     const std::vector<std::string> files = filesUnder(dir);
-    EXPECT_EQ(files.size(), 58u);
-    for (const char* name : {"layer-01/mha-viz-head-01.png", "layer-01/mha-viz-head-04.csv",
-                             "layer-02/mha-viz-grid.png", "layer-02/mha-viz-mean.svg",
-                             "layer-02/mha-viz-statistics.csv", "layer-02/mha-viz-trace.json",
-                             "model-grid.png", "model-grid.svg", "detectors-previous_token.png",
-                             "detectors-induction.svg", "detectors.csv", "rollout.png",
-                             "rollout.svg", "rollout.csv", "logit-lens.csv", "model-trace.json"})
+    EXPECT_EQ(files.size(), 60u);
+    for (const char* name :
+         {"layer-01/mha-viz-head-01.png", "layer-01/mha-viz-head-04.csv",
+          "layer-02/mha-viz-grid.png", "layer-02/mha-viz-mean.svg",
+          "layer-02/mha-viz-statistics.csv", "layer-02/mha-viz-trace.json", "model-grid.png",
+          "model-grid.svg", "model-grid-value-weighted.png", "model-grid-value-weighted.svg",
+          "detectors-previous_token.png", "detectors-induction.svg", "detectors.csv", "rollout.png",
+          "rollout.svg", "rollout.csv", "logit-lens.csv", "model-trace.json"})
         EXPECT_TRUE(std::count(files.begin(), files.end(), name)) << name;
     for (const std::string& f : files)
         if (f.ends_with(".png")) {

@@ -173,8 +173,8 @@ TEST(ExportRealModel, WritesEveryLayerAndTheModelsViewsAndNeverOverwrites) {
     EXPECT_EQ(lastDone, lastTotal);
     for (const char* name :
          {"layer-01/mha-viz-head-01.png", "layer-02/mha-viz-grid.svg", "model-grid.png",
-          "model-grid.svg", "detectors-induction.png", "detectors.csv", "rollout.csv",
-          "rollout.png", "logit-lens.csv", "model-trace.json"})
+          "model-grid.svg", "model-grid-value-weighted.svg", "detectors-induction.png",
+          "detectors.csv", "rollout.csv", "rollout.png", "logit-lens.csv", "model-trace.json"})
         EXPECT_TRUE(fs::exists(dir / name)) << name;
     for (const std::string& f : files) EXPECT_TRUE(fs::exists(f)) << f;
     // The layer's figures name the model, never the scene's seed and random weights.

@@ -97,6 +97,7 @@ struct ExplorerRequest {
     bool closeModel = false;                // back to the explorer's own scene
     std::optional<ExportChoice> openExport; // the export panel, on this choice
     bool exportDetectors = false;           // a real model's head detector scores, as CSV
+    bool exportModel = false;               // every view of a real model, into a new folder
     std::string openModel;                  // a model folder or cache name, opened off-frame
     bool openModelDialog = false;           // Ctrl+Shift+O's window
 

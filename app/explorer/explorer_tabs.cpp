@@ -40,6 +40,7 @@ ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
     closeModel = closeModel || other.closeModel;
     if (other.openExport) openExport = other.openExport;
     exportDetectors = exportDetectors || other.exportDetectors;
+    exportModel = exportModel || other.exportModel;
     if (!other.openModel.empty()) openModel = other.openModel;
     openModelDialog = openModelDialog || other.openModelDialog;
     return *this;

@@ -31,13 +31,19 @@ std::string savedMessage(const std::vector<std::string>& files,
 }
 
 ExportJob::ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request)
-    : trace_(std::move(trace)), request_(std::move(request)) {
-    total_ = core::exportFileCount(*trace_, request_);
-    worker_ = std::thread([this] {
+    : ExportJob(
+          [trace, request](const core::ExportProgress& progress) {
+              return core::exportView(*trace, request, progress);
+          },
+          core::exportFileCount(*trace, request)) {}
+
+ExportJob::ExportJob(Work work, int total) {
+    total_ = total;
+    worker_ = std::thread([this, work = std::move(work)] {
         try {
             // Called by whichever export worker finished a file, one call at a time, `done`
             // rising: the panel reads the counters as they are.
-            result_.files = core::exportView(*trace_, request_, [this](int done, int total) {
+            result_.files = work([this](int done, int total) {
                 done_ = done;
                 total_ = total;
             });

@@ -32,6 +32,10 @@ class ExportJob {
   public:
     // Starts at once. The trace is shared, so a recompute meanwhile does not disturb it.
     ExportJob(std::shared_ptr<const core::Trace> trace, core::ExportRequest request);
+    // Any export (a real model's every view): `work` writes the files, reporting progress, and
+    // returns them or throws as core::exportView does; `total` files are expected.
+    using Work = std::function<std::vector<std::string>(const core::ExportProgress&)>;
+    ExportJob(Work work, int total);
     ~ExportJob(); // waits for the worker
     ExportJob(const ExportJob&) = delete;
     ExportJob& operator=(const ExportJob&) = delete;
@@ -42,8 +46,6 @@ class ExportJob {
     const ExportReport& result() const { return result_; } // once finished()
 
   private:
-    std::shared_ptr<const core::Trace> trace_;
-    core::ExportRequest request_;
     std::atomic<int> done_{0}, total_{0};
     std::atomic<bool> finished_{false};
     ExportReport result_; // written by the worker before finished_ is set

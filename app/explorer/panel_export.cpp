@@ -68,6 +68,7 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ExportPanel& p
     request.headB = target.headB;
     request.colormap = target.colormap;
     request.caption = panel.caption;
+    request.captionLines = target.captionLines;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }

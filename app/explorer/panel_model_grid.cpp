@@ -12,6 +12,18 @@
 
 namespace app {
 
+namespace {
+
+// SameLine when an item `width` wide still fits after the last one; else it starts a line.
+void sameLineIfFits(float width) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <=
+        ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+        ImGui::SameLine();
+}
+
+} // namespace
+
 void drawModelGridModes(TrainedModelView& model) {
     const char* const labels[] = {"this layer", "every layer", "detectors", "rollout",
                                   "logit lens"};
@@ -189,6 +201,21 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
     return request;
 }
 
+// "Export all": every view of the model, each layer's figures and the trace, into a new folder.
+bool exportAllButton(TrainedModelView& model) {
+    const char* label = "Export all...";
+    const float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+    sameLineIfFits(width);
+    const bool clicked = ImGui::SmallButton(label);
+    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    model.exportAllAt[0] = min.x + size.x / 2, model.exportAllAt[1] = min.y + size.y / 2;
+    itemTooltip("Every view of this model on this sentence into a new folder of the export "
+                "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), every "
+                "head of every layer (weights and value-weighted), the detectors, the rollout, "
+                "the logit lens and the trace JSON. Captions name the model.");
+    return clicked;
+}
+
 } // namespace
 
 ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
@@ -203,6 +230,7 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunn
     ImGui::Begin(title, nullptr, kPanelFlags);
     drawModelGridModes(model);
     ExplorerRequest request;
+    request.exportModel = exportAllButton(model);
     switch (model.grid) {
     case ModelGridMode::Detectors:
         request = drawDetectors(runner.detectors(), model, saved);

@@ -102,6 +102,8 @@ ExplorerRequest drawOpenModelPanel(OpenModelState& dialog);
 struct ExportTarget {
     int batchIndex = 0, head = 0, headB = 1;
     core::ColormapId colormap = core::ColormapId::Viridis;
+    // A real model's layer: the caption that names the checkpoint, not the scene's seed.
+    std::vector<std::string> captionLines;
 };
 void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ExportPanel& panel,
                      const ExportTarget& target, Notice& notice, const std::string& defaultFolder);

@@ -47,6 +47,7 @@ struct TrainedModelView {
     float gridRect[4] = {0, 0, 0, 0}; // where the last model grid was drawn (x0 y0 x1 y1), for
                                       // the state file: a test clicks a cell as a user would
     float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
+    float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
     std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
     double loss = 0, lossAllHeads = 0; // a real model's, with the switches and with all heads on
@@ -90,6 +91,8 @@ class TrainedModelRunner {
     bool isReal() const { return real_ != nullptr; }
     const core::TrainedRun& run() const { return *run_; }               // a trained run only
     const core::models::RealModel& realModel() const { return *real_; } // a real model only
+    // Shared with a job that must outlive a model opened meanwhile (an export).
+    const std::shared_ptr<const core::models::RealModel>& realModelShared() const { return real_; }
     // Starts on `run` (or a real model); its traces are made by the next update.
     void open(std::shared_ptr<const core::TrainedRun> run);
     void openReal(std::shared_ptr<const core::models::RealModel> model);
@@ -127,6 +130,8 @@ class TrainedModelRunner {
     }
     // A real model's rollout and value-weighted maps of the shown trace.
     const RealAnalyses& analyses() const { return analyses_; }
+    // The shown real trace (its text, ids, residual stream), null before the first.
+    const std::shared_ptr<const core::models::RealTrace>& realTrace() const { return realTrace_; }
     // The shown trace's loss and last-token guesses, and the same with every head on.
     const RealOutcomeSummary& outcome() const { return outcome_; }
     const RealOutcomeSummary& baseline() const { return baseline_; }

@@ -8,6 +8,8 @@
 #include "io/figure_export.h"
 #include "io/scene_json.h"
 #include "io/train_scene.h"
+#include "models/real_model_export.h"
+#include "models/real_model_figures.h"
 #include "models/recent_models.h"
 #include "platform/input_queue.h"
 #include "platform/user_paths.h"
@@ -187,8 +189,17 @@ void Session::drawWindows() {
     applyRequest(drawOpenModelPanel(explorer_.openModel));
     // A scene just opened may name heads the trace on screen (until the next recompute) lacks.
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
-    const ExportTarget target{explorer_.selection.batchIndex, explorer_.saved.selectedHead,
-                              explorer_.saved.compareHead, explorer_.saved.colormap};
+    ExportTarget target{explorer_.selection.batchIndex,
+                        explorer_.saved.selectedHead,
+                        explorer_.saved.compareHead,
+                        explorer_.saved.colormap,
+                        {}};
+    if (modelRunner_.isReal() && modelRunner_.realTrace()) {
+        target.captionLines =
+            core::models::realModelCaption(modelRunner_.realModel(), *modelRunner_.realTrace());
+        target.captionLines.push_back("layer " + std::to_string(explorer_.model.layer + 1) +
+                                      " of " + std::to_string(explorer_.model.layers));
+    }
     drawExportPanel(trace_, explorer_.exportPanel, target, window_.notice, exportDir_);
     drawNotice(window_.notice, ImGui::GetTime());
 }
@@ -262,6 +273,35 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
     const ExplorerRequest request = drawModelGridPanel(
         rect, modelRunner_, explorer_.model, explorer_.saved, explorer_.selection, modelGl_);
     if (request.exportDetectors) exportDetectors();
+    if (request.exportModel) exportModelViews();
+}
+
+// "Export all" of a real model: a new folder beside the other exports, written by the export
+// panel's job (its progress and its "Saved ..." line), the model shared so that one opened
+// meanwhile does not pull it away.
+void Session::exportModelViews() {
+    ExportPanel& panel = explorer_.exportPanel;
+    if (panel.job) {
+        showNotice("An export is still being written; try again when it is done");
+        return;
+    }
+    if (!modelRunner_.realTrace()) return; // no trace yet: nothing to export
+    const std::string folder = panel.folder.empty() ? exportDir_ : panel.folder;
+    const std::string dir = core::freeStem(folder, "mha-viz-model", {""});
+    auto work = [model = modelRunner_.realModelShared(), trace = modelRunner_.realTrace(),
+                 detectors = modelRunner_.detectors(), dir, scale = panel.scale,
+                 colormap = explorer_.saved.colormap,
+                 caption = panel.caption](const core::ExportProgress& progress) {
+        return core::models::exportRealModel(*model, *trace, detectors, dir, scale, colormap,
+                                             caption, progress);
+    };
+    const int total =
+        core::models::realModelExportFileCount(*modelRunner_.realTrace(), modelRunner_.detectors());
+    panel.lastFiles.clear();
+    panel.lastError.clear();
+    panel.jobStart = ImGui::GetTime();
+    panel.job = std::make_unique<ExportJob>(std::move(work), total);
+    showNotice("Exporting every view of the model into " + dir + " ...", 3.0);
 }
 
 void Session::exportDetectors() {

@@ -126,6 +126,7 @@ class Session {
     ModelMapsKey modelMaps_; // what modelGl_ holds (the runner's generation, the view)
     void drawHeadsOrModelGrid(const PanelRect& rect);
     void exportDetectors();
+    void exportModelViews();
     std::string exportDir_;
     bool exportWindowRequested_ = false;
     TrainedModelRunner modelRunner_;

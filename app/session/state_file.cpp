@@ -127,6 +127,10 @@ void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
     json.beginArray();
     for (float v : model.exportAt) json.value(v);
     json.endArray();
+    json.key("export_all_at"); // the model panel's "Export all"
+    json.beginArray();
+    for (float v : model.exportAllAt) json.value(v);
+    json.endArray();
     json.key("predictions"); // the first sentence's, per token
     json.beginArray();
     if (!model.predictions.empty())

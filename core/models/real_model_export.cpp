@@ -107,13 +107,19 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
                       const std::vector<HeadDetectorScores>& detectors, const ExportRequest& r,
                       ModelFiles& files) {
     const std::vector<std::string> modelLines = realModelCaption(model, trace);
-    const GridFigure grid =
-        modelGridFigure(trace, r.caption ? modelLines : std::vector<std::string>{}, r.colormap);
-    const std::string gridStem = freeStem(files.dir, "model-grid", {".svg", ".png"});
-    writeFileAtomically(gridStem + ".svg", gridSvg(grid));
-    files.done(gridStem + ".svg");
-    writeGridPng(gridStem + ".png", grid, r.scale); // lowers the scale if it would not open
-    files.done(gridStem + ".png");
+    for (const bool weighted : {false, true}) { // the weights, then value-weighted
+        std::vector<std::string> lines = r.caption ? modelLines : std::vector<std::string>{};
+        if (weighted && r.caption)
+            lines.push_back("value-weighted: |alpha_ij f(x_j)| per head, rows normalised "
+                            "(Kobayashi et al. 2020)");
+        const GridFigure grid = modelGridFigure(trace, lines, r.colormap, weighted);
+        const std::string gridStem = freeStem(
+            files.dir, weighted ? "model-grid-value-weighted" : "model-grid", {".svg", ".png"});
+        writeFileAtomically(gridStem + ".svg", gridSvg(grid));
+        files.done(gridStem + ".svg");
+        writeGridPng(gridStem + ".png", grid, r.scale); // lowers the scale if it would not open
+        files.done(gridStem + ".png");
+    }
     // The detectors ran on their own sequence, not on the text: the text line is left out.
     std::vector<std::string> detectorLines(modelLines.begin() + 1, modelLines.end());
     detectorLines.push_back("scored on repeated random tokens (TransformerLens's test), not on "
@@ -141,7 +147,7 @@ int realModelExportFileCount(const RealTrace& trace,
     int files = 0;
     for (const auto& layer : trace.layers) files += layer ? layerFileCount(*layer) : 0;
     const int detectorFiles = detectors.empty() ? 0 : 2 * int(detectors.size()) + 1;
-    return files + 2 + detectorFiles + 3 + 1 + 1; // grid; detectors; rollout; lens; JSON
+    return files + 4 + detectorFiles + 3 + 1 + 1; // grids; detectors; rollout; lens; JSON
 }
 
 std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace& trace,

@@ -14,10 +14,10 @@ namespace core::models {
 // Writes into `dir` (made if missing): per layer a folder layer-01, layer-02, ... with what
 // exportFigures writes for that layer's trace (every head as PNG, SVG and CSV, the grid, the
 // mean, the statistics, the layer's v1 trace JSON); then model-grid.png/svg (every head of
-// every layer), detectors-<name>.png/svg per detector and detectors.csv (headScoresCsv),
-// rollout.png/svg/csv after the last layer, logit-lens.csv for the last token (top 5 per
-// layer) and model-trace.json (the v2 trace). A name taken gets -2, -3, ... (freeStem), so
-// a second export beside the first overwrites nothing. Every caption names the model
+// every layer) and model-grid-value-weighted.png/svg, detectors-<name>.png/svg per detector and
+// detectors.csv (headScoresCsv), rollout.png/svg/csv after the last layer, logit-lens.csv for the
+// last token (top 5 per layer) and model-trace.json (the v2 trace). A name taken gets -2, -3, ...
+// (freeStem), so a second export beside the first overwrites nothing. Every caption names the model
 // (realModelCaption); `caption` off leaves the titles alone. `scale` 1..4 as exportFigures.
 // `progress` gets (files done, files in all). Throws ExportError naming the problem, with the
 // files written before it (they stay).

@@ -68,13 +68,19 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
 }
 
 GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
-                           ColormapId colormap) {
+                           ColormapId colormap, bool valueWeighted) {
     GridFigure grid;
     int heads = 0;
     for (int l = 0; l < int(trace.layers.size()); ++l) {
         const Trace& layer = layerOf(trace, l);
         heads = layer.attention.heads;
         for (int h = 0; h < heads; ++h) {
+            if (valueWeighted) {
+                HeatmapFigure f = valueWeightedFigure(trace, l, h, colormap);
+                f.title = layerHeadName(l, h);
+                grid.panels.push_back(std::move(f));
+                continue;
+            }
             const AttentionMap map = attentionMap(layer, 0, h);
             HeatmapFigure f;
             f.title = layerHeadName(l, h);

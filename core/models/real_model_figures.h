@@ -21,9 +21,10 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
 
 // Every head of every layer: L x H panels titled "L{l}H{h}" (from 1) in the head's colour, each
 // layer starting a row, at most 12 heads a row (so the PNG stays openable; writeGridPng also
-// lowers the scale when needed). Masked cells as headFigure's.
+// lowers the scale when needed). Masked cells as headFigure's. `valueWeighted`: each panel is
+// valueWeightedFigure's instead of the weights.
 GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
-                           ColormapId colormap = ColormapId::Viridis);
+                           ColormapId colormap = ColormapId::Viridis, bool valueWeighted = false);
 
 // One detector's scores: rows the layers "L1".., columns the heads "H1"..; 0..1. The caption is
 // the detector's explanation (the caller adds the model's).

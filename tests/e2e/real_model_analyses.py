@@ -3,7 +3,8 @@
 tests/make_gpt2_fixtures.py (not GPT-2's weights). W shows the model view value-weighted; a
 right-click switches a head off and the sentence's loss moves away from the all-heads loss, then
 comes back when it is switched on again; G walks to the rollout and to the logit lens, whose
-last row is the model's own guess for the last token.
+last row is the model's own guess for the last token. "Export all" writes every view of the
+model into a new folder, each caption naming the model.
 Usage: tests/e2e/real_model_analyses.py build/app/mha-viz
 """
 import os
@@ -55,5 +56,16 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
     check(state["model"]["lens"][-1] == last_guess,
           f"the lens's last row is the model's guess: {state['model']['lens']} vs {last_guess}")
     app.chord("shift+g")
-    app.wait_state(lambda s: s["model"]["grid"] == "rollout", "Shift+G: back to the rollout")
+    state = app.wait_state(lambda s: s["model"]["grid"] == "rollout", "Shift+G: back to the rollout")
+
+    app.click(*(int(v) for v in state["model"]["export_all_at"]))
+    app.wait_state(lambda s: s["notice"].startswith("Saved"), "Export all: the saved notice")
+    folder = os.path.join(app.export_dir, "mha-viz-model")
+    written = sorted(os.listdir(folder))
+    for name in ("layer-01", "layer-02", "model-grid.png", "model-grid-value-weighted.svg",
+                 "detectors.csv", "rollout.png", "logit-lens.csv", "model-trace.json"):
+        check(name in written, f"{name} in the exported folder")
+    with open(os.path.join(folder, "layer-01", "mha-viz-head-01.svg")) as f:
+        svg = f.read()
+    check("real model" in svg and "seed" not in svg, "a layer's figure names the model, not a seed")
 print("1 passed, 0 failed")
