@@ -19,7 +19,7 @@ ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const cor
     case core::ViewTab::Statistics:
         return drawStatisticsView(trace, maps);
     case core::ViewTab::Pipeline:
-        drawPipelineView(scene, trace, maps, explorer.pipeline);
+        drawPipelineView(scene, trace, maps, explorer.pipeline, explorer.model);
         return {};
     case core::ViewTab::Steps:
         drawStepsView(trace, maps, explorer.steps);

@@ -246,15 +246,33 @@ Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
     return d;
 }
 
+// The first stage's title and tip: what X is for this scene or model layer.
+struct InputStage {
+    std::string title, tip;
+};
+
+InputStage inputStage(const TrainedModelView& model) {
+    if (model.real)
+        return {"X  (ln_1 of the residual stream)",
+                "One d_model-wide row per token: layer " + std::to_string(model.layer + 1) +
+                    "'s LayerNorm of the residual stream (layer 1: token + learned position "
+                    "embeddings), what its attention reads."};
+    if (model.open)
+        return {"X  (the residual stream)",
+                "One d_model-wide row per token: what layer " + std::to_string(model.layer + 1) +
+                    " reads (layer 1: the token embedding plus the position)."};
+    return {"X  (embedding + position)",
+            "One d_model-wide row per token: the toy embedding plus the sinusoidal position."};
+}
+
 // X -> Q, K, V -> reshape -> transpose: the split into heads.
-void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug) {
+void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug,
+                     const InputStage& input) {
     const float row = p.rowHeight();
     const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
-    p.stage("X  (embedding + position)", nd,
-            "One d_model-wide row per token: the toy embedding plus the sinusoidal position.", row,
-            [&](ImVec2 a0, ImVec2 a1) {
-                ImGui::GetWindowDrawList()->AddRectFilled(a0, a1, IM_COL32(150, 150, 160, 255));
-            });
+    p.stage(input.title.c_str(), nd, input.tip.c_str(), row, [&](ImVec2 a0, ImVec2 a1) {
+        ImGui::GetWindowDrawList()->AddRectFilled(a0, a1, IM_COL32(150, 150, 160, 255));
+    });
     p.stage("Q, K, V = X W_Q, X W_K, X W_V",
             scene.isCross()
                 ? nd + ", K V: " + shapeText({{"B", d.B}, {"M", d.M}, {"d_model", d.d_model}})
@@ -339,11 +357,11 @@ void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d,
 } // namespace
 
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
-                      PipelineTabState& pipeline) {
+                      PipelineTabState& pipeline, const TrainedModelView& model) {
     const Dims d = pipelineHeader(trace, pipeline);
     PipelineDrawer p(d, trace, maps, pipeline);
     const bool bug = scene.reshapeBug && d.live;
-    drawSplitStages(p, scene, d, bug);
+    drawSplitStages(p, scene, d, bug, inputStage(model));
     drawAttentionStages(p, scene, d);
     drawMergeStages(p, scene, d, bug);
 }

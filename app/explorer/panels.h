@@ -77,8 +77,9 @@ ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& maps, LinesTabState& lines);
 ExplorerRequest drawStatisticsView(const core::Trace& trace, const MapsView& maps);
+// With a model open, X is what its chosen layer reads (`model`), not the toy embedding.
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
-                      PipelineTabState& pipeline);
+                      PipelineTabState& pipeline, const TrainedModelView& model);
 void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps);
 // The Cost tab's "show" draws a real model's shapes in the Pipeline tab (and switches to it).
 void drawCostView(const core::Scene& scene, const core::Trace& trace, PipelineTabState& pipeline,
