@@ -44,6 +44,11 @@ TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
     const app::RealAnalyses& a = runner.analyses();
     const int heads = model_->config().heads;
     ASSERT_EQ(a.rollout.size(), layers.size());
+    EXPECT_FALSE(runner.valueWeightedReady()) << "made only when the view asks for it";
+    while (!runner.valueWeightedReady()) {
+        runner.requestValueWeighted();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
     ASSERT_EQ(a.valueWeighted.size(), layers.size() * std::size_t(heads));
     const core::Mat expected = models::attentionRollout(layers, 2); // N x N
     EXPECT_LT((a.rollout[1] - expected).cwiseAbs().maxCoeff(), 1e-6);

@@ -60,7 +60,8 @@ void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& m
     for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
         for (int h = 0; h < layer->attention.heads; ++h, ++slot) {
             core::AttentionMap map = core::attentionMap(*layer, 0, h);
-            if (model.valueWeighted && std::size_t(slot) < weighted.size())
+            if (model.valueWeighted && runner.valueWeightedReady() &&
+                std::size_t(slot) < weighted.size())
                 map = mapWithValues(std::move(map), weighted[std::size_t(slot)]);
             gl.setValues(slot, map.values.data(), map.rows, map.cols);
         }
@@ -70,7 +71,7 @@ void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& m
 }
 
 ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model) {
-    return {runner.generation(), model.valueWeighted, model.layer};
+    return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer};
 }
 
 void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,

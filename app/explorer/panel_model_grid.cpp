@@ -128,6 +128,10 @@ void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
     const int heads = runner.realModel().config().heads;
     if (model.layers == 0 || heads == 0) return;
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
+    if (model.valueWeighted && !runner.valueWeightedReady()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("computing ...");
+    }
     itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
                 "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
                 "A large weight on a token that sends little fades.");

@@ -27,17 +27,24 @@ RealOutcomeSummary summarize(const core::models::RealTrace& r) {
     return s;
 }
 
-// The rollout after each layer and every head's value-weighted attention (rows normalised to
-// the weights' scale, so the colours compare with the raw maps).
+// The rollout after each layer.
 RealAnalyses analyze(const std::vector<std::shared_ptr<const core::Trace>>& layers) {
     RealAnalyses a;
-    for (std::size_t l = 0; l < layers.size(); ++l) {
+    for (std::size_t l = 0; l < layers.size(); ++l)
         a.rollout.push_back(core::models::attentionRollout(layers, int(l) + 1)); // N x N
-        for (int h = 0; h < layers[l]->attention.heads; ++h)
-            a.valueWeighted.push_back(
-                core::models::normalizedRows(core::models::valueWeightedAttention(*layers[l], h)));
-    }
     return a;
+}
+
+// Every head's value-weighted attention, rows normalised to the weights' scale so the colours
+// compare with the raw maps.
+std::vector<core::Mat>
+valueWeighted(const std::vector<std::shared_ptr<const core::Trace>>& layers) {
+    std::vector<core::Mat> maps; // L x H of N x N
+    for (const std::shared_ptr<const core::Trace>& layer : layers)
+        for (int h = 0; h < layer->attention.heads; ++h)
+            maps.push_back(
+                core::models::normalizedRows(core::models::valueWeightedAttention(*layer, h)));
+    return maps;
 }
 
 } // namespace
@@ -45,6 +52,7 @@ RealAnalyses analyze(const std::vector<std::shared_ptr<const core::Trace>>& laye
 TrainedModelRunner::~TrainedModelRunner() {
     if (worker_.valid()) worker_.wait();
     if (lensWorker_.valid()) lensWorker_.wait();
+    if (weightedWorker_.valid()) weightedWorker_.wait();
 }
 
 void TrainedModelRunner::openReal(std::shared_ptr<const core::models::RealModel> model) {
@@ -122,6 +130,7 @@ bool TrainedModelRunner::takeRealOutcome() {
 bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, double now,
                                     const core::train::HeadLists& ablated) {
     pollLens();
+    pollValueWeighted();
     const bool replaced = finished(worker_) && takeRealOutcome();
     if (worker_.valid()) return replaced; // one forward at a time; the next one after it
     if (attempted_ && sentences == lastAttempt_ && ablated == lastAblated_) return replaced;
@@ -167,6 +176,23 @@ void TrainedModelRunner::requestLens(int position) {
 
 void TrainedModelRunner::pollLens() {
     if (finished(lensWorker_)) lens_ = lensWorker_.get();
+}
+
+void TrainedModelRunner::requestValueWeighted() {
+    pollValueWeighted();
+    if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
+    weightedAsked_ = generation_;
+    weightedWorker_ = std::async(std::launch::async, valueWeighted, realTrace_->layers);
+}
+
+void TrainedModelRunner::pollValueWeighted() {
+    if (!finished(weightedWorker_)) return;
+    try {
+        analyses_.valueWeighted = weightedWorker_.get();
+        weightedGeneration_ = weightedAsked_;
+    } catch (const std::exception&) { // out of memory: the weights stay shown
+        analyses_.valueWeighted.clear();
+    }
 }
 
 void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view) {

@@ -9,8 +9,11 @@ namespace app {
 void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
     if (lensWorker_.valid()) lensWorker_.wait();
+    if (weightedWorker_.valid()) weightedWorker_.wait();
     worker_ = {};
     lensWorker_ = {};
+    weightedWorker_ = {};
+    weightedGeneration_ = weightedAsked_ = -1;
     real_ = nullptr;
     realPredictions_.clear();
     detectors_.clear();

@@ -57,7 +57,7 @@ struct TrainedModelView {
 // What the model view's textures hold: uploaded again when any of it changes.
 struct ModelMapsKey {
     int generation = -1;
-    bool valueWeighted = false;
+    bool valueWeighted = false; // shown and ready
     int layer = -1;
     bool operator==(const ModelMapsKey& o) const {
         return generation == o.generation && valueWeighted == o.valueWeighted && layer == o.layer;
@@ -72,10 +72,13 @@ struct RealOutcomeSummary {
     std::vector<core::models::TokenChoice> next;
 };
 
-// What a real model's analyses show beside the weights, made on the worker with each trace.
+// What a real model's analyses show beside the weights: the rollout made on the worker with
+// each trace; value-weighted attention on its own worker when the view asks for it (as many
+// maps as the weights: 600 MB for GPT-2 small at 1024 tokens, so only when shown).
 struct RealAnalyses {
     std::vector<core::Mat> rollout;       // L, N x N: the rollout after layer l + 1
-    std::vector<core::Mat> valueWeighted; // L x H (slot l * H + h), N x N, rows normalised
+    std::vector<core::Mat> valueWeighted; // L x H (slot l * H + h), N x N, rows normalised;
+                                          // empty until asked for (requestValueWeighted)
 };
 
 // The logit lens of one token (model_analysis.h): the top tokens after each layer.
@@ -112,6 +115,11 @@ class TrainedModelRunner {
         return status;
     }
     bool computing() const { return worker_.valid(); }
+    // Any worker of this runner under way (the forward, the lens, value-weighted attention):
+    // the frame loop keeps drawing to show their results.
+    bool working() const {
+        return worker_.valid() || lensWorker_.valid() || weightedWorker_.valid();
+    }
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
     const std::vector<core::models::HeadDetectorScores>& detectors() const { return detectors_; }
@@ -138,6 +146,12 @@ class TrainedModelRunner {
     // The logit lens of token `position` of the shown trace: computed on a worker when the
     // trace or the token changed (the frame never waits); lens() has the last finished.
     void requestLens(int position);
+    // Value-weighted attention of every head of the shown trace, on a worker; analyses() has
+    // it once valueWeightedReady().
+    void requestValueWeighted();
+    bool valueWeightedReady() const {
+        return !analyses_.valueWeighted.empty() && weightedGeneration_ == generation_;
+    }
     const LensRows& lens() const { return lens_; }
     bool lensComputing() const { return lensWorker_.valid(); }
 
@@ -162,6 +176,7 @@ class TrainedModelRunner {
                     const core::train::HeadLists& ablated);
     bool takeRealOutcome();
     void pollLens();
+    void pollValueWeighted();
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
@@ -175,6 +190,8 @@ class TrainedModelRunner {
     core::train::HeadLists lastAblated_;
     std::future<LensRows> lensWorker_;
     LensRows lens_;
+    std::future<std::vector<core::Mat>> weightedWorker_;
+    int weightedGeneration_ = -1, weightedAsked_ = -1; // the trace they belong to, were asked for
     int generation_ = 0;
     core::train::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

@@ -105,7 +105,7 @@ void Session::pollEvents() {
     const bool onlyTyping = ImGui::GetIO().WantTextInput && !ImGui::IsAnyMouseDown();
     const bool interacting = framesToSettle_ > 0 || (ImGui::IsAnyItemActive() && !onlyTyping) ||
                              animating || exporting || runner_.computing() ||
-                             modelRunner_.computing() || inputPending();
+                             modelRunner_.working() || inputPending();
     const bool training = trainMoving(train_);
     const bool busy =
         options_.benchFrames > 0 || !options_.screenshotPath.empty() || interacting || training;
@@ -265,6 +265,7 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
     }
     if (explorer_.model.grid == ModelGridMode::LogitLens)
         modelRunner_.requestLens(explorer_.model.lensPosition);
+    if (explorer_.model.valueWeighted) modelRunner_.requestValueWeighted();
     if (const ModelMapsKey key = modelMapsKey(modelRunner_, explorer_.model);
         !(key == modelMaps_)) {
         uploadModelMaps(modelRunner_, explorer_.model, modelGl_);
