@@ -70,6 +70,17 @@ TEST(RealModelCaption, NamesTheTextTheModelItsSourceAndSizesNotASeed) {
     EXPECT_TRUE(mentions(lines, "gpt2, 2 layers, H 4, d_model 32, d_head 8, F32")) << lines[2];
     EXPECT_FALSE(mentions(lines, "seed"));
     EXPECT_FALSE(mentions(lines, "random"));
+    EXPECT_FALSE(mentions(lines, "switched off"));
+}
+
+TEST(RealModelCaption, SaysWhichHeadsTheTraceRanWithSwitchedOff) {
+    RealTraceOptions options;
+    options.ablated = {{1, 3}, {0}};
+    const RealTrace ablated = traceRealModel(fixtureModel(), "The cat sat on the mat", options);
+    const std::vector<std::string> lines = realModelCaption(fixtureModel(), ablated);
+    EXPECT_TRUE(
+        mentions(lines, "heads switched off (output zeroed before c_proj): L1H2, L1H4, L2H1"))
+        << lines.back();
 }
 
 TEST(ModelGridFigure, HasEveryHeadOfEveryLayerTitledLHWithTheHeadsOwnMap) {

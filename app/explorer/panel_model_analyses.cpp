@@ -53,12 +53,13 @@ void explanation(const char* text) {
 } // namespace
 
 void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
-                     GlHeatmaps& gl) {
+                     GlHeatmaps& gl, bool heads) {
     const core::train::ModelTrace& trace = runner.trace();
-    const std::vector<core::Mat>& weighted = runner.analyses().valueWeighted;
+    const std::vector<core::Mat>& weighted = runner.analyses().valueWeighted; // L x H of N x N
     int slot = 0; // layer l, head h in slot l * H + h; then the rollout
     for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
         for (int h = 0; h < layer->attention.heads; ++h, ++slot) {
+            if (!heads) continue; // only the rollout's layer changed
             core::AttentionMap map = core::attentionMap(*layer, 0, h);
             if (model.valueWeighted && runner.valueWeightedReady() &&
                 std::size_t(slot) < weighted.size())
@@ -78,7 +79,9 @@ void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
                      core::SceneView& saved, Selection& selection, GlHeatmaps& gl) {
     explanation("Attention rollout (Abnar & Zuidema 2020): row i is how much token i's stream "
                 "after the layer draws from each input token, each layer's mean attention "
-                "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied.");
+                "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied. Heads switched "
+                "off still "
+                "count in the mean: it is of their weights, not of what they send.");
     int shown = model.layer + 1;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     if (ImGui::SliderInt("after layer (L / Shift+L)", &shown, 1, std::max(1, model.layers)))
@@ -136,7 +139,8 @@ void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model
     if (lens.generation != runner.generation() || runner.lensComputing())
         ImGui::TextDisabled("computing the lens ...");
     model.lensTop.clear();
-    for (const auto& top : lens.layers) model.lensTop.push_back(top.front().token);
+    if (lens.generation == runner.generation()) // the state file reports the current lens only
+        for (const auto& top : lens.layers) model.lensTop.push_back(top.front().token);
     if (lens.layers.empty()) return;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame;
@@ -172,6 +176,11 @@ void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& mod
     ImGui::SameLine();
     if (ImGui::SmallButton("All heads on"))
         for (std::vector<int>& heads : model.ablated) heads.clear();
+    if (runner.computing()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled(" computing ...");
+        return; // the numbers shown would be of the switches before
+    }
     if (!now.valid || !all.valid) return;
     if (std::isfinite(now.loss)) {
         ImGui::SameLine();

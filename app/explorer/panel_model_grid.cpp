@@ -130,7 +130,11 @@ void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
     if (model.valueWeighted && !runner.valueWeightedReady()) {
         ImGui::SameLine();
-        ImGui::TextDisabled("computing ...");
+        if (runner.valueWeightedError().empty())
+            ImGui::TextDisabled("computing ...");
+        else
+            ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s",
+                               runner.valueWeightedError().c_str());
     }
     itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
                 "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
@@ -237,7 +241,7 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunn
     request.exportModel = exportAllButton(model);
     switch (model.grid) {
     case ModelGridMode::Detectors:
-        request = drawDetectors(runner.detectors(), model, saved);
+        request |= drawDetectors(runner.detectors(), model, saved);
         break;
     case ModelGridMode::Rollout:
         drawRolloutView(runner, model, saved, selection, gl);

@@ -51,10 +51,11 @@ void drawModelGridModes(TrainedModelView& model);
 
 // The analyses' parts of that panel (panel_model_analyses.cpp). uploadModelMaps puts layer l's
 // head h in slot l * H + h of `gl` (its weights, or value-weighted), then the rollout after
-// the shown layer; again whenever modelMapsKey changes (trained_model_runner.h).
+// the shown layer; again whenever modelMapsKey changes (trained_model_runner.h), the heads'
+// maps only when the trace or the value-weighted switch did (`heads`).
 ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model);
 void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
-                     GlHeatmaps& gl);
+                     GlHeatmaps& gl, bool heads = true);
 void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
                      core::SceneView& saved, Selection& selection, GlHeatmaps& gl);
 void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model);

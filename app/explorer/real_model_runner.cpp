@@ -30,8 +30,7 @@ RealOutcomeSummary summarize(const core::models::RealTrace& r) {
 // The rollout after each layer.
 RealAnalyses analyze(const std::vector<std::shared_ptr<const core::Trace>>& layers) {
     RealAnalyses a;
-    for (std::size_t l = 0; l < layers.size(); ++l)
-        a.rollout.push_back(core::models::attentionRollout(layers, int(l) + 1)); // N x N
+    a.rollout = core::models::attentionRollouts(layers); // L of N x N
     return a;
 }
 
@@ -91,7 +90,6 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
         if (request.baseline) // the same sentence with every head on
             out.baseline = summarize(core::models::traceRealModel(
                 *model, request.sentences.at(0), core::models::RealTraceOptions{5, {}, false}));
-        r->logits = {};
         out.real = std::move(r);
         if (request.detect) // TransformerLens's test: 2 x 50 random tokens after <|endoftext|>
             out.detectors = core::models::detectHeadsOnRepeatedTokens(
@@ -188,10 +186,15 @@ void TrainedModelRunner::requestValueWeighted() {
 void TrainedModelRunner::pollValueWeighted() {
     if (!finished(weightedWorker_)) return;
     try {
-        analyses_.valueWeighted = weightedWorker_.get();
+        std::vector<core::Mat> maps = weightedWorker_.get(); // L x H of N x N
+        if (weightedAsked_ != generation_) return;           // of a trace no longer shown
+        analyses_.valueWeighted = std::move(maps);
         weightedGeneration_ = weightedAsked_;
-    } catch (const std::exception&) { // out of memory: the weights stay shown
-        analyses_.valueWeighted.clear();
+        weightedError_.clear();
+    } catch (const std::bad_alloc&) { // the weights stay shown, with why
+        weightedError_ = "not enough memory for value-weighted attention of this sentence";
+    } catch (const std::exception& e) {
+        weightedError_ = e.what();
     }
 }
 

@@ -14,6 +14,7 @@ void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     lensWorker_ = {};
     weightedWorker_ = {};
     weightedGeneration_ = weightedAsked_ = -1;
+    weightedError_.clear();
     real_ = nullptr;
     realPredictions_.clear();
     detectors_.clear();

@@ -152,6 +152,7 @@ class TrainedModelRunner {
     bool valueWeightedReady() const {
         return !analyses_.valueWeighted.empty() && weightedGeneration_ == generation_;
     }
+    const std::string& valueWeightedError() const { return weightedError_; }
     const LensRows& lens() const { return lens_; }
     bool lensComputing() const { return lensWorker_.valid(); }
 
@@ -190,8 +191,9 @@ class TrainedModelRunner {
     core::train::HeadLists lastAblated_;
     std::future<LensRows> lensWorker_;
     LensRows lens_;
-    std::future<std::vector<core::Mat>> weightedWorker_;
-    int weightedGeneration_ = -1, weightedAsked_ = -1; // the trace they belong to, were asked for
+    std::future<std::vector<core::Mat>> weightedWorker_; // L x H of N x N
+    int weightedGeneration_ = -1, weightedAsked_ = -1;   // the trace they belong to, were asked for
+    std::string weightedError_;                          // why the last could not be made
     int generation_ = 0;
     core::train::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

@@ -265,10 +265,14 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
     }
     if (explorer_.model.grid == ModelGridMode::LogitLens)
         modelRunner_.requestLens(explorer_.model.lensPosition);
-    if (explorer_.model.valueWeighted) modelRunner_.requestValueWeighted();
+    if (explorer_.model.valueWeighted && explorer_.model.grid == ModelGridMode::EveryLayer)
+        modelRunner_.requestValueWeighted(); // only while shown: as many maps as the weights
     if (const ModelMapsKey key = modelMapsKey(modelRunner_, explorer_.model);
         !(key == modelMaps_)) {
-        uploadModelMaps(modelRunner_, explorer_.model, modelGl_);
+        const bool heads =
+            key.generation != modelMaps_.generation ||
+            key.valueWeighted != modelMaps_.valueWeighted; // else the rollout's layer
+        uploadModelMaps(modelRunner_, explorer_.model, modelGl_, heads);
         modelMaps_ = key;
     }
     const ExplorerRequest request = drawModelGridPanel(

@@ -25,8 +25,11 @@ struct FrameFacts {
 // "shown_sentences", "glyph_notes" (widgets/text_field.h), "d_model", "heads", "chosen_heads",
 // "weights", "weights_in_use", "selected_head", "tab", "export_panel", "scene_picker",
 // "popup_open", "exporting", "notice", "error", "model": {"open", "real", "layer" (from 1),
-// "grid" (layer_heads, every_layer, detectors), "detectors_ready", "predictions" (the first
-// sentence's, per token)}, "open_model": {"shown", "loading" (the name being opened, "" when
+// "grid" (layer_heads, every_layer, detectors, rollout, logit_lens), "detectors_ready",
+// "grid_rect", "export_at", "export_all_at" (buttons' centres), "predictions" (the first
+// sentence's, per token), "value_weighted", "ablated" (["L1H2", ...]), "loss", "loss_all_heads"
+// (a real model's, with the switches and with every head on), "lens" (the logit lens shown: the
+// top token after each layer)}, "open_model": {"shown", "loading" (the name being opened, "" when
 // none), "recent", "cache_dir", "cached": [{"name", "type", "supported", "at": [x0, y0, x1,
 // y1]}]}, "train": {"active", "state", "step",
 // "worker_step", "busy", "shown_step", "scrubbed", "playing", "heldout_loss": [the last 200 rows

@@ -180,7 +180,12 @@ std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {
     return csvText(table);
 }
 
-Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer) {
+namespace {
+
+// The rollout after layers 1..upToLayer, each step handed to `after` (layer from 1, N x N).
+template <typename After>
+void rollOut(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer,
+             const After& after) {
     if (upToLayer < 0 || upToLayer > int(layers.size()))
         throw std::invalid_argument("attentionRollout: no layer " + std::to_string(upToLayer));
     if (layers.empty()) throw std::invalid_argument("attentionRollout needs layers");
@@ -196,8 +201,27 @@ Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, in
         const Eigen::VectorXd rowSums = mix.rowwise().sum(); // N
         mix = rowSums.cwiseInverse().asDiagonal() * mix;
         rollout = mix * rollout;
+        after(l + 1, rollout);
     }
-    return rollout.cast<Scalar>();
+    if (upToLayer == 0) after(0, rollout);
+}
+
+} // namespace
+
+Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer) {
+    Mat out; // N x N
+    rollOut(layers, upToLayer, [&](int l, const Eigen::MatrixXd& r) {
+        if (l == upToLayer) out = r.cast<Scalar>();
+    });
+    return out;
+}
+
+std::vector<Mat> attentionRollouts(const std::vector<std::shared_ptr<const Trace>>& layers) {
+    std::vector<Mat> out; // L of N x N
+    rollOut(layers, int(layers.size()), [&](int l, const Eigen::MatrixXd& r) {
+        if (l > 0) out.push_back(r.cast<Scalar>());
+    });
+    return out;
 }
 
 Mat valueWeightedAttention(const Trace& layer, int head) {

@@ -96,6 +96,9 @@ std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores);
 // from 1 (0 gives the identity: the input itself). Throws std::invalid_argument for upToLayer
 // outside 0..L or a layer that is not one self-attention sentence of the same length.
 Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer);
+// attentionRollout after each layer 1..L (entry l: after layer l + 1), in one pass: each layer's
+// mixing multiplied once, not again for every later layer.
+std::vector<Mat> attentionRollouts(const std::vector<std::shared_ptr<const Trace>>& layers);
 
 // ---- Value-weighted attention ---------------------------------------------------------------
 //

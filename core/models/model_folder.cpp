@@ -442,7 +442,9 @@ std::vector<CachedModel> listCachedModels() {
     const fs::path cache = hubCache();
     std::error_code ec;
     if (cache.empty()) return models;
-    for (const fs::directory_entry& entry : fs::directory_iterator(cache, ec)) {
+    // increment(ec), not a range-for: a folder vanishing mid-listing must not throw.
+    for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::directory_entry& entry = *it;
         CachedModel model;
         model.name = cachedModelName(entry.path().filename().string());
         if (model.name.empty() || !entry.is_directory(ec)) continue;

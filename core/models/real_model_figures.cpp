@@ -56,6 +56,23 @@ HeatmapFigure tokenMapFigure(const RealTrace& trace, int layer, int head, const 
 
 } // namespace
 
+namespace {
+
+// "L1H3, L2H1": the heads the trace ran with switched off, layers and heads from 1.
+std::string switchedOffHeads(const RealTrace& trace) {
+    std::string off;
+    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+        const std::vector<bool>& ablated = trace.layers[l]->attention.headAblated;
+        for (std::size_t h = 0; h < ablated.size(); ++h)
+            if (ablated[h])
+                off += (off.empty() ? "L" : ", L") + std::to_string(l + 1) + "H" +
+                       std::to_string(h + 1);
+    }
+    return off;
+}
+
+} // namespace
+
 std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace) {
     const ModelConfig& c = model.config();
     char sizes[200];
@@ -64,7 +81,10 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
                   model.dtype().c_str());
     std::string what = "real model " + model.location.source + ": its own weights";
     if (model.location.dir != model.location.source) what += ", read from " + model.location.dir;
-    return {"\"" + trace.text + "\"", what, sizes};
+    std::vector<std::string> lines = {"\"" + trace.text + "\"", what, sizes};
+    if (const std::string off = switchedOffHeads(trace); !off.empty())
+        lines.push_back("heads switched off (output zeroed before c_proj): " + off);
+    return lines;
 }
 
 GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,

@@ -14,7 +14,8 @@
 namespace core::models {
 
 // What every figure of a real model says under it: the text, which model this is (the source
-// as the user gave it, and the folder it was read from), and its family, sizes and dtype. A
+// as the user gave it, and the folder it was read from), its family, sizes and dtype, and the
+// heads switched off when the trace ran with some (the window's ablation). A
 // real model's layer traces carry a scene (seed, random weights) only to reuse the views; a
 // caption from it would pass the checkpoint off as a toy scene.
 std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace);
