@@ -8,16 +8,30 @@ namespace app {
 
 namespace {
 
-// One radio button per layer (L / Shift+L step through them too).
+constexpr const char* kLayerTip =
+    "Which layer's heads every view shows (L / Shift+L). Layer 1 reads the embeddings; each "
+    "later layer reads the residual stream the ones before wrote into.";
+
+// One radio button per layer, or a slider when they would not fit on a line (GPT-2's 12, its
+// xl's 48); L / Shift+L step through them too.
 void layerSelector(TrainedModelView& model) {
     ImGui::TextUnformatted("layer");
+    const float radios = float(model.layers) * (ImGui::GetFrameHeight() * 2.2f);
+    if (radios > ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("layer").x) {
+        ImGui::SameLine();
+        int shown = model.layer + 1;
+        const std::string format = "%d of " + std::to_string(model.layers);
+        ImGui::SetNextItemWidth(-1.0f);
+        if (ImGui::SliderInt("##layer", &shown, 1, model.layers, format.c_str()))
+            model.layer = shown - 1;
+        itemTooltip(kLayerTip);
+        return;
+    }
     for (int l = 0; l < model.layers; ++l) {
         ImGui::SameLine();
         const std::string label = std::to_string(l + 1) + "##layer";
         if (ImGui::RadioButton(label.c_str(), model.layer == l)) model.layer = l;
-        itemTooltip("Which layer's heads every view shows (L / Shift+L). Layer 1 reads the "
-                    "embeddings; each later layer reads the residual stream the ones before "
-                    "wrote into.");
+        itemTooltip(kLayerTip);
     }
 }
 
