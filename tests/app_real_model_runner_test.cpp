@@ -50,7 +50,7 @@ TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ASSERT_EQ(a.valueWeighted.size(), layers.size() * std::size_t(heads));
-    const core::Mat expected = models::attentionRollout(layers, 2); // N x N
+    const core::Mat expected = models::attentionRollout(models::layerMeans(layers), 2); // N x N
     EXPECT_LT((a.rollout[1] - expected).cwiseAbs().maxCoeff(), 1e-6);
     const core::Mat weighted = // N x N
         models::normalizedRows(models::valueWeightedAttention(*layers[1], 3));

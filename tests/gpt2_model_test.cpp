@@ -28,10 +28,10 @@ const json& reference() {
     return r;
 }
 
-Gpt2Weights openVariant(const std::string& variant) {
+Gpt2Model openVariant(const std::string& variant) {
     const ModelLocation where = locateModel((kDir / variant).string());
     const HfFiles files = hfFiles(where);
-    return loadGpt2Weights(readModelConfig(files.config), files);
+    return Gpt2Model(loadGpt2Weights(readModelConfig(files.config), files));
 }
 
 double worstLogit(const core::Mat& logits, const json& expected) {
@@ -43,7 +43,7 @@ double worstLogit(const core::Mat& logits, const json& expected) {
     return worst;
 }
 
-double worstAttention(const Gpt2Forward& out, const json& expected) {
+double worstAttention(const CollectedForward& out, const json& expected) {
     double worst = 0;
     for (std::size_t l = 0; l < expected.size(); ++l) {
         const core::Attention& a = out.layers[l];
@@ -70,26 +70,26 @@ class Gpt2Reference : public ::testing::TestWithParam<std::tuple<std::string, co
 
 TEST_P(Gpt2Reference, EveryLayersAttentionAndTheLogitsMatchPyTorchTo1e4) {
     const std::string variant = std::get<0>(GetParam());
-    const Gpt2Weights w = openVariant(variant);
-    EXPECT_TRUE(w.warnings.empty());
+    const Gpt2Model w = openVariant(variant);
+    EXPECT_TRUE(w.warnings().empty());
     for (const json& c : reference()["variants"][variant]) {
         const std::vector<int> ids = c["ids"];
-        const Gpt2Forward out = gpt2Forward(w, ids);
+        const CollectedForward out = collectForward(w, ids);
         ASSERT_EQ(out.layers.size(), 2u);
         EXPECT_LT(worstAttention(out, c["attention"]), 1e-4) << variant;
-        EXPECT_LT(worstLogit(out.logits, c["logits"]), 1e-4) << variant;
+        EXPECT_LT(worstLogit(out.result.logits, c["logits"]), 1e-4) << variant;
     }
 }
 
 TEST_P(Gpt2Reference, SwitchedOffHeadsAreZeroedBeforeCProj) {
     const std::string variant = std::get<0>(GetParam());
-    const Gpt2Weights w = openVariant(variant);
-    Gpt2Options options;
+    const Gpt2Model w = openVariant(variant);
+    ForwardOptions options;
     options.ablated = {{1}, {0, 3}}; // reference.json's "ablated"
     const json& c = reference()["variants"][variant][0];
-    const Gpt2Forward out = gpt2Forward(w, c["ids"].get<std::vector<int>>(), options);
-    EXPECT_LT(worstLogit(out.logits, c["ablated_logits"]), 1e-4) << variant;
-    EXPECT_GT(worstLogit(out.logits, c["logits"]), 1e-3) << "the ablation changed nothing";
+    const CollectedForward out = collectForward(w, c["ids"].get<std::vector<int>>(), {}, options);
+    EXPECT_LT(worstLogit(out.result.logits, c["ablated_logits"]), 1e-4) << variant;
+    EXPECT_GT(worstLogit(out.result.logits, c["logits"]), 1e-3) << "the ablation changed nothing";
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, Gpt2Reference,
@@ -102,25 +102,25 @@ INSTANTIATE_TEST_SUITE_P(Variants, Gpt2Reference,
                          });
 
 TEST(Gpt2Weights, TheUntiedHeadIsLmHeadAndTheTiedOneIsWte) {
-    const Gpt2Weights tied = openVariant("f32");
-    EXPECT_TRUE(tied.tiedHead);
-    EXPECT_EQ(tied.lmHead, tied.wte);
-    EXPECT_EQ(tied.prefix, "transformer.");
-    const Gpt2Weights untied = openVariant("untied");
-    EXPECT_FALSE(untied.tiedHead);
-    EXPECT_EQ(untied.prefix, "");
+    const Gpt2Model tied = openVariant("f32");
+    EXPECT_TRUE(tied.weights().tiedHead);
+    EXPECT_EQ(tied.weights().lmHead, tied.weights().wte);
+    EXPECT_EQ(tied.weights().prefix, "transformer.");
+    const Gpt2Model untied = openVariant("untied");
+    EXPECT_FALSE(untied.weights().tiedHead);
+    EXPECT_EQ(untied.weights().prefix, "");
 }
 
 TEST(Gpt2Weights, HalfPrecisionStaysHalfInTheMapping) {
-    EXPECT_EQ(openVariant("f16").store.commonDtype(), Dtype::F16);
-    EXPECT_EQ(openVariant("bf16_shards").store.commonDtype(), Dtype::BF16);
+    EXPECT_EQ(openVariant("f16").weights().store.commonDtype(), Dtype::F16);
+    EXPECT_EQ(openVariant("bf16_shards").weights().store.commonDtype(), Dtype::BF16);
 }
 
 TEST(Gpt2Forward, RefusesWhatTheModelCannotTake) {
-    const Gpt2Weights w = openVariant("f32");
+    const Gpt2Model w = openVariant("f32");
     auto message = [&](const std::vector<int>& ids) {
         try {
-            gpt2Forward(w, ids);
+            collectForward(w, ids);
         } catch (const std::invalid_argument& e) {
             return std::string(e.what());
         }

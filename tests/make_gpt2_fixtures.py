@@ -126,6 +126,7 @@ def forward(s, ids, ablated=None):
 
 
 DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.uint8: "U8",
+          torch.int64: "I64",
           torch.bool: "BOOL"}
 
 

@@ -199,7 +199,7 @@ TEST(HeadScoresCsv, HasOneRowPerHeadNumberedFromOneThatReadsBack) {
 TEST(AttentionRollout, OfIdentityLayersIsTheIdentity) {
     const Mat self = attendTo({0, 1, 2, 3}); // 4 x 4
     const Layers layers = {layerOf({self, self}), layerOf({self, self})};
-    EXPECT_TRUE(attentionRollout(layers, 2).isApprox(Mat::Identity(4, 4)));
+    EXPECT_TRUE(attentionRollout(layerMeans(layers), 2).isApprox(Mat::Identity(4, 4)));
 }
 
 TEST(AttentionRollout, MixesHalfTheHeadMeanWithTheResidualAndMultipliesLastLayerOnTheLeft) {
@@ -214,19 +214,20 @@ TEST(AttentionRollout, MixesHalfTheHeadMeanWithTheResidualAndMultipliesLastLayer
         mix.push_back(0.5 * mean + 0.5 * Eigen::MatrixXd::Identity(n, n));
     }
     ASSERT_GT((mix[1] * mix[0] - mix[0] * mix[1]).norm(), 1e-3); // the order is visible
-    EXPECT_TRUE(attentionRollout(layers, 1).cast<double>().isApprox(mix[0], 1e-6));
-    EXPECT_TRUE(attentionRollout(layers, 2).cast<double>().isApprox(mix[1] * mix[0], 1e-6));
-    EXPECT_TRUE(attentionRollout(layers, 0).isApprox(Mat::Identity(n, n)));
-    EXPECT_THROW(attentionRollout(layers, 3), std::invalid_argument);
-    EXPECT_THROW(attentionRollout(layers, -1), std::invalid_argument);
+    const std::vector<Mat> means = layerMeans(layers);           // L of N x N
+    EXPECT_TRUE(attentionRollout(means, 1).cast<double>().isApprox(mix[0], 1e-6));
+    EXPECT_TRUE(attentionRollout(means, 2).cast<double>().isApprox(mix[1] * mix[0], 1e-6));
+    EXPECT_TRUE(attentionRollout(means, 0).isApprox(Mat::Identity(n, n)));
+    EXPECT_THROW(attentionRollout(means, 3), std::invalid_argument);
+    EXPECT_THROW(attentionRollout(means, -1), std::invalid_argument);
 }
 
 TEST(AttentionRollout, OnTheFixtureModelRowsSumToOneAndStayCausal) {
     const RealTrace trace = traceRealModel(fixtureModel(), "the cat sat on the mat, the cat");
     const int n = int(trace.ids.size());
     ASSERT_GE(n, 4);
-    for (int upTo = 1; upTo <= int(trace.layers.size()); ++upTo) {
-        const Mat r = attentionRollout(trace.layers, upTo); // N x N
+    for (int upTo = 1; upTo <= trace.layerCount(); ++upTo) {
+        const Mat r = attentionRollout(trace.meanAttention, upTo); // N x N
         ASSERT_EQ(r.rows(), n);
         ASSERT_EQ(r.cols(), n);
         EXPECT_LT((r.rowwise().sum().array() - 1).abs().maxCoeff(), 1e-5);
@@ -334,9 +335,9 @@ TEST(DetectHeadsOnRepeatedTokens, ScoresEveryHeadOfTheFixtureOnBosAndTheRepeated
     }
     // The same sequence, run by hand, gives the same induction score.
     const std::vector<int> ids =
-        repeatedRandomTokens(model.tokenizer.vocabSize(), 12, 5, model.tokenizer.endOfTextId());
-    ASSERT_EQ(ids.front(), model.tokenizer.endOfTextId());
-    const Gpt2Forward forward = gpt2Forward(model.weights, ids);
+        repeatedRandomTokens(model.tokenizer->vocabSize(), 12, 5, model.tokenizer->startId());
+    ASSERT_EQ(model.tokenizer->readable(ids.front()), "<|endoftext|>");
+    const CollectedForward forward = collectForward(*model.net, ids);
     EXPECT_NEAR(named(scores, "induction").scores(1, 2),
                 detectionScore(headAttention(forward.layers[1], 2), inductionPattern(ids)), 1e-6);
     EXPECT_EQ(named(scores, "first_token").scores,

@@ -303,8 +303,8 @@ TEST_F(ModelFolder, TheCachedModelsAreListedWithTheirTypes) {
     EXPECT_TRUE(models::listCachedModels().empty()); // the folder does not even exist
     const fs::path gpt2 = writeCacheEntry(cache, "models--someone--tiny-gpt2", "abc");
     writeCacheEntry(cache, "models--gpt2", "old");
-    const fs::path bert = writeCacheEntry(cache, "models--google--bert-tiny", "b1");
-    write(fs::canonical(bert / "config.json"), R"({"model_type": "bert"})");
+    const fs::path t5 = writeCacheEntry(cache, "models--google--t5-tiny", "b1");
+    write(fs::canonical(t5 / "config.json"), R"({"model_type": "t5"})");
     const fs::path broken = writeCacheEntry(cache, "models--org--broken", "x1");
     write(fs::canonical(broken / "config.json"), "{not json");
     writeCacheEntry(cache, "models--org--dangling", "d1");
@@ -316,16 +316,16 @@ TEST_F(ModelFolder, TheCachedModelsAreListedWithTheirTypes) {
     const std::vector<models::CachedModel> list = models::listCachedModels();
     std::vector<std::string> names;
     for (const models::CachedModel& m : list) names.push_back(m.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"google/bert-tiny", "gpt2", "org/broken",
+    EXPECT_EQ(names, (std::vector<std::string>{"google/t5-tiny", "gpt2", "org/broken",
                                                "someone/tiny-gpt2"}));
     ASSERT_EQ(list.size(), 4u);
     EXPECT_EQ(list[3].dir, gpt2.string());
     EXPECT_EQ(list[3].modelType, "gpt2");
     EXPECT_TRUE(list[3].supported);
     EXPECT_EQ(list[3].error, "");
-    EXPECT_EQ(list[0].modelType, "bert");
+    EXPECT_EQ(list[0].modelType, "t5");
     EXPECT_FALSE(list[0].supported);
-    EXPECT_EQ(list[0].error, "not supported: bert");
+    EXPECT_EQ(list[0].error, "not supported: t5");
     EXPECT_FALSE(list[2].supported);
     expectWords(list[2].error, {"config.json", "not valid JSON"});
     EXPECT_EQ(models::locateModel(list[3].name).dir, list[3].dir); // a click opens this folder
@@ -378,8 +378,20 @@ TEST_F(ModelFolder, BadConfigsAreRefusedInOneLine) {
               "config.json: cannot read " + path);
     EXPECT_EQ(config("{\"model_type\": "), "config.json: not valid JSON");
     EXPECT_EQ(config("\"gpt2\""), "config.json: not a JSON object");
-    EXPECT_EQ(config(R"({"model_type": "bert", "hidden_size": 8})"),
-              "config.json: model_type \"bert\" is not supported yet (supported: gpt2)");
+    EXPECT_EQ(config(R"({"model_type": "t5", "d_model": 8})"),
+              "config.json: model_type \"t5\" is not supported yet (supported: gpt2, bert, "
+              "roberta, distilbert)");
+    expectWords(config(R"({"model_type": "bert", "hidden_size": 8})"),
+                {"config.json: ", "missing \"num_hidden_layers\""});
+    expectWords(config(R"({"model_type": "bert", "num_hidden_layers": 2, "num_attention_heads": 2,
+                           "hidden_size": 8, "intermediate_size": 16, "vocab_size": 30,
+                           "max_position_embeddings": 16, "position_embedding_type": "relative_key"})"),
+                {"position_embedding_type \"relative_key\" is not supported"});
+    expectWords(
+        config(R"({"model_type": "roberta", "num_hidden_layers": 2, "num_attention_heads": 2,
+                           "hidden_size": 8, "intermediate_size": 16, "vocab_size": 30,
+                           "max_position_embeddings": 2, "pad_token_id": 1})"),
+        {"max_position_embeddings 2 leaves no position after pad_token_id 1"});
     expectWords(config(R"({"n_layer": 2})"), {"config.json: ", "model_type", "supported: gpt2"});
     expectWords(config(R"({"model_type": "gpt2", "n_head": 2})"),
                 {"config.json: ", "missing \"n_layer\""});
@@ -401,8 +413,9 @@ TEST_F(ModelFolder, BadConfigsAreRefusedInOneLine) {
                 {"missing \"n_positions\""});
 }
 
-TEST_F(ModelFolder, BertFamiliesAreReadButNotYetOpened) {
-    EXPECT_EQ(models::supportedModelTypes(), std::vector<std::string>{"gpt2"});
+TEST_F(ModelFolder, BertFamiliesAreRead) {
+    EXPECT_EQ(models::supportedModelTypes(),
+              (std::vector<std::string>{"gpt2", "bert", "roberta", "distilbert"}));
     const std::vector<std::string>& all = models::readableModelTypes();
     const models::ModelConfig bert = models::parseModelConfig(
         R"({"model_type": "bert", "num_hidden_layers": 12, "num_attention_heads": 12,
@@ -421,7 +434,9 @@ TEST_F(ModelFolder, BertFamiliesAreReadButNotYetOpened) {
             "vocab_size": 50265, "layer_norm_eps": 1e-05, "pad_token_id": 1})",
         all);
     EXPECT_EQ(roberta.padTokenId, 1);
-    EXPECT_EQ(roberta.nPositions, 514);
+    EXPECT_EQ(roberta.nPositions, 512); // positions 2..513 are a token's
+    EXPECT_EQ(roberta.positionRows, 514);
+    EXPECT_EQ(bert.positionRows, 512);
     const models::ModelConfig distil = models::parseModelConfig(
         R"({"model_type": "distilbert", "n_layers": 6, "n_heads": 12, "dim": 768,
             "hidden_dim": 3072, "max_position_embeddings": 512, "vocab_size": 30522,

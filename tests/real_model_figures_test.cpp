@@ -108,6 +108,7 @@ TEST(ModelGridFigure, PutsAtMostTwelveHeadsInARow) {
         layer->attention.attention.middleRows(Eigen::Index(h) * one.queryLen, one.queryLen) =
             headAttention(one, h % 4);
     wide.layers = {layer};
+    wide.residual.resize(2); // one layer: its stream before and after
     EXPECT_EQ(modelGridFigure(wide, {}).columns, 8);
 }
 
@@ -136,7 +137,7 @@ TEST(RolloutFigure, IsAttentionRolloutMaskedAboveTheDiagonal) {
         EXPECT_EQ(f.title, "attention rollout after layer " + std::to_string(upTo));
         EXPECT_NE(f.valueLabel.find("Abnar & Zuidema 2020"), std::string::npos);
         EXPECT_EQ(f.colLabels, core::attentionMap(*trace.layers[0], 0, 0).keyLabels);
-        expectCausalMap(f, attentionRollout(trace.layers, upTo));
+        expectCausalMap(f, attentionRollout(trace.meanAttention, upTo));
     }
     EXPECT_THROW(rolloutFigure(trace, 3), std::invalid_argument);
 }

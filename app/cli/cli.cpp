@@ -198,9 +198,9 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
 // A trained model instead of a scene.
 void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--model", options.modelDir,
-                   "Open a model: a Hugging Face GPT-2 folder, a name in the local Hugging Face "
-                   "cache (gpt2, openai-community/gpt2), or a run folder of mha-viz train; with "
-                   "--json write its trace of every layer");
+                   "Open a model: a Hugging Face GPT-2, BERT, RoBERTa or DistilBERT folder, a "
+                   "name in the local Hugging Face cache (gpt2, bert-base-uncased), or a run "
+                   "folder of mha-viz train; with --json write its trace of every layer");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
@@ -208,8 +208,12 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                    "With --model: the layer the window shows first, from 1 (L / Shift+L step)")
         ->check(CLI::Range(1, 256));
     cli.add_option("--top-k", options.real.topK,
-                   "With a Hugging Face model: the K most likely next tokens per position")
+                   "With a Hugging Face model: the K most likely tokens per position (next "
+                   "token for GPT-2, the MLM head's for an encoder)")
         ->check(CLI::Range(1, 100));
+    cli.add_option("--pair", options.real.pair,
+                   "With an encoder (BERT, RoBERTa, DistilBERT): sentence B of a pair, read as "
+                   "[CLS] A [SEP] B [SEP]");
     cli.add_flag("--json-logits", options.real.jsonLogits,
                  "With a Hugging Face model and --json: the full logits [B][N][V] (large)");
     cli.add_option("--bench-forward", options.real.benchForward,
@@ -270,7 +274,7 @@ constexpr const char* kNotWithModel[] = {
 constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-caption"};
 
 // Flags only a Hugging Face model takes.
-constexpr const char* kRealModelOnly[] = {"--top-k", "--json-logits", "--bench-forward"};
+constexpr const char* kRealModelOnly[] = {"--top-k", "--json-logits", "--bench-forward", "--pair"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
 // Hugging Face model (the folder, or the cache, says which).
@@ -289,6 +293,7 @@ std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOp
     }
     if (where.kind == core::models::ModelFolderKind::HuggingFace) {
         if (cli.count("--step") > 0) return "--step is for run folders of mha-viz train";
+        options.real.pairGiven = cli.count("--pair") > 0;
         return loadRealModel(options, flags.sentences);
     }
     for (const char* flag : kRealModelOnly)

@@ -21,13 +21,17 @@ core::models::RealTraceOptions traceOptions(const CliOptions& options) {
     core::models::RealTraceOptions o;
     o.topK = options.real.topK;
     o.keepLogits = options.real.jsonLogits;
+    o.pair = options.real.pair;
     return o;
 }
 
-// N token ids for the benchmark: the default sentence's, repeated.
+// N token ids for the benchmark: the default sentence's words (no special tokens), repeated.
 std::vector<int> benchIds(const core::models::RealModel& model, int n) {
-    const std::vector<int> sentence =
-        model.tokenizer.encode(std::string(" ") + core::models::kDefaultRealSentence);
+    const core::models::Encoding e = model.tokenizer->encode(
+        std::string(" ") + core::models::kDefaultRealSentence, nullptr, 1 << 20);
+    std::vector<int> sentence;
+    for (std::size_t i = 0; i < e.ids.size(); ++i)
+        if (!e.special[i]) sentence.push_back(e.ids[i]);
     std::vector<int> ids;
     while (int(ids.size()) < n) ids.push_back(sentence[ids.size() % sentence.size()]);
     return ids;
@@ -54,16 +58,21 @@ std::string loadRealModel(CliOptions& options, const std::vector<std::string>& s
     try {
         auto model = std::shared_ptr<const core::models::RealModel>(
             core::models::openRealModel(options.modelDir));
-        options.scene.sentences = {sentences.empty() ? core::models::kDefaultRealSentence
-                                                     : sentences[0]};
+        options.scene.sentences = {sentences.empty() ? model->defaultSentence() : sentences[0]};
+        if (options.real.pairGiven && !model->tokenizer->takesPairs())
+            return "--pair is for encoders (BERT, RoBERTa, DistilBERT); " + model->family +
+                   " reads one text";
+        if (options.real.pairGiven && options.real.pair.empty()) return "--pair needs a sentence B";
         if (options.modelLayer > model->config().layers)
             return "--layer " + std::to_string(options.modelLayer) + ": the model has " +
                    std::to_string(model->config().layers) + " layers";
         if (options.real.benchForward > model->config().nPositions)
             return "--bench-forward " + std::to_string(options.real.benchForward) +
                    ": the model has " + std::to_string(model->config().nPositions) + " positions";
-        if (options.real.benchForward == 0) // the sentence checked now, so bad text is exit 2
-            core::models::traceRealModel(*model, options.scene.sentences[0], traceOptions(options));
+        if (options.real.benchForward == 0) // the text checked now, so bad text is exit 2
+            model->tokenizer->encode(options.scene.sentences[0],
+                                     options.real.pairGiven ? &options.real.pair : nullptr,
+                                     model->config().nPositions);
         options.realModel = std::move(model);
     } catch (const std::bad_alloc&) {
         return "not enough memory for this model";
@@ -85,10 +94,10 @@ void writeRealJson(const CliOptions& options, const core::models::RealModel& mod
         core::models::writeRealTraceJson(model, trace, json, std::cout);
         std::cout.flush();
         if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-    } else {
-        std::ostringstream out;
-        core::models::writeRealTraceJson(model, trace, json, out);
-        core::writeFileAtomically(options.jsonPath, out.str());
+    } else { // streamed into the file layer by layer, renamed into place when complete
+        core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
+            core::models::writeRealTraceJson(model, trace, json, out);
+        });
     }
 }
 
@@ -102,8 +111,9 @@ void exportRealFigures(const CliOptions& options, const core::models::RealModel&
     std::cerr << "mha-viz: exporting figures of " << model.location.source << " to "
               << options.exportPath << " ...\n";
     const std::vector<core::models::HeadDetectorScores> detectors =
-        core::models::detectHeadsOnRepeatedTokens(
-            model, std::min(50, (model.config().nPositions - 1) / 2), 1);
+        model.isEncoder() ? core::models::detectEncoderHeads(trace)
+                          : core::models::detectHeadsOnRepeatedTokens(
+                                model, std::min(50, (model.config().nPositions - 1) / 2), 1);
     int quarter = 0;
     const auto progress = [&quarter](int done, int total) {
         if (done * 4 < (quarter + 1) * total || done == total) return;
@@ -125,7 +135,7 @@ int runRealModelHeadless(const CliOptions& options) {
         const core::models::RealTrace trace =
             core::models::traceRealModel(model, options.scene.sentences[0], traceOptions(options));
         for (const std::string& w : trace.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
-        for (const std::string& w : model.weights.warnings)
+        for (const std::string& w : model.net->warnings())
             std::cerr << "mha-viz: warning: " << w << '\n';
         if (!options.jsonPath.empty()) writeRealJson(options, model, trace);
         if (!options.exportPath.empty()) exportRealFigures(options, model, trace);
@@ -145,7 +155,8 @@ int benchForward(const CliOptions& options) {
     std::vector<double> times;
     for (int run = 0; run < 7; ++run) { // the first warms caches and the thread pool
         const auto start = std::chrono::steady_clock::now();
-        const core::models::Gpt2Forward out = core::models::gpt2Forward(model.weights, ids);
+        const core::models::ForwardResult out =
+            core::models::runForward(*model.net, ids, {}, {}, nullptr);
         const auto end = std::chrono::steady_clock::now();
         if (run > 0)
             times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
@@ -156,8 +167,11 @@ int benchForward(const CliOptions& options) {
                 model.location.source.c_str(), model.family.c_str(), model.config().layers,
                 model.config().heads, model.config().dModel, model.dtype().c_str());
     std::printf("load: %.1f ms\n", model.loadMilliseconds);
-    std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, with the logits)\n", ms,
-                times.size(), ids.size());
+    std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, %s)\n", ms, times.size(),
+                ids.size(),
+                !model.net->hasHead() ? "no head"
+                : model.isEncoder()   ? "with the MLM head"
+                                      : "with the logits");
     std::printf("forward rate: %.1f GFLOP/s\n", gflops);
     return 0;
 }

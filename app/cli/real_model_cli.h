@@ -17,6 +17,8 @@ struct RealModelFlags {
     int topK = 1;            // --top-k K: predictions per position
     bool jsonLogits = false; // --json-logits: the full N x V logits in the trace
     int benchForward = 0;    // --bench-forward N: time load and forward on N tokens, exit
+    std::string pair;        // --pair TEXT: an encoder's sentence B ([CLS] A [SEP] B [SEP])
+    bool pairGiven = false;
 };
 
 // Opens the model and checks the sentence (one; the default when none is given). Returns the

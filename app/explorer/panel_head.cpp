@@ -18,6 +18,9 @@ void presetMenu(core::Scene& scene, int head) {
             ? std::vector<std::string>(std::size_t(scene.heads), core::kRandomPreset)
         : scene.headPresets.empty() ? core::defaultHeadPresets(scene.heads)
                                     : scene.headPresets;
+    // The trace on screen may still have the head count from before an edit (the recompute
+    // runs on the worker), and a scene's presets another length: no menu for a head not there.
+    if (head < 0 || head >= scene.heads || head >= int(presets.size())) return;
     const std::string current = presets[std::size_t(head)];
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);

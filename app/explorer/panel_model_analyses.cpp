@@ -28,14 +28,25 @@ core::AttentionMap mapWithValues(core::AttentionMap pattern, const core::Mat& va
     return pattern;
 }
 
-// The rollout after the shown layer, as a map of this sentence's tokens.
+// The rollout after the shown layer, as a map of this sentence's tokens (labels and mask from
+// layer 1, which a real trace always keeps).
 core::AttentionMap rolloutMap(const TrainedModelRunner& runner, int layer) {
     const std::vector<core::Mat>& rollout = runner.analyses().rollout;
     const auto& layers = runner.trace().layers;
-    if (layers.empty() || rollout.size() != layers.size()) return {};
+    if (layers.empty() || !layers[0] || rollout.size() != layers.size()) return {};
     layer = std::clamp(layer, 0, int(layers.size()) - 1);
-    return mapWithValues(core::attentionMap(*layers[std::size_t(layer)], 0, 0),
-                         rollout[std::size_t(layer)]);
+    return mapWithValues(core::attentionMap(*layers[0], 0, 0), rollout[std::size_t(layer)]);
+}
+
+// A thumbnail (model_view's pooled map) with a causal model's later keys masked: a pooled
+// cell above the diagonal covers only masked cells.
+std::vector<float> thumbnailValues(const core::Mat& map, bool causal) {
+    std::vector<float> values(std::size_t(map.size()));
+    for (Eigen::Index i = 0; i < map.rows(); ++i)
+        for (Eigen::Index j = 0; j < map.cols(); ++j)
+            values[std::size_t(i * map.cols() + j)] =
+                causal && j > i ? core::kMaskedCell : map(i, j);
+    return values;
 }
 
 std::string percent(double p) {
@@ -54,18 +65,20 @@ void explanation(const char* text) {
 
 void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
                      GlHeatmaps& gl, bool heads) {
-    const core::train::ModelTrace& trace = runner.trace();
-    const std::vector<core::Mat>& weighted = runner.analyses().valueWeighted; // L x H of N x N
+    const std::shared_ptr<const core::models::RealTrace>& trace = runner.realTrace();
+    if (!trace) return;
+    // The model view draws every head small: each map pooled to at most 128 x 128
+    // (RealTrace::thumbnails), as the value-weighted ones are.
+    const bool weighted = model.valueWeighted && runner.valueWeightedReady();
+    const std::vector<core::Mat>& maps =
+        weighted ? runner.analyses().valueWeighted : trace->thumbnails; // L x H
     int slot = 0; // layer l, head h in slot l * H + h; then the rollout
-    for (const std::shared_ptr<const core::Trace>& layer : trace.layers)
-        for (int h = 0; h < layer->attention.heads; ++h, ++slot) {
-            if (!heads) continue; // only the rollout's layer changed
-            core::AttentionMap map = core::attentionMap(*layer, 0, h);
-            if (model.valueWeighted && runner.valueWeightedReady() &&
-                std::size_t(slot) < weighted.size())
-                map = mapWithValues(std::move(map), weighted[std::size_t(slot)]);
-            gl.setValues(slot, map.values.data(), map.rows, map.cols);
-        }
+    for (; slot < int(maps.size()); ++slot) {
+        if (!heads) continue; // only the rollout's layer changed
+        const core::Mat& map = maps[std::size_t(slot)];
+        const std::vector<float> values = thumbnailValues(map, !model.encoder);
+        gl.setValues(slot, values.data(), int(map.rows()), int(map.cols()));
+    }
     const core::AttentionMap rollout = rolloutMap(runner, model.layer);
     if (rollout.rows > 0) gl.setValues(slot++, rollout.values.data(), rollout.rows, rollout.cols);
     gl.keepSlots(slot);

@@ -18,32 +18,49 @@ bool finished(const std::future<T>& f) {
     return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
-// The loss and the five guesses after the last token of a trace.
+// A decoder's loss and five guesses after the last token; an encoder's five guesses at its
+// first mask token (what ablation moves).
 RealOutcomeSummary summarize(const core::models::RealTrace& r) {
     RealOutcomeSummary s;
     s.valid = true;
     s.loss = r.ids.size() > 1 ? r.loss : std::numeric_limits<double>::quiet_NaN();
-    if (!r.predictions.empty()) s.next = r.predictions.back();
+    if (r.predictions.empty()) return s;
+    const std::vector<int> masks = r.maskPositions();
+    if (r.model->isEncoder()) s.loss = std::numeric_limits<double>::quiet_NaN();
+    if (!r.model->isEncoder())
+        s.next = r.predictions.back();
+    else if (!masks.empty())
+        s.next = r.predictions[std::size_t(masks.front())];
     return s;
 }
 
-// The rollout after each layer.
-RealAnalyses analyze(const std::vector<std::shared_ptr<const core::Trace>>& layers) {
+// The rollout after each layer, from each layer's mean attention (kept by the trace).
+RealAnalyses analyze(const core::models::RealTrace& r) {
     RealAnalyses a;
-    a.rollout = core::models::attentionRollouts(layers); // L of N x N
+    a.rollout = core::models::attentionRollouts(r.meanAttention); // L of N x N
     return a;
 }
 
 // Every head's value-weighted attention, rows normalised to the weights' scale so the colours
-// compare with the raw maps.
-std::vector<core::Mat>
-valueWeighted(const std::vector<std::shared_ptr<const core::Trace>>& layers) {
-    std::vector<core::Mat> maps; // L x H of N x N
-    for (const std::shared_ptr<const core::Trace>& layer : layers)
+// compare with the raw maps, pooled as the model view's thumbnails: one layer at a time, so a
+// layer the trace did not keep is recomputed and dropped again.
+std::vector<core::Mat> valueWeighted(std::shared_ptr<const core::models::RealTrace> r) {
+    std::vector<core::Mat> maps; // L x H thumbnails
+    for (int l = 0; l < r->layerCount(); ++l) {
+        const std::shared_ptr<const core::Trace> layer = r->layer(l);
         for (int h = 0; h < layer->attention.heads; ++h)
-            maps.push_back(
-                core::models::normalizedRows(core::models::valueWeightedAttention(*layer, h)));
+            maps.push_back(core::models::thumbnailOf(
+                core::models::normalizedRows(core::models::valueWeightedAttention(*layer, h))));
+    }
     return maps;
+}
+
+// "␣mat (0.31)" for each of a position's guesses.
+std::string choicesLine(const std::vector<core::models::TokenChoice>& top) {
+    std::string line;
+    for (const core::models::TokenChoice& choice : top)
+        line += (line.empty() ? "" : ", ") + withProbability(choice.token, choice.probability);
+    return line;
 }
 
 } // namespace
@@ -52,6 +69,7 @@ TrainedModelRunner::~TrainedModelRunner() {
     if (worker_.valid()) worker_.wait();
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
+    if (layerWorker_.valid()) layerWorker_.wait();
 }
 
 void TrainedModelRunner::openReal(std::shared_ptr<const core::models::RealModel> model) {
@@ -65,8 +83,9 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
     RealOutcome out;
     try {
         core::models::RealTraceOptions options;
-        options.topK = 5; // a token chip's tooltip lists the five most likely next tokens
+        options.topK = 5; // a token chip's tooltip lists the five most likely tokens
         options.ablated = request.ablated;
+        options.pair = request.pair;
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
         core::train::ModelSentence s;
@@ -75,25 +94,26 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
         out.predictions.emplace_back();
         for (const std::vector<core::models::TokenChoice>& top : r->predictions) {
             s.predictions.push_back({top.front().id, top.front().probability});
-            std::string line;
-            for (const core::models::TokenChoice& choice : top)
-                line +=
-                    (line.empty() ? "" : ", ") + withProbability(choice.token, choice.probability);
-            out.predictions.back().push_back(line);
+            out.predictions.back().push_back(choicesLine(top));
         }
         out.trace.sentences.push_back(std::move(s));
-        out.trace.layers = r->layers;
-        out.trace.warnings = model->weights.warnings;
+        out.trace.layers = r->layers; // a layer not kept is null: requestLayer makes it
+        out.trace.warnings = model->net->warnings();
         out.trace.warnings.insert(out.trace.warnings.end(), r->warnings.begin(), r->warnings.end());
-        out.analyses = analyze(r->layers);
+        out.analyses = analyze(*r);
         out.summary = summarize(*r);
-        if (request.baseline) // the same sentence with every head on
-            out.baseline = summarize(core::models::traceRealModel(
-                *model, request.sentences.at(0), core::models::RealTraceOptions{5, {}, false}));
-        out.real = std::move(r);
-        if (request.detect) // TransformerLens's test: 2 x 50 random tokens after <|endoftext|>
+        if (request.baseline) { // the same text with every head on
+            core::models::RealTraceOptions all;
+            all.topK = 5, all.pair = request.pair, all.keepBytes = 0;
+            out.baseline =
+                summarize(core::models::traceRealModel(*model, request.sentences.at(0), all));
+        }
+        if (model->isEncoder()) // Clark et al.'s scores are of the sentence shown
+            out.detectors = core::models::detectEncoderHeads(*r);
+        else if (request.detect) // TransformerLens's test: 2 x 50 random tokens after a BOS
             out.detectors = core::models::detectHeadsOnRepeatedTokens(
                 *model, std::min(50, (model->config().nPositions - 1) / 2), 1);
+        out.real = std::move(r);
     } catch (const std::bad_alloc&) {
         out.error = "not enough memory for this model and this sentence";
     } catch (const std::exception& e) {
@@ -119,22 +139,26 @@ bool TrainedModelRunner::takeRealOutcome() {
     if (std::all_of(lastAblated_.begin(), lastAblated_.end(),
                     [](const std::vector<int>& l) { return l.empty(); }))
         baseline_ = outcome_; // nothing switched off: this is the baseline
-    baselineText_ = lastAttempt_.at(0);
+    baselineText_ = lastAttempt_.at(0) + '\n' + lastPair_;
     ++generation_;
     status_.sceneError.clear();
     return true;
 }
 
 bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, double now,
-                                    const core::train::HeadLists& ablated) {
+                                    const core::train::HeadLists& ablated,
+                                    const std::string& pair) {
     pollLens();
     pollValueWeighted();
+    pollLayer();
     const bool replaced = finished(worker_) && takeRealOutcome();
     if (worker_.valid()) return replaced; // one forward at a time; the next one after it
-    if (attempted_ && sentences == lastAttempt_ && ablated == lastAblated_) return replaced;
+    if (attempted_ && sentences == lastAttempt_ && ablated == lastAblated_ && pair == lastPair_)
+        return replaced;
     attempted_ = true;
     lastAttempt_ = sentences;
     lastAblated_ = ablated;
+    lastPair_ = pair;
     status_.sceneHint.clear();
     if (sentences.size() != 1) {
         status_.sceneError = "a Hugging Face model reads one sentence";
@@ -145,10 +169,10 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
         return replaced;
     }
     status_.computingSince = now;
-    RealRequest request{sentences, ablated, detectors_.empty(), false};
+    RealRequest request{sentences, ablated, pair, detectors_.empty(), false};
     request.baseline = std::any_of(ablated.begin(), ablated.end(),
                                    [](const std::vector<int>& l) { return !l.empty(); }) &&
-                       !(baseline_.valid && baselineText_ == sentences[0]);
+                       !(baseline_.valid && baselineText_ == sentences[0] + '\n' + pair);
     worker_ = std::async(std::launch::async, runReal, real_, std::move(request));
     return replaced;
 }
@@ -180,7 +204,33 @@ void TrainedModelRunner::requestValueWeighted() {
     pollValueWeighted();
     if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
     weightedAsked_ = generation_;
-    weightedWorker_ = std::async(std::launch::async, valueWeighted, realTrace_->layers);
+    weightedWorker_ = std::async(std::launch::async, valueWeighted, realTrace_);
+}
+
+std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
+    pollLayer();
+    if (l < 0 || std::size_t(l) >= trace_.layers.size()) return nullptr;
+    if (trace_.layers[std::size_t(l)]) return trace_.layers[std::size_t(l)];
+    if (made_.generation == generation_ && made_.layer == l) return made_.trace;
+    if (!realTrace_ || layerWorker_.valid()) return nullptr; // asked again when it is done
+    layerWorker_ = std::async(std::launch::async, [trace = realTrace_, l, g = generation_] {
+        MadeLayer made;
+        made.generation = g, made.layer = l;
+        try {
+            made.trace = trace->layer(l); // from the stream before it, as the forward did
+        } catch (const std::exception& e) {
+            made.error = e.what();
+        }
+        return made;
+    });
+    return nullptr;
+}
+
+void TrainedModelRunner::pollLayer() {
+    if (!finished(layerWorker_)) return;
+    MadeLayer made = layerWorker_.get();
+    if (!made.error.empty()) status_.sceneError = made.error;
+    if (made.trace) made_ = std::move(made); // the one layer beyond the kept ones
 }
 
 void TrainedModelRunner::pollValueWeighted() {
@@ -198,6 +248,22 @@ void TrainedModelRunner::pollValueWeighted() {
     }
 }
 
+namespace {
+
+// What the shown trace says beyond its maps: where sentence B starts, the blanks filled.
+void describeRealTrace(const TrainedModelRunner& runner, TrainedModelView& view) {
+    view.pairStart = -1;
+    view.maskFills.clear();
+    const std::shared_ptr<const core::models::RealTrace>& r = runner.realTrace();
+    if (!r) return;
+    view.pairStart = r->pairStart;
+    if (r->predictions.empty()) return;
+    for (int position : r->maskPositions())
+        view.maskFills.push_back({position, r->predictions[std::size_t(position)]});
+}
+
+} // namespace
+
 void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view) {
     const core::models::RealModel& model = runner.realModel();
     const core::models::ModelConfig& c = model.config();
@@ -209,7 +275,12 @@ void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view)
                         std::to_string(c.dModel / c.heads) + ")  context " +
                         std::to_string(c.nPositions) + "  vocab " + std::to_string(c.vocabSize) +
                         "  " + model.dtype();
-    view.vocabulary = "any text: GPT-2's byte-level BPE reads every character";
+    view.vocabulary = model.tokenizer->describe();
+    view.encoder = model.isEncoder();
+    view.hasHead = model.net->hasHead();
+    view.pairs = model.tokenizer->takesPairs();
+    view.attentionInput = model.net->attentionInputName();
+    describeRealTrace(runner, view);
     view.layers = c.layers;
     view.layer = std::clamp(view.layer, 0, c.layers - 1);
     view.ablated.resize(std::size_t(c.layers));

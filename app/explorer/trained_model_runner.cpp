@@ -10,9 +10,13 @@ void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
+    if (layerWorker_.valid()) layerWorker_.wait();
     worker_ = {};
     lensWorker_ = {};
     weightedWorker_ = {};
+    layerWorker_ = {};
+    made_ = {};
+    lastPair_.clear();
     weightedGeneration_ = weightedAsked_ = -1;
     weightedError_.clear();
     real_ = nullptr;
@@ -37,8 +41,8 @@ void TrainedModelRunner::close() {
 }
 
 bool TrainedModelRunner::update(const std::vector<std::string>& sentences, double now,
-                                const core::train::HeadLists& ablated) {
-    if (real_) return updateReal(sentences, now, ablated);
+                                const core::train::HeadLists& ablated, const std::string& pair) {
+    if (real_) return updateReal(sentences, now, ablated, pair);
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;

@@ -26,6 +26,10 @@ namespace app {
 enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens };
 inline constexpr int kModelGridModes = 5;
 
+// The sentence-pair filter of an encoder's maps (BertViz's sentence-pair view): every cell, or
+// only the attention from sentence A's tokens to B's, or from B's to A's.
+enum class PairFilter { All, AToB, BToA };
+
 // What the panels show of the open model and which layer they show: filled by
 // describeTrainedModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
 // mode and score; the heads switched off; the logit lens's token).
@@ -52,6 +56,18 @@ struct TrainedModelView {
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
     double loss = 0, lossAllHeads = 0; // a real model's, with the switches and with all heads on
     std::vector<std::string> lensTop;  // the logit lens shown: the top token after each layer
+    // An encoder (BERT, RoBERTa, DistilBERT): bidirectional, its MLM head fills [MASK]s, and it
+    // reads a sentence pair when `pairText` is set.
+    bool encoder = false, hasHead = true, pairs = false;
+    std::string attentionInput; // what a layer's attention reads, for the Pipeline tab
+    std::string pairText;       // sentence B, typed in the sentences panel ("" for none)
+    int pairStart = -1;         // the shown trace's first token of sentence B
+    PairFilter pairFilter = PairFilter::All;
+    struct MaskFill {
+        int position = 0;                           // the [MASK]'s token index
+        std::vector<core::models::TokenChoice> top; // the MLM head's five, most likely first
+    };
+    std::vector<MaskFill> maskFills; // one per mask token of the shown trace
 };
 
 // What the model view's textures hold: uploaded again when any of it changes.
@@ -77,8 +93,9 @@ struct RealOutcomeSummary {
 // maps as the weights: 600 MB for GPT-2 small at 1024 tokens, so only when shown).
 struct RealAnalyses {
     std::vector<core::Mat> rollout;       // L, N x N: the rollout after layer l + 1
-    std::vector<core::Mat> valueWeighted; // L x H (slot l * H + h), N x N, rows normalised;
-                                          // empty until asked for (requestValueWeighted)
+    std::vector<core::Mat> valueWeighted; // L x H (slot l * H + h), rows normalised, pooled
+                                          // as RealTrace::thumbnails; empty until asked for
+                                          // (requestValueWeighted)
 };
 
 // The logit lens of one token (model_analysis.h): the top tokens after each layer.
@@ -108,7 +125,7 @@ class TrainedModelRunner {
     // (status()); the last traces stay, as the explorer's do. `now` stamps computingSince.
     // A real model reruns when the heads switched off (`ablated`, per layer) change too.
     bool update(const std::vector<std::string>& sentences, double now = 0,
-                const core::train::HeadLists& ablated = {});
+                const core::train::HeadLists& ablated = {}, const std::string& pair = {});
     RunStatus status() const {
         RunStatus status = status_;
         status.computing = worker_.valid();
@@ -118,7 +135,8 @@ class TrainedModelRunner {
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
     // the frame loop keeps drawing to show their results.
     bool working() const {
-        return worker_.valid() || lensWorker_.valid() || weightedWorker_.valid();
+        return worker_.valid() || lensWorker_.valid() || weightedWorker_.valid() ||
+               layerWorker_.valid();
     }
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
@@ -126,7 +144,12 @@ class TrainedModelRunner {
     // Bumped whenever the traces are replaced: the model view uploads its maps again.
     int generation() const { return generation_; }
     bool hasTrace() const { return !trace_.layers.empty(); }
+    // The layers' traces; a real model's may hold null for a layer its trace did not keep
+    // (core::models::kLayerTraceBudget): layerTrace makes it.
     const core::train::ModelTrace& trace() const { return trace_; }
+    // Layer l's trace: kept, or made on a worker from the stream before it (null meanwhile:
+    // ask again next frame; the frame never waits).
+    std::shared_ptr<const core::Trace> layerTrace(int l);
 
     // The scene the model fixes (sizes, causal mask, scale, seed) with these sentences: what the
     // controls show, read-only.
@@ -169,12 +192,19 @@ class TrainedModelRunner {
     struct RealRequest {
         std::vector<std::string> sentences;
         core::train::HeadLists ablated;
+        std::string pair; // an encoder's sentence B
         bool detect = false, baseline = false;
+    };
+    struct MadeLayer { // a layer the trace did not keep, made again
+        int generation = -1, layer = -1;
+        std::shared_ptr<const core::Trace> trace;
+        std::string error;
     };
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
                                RealRequest request);
     bool updateReal(const std::vector<std::string>& sentences, double now,
-                    const core::train::HeadLists& ablated);
+                    const core::train::HeadLists& ablated, const std::string& pair);
+    void pollLayer();
     bool takeRealOutcome();
     void pollLens();
     void pollValueWeighted();
@@ -194,6 +224,9 @@ class TrainedModelRunner {
     std::future<std::vector<core::Mat>> weightedWorker_; // L x H of N x N
     int weightedGeneration_ = -1, weightedAsked_ = -1;   // the trace they belong to, were asked for
     std::string weightedError_;                          // why the last could not be made
+    std::future<MadeLayer> layerWorker_;
+    MadeLayer made_;
+    std::string lastPair_;
     int generation_ = 0;
     core::train::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

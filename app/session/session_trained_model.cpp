@@ -199,8 +199,11 @@ bool Session::followModel() {
     if (!modelRunner_.hasTrace()) return false;
     explorer_.model.layer = std::clamp(explorer_.model.layer, 0, explorer_.model.layers - 1);
     if (explorer_.model.layer == shownLayer_) return false;
+    // A layer a real trace did not keep is made on a worker: the last one stays meanwhile.
+    std::shared_ptr<const core::Trace> layer = modelRunner_.layerTrace(explorer_.model.layer);
+    if (!layer) return false;
     shownLayer_ = explorer_.model.layer;
-    trace_ = modelRunner_.trace().layers[std::size_t(shownLayer_)];
+    trace_ = std::move(layer);
     return true;
 }
 

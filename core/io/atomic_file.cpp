@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 #include <unistd.h>
@@ -28,9 +29,18 @@ void writeAll(const fs::path& path, std::string_view contents, const std::string
     if (!written || !closed) cannotWrite(shownPath, std::strerror(!written ? writeErrno : errno));
 }
 
-} // namespace
+// Streams into the file; a failed stream (a full disk) names the path.
+void writeStream(const fs::path& path, const std::function<void(std::ostream&)>& write,
+                 const std::string& shownPath) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) cannotWrite(shownPath, std::strerror(errno));
+    write(out);
+    out.close();
+    if (!out) cannotWrite(shownPath, "the write failed (is the disk full?)");
+}
 
-void writeFileAtomically(const std::string& path, std::string_view contents) {
+// The rules of writeFileAtomically around `writeTo`, which writes a whole file at a path.
+void writeAtomically(const std::string& path, const std::function<void(const fs::path&)>& writeTo) {
     std::error_code ec;
     fs::path target(path);
     if (fs::is_symlink(fs::symlink_status(target, ec))) { // write where the link points
@@ -40,12 +50,12 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
     const fs::file_status status = fs::status(target, ec);
     if (fs::is_directory(status)) cannotWrite(path, "it is a folder");
     // A FIFO, a device (/dev/stdout) or the like: write into it, never replace it.
-    if (fs::exists(status) && !fs::is_regular_file(status)) return writeAll(target, contents, path);
+    if (fs::exists(status) && !fs::is_regular_file(status)) return writeTo(target);
 
     const fs::path temp = target.string() + ".tmp-" + std::to_string(::getpid());
     try {
-        writeAll(temp, contents, path);
-    } catch (const std::runtime_error&) {
+        writeTo(temp);
+    } catch (...) { // a write error, or the writer's own (the file is never left half-written)
         fs::remove(temp, ec);
         throw;
     }
@@ -56,6 +66,16 @@ void writeFileAtomically(const std::string& path, std::string_view contents) {
         fs::remove(temp, ignored);
         cannotWrite(path, ec.message());
     }
+}
+
+} // namespace
+
+void writeFileAtomically(const std::string& path, std::string_view contents) {
+    writeAtomically(path, [&](const fs::path& at) { writeAll(at, contents, path); });
+}
+
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    writeAtomically(path, [&](const fs::path& at) { writeStream(at, write, path); });
 }
 
 void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {

@@ -4,6 +4,8 @@
 #include "figures/image.h"
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +15,9 @@ namespace core {
 // Throws std::runtime_error with one line naming the path and the problem; then the
 // destination is untouched and the temp file is removed.
 void writeFileAtomically(const std::string& path, std::string_view contents);
+// The same, the contents written by `write` into a stream on the temp file: a large file (a
+// real model's trace, layer by layer) is never held whole in memory.
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 // The same for binary contents (an encoded PNG).
 void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
 

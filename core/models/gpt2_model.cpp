@@ -1,43 +1,13 @@
-// GPT-2's weights bound from the mapping, and its forward (gpt2_model.h).
+// GPT-2's weights bound from the mapping (gpt2_model.h).
 #include "models/gpt2_model.h"
 
-#include <cmath>
-#include <cstring>
+#include "models/tensor_binding.h"
+#include "models/tensor_ops.h"
+
 #include <stdexcept>
 
 namespace core::models {
 namespace {
-
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// Binds the tensors of one checkpoint by name, checking each shape against the config.
-class Binder {
-  public:
-    explicit Binder(Gpt2Weights& w) : w_(w) {}
-
-    const TensorView* get(const std::string& name, std::vector<std::int64_t> shape) {
-        const std::string full = w_.prefix + name;
-        const TensorView* t = w_.store.find(full);
-        if (!t)
-            throw std::invalid_argument("the checkpoint has no tensor " + full + " (config.json: " +
-                                        std::to_string(w_.config.layers) + " layers)");
-        if (t->shape != shape)
-            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full + " has shape " +
-                                        shapeText(t->shape) + ", config.json implies " +
-                                        shapeText(shape));
-        if (t->dtype == Dtype::Other)
-            throw std::invalid_argument(w_.store.fileOf(full) + ": tensor " + full + " has dtype " +
-                                        t->dtypeText + ", not F32, F16 or BF16");
-        return t;
-    }
-
-  private:
-    Gpt2Weights& w_;
-};
 
 // c_attn's d x 3d weight and 3d bias split into the engine's Q, K, V, with c_proj as W_O.
 std::shared_ptr<const Weights> attentionWeights(const TensorView& cAttnW, const TensorView& cAttnB,
@@ -59,7 +29,7 @@ std::shared_ptr<const Weights> attentionWeights(const TensorView& cAttnW, const 
     return shared;
 }
 
-Gpt2Block bindBlock(Binder& bind, const std::string& h, int d, int inner) {
+Gpt2Block bindBlock(const TensorBinder& bind, const std::string& h, int d, int inner) {
     Gpt2Block b;
     b.ln1Weight = bind.get(h + "ln_1.weight", {d});
     b.ln1Bias = bind.get(h + "ln_1.bias", {d});
@@ -75,64 +45,35 @@ Gpt2Block bindBlock(Binder& bind, const std::string& h, int d, int inner) {
     return b;
 }
 
-// The shard index says where each tensor is: it must be where it says.
-void checkShardIndex(const Gpt2Weights& w, const HfFiles& files) {
-    for (const auto& [name, shard] : files.shardOf) {
-        const std::string& actual = w.store.fileOf(name);
-        if (actual.empty())
-            throw std::invalid_argument("model.safetensors.index.json: tensor " + name +
-                                        " is not in " + shard);
-        if (actual != shard)
-            throw std::invalid_argument("model.safetensors.index.json: tensor " + name + " is in " +
-                                        actual + ", not " + shard);
-    }
-}
-
-void checkActivation(const std::string& activation) {
-    for (const char* known : {"gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu", "relu"})
-        if (activation == known) return;
-    throw std::invalid_argument("config.json: activation_function \"" + activation +
-                                "\" is not supported (gelu_new, gelu, relu)");
-}
-
-void warnNonFinite(Gpt2Weights& w) {
-    for (const auto& [name, t] : w.store.tensors())
-        if (const std::int64_t bad = nonFiniteCount(t); bad > 0)
-            w.warnings.push_back("tensor " + name + " holds " + std::to_string(bad) +
-                                 " non-finite values (NaN or Inf)");
-}
-
 } // namespace
 
 Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files) {
-    checkActivation(config.activation);
+    if (!knownActivation(config.activation))
+        throw std::invalid_argument("config.json: activation_function \"" + config.activation +
+                                    "\" is not supported (gelu_new, gelu, relu)");
     Gpt2Weights w;
     w.config = config;
-    for (const std::string& path : files.weights) w.store.addFile(path);
-    checkShardIndex(w, files);
+    mapWeights(files, w.store);
     if (w.store.find("transformer.wte.weight"))
         w.prefix = "transformer.";
     else if (!w.store.find("wte.weight"))
         throw std::invalid_argument(
             "the checkpoint has no wte.weight (nor transformer.wte.weight): not a GPT-2 model");
     const int d = config.dModel, V = config.vocabSize;
-    Binder bind(w);
+    const TensorBinder bind(w.store, w.config, w.prefix);
     w.wte = bind.get("wte.weight", {V, d});
     w.wpe = bind.get("wpe.weight", {config.nPositions, d});
     w.lnFWeight = bind.get("ln_f.weight", {d});
     w.lnFBias = bind.get("ln_f.bias", {d});
     w.lmHead = w.wte;
-    if (const TensorView* head = w.store.find("lm_head.weight")) {
-        if (head->shape != std::vector<std::int64_t>{V, d})
-            throw std::invalid_argument("tensor lm_head.weight has shape " +
-                                        shapeText(head->shape) + ", config.json implies " +
-                                        shapeText({V, d}));
+    if (const TensorView* head =
+            TensorBinder(w.store, w.config, "").optional("lm_head.weight", {V, d})) {
         w.lmHead = head;
         w.tiedHead = false;
     }
     for (int l = 0; l < config.layers; ++l)
         w.blocks.push_back(bindBlock(bind, "h." + std::to_string(l) + ".", d, config.dInner));
-    warnNonFinite(w);
+    w.warnings = nonFiniteWarnings(w.store);
     return w;
 }
 

@@ -8,6 +8,7 @@
 #include "engine/attention.h"
 #include "models/model_folder.h"
 #include "models/safetensors_map.h"
+#include "models/transformer.h"
 
 #include <memory>
 #include <string>
@@ -49,30 +50,32 @@ struct Gpt2Weights {
 // tensor or file.
 Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files);
 
-struct Gpt2Options {
-    std::vector<std::vector<int>> ablated; // per layer, 0-based heads zeroed before c_proj
-    bool logits = true;                    // compute the N x V logits
+// GPT-2 as a Transformer (transformer.h): the stream is the residual stream.
+class Gpt2Model final : public Transformer {
+  public:
+    explicit Gpt2Model(Gpt2Weights weights) : w_(std::move(weights)) {}
+
+    const ModelConfig& config() const override { return w_.config; }
+    bool causal() const override { return true; }
+    bool hasHead() const override { return true; }
+    std::string dtype() const override { return dtypeName(w_.store.commonDtype()); }
+    const std::vector<std::string>& warnings() const override { return w_.warnings; }
+    std::uint64_t fileBytes() const override { return w_.store.fileBytes(); }
+    // wte[ids] + wpe[0..N); GPT-2 has no token types (`types` must be empty or all 0).
+    Mat embed(const std::vector<int>& ids, const std::vector<int>& types) const override;
+    // x += attn(ln_1(x)); x += mlp(ln_2(x)).
+    void layer(int l, Mat& stream, const std::vector<int>& ablated, Attention& attention,
+               Mat& attentionInput) const override;
+    // ln_f, then the unembedding (lm_head, or wte when tied).
+    Mat head(const Mat& stream) const override;
+    std::shared_ptr<const Weights> attentionWeights(int l) const override {
+        return w_.blocks.at(std::size_t(l)).attention;
+    }
+    std::string attentionInputName() const override { return "ln_1 of the residual stream"; }
+    const Gpt2Weights& weights() const { return w_; }
+
+  private:
+    Gpt2Weights w_;
 };
-
-// One forward over one sentence of token ids.
-struct Gpt2Forward {
-    std::vector<Attention> layers;   // the engine's attention of each layer (B = 1)
-    std::vector<Mat> attentionInput; // L, N x d: ln_1 of the stream, what each attention read
-    std::vector<Mat> residual;       // layers + 1 entries, N x d: the stream before each layer
-                                     // and after the last (before ln_f), for the logit lens
-    Mat logits;                      // N x V, empty without Gpt2Options::logits
-};
-
-// Throws std::invalid_argument for an empty sentence, an id outside the vocabulary, more
-// tokens than n_positions, or an ablated head that does not exist.
-Gpt2Forward gpt2Forward(const Gpt2Weights& weights, const std::vector<int>& ids,
-                        const Gpt2Options& options = {});
-
-// ln_f then the unembedding of residual rows (rows x d -> rows x V): the logits, and the
-// logit lens of any layer's stream.
-Mat gpt2Unembed(const Gpt2Weights& weights, const Mat& residual);
-
-// log-softmax of a row, in double for the sum (probabilities and the loss).
-Eigen::RowVectorXd logSoftmax(const Eigen::Ref<const RowVec>& logits);
 
 } // namespace core::models

@@ -66,35 +66,6 @@ const std::array<int, 0x144>& alphabetBytes() {
     return table;
 }
 
-// The length of the well-formed UTF-8 character at s[i] (Unicode Table 3-7), 0 if ill-formed.
-std::size_t utf8Length(std::string_view s, std::size_t i) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned b = at(i);
-    if (b < 0x80) return 1;
-    std::size_t length;
-    unsigned low = 0x80, high = 0xBF; // the second byte's range
-    if (b >= 0xC2 && b <= 0xDF)
-        length = 2;
-    else if (b >= 0xE0 && b <= 0xEF)
-        length = 3, low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
-    else if (b >= 0xF0 && b <= 0xF4)
-        length = 4, low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (i + length > s.size() || at(i + 1) < low || at(i + 1) > high) return 0;
-    for (std::size_t k = i + 2; k < i + length; ++k)
-        if (at(k) < 0x80 || at(k) > 0xBF) return 0;
-    return length;
-}
-
-char32_t codePointAt(std::string_view s, std::size_t i, std::size_t length) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    if (length == 1) return at(i);
-    char32_t cp = at(i) & (0x7F >> length);
-    for (std::size_t k = 1; k < length; ++k) cp = (cp << 6) | (at(i + k) & 0x3F);
-    return cp;
-}
-
 // A vocabulary entry's raw bytes: each character of the byte-level alphabet is its byte. An
 // entry with other characters cannot come out of encode; it keeps its own UTF-8 text.
 std::string entryBytes(const std::string& token) {
@@ -215,7 +186,8 @@ struct Gpt2Tokenizer::Builder {
         addMerge(where, what, line.substr(0, space), line.substr(space + 1));
     }
 
-    void addSpecial(const std::string& where, const std::string& text, int id) {
+    void addSpecial(const std::string& where, const std::string& text, int id, bool lstrip = false,
+                    bool rstrip = false) {
         if (text.empty()) fail(where, "added token " + std::to_string(id) + " is empty");
         const auto found = ids.find(text);
         if (found != ids.end() && found->second != id)
@@ -224,7 +196,12 @@ struct Gpt2Tokenizer::Builder {
         if (found == ids.end()) addEntry(where, text, id);
         t.bytes_[id] = text; // added tokens are raw text, not the byte-level alphabet
         t.special_[id] = 1;
-        t.specials_.push_back(Special{text, id});
+        for (Special& s : t.specials_)
+            if (s.text == text) { // listed twice (vocab.json and a config): one entry
+                s = Special{text, id, lstrip, rstrip};
+                return;
+            }
+        t.specials_.push_back(Special{text, id, lstrip, rstrip});
     }
 
     Gpt2Tokenizer finish(const std::string& where) {
@@ -253,7 +230,8 @@ struct Gpt2Tokenizer::Builder {
 };
 
 Gpt2Tokenizer Gpt2Tokenizer::fromVocabAndMerges(const std::string& vocabJsonPath,
-                                                const std::string& mergesPath) {
+                                                const std::string& mergesPath,
+                                                const std::vector<AddedToken>& added) {
     Builder builder;
     builder.addVocab(vocabJsonPath, readJson(vocabJsonPath));
     const std::string merges = readFile(mergesPath);
@@ -272,6 +250,12 @@ Gpt2Tokenizer Gpt2Tokenizer::fromVocabAndMerges(const std::string& vocabJsonPath
     const auto endOfText = builder.ids.find("<|endoftext|>");
     if (endOfText != builder.ids.end())
         builder.addSpecial(vocabJsonPath, endOfText->first, endOfText->second);
+    for (const AddedToken& token : added) {
+        const auto found = builder.ids.find(token.text);
+        if (found == builder.ids.end())
+            fail(vocabJsonPath, "the special token " + shown(token.text) + " is not in it");
+        builder.addSpecial(vocabJsonPath, token.text, found->second, token.lstrip, token.rstrip);
+    }
     return builder.finish(vocabJsonPath);
 }
 
@@ -290,8 +274,6 @@ void checkPipeline(const std::string& path, const nlohmann::json& root) {
         const nlohmann::json& pre = root["pre_tokenizer"];
         if (typeOf(pre) != "ByteLevel")
             fail(path, "pre_tokenizer " + shown(typeOf(pre)) + " is not GPT-2's ByteLevel");
-        if (pre.value("add_prefix_space", false))
-            fail(path, "pre_tokenizer adds a prefix space, which GPT-2 does not");
     }
     const nlohmann::json& model = root["model"];
     if (model.contains("type") && typeOf(model) != "BPE")
@@ -330,19 +312,47 @@ Gpt2Tokenizer Gpt2Tokenizer::fromTokenizerJson(const std::string& path) {
             !token.contains("content") || !token["content"].is_string())
             fail(path, "an added token without a whole-number id and a content string");
         const auto id = std::clamp<std::int64_t>(token["id"].get<std::int64_t>(), -1, INT_MAX);
-        builder.addSpecial(path, token["content"].get<std::string>(), static_cast<int>(id));
+        builder.addSpecial(path, token["content"].get<std::string>(), static_cast<int>(id),
+                           token.value("lstrip", false), token.value("rstrip", false));
     }
-    return builder.finish(path);
+    Gpt2Tokenizer tokenizer = builder.finish(path);
+    const nlohmann::json& pre = root.value("pre_tokenizer", nlohmann::json());
+    tokenizer.addPrefixSpace_ = pre.is_object() && pre.value("add_prefix_space", false) == true;
+    return tokenizer;
 }
 
-std::vector<int> Gpt2Tokenizer::encode(std::string_view utf8) const {
-    for (std::size_t i = 0; i < utf8.size();) {
-        const std::size_t length = utf8Length(utf8, i);
-        if (length == 0)
-            throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(i) +
-                                        ")");
-        i += length;
+namespace {
+
+// The length of the whitespace run that ends at `end` / starts at `begin` (an added token's
+// lstrip / rstrip take it).
+std::size_t spaceBefore(std::string_view text, std::size_t end) {
+    std::size_t start = end;
+    while (start > 0) {
+        std::size_t lead = start - 1;
+        while (lead > 0 && (static_cast<unsigned char>(text[lead]) & 0xC0) == 0x80) --lead;
+        const std::size_t length = utf8Length(text, lead);
+        if (charClass(codePointAt(text, lead, length)) != CharClass::Space) break;
+        start = lead;
     }
+    return end - start;
+}
+
+std::size_t spaceAfter(std::string_view text, std::size_t begin) {
+    std::size_t end = begin;
+    while (end < text.size()) {
+        const std::size_t length = utf8Length(text, end);
+        if (charClass(codePointAt(text, end, length)) != CharClass::Space) break;
+        end += length;
+    }
+    return end - begin;
+}
+
+} // namespace
+
+std::vector<int> Gpt2Tokenizer::encode(std::string_view utf8) const {
+    if (const std::size_t bad = firstInvalidUtf8(utf8); bad != std::string_view::npos)
+        throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) +
+                                    ")");
     std::vector<int> ids;
     // Added tokens first, leftmost and then longest, as Hugging Face splits them out.
     std::size_t done = 0;
@@ -353,16 +363,32 @@ std::vector<int> Gpt2Tokenizer::encode(std::string_view utf8) const {
             const std::size_t p = utf8.find(s.text, done);
             if (p < at) at = p, found = &s;
         }
-        encodeOrdinary(utf8.substr(done, at == std::string_view::npos ? at : at - done), ids);
+        std::size_t end = at == std::string_view::npos ? utf8.size() : at;
+        if (found && found->lstrip) end -= spaceBefore(utf8.substr(done, end - done), end - done);
+        encodeOrdinary(utf8.substr(done, end - done), ids);
         if (!found) break;
         ids.push_back(found->id);
         done = at + found->text.size();
+        if (found->rstrip) done += spaceAfter(utf8, done);
     }
     return ids;
 }
 
+int Gpt2Tokenizer::idOf(std::string_view token) const {
+    for (const Special& s : specials_)
+        if (s.text == token) return s.id;
+    for (int id = 0; id < vocabSize(); ++id)
+        if (present_[id] && !special_[id] && bytes_[id] == token) return id;
+    return -1;
+}
+
 void Gpt2Tokenizer::encodeOrdinary(std::string_view text, std::vector<int>& ids) const {
     if (text.empty()) return;
+    std::string prefixed;
+    if (addPrefixSpace_ && text.front() != ' ') { // as tokenizers' ByteLevel, per stretch
+        prefixed = " " + std::string(text);
+        text = prefixed;
+    }
     CodePoints points;
     decode(text, points);
     std::vector<int> word;

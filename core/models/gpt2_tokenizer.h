@@ -24,13 +24,25 @@
 
 namespace core::models {
 
+// A token split out of the text before pre-tokenization, kept as its id. lstrip / rstrip: the
+// whitespace before / after it goes with it (RoBERTa's <mask>), as in Hugging Face's
+// AddedToken.
+struct AddedToken {
+    std::string text;
+    bool lstrip = false, rstrip = false;
+};
+
 class Gpt2Tokenizer {
   public:
     // vocab.json (token -> id) and merges.txt ("#version" line, then one "a b" pair a line).
+    // `added`: the special tokens, which must be in vocab.json (<|endoftext|> always is when
+    // the vocabulary has it).
     static Gpt2Tokenizer fromVocabAndMerges(const std::string& vocabJsonPath,
-                                            const std::string& mergesPath);
+                                            const std::string& mergesPath,
+                                            const std::vector<AddedToken>& added = {});
     // tokenizer.json: model.vocab, model.merges ("a b" strings or ["a", "b"] pairs) and
-    // added_tokens (split out of the text before pre-tokenization).
+    // added_tokens (split out of the text before pre-tokenization, with their lstrip / rstrip);
+    // a ByteLevel pre_tokenizer's add_prefix_space.
     static Gpt2Tokenizer fromTokenizerJson(const std::string& path);
 
     // Throws std::invalid_argument "the text is not valid UTF-8 (byte N)", N counted from 0.
@@ -43,6 +55,10 @@ class Gpt2Tokenizer {
     std::string readable(int id) const;
     int vocabSize() const { return static_cast<int>(bytes_.size()); } // largest id + 1
     int endOfTextId() const { return endOfText_; }                    // -1 if absent
+    int idOf(std::string_view token) const; // an added token's or a whole entry's id, else -1
+    bool isAdded(int id) const { return id >= 0 && id < vocabSize() && special_[id]; }
+    // A space before each stretch of text that does not start with one (RoBERTa's option).
+    void setAddPrefixSpace(bool on) { addPrefixSpace_ = on; }
 
   private:
     struct Merge {
@@ -52,6 +68,7 @@ class Gpt2Tokenizer {
     struct Special {
         std::string text;
         int id;
+        bool lstrip = false, rstrip = false;
     };
     struct Builder;
 
@@ -67,6 +84,7 @@ class Gpt2Tokenizer {
     std::unordered_map<std::uint64_t, Merge> merges_; // (left id << 32 | right id) -> merge
     std::vector<Special> specials_;                   // longest first
     int endOfText_ = -1;
+    bool addPrefixSpace_ = false;
 };
 
 // The text of a run of ids, decoded (byte pieces joined, invalid UTF-8 replaced by U+FFFD).

@@ -139,24 +139,88 @@ std::vector<int> repeatedRandomTokens(int vocabSize, int length, std::uint64_t s
 std::vector<HeadDetectorScores> detectHeadsOnRepeatedTokens(const RealModel& model, int length,
                                                             std::uint64_t seed,
                                                             const HeadDetectorOptions& options) {
-    const int bos = model.tokenizer.endOfTextId();
+    const int bos = model.tokenizer->startId();
     const std::vector<int> ids =
-        repeatedRandomTokens(model.tokenizer.vocabSize(), length, seed, bos);
+        repeatedRandomTokens(model.tokenizer->vocabSize(), length, seed, bos);
     if (int(ids.size()) > model.config().nPositions)
         throw std::invalid_argument("the repeated sequence has " + std::to_string(ids.size()) +
                                     " tokens, more than the model's context of " +
                                     std::to_string(model.config().nPositions));
-    Gpt2Options run;
+    ForwardOptions run;
     run.logits = false; // only the attention is read
-    Gpt2Forward forward = gpt2Forward(model.weights, ids, run);
     std::vector<std::shared_ptr<const Trace>> layers;
-    for (std::size_t l = 0; l < forward.layers.size(); ++l) {
+    runForward(*model.net, ids, {}, run, [&](int l, Attention&& attention, Mat&&) {
         auto layer = std::make_shared<Trace>(); // the attention is all the detectors read
-        layer->layer = int(l);
-        layer->attention = std::move(forward.layers[l]);
+        layer->layer = l;
+        layer->attention = std::move(attention);
         layers.push_back(std::move(layer));
-    }
+    });
     return detectHeads(layers, ids, options);
+}
+
+namespace {
+
+const char* const kNextExplanation =
+    "mean attention from each token to the token after it (Clark et al. 2019); > 0.5 for their "
+    "next-token heads";
+const char* const kPreviousMeanExplanation =
+    "mean attention from each token to the token before it (Clark et al. 2019); > 0.5 for their "
+    "previous-token heads";
+const char* const kSelfExplanation = "mean attention from each token to itself (Clark et al. 2019)";
+
+// Mean over the queries i that have a key i + offset of the attention to it.
+double offsetScore(const Mat& a /* N x N */, int offset) {
+    double sum = 0;
+    int count = 0;
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+        const Eigen::Index j = i + offset;
+        if (j < 0 || j >= a.cols()) continue;
+        sum += a(i, j);
+        ++count;
+    }
+    return count ? sum / count : 0;
+}
+
+// Mean over the queries of the attention to the keys `positions` together.
+double tokenScore(const Mat& a /* N x N */, const std::vector<int>& positions) {
+    double sum = 0;
+    for (int j : positions) sum += a.col(j).cast<double>().sum();
+    return a.rows() ? sum / double(a.rows()) : 0;
+}
+
+} // namespace
+
+std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace) {
+    const RealModel& model = *trace.model;
+    const int L = trace.layerCount(), H = model.config().heads, n = int(trace.ids.size());
+    std::vector<int> first, separators; // [CLS] / <s> and [SEP] / </s> positions
+    const std::vector<int> specials = model.tokenizer->specialIds();
+    for (int i = 0; i < n; ++i) {
+        const int id = trace.ids[std::size_t(i)];
+        if (!specials.empty() && id == specials.front()) first.push_back(i);
+        if (specials.size() > 1 && id == specials[1]) separators.push_back(i);
+    }
+    const std::string cls = specials.empty() ? "?" : model.tokenizer->readable(specials.front());
+    const std::string sep = specials.size() < 2 ? "?" : model.tokenizer->readable(specials[1]);
+    std::vector<HeadDetectorScores> out = {
+        {"previous_token", Mat(L, H), kPreviousMeanExplanation},
+        {"next_token", Mat(L, H), kNextExplanation},
+        {"self", Mat(L, H), kSelfExplanation},
+        {"cls", Mat(L, H), "mean attention to " + cls + " (Clark et al. 2019)"},
+        {"sep", Mat(L, H),
+         "mean attention to " + sep + ", where heads with nothing to do look (Clark et al. 2019)"}};
+    for (int l = 0; l < L; ++l) {
+        const std::shared_ptr<const Trace> layer = trace.layer(l);
+        for (int h = 0; h < H; ++h) {
+            const Mat a = headAttention(layer->attention, h); // N x N
+            out[0].scores(l, h) = Scalar(offsetScore(a, -1));
+            out[1].scores(l, h) = Scalar(offsetScore(a, 1));
+            out[2].scores(l, h) = Scalar(offsetScore(a, 0));
+            out[3].scores(l, h) = Scalar(tokenScore(a, first));
+            out[4].scores(l, h) = Scalar(tokenScore(a, separators));
+        }
+    }
+    return out;
 }
 
 std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {
@@ -184,21 +248,19 @@ namespace {
 
 // The rollout after layers 1..upToLayer, each step handed to `after` (layer from 1, N x N).
 template <typename After>
-void rollOut(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer,
-             const After& after) {
-    if (upToLayer < 0 || upToLayer > int(layers.size()))
+void rollOut(const std::vector<Mat>& means, int upToLayer, const After& after) {
+    if (upToLayer < 0 || upToLayer > int(means.size()))
         throw std::invalid_argument("attentionRollout: no layer " + std::to_string(upToLayer));
-    if (layers.empty()) throw std::invalid_argument("attentionRollout needs layers");
-    const int n = layers[0] ? layers[0]->attention.queryLen : 0;
-    checkLayers(layers, n, "attentionRollout");
+    if (means.empty()) throw std::invalid_argument("attentionRollout needs layers");
+    const Eigen::Index n = means[0].rows();
+    for (const Mat& m : means)
+        if (m.rows() != n || m.cols() != n)
+            throw std::invalid_argument("attentionRollout: the layers differ in length");
     Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(n, n); // N x N, in double for the products
     for (int l = 0; l < upToLayer; ++l) {
-        const Attention& a = layers[std::size_t(l)]->attention;
-        Eigen::MatrixXd mix = Eigen::MatrixXd::Zero(n, n); // N x N: mean over heads
-        for (int h = 0; h < a.heads; ++h) mix += headAttention(a, h).cast<double>();
-        mix = 0.5 * mix / double(std::max(a.heads, 1)) +
-              0.5 * Eigen::MatrixXd::Identity(n, n);         // the residual carries each token on
-        const Eigen::VectorXd rowSums = mix.rowwise().sum(); // N
+        Eigen::MatrixXd mix = 0.5 * means[std::size_t(l)].cast<double>() +
+                              0.5 * Eigen::MatrixXd::Identity(n, n); // the residual carries each on
+        const Eigen::VectorXd rowSums = mix.rowwise().sum();         // N
         mix = rowSums.cwiseInverse().asDiagonal() * mix;
         rollout = mix * rollout;
         after(l + 1, rollout);
@@ -208,17 +270,31 @@ void rollOut(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLa
 
 } // namespace
 
-Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer) {
+std::vector<Mat> layerMeans(const std::vector<std::shared_ptr<const Trace>>& layers) {
+    if (layers.empty()) throw std::invalid_argument("attentionRollout needs layers");
+    const int n = layers[0] ? layers[0]->attention.queryLen : 0;
+    checkLayers(layers, n, "attentionRollout");
+    std::vector<Mat> means; // L of N x N
+    for (const std::shared_ptr<const Trace>& layer : layers) {
+        const Attention& a = layer->attention;
+        Mat mix = Mat::Zero(n, n); // N x N: mean over heads
+        for (int h = 0; h < a.heads; ++h) mix += headAttention(a, h);
+        means.push_back(mix / Scalar(std::max(a.heads, 1)));
+    }
+    return means;
+}
+
+Mat attentionRollout(const std::vector<Mat>& means, int upToLayer) {
     Mat out; // N x N
-    rollOut(layers, upToLayer, [&](int l, const Eigen::MatrixXd& r) {
+    rollOut(means, upToLayer, [&](int l, const Eigen::MatrixXd& r) {
         if (l == upToLayer) out = r.cast<Scalar>();
     });
     return out;
 }
 
-std::vector<Mat> attentionRollouts(const std::vector<std::shared_ptr<const Trace>>& layers) {
+std::vector<Mat> attentionRollouts(const std::vector<Mat>& means) {
     std::vector<Mat> out; // L of N x N
-    rollOut(layers, int(layers.size()), [&](int l, const Eigen::MatrixXd& r) {
+    rollOut(means, int(means.size()), [&](int l, const Eigen::MatrixXd& r) {
         if (l > 0) out.push_back(r.cast<Scalar>());
     });
     return out;
@@ -259,12 +335,14 @@ std::vector<std::vector<TokenChoice>> logitLens(const RealModel& model, const Re
                                                 int position, int k) {
     if (trace.residual.size() < 2)
         throw std::invalid_argument("logitLens needs the trace's residual stream");
+    if (!model.net->hasHead())
+        throw std::invalid_argument("this checkpoint has no head to read the stream through");
     if (position < 0 || position >= trace.residual[0].rows())
         throw std::invalid_argument("logitLens: no position " + std::to_string(position));
     std::vector<std::vector<TokenChoice>> lens;
     for (std::size_t l = 1; l < trace.residual.size(); ++l) {
-        const Mat stream = trace.residual[l].row(position);    // 1 x d: after layer l
-        const Mat logits = gpt2Unembed(model.weights, stream); // 1 x V
+        const Mat stream = trace.residual[l].row(position); // 1 x d: after layer l
+        const Mat logits = model.net->head(stream);         // 1 x V
         lens.push_back(topTokens(model, logits.row(0), k));
     }
     return lens;

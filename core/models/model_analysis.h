@@ -76,11 +76,19 @@ std::vector<HeadDetectorScores> detectHeads(const std::vector<std::shared_ptr<co
 std::vector<int> repeatedRandomTokens(int vocabSize, int length, std::uint64_t seed, int bosId);
 
 // Runs the model on repeatedRandomTokens(the tokenizer's vocabulary, length, seed, the
-// <|endoftext|> id when the vocabulary has it) and detects its heads. Throws
+// token its sequences start with: <|endoftext|> for GPT-2) and detects its heads. Throws
 // std::invalid_argument when the sequence does not fit the model's context.
 std::vector<HeadDetectorScores>
 detectHeadsOnRepeatedTokens(const RealModel& model, int length, std::uint64_t seed,
                             const HeadDetectorOptions& options = {});
+
+// An encoder's heads as Clark et al. 2019 ("What Does BERT Look At?") measure them, on the
+// sentence of the trace: each score the mean over the queries of the head's attention to
+//   previous_token: the token before (queries 1..N-1),  next_token: the token after
+//   (queries 0..N-2),  self: itself,  cls: [CLS] (<s>),  sep: every [SEP] (</s>) together.
+// Heads above 0.5 on previous_token or next_token are their positional heads; attention to
+// [SEP] is where heads with nothing to do on this input put it.
+std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace);
 
 // "layer,head,<name>..." then one row per head, layers and heads numbered from 1 (as the window
 // names them), layer by layer. Throws std::invalid_argument when the grids differ in shape.
@@ -92,13 +100,17 @@ std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores);
 // carries each token on, so a layer mixes tokens by 0.5 * (mean over heads of its attention) +
 // 0.5 * I, rows renormalised; the layers' mixings multiplied, last layer on the left. Row i of
 // the N x N result: how much token i's stream after layer upToLayer draws from each input token.
-// Rows sum to 1, and a causal model's rollout stays lower-triangular. upToLayer counts layers
-// from 1 (0 gives the identity: the input itself). Throws std::invalid_argument for upToLayer
-// outside 0..L or a layer that is not one self-attention sentence of the same length.
-Mat attentionRollout(const std::vector<std::shared_ptr<const Trace>>& layers, int upToLayer);
+// Rows sum to 1, and a causal model's rollout stays lower-triangular. The input is each layer's
+// mean attention over its heads (RealTrace::meanAttention, or layerMeans). upToLayer counts
+// layers from 1 (0 gives the identity: the input itself). Throws std::invalid_argument for
+// upToLayer outside 0..L or layers of different lengths.
+Mat attentionRollout(const std::vector<Mat>& layerMeans, int upToLayer);
 // attentionRollout after each layer 1..L (entry l: after layer l + 1), in one pass: each layer's
 // mixing multiplied once, not again for every later layer.
-std::vector<Mat> attentionRollouts(const std::vector<std::shared_ptr<const Trace>>& layers);
+std::vector<Mat> attentionRollouts(const std::vector<Mat>& layerMeans);
+// Each layer's attention averaged over its heads (N x N), for the rollout. Throws
+// std::invalid_argument for a layer that is not one self-attention sentence of the same length.
+std::vector<Mat> layerMeans(const std::vector<std::shared_ptr<const Trace>>& layers);
 
 // ---- Value-weighted attention ---------------------------------------------------------------
 //
@@ -121,9 +133,11 @@ Mat normalizedRows(const Mat& m);
 //
 // nostalgebraist 2020, "interpreting GPT: the logit lens": the residual stream after layer l,
 // read through the final LayerNorm and the unembedding as if it were the last layer, says what
-// the model would predict there. One entry per layer output (layers 1..L, from index 0): the
+// the model would predict there (an encoder's hidden state through its MLM head: what it would
+// fill in at that position). One entry per layer output (layers 1..L, from index 0): the
 // top k tokens at `position`; the last entry is the model's own prediction. Throws
-// std::invalid_argument for a position outside the trace or a trace without its residual stream.
+// std::invalid_argument for a position outside the trace, a trace without its residual stream
+// or a model without a head.
 std::vector<std::vector<TokenChoice>> logitLens(const RealModel& model, const RealTrace& trace,
                                                 int position, int k);
 

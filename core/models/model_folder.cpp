@@ -372,6 +372,10 @@ ModelConfig readGpt2(const JsonFields& fields) {
 // BERT and RoBERTa share these names; RoBERTa's pad_token_id offsets its positions.
 ModelConfig readBert(const JsonFields& fields) {
     ModelConfig c;
+    const std::string positions = fields.string("position_embedding_type", "absolute");
+    if (positions != "absolute")
+        fields.bad("position_embedding_type \"" + positions +
+                   "\" is not supported (only \"absolute\")");
     c.layers = fields.integer("num_hidden_layers", 1, kMaxLayers);
     c.heads = fields.integer("num_attention_heads", 1, kMaxDModel);
     c.dModel = fields.integer("hidden_size", 1, kMaxDModel);
@@ -383,6 +387,18 @@ ModelConfig readBert(const JsonFields& fields) {
     c.activation = fields.string("hidden_act", "gelu");
     c.typeVocabSize = fields.integer("type_vocab_size", 1, 1024, 2);
     c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
+}
+
+// RoBERTa: BERT's names, positions counted from pad_token_id + 1 (RobertaEmbeddings).
+ModelConfig readRoberta(const JsonFields& fields) {
+    ModelConfig c = readBert(fields);
+    if (c.padTokenId < 0) c.padTokenId = 1; // RobertaConfig's default
+    c.positionRows = c.nPositions;
+    c.nPositions -= c.padTokenId + 1;
+    if (c.nPositions < 1)
+        fields.bad("max_position_embeddings " + std::to_string(c.positionRows) +
+                   " leaves no position after pad_token_id " + std::to_string(c.padTokenId));
     return c;
 }
 
@@ -410,7 +426,7 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"gpt2", readGpt2},
     {"bert", readBert},
-    {"roberta", readBert},
+    {"roberta", readRoberta},
     {"distilbert", readDistilBert},
 };
 
@@ -473,7 +489,7 @@ HfFiles hfFiles(const ModelLocation& location) {
 }
 
 const std::vector<std::string>& supportedModelTypes() {
-    static const std::vector<std::string> types = {"gpt2"};
+    static const std::vector<std::string> types = {"gpt2", "bert", "roberta", "distilbert"};
     return types;
 }
 
@@ -500,6 +516,7 @@ ModelConfig parseModelConfig(const std::string& text, const std::vector<std::str
                    "\" is not supported yet (supported: " + joined(families) + ")");
     ModelConfig config = family->read(fields);
     config.modelType = type;
+    if (config.positionRows == 0) config.positionRows = config.nPositions;
     return config;
 }
 

@@ -76,6 +76,9 @@ struct ModelConfig {
     std::string activation; // "gelu_new" for GPT-2, "gelu" for BERT
     int typeVocabSize = 0;  // BERT's token types (0 when the family has none)
     int padTokenId = -1;    // RoBERTa's position offset needs it (-1 when absent)
+    int positionRows = 0;   // rows of the position table: nPositions, but RoBERTa's
+                            // max_position_embeddings, of which the first pad + 1 are never a
+                            // token's (its nPositions is max_position_embeddings - pad - 1)
 };
 
 // The families this build opens, for messages ("supported: gpt2").

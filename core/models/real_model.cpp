@@ -1,75 +1,41 @@
 // Opening a real checkpoint and tracing a sentence through it (real_model.h).
 #include "models/real_model.h"
 
+#include "models/bert_model.h"
+#include "models/byte_bpe_tokenizer.h"
+#include "models/gpt2_model.h"
+#include "models/tensor_ops.h"
+#include "models/wordpiece_tokenizer.h"
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
 namespace core::models {
-namespace {
 
-Gpt2Tokenizer readTokenizer(const HfFiles& files) {
-    if (!files.vocabJson.empty() && !files.merges.empty())
-        return Gpt2Tokenizer::fromVocabAndMerges(files.vocabJson, files.merges);
-    if (!files.tokenizerJson.empty()) return Gpt2Tokenizer::fromTokenizerJson(files.tokenizerJson);
-    throw std::invalid_argument("no GPT-2 tokenizer: the folder needs vocab.json and merges.txt, "
-                                "or tokenizer.json");
+std::string RealModel::maskText() const {
+    const int id = tokenizer->maskId();
+    return id < 0 ? std::string() : tokenizer->readable(id);
 }
 
-} // namespace
+std::string RealModel::defaultSentence() const {
+    if (!isEncoder() || !net->hasHead() || maskText().empty()) return kDefaultRealSentence;
+    return "The cat sat on the " + maskText() + " because it was tired.";
+}
 
 Scene realModelScene(const RealModel& model, const std::vector<std::string>& sentences) {
     Scene scene;
     scene.sentences = sentences;
     scene.d_model = model.config().dModel;
     scene.heads = model.config().heads;
-    scene.mask = MaskKind::Causal;
+    scene.mask = model.isEncoder() ? MaskKind::None : MaskKind::Causal;
     scene.scale = ScaleKind::SqrtDHead;
     scene.weights = WeightsKind::Random; // no designed heads; the weights are the checkpoint's
     scene.positional = true;             // learned positions, in layer 1's stream
     return scene;
 }
-
-namespace {
-
-// Readable tokens with their byte ranges in the text (the pieces' bytes, back to back).
-Tokenized readableTokens(const RealModel& model, const std::string& text,
-                         const std::vector<int>& ids) {
-    Tokenized t;
-    t.text = text;
-    std::size_t at = 0;
-    for (int id : ids) {
-        const std::size_t length = model.tokenizer.bytesOf(id).size();
-        t.tokens.push_back({model.tokenizer.readable(id), at, std::min(at + length, text.size())});
-        at += length;
-    }
-    return t;
-}
-
-std::vector<std::shared_ptr<const Trace>> layerTraces(const RealModel& model, const RealTrace& r,
-                                                      Gpt2Forward& out) {
-    Trace base; // what every layer's trace shares
-    base.scene = realModelScene(model, {r.text});
-    for (int h = 0; h < model.config().heads; ++h)
-        base.headNames.push_back("head " + std::to_string(h + 1));
-    base.sentences = {r.tokens};
-    base.input.queryLen = base.input.keyLen = int(r.ids.size());
-    base.input.heads = model.config().heads;
-    base.input.causal = true;
-    std::vector<std::shared_ptr<const Trace>> layers;
-    for (std::size_t l = 0; l < out.layers.size(); ++l) {
-        auto layer = std::make_shared<Trace>(base);
-        layer->layer = int(l);
-        layer->weights = model.weights.blocks[l].attention;
-        layer->input.x = std::move(out.attentionInput[l]); // N x d
-        layer->attention = std::move(out.layers[l]);
-        layers.push_back(std::move(layer));
-    }
-    return layers;
-}
-
-} // namespace
 
 std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     const auto start = std::chrono::steady_clock::now();
@@ -81,11 +47,19 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     const HfFiles files = hfFiles(model->location);
     const ModelConfig config = readModelConfig(files.config);
     model->family = config.modelType;
-    model->tokenizer = readTokenizer(files);
-    model->weights = loadGpt2Weights(config, files);
-    if (model->tokenizer.vocabSize() > config.vocabSize)
+    if (config.modelType == "gpt2") {
+        model->tokenizer = ByteBpeTokenizer::open(files, ByteBpeTokenizer::Family::Gpt2);
+        model->net = std::make_unique<Gpt2Model>(loadGpt2Weights(config, files));
+    } else if (config.modelType == "roberta") {
+        model->tokenizer = ByteBpeTokenizer::open(files, ByteBpeTokenizer::Family::Roberta);
+        model->net = std::make_unique<BertModel>(loadBertWeights(config, files));
+    } else { // bert, distilbert
+        model->tokenizer = WordPieceTokenizer::open(files, config.modelType == "bert");
+        model->net = std::make_unique<BertModel>(loadBertWeights(config, files));
+    }
+    if (model->tokenizer->vocabSize() > config.vocabSize)
         throw std::invalid_argument(
-            "the tokenizer has " + std::to_string(model->tokenizer.vocabSize()) +
+            "the tokenizer has " + std::to_string(model->tokenizer->vocabSize()) +
             " tokens, config.json's vocab_size is " + std::to_string(config.vocabSize));
     model->loadMilliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -106,11 +80,74 @@ std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
     std::vector<TokenChoice> top;
     for (int i = 0; i < k; ++i) {
         const int id = order[std::size_t(i)];
-        const bool named = id < model.tokenizer.vocabSize();
-        top.push_back({id, named ? model.tokenizer.readable(id) : "<" + std::to_string(id) + ">",
+        const bool named = id < model.tokenizer->vocabSize();
+        top.push_back({id, named ? model.tokenizer->readable(id) : "<" + std::to_string(id) + ">",
                        float(std::exp(logp(id)))});
     }
     return top;
+}
+
+// Floats a layer's full trace holds: q, k, v, concat, output, the head outputs and the input
+// (7 N d), scores and weights (2 H N^2).
+std::size_t layerTraceBytes(const ModelConfig& c, std::size_t n) {
+    return 4 * (7 * n * std::size_t(c.dModel) + 2 * std::size_t(c.heads) * n * n);
+}
+
+std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention&& attention,
+                                            Mat&& input /* N x d */) {
+    const RealModel& model = *r.model;
+    auto layer = std::make_shared<Trace>();
+    layer->scene = realModelScene(model, {r.text});
+    for (int h = 0; h < model.config().heads; ++h)
+        layer->headNames.push_back("head " + std::to_string(h + 1));
+    layer->sentences = {r.tokens};
+    layer->input.queryLen = layer->input.keyLen = int(r.ids.size());
+    layer->input.heads = model.config().heads;
+    layer->input.causal = !model.isEncoder();
+    layer->layer = l;
+    layer->weights = model.net->attentionWeights(l);
+    layer->input.x = std::move(input);
+    layer->attention = std::move(attention);
+    return layer;
+}
+
+// Head h's N x N block of a layer's weights.
+Mat headMap(const Attention& a, int h) {
+    return a.attention.middleRows(a.headRow(0, h), a.queryLen);
+}
+
+// Per layer as the forward makes it: the mean over heads and the thumbnails always, the whole
+// trace while the budget lasts.
+void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, Mat&& input) {
+    const int n = attention.queryLen;
+    Mat mean = Mat::Zero(n, n); // N x N
+    for (int h = 0; h < attention.heads; ++h) {
+        const Mat map = headMap(attention, h); // N x N
+        mean += map;
+        r.thumbnails.push_back(thumbnailOf(map));
+    }
+    r.meanAttention.push_back(mean / Scalar(std::max(attention.heads, 1)));
+    const std::size_t bytes = layerTraceBytes(r.model->config(), std::size_t(n));
+    if (bytes <= budget) {
+        budget -= bytes;
+        r.layers.push_back(makeLayerTrace(r, l, std::move(attention), std::move(input)));
+    } else {
+        budget = 0; // later layers are not kept either: what is kept is a prefix
+        r.layers.push_back(nullptr);
+    }
+}
+
+void predict(const RealModel& model, const Mat& logits, int topK, RealTrace& r) {
+    const Eigen::Index N = Eigen::Index(r.ids.size());
+    for (Eigen::Index i = 0; i < N; ++i) {
+        const Eigen::RowVectorXd logp = logSoftmax(logits.row(i)); // 1 x V
+        r.predictions.push_back(topOfLogProbabilities(model, logp, topK));
+        if (!model.isEncoder() && i + 1 < N) r.loss -= logp(r.ids[std::size_t(i + 1)]);
+    }
+    if (model.isEncoder())
+        r.loss = std::nan("");
+    else if (N > 1)
+        r.loss /= double(N - 1);
 }
 
 } // namespace
@@ -123,31 +160,60 @@ std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<cons
 RealTrace traceRealModel(const RealModel& model, const std::string& text,
                          const RealTraceOptions& options) {
     RealTrace r;
-    r.text = text;
-    r.ids = model.tokenizer.encode(text); // throws for invalid UTF-8
-    if (r.ids.empty()) throw std::invalid_argument("the sentence has no tokens");
-    const std::size_t context = std::size_t(model.config().nPositions);
-    if (r.ids.size() > context) {
-        r.warnings.push_back("the text has " + std::to_string(r.ids.size()) +
-                             " tokens; kept the first " + std::to_string(context) +
-                             " (the model's context)");
-        r.ids.resize(context);
-    }
-    r.tokens = readableTokens(model, text, r.ids);
-    Gpt2Options run;
+    r.model = &model;
+    r.text = text, r.pair = options.pair;
+    Encoding e = model.tokenizer->encode(text, options.pair.empty() ? nullptr : &options.pair,
+                                         model.config().nPositions); // throws for bad text
+    if (e.ids.empty()) throw std::invalid_argument("the sentence has no tokens");
+    r.ids = std::move(e.ids), r.types = std::move(e.types), r.tokens = std::move(e.tokens);
+    r.special = std::move(e.special), r.pairStart = e.pairStart;
+    r.warnings = std::move(e.warnings);
+    r.ablated = options.ablated;
+    ForwardOptions run;
     run.ablated = options.ablated;
-    Gpt2Forward out = gpt2Forward(model.weights, r.ids, run);
-    const Eigen::Index N = Eigen::Index(r.ids.size());
-    for (Eigen::Index i = 0; i < N; ++i) {
-        const Eigen::RowVectorXd logp = logSoftmax(out.logits.row(i)); // 1 x V
-        r.predictions.push_back(topOfLogProbabilities(model, logp, options.topK));
-        if (i + 1 < N) r.loss -= logp(r.ids[std::size_t(i + 1)]);
-    }
-    if (N > 1) r.loss /= double(N - 1);
-    r.layers = layerTraces(model, r, out);
-    r.residual = std::move(out.residual);
+    std::size_t budget = options.keepBytes;
+    ForwardResult out =
+        runForward(*model.net, r.ids, r.types, run, [&](int l, Attention&& attention, Mat&& input) {
+            keepLayer(r, budget, l, std::move(attention), std::move(input));
+        });
+    if (out.logits.size() > 0) predict(model, out.logits, options.topK, r);
+    r.residual = std::move(out.stream);
     if (options.keepLogits) r.logits = std::move(out.logits);
     return r;
+}
+
+std::shared_ptr<const Trace> RealTrace::layer(int l) const {
+    if (l < 0 || l >= layerCount())
+        throw std::invalid_argument("no layer " + std::to_string(l + 1) + " in the trace");
+    if (std::size_t(l) < layers.size() && layers[std::size_t(l)]) return layers[std::size_t(l)];
+    Mat stream = residual[std::size_t(l)]; // N x d: exactly what the forward gave the layer
+    Attention attention;
+    Mat input;
+    model->net->layer(l, stream, ablatedIn(ablated, l), attention, input);
+    return makeLayerTrace(*this, l, std::move(attention), std::move(input));
+}
+
+std::vector<int> RealTrace::maskPositions() const {
+    std::vector<int> positions;
+    const int mask = model ? model->tokenizer->maskId() : -1;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        if (mask >= 0 && ids[i] == mask) positions.push_back(int(i));
+    return positions;
+}
+
+Mat thumbnailOf(const Mat& map, int side) {
+    const Eigen::Index n = std::max(map.rows(), map.cols());
+    if (n <= side) return map;
+    const Eigen::Index step = (n + side - 1) / side; // cells per pixel, each way
+    const Eigen::Index rows = (map.rows() + step - 1) / step, cols = (map.cols() + step - 1) / step;
+    Mat out(rows, cols); // at most side x side
+    for (Eigen::Index i = 0; i < rows; ++i)
+        for (Eigen::Index j = 0; j < cols; ++j) {
+            const Eigen::Index h = std::min(step, map.rows() - i * step);
+            const Eigen::Index w = std::min(step, map.cols() - j * step);
+            out(i, j) = map.block(i * step, j * step, h, w).maxCoeff();
+        }
+    return out;
 }
 
 } // namespace core::models

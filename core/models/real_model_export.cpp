@@ -73,18 +73,20 @@ HeatmapFigure captioned(HeatmapFigure figure, const std::vector<std::string>& mo
 void exportLayers(const RealModel& model, const RealTrace& trace, const ExportRequest& base,
                   ModelFiles& files) {
     const std::vector<std::string> modelLines = realModelCaption(model, trace);
-    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+    const int layers = trace.layerCount();
+    for (int l = 0; l < layers; ++l) {
         char stem[32];
         std::snprintf(stem, sizeof stem, "layer-%02d", int(l + 1));
         ExportRequest request = base;
         request.dir = freeStem(files.dir, stem, {""}); // a folder of an earlier export: -2
         request.captionLines = modelLines;
         request.captionLines.push_back("layer " + std::to_string(l + 1) + " of " +
-                                       std::to_string(trace.layers.size()));
+                                       std::to_string(layers));
         const int before = int(files.written.size());
         std::vector<std::string> layerFiles;
         try {
-            layerFiles = exportFigures(*trace.layers[l], request, [&](int done, int) {
+            const std::shared_ptr<const Trace> layer = trace.layer(l); // kept or recomputed
+            layerFiles = exportFigures(*layer, request, [&](int done, int) {
                 if (files.progress) files.progress(before + done, files.total);
             });
         } catch (const ExportError& e) { // with the files written so far, every layer's
@@ -120,21 +122,24 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
         writeGridPng(gridStem + ".png", grid, r.scale); // lowers the scale if it would not open
         files.done(gridStem + ".png");
     }
-    // The detectors ran on their own sequence, not on the text: the text line is left out.
-    std::vector<std::string> detectorLines(modelLines.begin() + 1, modelLines.end());
-    detectorLines.push_back("scored on repeated random tokens (TransformerLens's test), not on "
-                            "a text");
+    // A decoder's detectors ran on their own sequence, not on the text: its line is left out.
+    std::vector<std::string> detectorLines = modelLines;
+    if (!model.isEncoder()) {
+        detectorLines.erase(detectorLines.begin());
+        detectorLines.push_back("scored on repeated random tokens (TransformerLens's test), not "
+                                "on a text");
+    }
     for (const HeadDetectorScores& d : detectors)
         files.figure("detectors-" + fileName(d.name),
                      captioned(detectorFigure(d, r.colormap), detectorLines, r.caption), r.scale,
                      false);
     if (!detectors.empty()) files.text("detectors", ".csv", headScoresCsv(detectors));
-    const int layers = int(trace.layers.size());
+    const int layers = trace.layerCount();
     files.figure("rollout",
                  captioned(rolloutFigure(trace, layers, r.colormap), modelLines, r.caption),
                  r.scale, true);
-    files.text("logit-lens", ".csv",
-               logitLensCsv(model, trace, int(trace.ids.size()) - 1, kLensTop));
+    if (model.net->hasHead()) // an encoder without its MLM head has nothing to read through
+        files.text("logit-lens", ".csv", logitLensCsv(model, trace, lensPosition(trace), kLensTop));
     std::ostringstream json;
     writeRealTraceJson(model, trace, {}, json);
     files.text("model-trace", ".json", json.str());
@@ -142,12 +147,19 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
 
 } // namespace
 
+int lensPosition(const RealTrace& trace) {
+    const std::vector<int> masks = trace.maskPositions();
+    return masks.empty() ? int(trace.ids.size()) - 1 : masks.front();
+}
+
 int realModelExportFileCount(const RealTrace& trace,
                              const std::vector<HeadDetectorScores>& detectors) {
-    int files = 0;
-    for (const auto& layer : trace.layers) files += layer ? layerFileCount(*layer) : 0;
+    // Every layer writes what the first does: the same heads and views.
+    const int files =
+        trace.layerCount() * (trace.layerCount() ? layerFileCount(*trace.layer(0)) : 0);
     const int detectorFiles = detectors.empty() ? 0 : 2 * int(detectors.size()) + 1;
-    return files + 4 + detectorFiles + 3 + 1 + 1; // grids; detectors; rollout; lens; JSON
+    const int lens = trace.model && trace.model->net->hasHead() ? 1 : 0;
+    return files + 4 + detectorFiles + 3 + lens + 1; // grids; detectors; rollout; lens; JSON
 }
 
 std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace& trace,
@@ -156,7 +168,7 @@ std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace
                                          bool caption, const ExportProgress& progress) {
     if (scale < 1 || scale > 4)
         throw ExportError("export scale " + std::to_string(scale) + " must be 1 to 4", {});
-    if (trace.layers.empty() || trace.ids.empty())
+    if (trace.layerCount() == 0 || trace.ids.empty())
         throw ExportError("nothing to export: the trace has no layers", {});
     try {
         prepareExportFolder(dir);

@@ -26,6 +26,9 @@ std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace
                                          const std::string& dir, int scale, ColormapId colormap,
                                          bool caption, const ExportProgress& progress = {});
 
+// The token logit-lens.csv reads: the first mask token (an encoder's blank), else the last.
+int lensPosition(const RealTrace& trace);
+
 // How many files exportRealModel writes for this trace and these detectors.
 int realModelExportFileCount(const RealTrace& trace,
                              const std::vector<HeadDetectorScores>& detectors);

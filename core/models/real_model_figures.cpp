@@ -28,17 +28,15 @@ int modelGridColumns(int heads) {
     return 12;
 }
 
-const Trace& layerOf(const RealTrace& trace, int layer) {
-    if (layer < 0 || layer >= int(trace.layers.size()) || !trace.layers[std::size_t(layer)])
-        throw std::invalid_argument("no layer " + std::to_string(layer + 1) + " in the trace");
-    return *trace.layers[std::size_t(layer)];
+// The layer's trace, kept or recomputed (RealTrace::layer); throws for a layer not there.
+std::shared_ptr<const Trace> layerOf(const RealTrace& trace, int layer) {
+    return trace.layer(layer);
 }
 
 // `values` (N x N) on the labels and mask of layer `layer`'s head `head`: masked cells stay
 // kMaskedCell, as every attention map of the app marks them.
-HeatmapFigure tokenMapFigure(const RealTrace& trace, int layer, int head, const Mat& values,
-                             ColormapId colormap) {
-    const AttentionMap map = attentionMap(layerOf(trace, layer), 0, head);
+HeatmapFigure tokenMapFigure(const Trace& layer, int head, const Mat& values, ColormapId colormap) {
+    const AttentionMap map = attentionMap(layer, 0, head);
     if (values.rows() != map.rows || values.cols() != map.cols)
         throw std::invalid_argument("a token map must be N x N for the trace's N tokens");
     HeatmapFigure f;
@@ -54,6 +52,19 @@ HeatmapFigure tokenMapFigure(const RealTrace& trace, int layer, int head, const 
     return f;
 }
 
+// normalizedRows(valueWeightedAttention(layer, head)) as a titled figure.
+HeatmapFigure valueWeightedPanel(const Trace& layer, int head, ColormapId colormap) {
+    // N x N, rows summing to 1 (or 0 for an ablated head): on the scale of attention weights.
+    const Mat weighted = normalizedRows(valueWeightedAttention(layer, head));
+    HeatmapFigure f = tokenMapFigure(layer, head, weighted, colormap);
+    f.title = layerHeadName(layer.layer, head) + " value-weighted";
+    f.valueLabel = "\xE2\x80\x96\xCE\xB1 f(x)\xE2\x80\x96, rows normalised";
+    f.captionLines = {"|alpha_ij f(x_j)|: what token j sends token i through the head "
+                      "(Kobayashi et al. 2020)"};
+    f.keyColor = headColor(layer.layer, head, layer.attention.heads);
+    return f;
+}
+
 } // namespace
 
 namespace {
@@ -61,13 +72,10 @@ namespace {
 // "L1H3, L2H1": the heads the trace ran with switched off, layers and heads from 1.
 std::string switchedOffHeads(const RealTrace& trace) {
     std::string off;
-    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
-        const std::vector<bool>& ablated = trace.layers[l]->attention.headAblated;
-        for (std::size_t h = 0; h < ablated.size(); ++h)
-            if (ablated[h])
-                off += (off.empty() ? "L" : ", L") + std::to_string(l + 1) + "H" +
-                       std::to_string(h + 1);
-    }
+    for (std::size_t l = 0; l < trace.ablated.size(); ++l)
+        for (int h : trace.ablated[l])
+            off +=
+                (off.empty() ? "L" : ", L") + std::to_string(l + 1) + "H" + std::to_string(h + 1);
     return off;
 }
 
@@ -76,14 +84,17 @@ std::string switchedOffHeads(const RealTrace& trace) {
 std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace) {
     const ModelConfig& c = model.config();
     char sizes[200];
-    std::snprintf(sizes, sizeof sizes, "%s, %d layers, H %d, d_model %d, d_head %d, %s, causal",
+    std::snprintf(sizes, sizeof sizes, "%s, %d layers, H %d, d_model %d, d_head %d, %s, %s",
                   model.family.c_str(), c.layers, c.heads, c.dModel, c.dModel / c.heads,
-                  model.dtype().c_str());
+                  model.dtype().c_str(), model.isEncoder() ? "bidirectional" : "causal");
     std::string what = "real model " + model.location.source + ": its own weights";
     if (model.location.dir != model.location.source) what += ", read from " + model.location.dir;
-    std::vector<std::string> lines = {"\"" + trace.text + "\"", what, sizes};
+    std::string text = "\"" + trace.text + "\"";
+    if (!trace.pair.empty()) text = "A: " + text + "  B: \"" + trace.pair + "\"";
+    std::vector<std::string> lines = {text, what, sizes};
     if (const std::string off = switchedOffHeads(trace); !off.empty())
-        lines.push_back("heads switched off (output zeroed before c_proj): " + off);
+        lines.push_back(std::string("heads switched off (output zeroed before ") +
+                        (model.isEncoder() ? "the output dense" : "c_proj") + "): " + off);
     return lines;
 }
 
@@ -91,12 +102,13 @@ GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string
                            ColormapId colormap, bool valueWeighted) {
     GridFigure grid;
     int heads = 0;
-    for (int l = 0; l < int(trace.layers.size()); ++l) {
-        const Trace& layer = layerOf(trace, l);
+    for (int l = 0; l < trace.layerCount(); ++l) {
+        const std::shared_ptr<const Trace> kept = layerOf(trace, l); // one layer at a time
+        const Trace& layer = *kept;
         heads = layer.attention.heads;
         for (int h = 0; h < heads; ++h) {
             if (valueWeighted) {
-                HeatmapFigure f = valueWeightedFigure(trace, l, h, colormap);
+                HeatmapFigure f = valueWeightedPanel(layer, h, colormap);
                 f.title = layerHeadName(l, h);
                 grid.panels.push_back(std::move(f));
                 continue;
@@ -136,8 +148,8 @@ HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colorm
 }
 
 HeatmapFigure rolloutFigure(const RealTrace& trace, int upToLayer, ColormapId colormap) {
-    const Mat rollout = attentionRollout(trace.layers, upToLayer); // N x N, rows sum to 1
-    HeatmapFigure f = tokenMapFigure(trace, 0, 0, rollout, colormap);
+    const Mat rollout = attentionRollout(trace.meanAttention, upToLayer); // N x N, rows sum to 1
+    HeatmapFigure f = tokenMapFigure(*layerOf(trace, 0), 0, rollout, colormap);
     f.title = "attention rollout after layer " + std::to_string(upToLayer);
     f.valueLabel = "share of the input token in the stream (Abnar & Zuidema 2020)";
     f.captionLines = {"per layer 0.5 (mean attention over heads) + 0.5 I, rows renormalised, "
@@ -147,15 +159,7 @@ HeatmapFigure rolloutFigure(const RealTrace& trace, int upToLayer, ColormapId co
 
 HeatmapFigure valueWeightedFigure(const RealTrace& trace, int layer, int head,
                                   ColormapId colormap) {
-    // N x N, rows summing to 1 (or 0 for an ablated head): on the scale of attention weights.
-    const Mat weighted = normalizedRows(valueWeightedAttention(layerOf(trace, layer), head));
-    HeatmapFigure f = tokenMapFigure(trace, layer, head, weighted, colormap);
-    f.title = layerHeadName(layer, head) + " value-weighted";
-    f.valueLabel = "\xE2\x80\x96\xCE\xB1 f(x)\xE2\x80\x96, rows normalised";
-    f.captionLines = {"|alpha_ij f(x_j)|: what token j sends token i through the head "
-                      "(Kobayashi et al. 2020)"};
-    f.keyColor = headColor(layer, head, layerOf(trace, layer).attention.heads);
-    return f;
+    return valueWeightedPanel(*layerOf(trace, layer), head, colormap);
 }
 
 std::string logitLensCsv(const RealModel& model, const RealTrace& trace, int position, int k) {

@@ -20,6 +20,7 @@ void writeModel(JsonWriter& w, const RealModel& model) {
     w.field("vocab_size", c.vocabSize);
     w.field("n_positions", c.nPositions);
     w.field("dtype", model.dtype());
+    if (model.isEncoder()) w.field("mlm_head", model.net->hasHead());
     w.endObject();
 }
 
@@ -52,20 +53,30 @@ void writePredictions(JsonWriter& w, const RealTrace& t) {
     w.endArray();
 }
 
-void writeSentence(JsonWriter& w, const RealTrace& t) {
+void writeInts(JsonWriter& w, const char* key, const std::vector<int>& values) {
+    w.key(key);
+    w.beginArray();
+    for (int v : values) w.value(v);
+    w.endArray();
+}
+
+void writeSentence(JsonWriter& w, const RealModel& model, const RealTrace& t) {
     w.beginObject();
     w.field("text", t.text);
+    if (!t.pair.empty()) {
+        w.field("pair", t.pair);
+        w.field("pair_start", t.pairStart); // the first token of sentence B
+    }
     w.key("tokens");
     w.beginArray();
     for (const Token& token : t.tokens.tokens) w.value(token.text);
     w.endArray();
-    w.key("token_ids");
-    w.beginArray();
-    for (int id : t.ids) w.value(id);
-    w.endArray();
-    w.key("predictions");
+    writeInts(w, "token_ids", t.ids);
+    if (model.isEncoder() && model.config().typeVocabSize > 0) writeInts(w, "token_types", t.types);
+    if (model.isEncoder()) writeInts(w, "mask_positions", t.maskPositions());
+    w.key("predictions"); // decoders: the next token; encoders: the MLM head's token here
     writePredictions(w, t);
-    w.field("loss", Scalar(t.loss));
+    if (!model.isEncoder()) w.field("loss", Scalar(t.loss));
     w.endObject();
 }
 
@@ -82,11 +93,11 @@ void writeRealTraceJson(const RealModel& model, const RealTrace& t,
     w.key("warnings");
     w.beginArray();
     for (const std::string& warning : t.warnings) w.value(warning);
-    for (const std::string& warning : model.weights.warnings) w.value(warning);
+    for (const std::string& warning : model.net->warnings()) w.value(warning);
     w.endArray();
     w.key("sentences");
     w.beginArray();
-    writeSentence(w, t);
+    writeSentence(w, model, t);
     w.endArray();
     if (options.logits && t.logits.size() > 0) {
         w.key("logits"); // [B][N][V]
@@ -94,9 +105,9 @@ void writeRealTraceJson(const RealModel& model, const RealTrace& t,
     }
     w.key("layers");
     w.beginArray();
-    for (const std::shared_ptr<const Trace>& layer : t.layers) {
-        writeTraceObject(w, *layer);
-        out.flush(); // layer by layer: a reader sees each as it is written
+    for (int l = 0; l < t.layerCount(); ++l) {
+        writeTraceObject(w, *t.layer(l)); // kept, or recomputed and dropped once written
+        out.flush();                      // layer by layer: a reader sees each as it is written
     }
     w.endArray();
     w.endObject();

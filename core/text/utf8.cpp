@@ -109,4 +109,42 @@ std::size_t countCodePoints(std::string_view validUtf8) {
     return count;
 }
 
+// The length of the well-formed UTF-8 character at s[i] (Unicode Table 3-7), 0 if ill-formed.
+std::size_t utf8Length(std::string_view s, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned b = at(i);
+    if (b < 0x80) return 1;
+    std::size_t length;
+    unsigned low = 0x80, high = 0xBF; // the second byte's range
+    if (b >= 0xC2 && b <= 0xDF)
+        length = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        length = 3, low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4)
+        length = 4, low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (i + length > s.size() || at(i + 1) < low || at(i + 1) > high) return 0;
+    for (std::size_t k = i + 2; k < i + length; ++k)
+        if (at(k) < 0x80 || at(k) > 0xBF) return 0;
+    return length;
+}
+
+char32_t codePointAt(std::string_view s, std::size_t i, std::size_t length) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    if (length == 1) return at(i);
+    char32_t cp = at(i) & (0x7F >> length);
+    for (std::size_t k = 1; k < length; ++k) cp = (cp << 6) | (at(i + k) & 0x3F);
+    return cp;
+}
+
+std::size_t firstInvalidUtf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t length = utf8Length(s, i);
+        if (length == 0) return i;
+        i += length;
+    }
+    return std::string_view::npos;
+}
+
 } // namespace core

@@ -26,4 +26,13 @@ std::string sanitizeUtf8(std::string_view bytes);
 // Number of code points in already-valid UTF-8 (counts non-continuation bytes).
 std::size_t countCodePoints(std::string_view validUtf8);
 
+// The length of the well-formed UTF-8 character at s[i] (Unicode Table 3-7), 0 if ill-formed.
+std::size_t utf8Length(std::string_view s, std::size_t i);
+
+// The code point of the well-formed character of `length` bytes at s[i].
+char32_t codePointAt(std::string_view s, std::size_t i, std::size_t length);
+
+// The byte offset of the first ill-formed sequence, or std::string_view::npos when s is valid.
+std::size_t firstInvalidUtf8(std::string_view s);
+
 } // namespace core

@@ -1,0 +1,112 @@
+// GPT-2's and RoBERTa's byte-level BPE as a ModelTokenizer (byte_bpe_tokenizer.h).
+#include "models/byte_bpe_tokenizer.h"
+
+#include "models/tokenizer_config.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace core::models {
+namespace {
+
+Gpt2Tokenizer readBpe(const HfFiles& files, const std::vector<AddedToken>& added) {
+    if (!files.vocabJson.empty() && !files.merges.empty())
+        return Gpt2Tokenizer::fromVocabAndMerges(files.vocabJson, files.merges, added);
+    if (!files.tokenizerJson.empty()) return Gpt2Tokenizer::fromTokenizerJson(files.tokenizerJson);
+    throw std::invalid_argument("no byte-level BPE tokenizer: the folder needs vocab.json and "
+                                "merges.txt, or tokenizer.json");
+}
+
+} // namespace
+
+ByteBpeTokenizer::ByteBpeTokenizer(Gpt2Tokenizer bpe, Family family)
+    : bpe_(std::move(bpe)), family_(family) {}
+
+std::unique_ptr<ByteBpeTokenizer> ByteBpeTokenizer::open(const HfFiles& files, Family family) {
+    if (family == Family::Gpt2)
+        return std::unique_ptr<ByteBpeTokenizer>(new ByteBpeTokenizer(readBpe(files, {}), family));
+    const TokenizerConfig config = readTokenizerConfig(files.tokenizerConfig);
+    const std::string bos = config.token("bos_token", "<s>"),
+                      eos = config.token("eos_token", "</s>");
+    const std::string mask = config.token("mask_token", "<mask>");
+    std::vector<AddedToken> added = {{bos},
+                                     {eos},
+                                     {config.token("unk_token", "<unk>")},
+                                     {config.token("pad_token", "<pad>")},
+                                     {mask, true, false}};
+    auto t = std::unique_ptr<ByteBpeTokenizer>(new ByteBpeTokenizer(readBpe(files, added), family));
+    const std::string& where = files.vocabJson.empty() ? files.tokenizerJson : files.vocabJson;
+    const auto require = [&](const std::string& token) {
+        const int id = t->bpe_.idOf(token);
+        if (id < 0) throw std::invalid_argument(where + ": RoBERTa's " + token + " is not in it");
+        return id;
+    };
+    t->bos_ = require(bos), t->eos_ = require(eos), t->mask_ = require(mask);
+    if (config.addPrefixSpace) t->bpe_.setAddPrefixSpace(*config.addPrefixSpace);
+    return t;
+}
+
+// Readable pieces of `ids` (one stretch of `text`) with their bytes, back to back.
+void ByteBpeTokenizer::addPieces(std::string_view text, std::size_t offset,
+                                 const std::vector<int>& ids, Encoding& out, int type) const {
+    std::size_t at = offset;
+    for (int id : ids) {
+        const std::size_t length = bpe_.bytesOf(id).size();
+        const std::size_t end = std::min(at + length, offset + text.size());
+        out.ids.push_back(id);
+        out.types.push_back(type);
+        out.tokens.tokens.push_back({bpe_.readable(id), std::min(at, end), end});
+        out.special.push_back(bpe_.isAdded(id) ? 1 : 0);
+        at = end;
+    }
+}
+
+Encoding ByteBpeTokenizer::encode(std::string_view text, const std::string* pair,
+                                  int maxTokens) const {
+    if (pair && family_ == Family::Gpt2)
+        throw std::invalid_argument("a sentence pair is for encoders (BERT, RoBERTa); GPT-2 "
+                                    "reads one text");
+    std::vector<int> a = bpe_.encode(text), b;
+    if (pair) b = bpe_.encode(*pair);
+    Encoding e;
+    e.tokens.text = std::string(text);
+    const std::size_t specials = family_ == Family::Gpt2 ? 0 : pair ? 4 : 2;
+    const std::size_t total = a.size() + b.size() + specials;
+    const std::size_t room = std::size_t(std::max(maxTokens, 0));
+    if (total > room) {
+        if (pair || room < specials + 1)
+            throw std::invalid_argument("the pair has " + std::to_string(total) +
+                                        " tokens with <s> and </s>, more than the model's " +
+                                        std::to_string(maxTokens) + " positions");
+        e.warnings.push_back("the text has " + std::to_string(total) + " tokens; kept the first " +
+                             std::to_string(maxTokens) + " (the model's context)");
+        a.resize(room - specials);
+    }
+    const auto special = [&](int id) {
+        addPieces({}, family_ == Family::Gpt2 ? 0 : text.size(), {id}, e, 0);
+        e.tokens.tokens.back().begin = e.tokens.tokens.back().end;
+        e.special.back() = 1;
+    };
+    if (family_ == Family::Roberta) special(bos_);
+    addPieces(text, 0, a, e, 0);
+    if (family_ == Family::Roberta) special(eos_);
+    if (pair) {
+        special(eos_);
+        e.pairStart = int(e.ids.size());
+        addPieces(*pair, 0, b, e, 0);
+        special(eos_);
+    }
+    return e;
+}
+
+std::vector<int> ByteBpeTokenizer::specialIds() const {
+    if (family_ == Family::Gpt2) return {bpe_.endOfTextId()};
+    return {bos_, eos_};
+}
+
+std::string ByteBpeTokenizer::describe() const {
+    return family_ == Family::Gpt2 ? "any text: GPT-2's byte-level BPE reads every character"
+                                   : "any text: byte-level BPE as GPT-2's, <s> text </s>";
+}
+
+} // namespace core::models

@@ -1,0 +1,100 @@
+// The forward's building blocks (tensor_ops.h).
+#include "models/tensor_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <stdexcept>
+
+namespace core::models {
+
+void copyRow(const TensorView& t, std::int64_t r, float* out) {
+    const std::int64_t cols = t.shape.back();
+    const std::byte* row = t.data + r * cols * std::int64_t(t.elementBytes);
+    if (t.dtype == Dtype::F32) {
+        std::memcpy(out, row, std::size_t(cols) * sizeof(float));
+        return;
+    }
+    for (std::int64_t c = 0; c < cols; ++c) {
+        std::uint16_t bits;
+        std::memcpy(&bits, row + 2 * c, 2);
+        out[c] = t.dtype == Dtype::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+    }
+}
+
+Mat layerNorm(const Mat& x /* rows x d */, const TensorView& weight, const TensorView& bias,
+              double eps) {
+    Mat scratchW, scratchB;
+    const Eigen::Map<const Mat> w = tensorAsFloat(weight, scratchW); // 1 x d
+    const Eigen::Map<const Mat> b = tensorAsFloat(bias, scratchB);   // 1 x d
+    Mat out(x.rows(), x.cols());                                     // rows x d
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const Eigen::RowVectorXd row = x.row(r).cast<double>();
+        const double mean = row.mean();
+        const double var = (row.array() - mean).square().mean();
+        const double inv = 1.0 / std::sqrt(var + eps);
+        out.row(r) = ((row.array() - mean) * inv).cast<Scalar>().matrix().cwiseProduct(w) + b;
+    }
+    return out;
+}
+
+namespace {
+
+// The product on the engine's SIMD path, threaded, reading the mapped weights in place: in
+// mha_models' baseline SSE2 build Eigen's GEMM ran at a fraction of the machine's rate.
+Mat product(const Mat& x, const TensorView& weight, const TensorView* bias, bool transposed) {
+    Mat scratchW, scratchB;
+    const Eigen::Map<const Mat> w = tensorAsFloat(weight, scratchW); // in x out, or out x in
+    Mat y;                                                           // rows x out
+    engineMultiply(mapOf(x), w, transposed, y);
+    if (bias) y.rowwise() += tensorAsFloat(*bias, scratchB).row(0);
+    return y;
+}
+
+} // namespace
+
+Mat conv1d(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias) {
+    return product(x, weight, bias, false);
+}
+
+Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias) {
+    return product(x, weight, bias, true);
+}
+
+bool knownActivation(const std::string& kind) {
+    for (const char* known : {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "relu",
+                              "quick_gelu", "silu", "swish"})
+        if (kind == known) return true;
+    return false;
+}
+
+void activate(Mat& x, const std::string& kind) {
+    auto a = x.array(); // rows x inner
+    if (kind == "relu") {
+        a = a.cwiseMax(Scalar(0));
+    } else if (kind == "gelu") { // the exact GELU, with erf (BERT's)
+        x = x.unaryExpr(
+            [](Scalar v) { return Scalar(0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2))); });
+    } else if (kind == "gelu_new" || kind == "gelu_pytorch_tanh" || kind == "gelu_fast") {
+        // The tanh approximation GPT-2 was trained with. In float with Eigen's vectorised tanh
+        // (a few ulp): std::tanh in double, one call per entry, took as long as the MLP's
+        // products at 128 tokens.
+        const Scalar c = Scalar(std::sqrt(2.0 / std::numbers::pi));
+        a = Scalar(0.5) * a * (Scalar(1) + (c * (a + Scalar(0.044715) * a.cube())).tanh());
+    } else if (kind == "quick_gelu") {
+        a = a / (Scalar(1) + (Scalar(-1.702) * a).exp());
+    } else if (kind == "silu" || kind == "swish") {
+        a = a / (Scalar(1) + (-a).exp());
+    } else {
+        throw std::invalid_argument("activation \"" + kind + "\" is not supported");
+    }
+}
+
+Eigen::RowVectorXd logSoftmax(const Eigen::Ref<const RowVec>& logits) {
+    const Eigen::RowVectorXd z = logits.cast<double>();
+    const double top = z.maxCoeff();
+    const double logSum = top + std::log((z.array() - top).exp().sum());
+    return z.array() - logSum;
+}
+
+} // namespace core::models

@@ -1,0 +1,46 @@
+// The operations every family's forward is made of, on a checkpoint's mapped tensors: an
+// embedding row, LayerNorm, the two layouts of a linear layer (GPT-2's Conv1D `x W + b` with W
+// stored in x out, torch.nn.Linear's `x W^T + b` with W stored out x in), the activations the
+// configs name, and a row's log-softmax. Each as PyTorch computes it, in float, the products on
+// the engine's SIMD path (engineMultiply).
+#pragma once
+
+#include "engine/attention.h"
+#include "models/safetensors_map.h"
+
+#include <cstdint>
+#include <string>
+
+namespace core::models {
+
+// Row r of a tensor as floats (one embedding row), without converting the whole table.
+void copyRow(const TensorView& t, std::int64_t r, float* out);
+
+// (x - mean) / sqrt(var + eps) * weight + bias over each row, with the biased variance, as
+// torch.nn.LayerNorm. Sums in double.
+Mat layerNorm(const Mat& x /* rows x d */, const TensorView& weight, const TensorView& bias,
+              double eps);
+
+// y = x W + b, W stored in x out (Hugging Face's Conv1D). `bias` may be null.
+Mat conv1d(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias);
+
+// y = x W^T + b, W stored out x in (torch.nn.Linear). `bias` may be null.
+Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias);
+
+// The activations config files name: "gelu" (exact, with erf), "gelu_new" / "gelu_pytorch_tanh"
+// / "gelu_fast" (the tanh approximation), "relu", "quick_gelu", "silu" / "swish". Throws
+// std::invalid_argument for any other name.
+void activate(Mat& x, const std::string& kind);
+
+// Whether activate knows the name.
+bool knownActivation(const std::string& kind);
+
+// log-softmax of a row, in double for the sum (probabilities and the loss).
+Eigen::RowVectorXd logSoftmax(const Eigen::Ref<const RowVec>& logits);
+
+// A whole matrix as a map: a product reads it where it is.
+inline ConstMatMap mapOf(const Mat& m /* rows x cols */) {
+    return ConstMatMap(m.data(), m.rows(), m.cols());
+}
+
+} // namespace core::models

@@ -1,0 +1,66 @@
+// tokenizer_config.json (tokenizer_config.h).
+#include "models/tokenizer_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace core::models {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+    throw std::invalid_argument(path + ": " + what);
+}
+
+nlohmann::json readObject(const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) fail(path, "no such file");
+    if (std::filesystem::file_size(path, error) > (64u << 20)) fail(path, "larger than 64 MB");
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
+    }
+    if (!root.is_object()) fail(path, "not a JSON object");
+    return root;
+}
+
+std::optional<bool> optionalSwitch(const std::string& path, const nlohmann::json& root,
+                                   const char* key) {
+    if (!root.contains(key) || root[key].is_null()) return std::nullopt;
+    if (!root[key].is_boolean()) fail(path, std::string("\"") + key + "\" is not true or false");
+    return root[key].get<bool>();
+}
+
+} // namespace
+
+TokenizerConfig readTokenizerConfig(const std::string& path) {
+    TokenizerConfig config;
+    if (path.empty()) return config;
+    const nlohmann::json root = readObject(path);
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
+                            "cls_token", "mask_token"}) {
+        if (!root.contains(key)) continue;
+        const nlohmann::json& value = root[key];
+        if (value.is_string())
+            config.specialTokens[key] = value.get<std::string>();
+        else if (value.is_object() && value.contains("content") && value["content"].is_string())
+            config.specialTokens[key] = value["content"].get<std::string>();
+        else if (!value.is_null())
+            fail(path, std::string("\"") + key + "\" is neither a string nor a token object");
+    }
+    config.doLowerCase = optionalSwitch(path, root, "do_lower_case");
+    config.stripAccents = optionalSwitch(path, root, "strip_accents");
+    config.tokenizeChineseChars = optionalSwitch(path, root, "tokenize_chinese_chars");
+    config.addPrefixSpace = optionalSwitch(path, root, "add_prefix_space");
+    return config;
+}
+
+} // namespace core::models
