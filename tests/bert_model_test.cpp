@@ -60,7 +60,13 @@ double worstAttention(const CollectedForward& out, const json& expected) {
     return worst;
 }
 
-class BertReference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
+using VariantOnPath = std::tuple<std::string, core::SimdLevel>;
+
+std::string variantName(const ::testing::TestParamInfo<VariantOnPath>& info) {
+    return std::get<0>(info.param) + "_" + std::string(core::toString(std::get<1>(info.param)));
+}
+
+class BertReference : public ::testing::TestWithParam<VariantOnPath> {
   protected:
     void SetUp() override {
         previous_ = core::activeSimdLevel();
@@ -124,20 +130,14 @@ INSTANTIATE_TEST_SUITE_P(Variants, BertReference,
                                                               "distilbert_bare_f16", "roberta_f32",
                                                               "roberta_bf16_shards"),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_" +
-                                    std::string(core::toString(std::get<1>(info.param)));
-                         });
+                         variantName);
 
 INSTANTIATE_TEST_SUITE_P(Variants, BertHeadReference,
                          ::testing::Combine(::testing::Values("bert_f32", "bert_f16_gamma_shards",
                                                               "distilbert_f32", "roberta_f32",
                                                               "roberta_bf16_shards"),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_" +
-                                    std::string(core::toString(std::get<1>(info.param)));
-                         });
+                         variantName);
 
 const BertWeights& weightsOf(const std::string& variant) {
     return dynamic_cast<const BertModel&>(*model(variant).net).weights();
