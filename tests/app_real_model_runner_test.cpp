@@ -19,11 +19,11 @@ const std::vector<std::string> kSentence = {"The cat sat on the mat"};
 
 // Calls update until the worker's trace is taken, as the frame loop does.
 void updateUntilIdle(app::TrainedModelRunner& runner, const std::vector<std::string>& sentences,
-                     const core::train::HeadLists& ablated = {}) {
-    runner.update(sentences, 0, ablated);
+                     const core::train::HeadLists& ablated = {}, const std::string& pair = {}) {
+    runner.update(sentences, 0, ablated, pair);
     while (runner.computing()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        runner.update(sentences, 0, ablated);
+        runner.update(sentences, 0, ablated, pair);
     }
 }
 
@@ -108,6 +108,52 @@ TEST_F(AppRealModelRunner, TheLogitLensOfTheChosenTokenEndsWithTheModelsOwnGuess
         EXPECT_NEAR(lens.layers.back()[k].probability, direct.predictions[position][k].probability,
                     1e-5);
     }
+}
+
+TEST_F(AppRealModelRunner, ALayerTheTraceDidNotKeepIsMadeOnAWorkerAsTheForwardMadeIt) {
+    app::TrainedModelRunner runner;
+    runner.setLayerBudget(0); // keep only layer 1 whole
+    runner.openReal(model_);
+    updateUntilIdle(runner, kSentence);
+    ASSERT_TRUE(runner.hasTrace());
+    EXPECT_NE(runner.trace().layers[0], nullptr);
+    EXPECT_EQ(runner.trace().layers[1], nullptr);
+    EXPECT_EQ(runner.layerTrace(0), runner.trace().layers[0]);
+    std::shared_ptr<const core::Trace> made = runner.layerTrace(1); // asks the worker
+    while (!made) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        made = runner.layerTrace(1);
+    }
+    const models::RealTrace direct = models::traceRealModel(*model_, kSentence[0]);
+    EXPECT_EQ(made->attention.attention, direct.layers[1]->attention.attention);
+    EXPECT_EQ(runner.realTrace()->thumbnails.size(), 2u * 4u) << "every head in the model view";
+}
+
+TEST(AppRealEncoderRunner, APairAndItsMaskFillsAndTheDetectorsOfTheSentenceShown) {
+    const std::shared_ptr<const models::RealModel> bert = models::openRealModel(
+        (std::filesystem::path(MHA_FIXTURE_DIR) / "bert" / "bert_f32").string());
+    app::TrainedModelRunner runner;
+    runner.openReal(bert);
+    const std::vector<std::string> text = {"The cat sat on the [MASK]."};
+    updateUntilIdle(runner, text, {}, "It was tired!");
+    ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
+    app::TrainedModelView view;
+    app::describeTrainedModel(runner, view);
+    EXPECT_TRUE(view.encoder);
+    EXPECT_EQ(view.pairStart, 9);
+    ASSERT_EQ(view.maskFills.size(), 1u);
+    EXPECT_EQ(view.maskFills[0].position, 6);
+    EXPECT_EQ(view.maskFills[0].top.size(), 5u);
+    EXPECT_EQ(app::lensPositionShown(view, 14), 6) << "an encoder's lens reads its mask";
+    ASSERT_EQ(runner.detectors().size(), 5u);
+    EXPECT_EQ(runner.detectors()[3].name, "cls");
+    const core::Mat onThePair = runner.detectors()[4].scores; // sep
+    updateUntilIdle(runner, text); // the pair gone: the scores are of this sentence
+    EXPECT_NE(runner.detectors()[4].scores, onThePair);
+    app::describeTrainedModel(runner, view);
+    EXPECT_EQ(view.pairStart, -1);
+    EXPECT_TRUE(std::isnan(runner.outcome().loss));
+    EXPECT_EQ(runner.outcome().next.size(), 5u) << "what ablation moves: the mask's guesses";
 }
 
 } // namespace

@@ -35,9 +35,10 @@ THREADS = 2
 RUNS = 7  # timed runs after two warm-up ones; the median counts
 
 
-def read_safetensors(path):
+def read_safetensors(path, prefix="transformer."):
     """The F32 tensors of a safetensors file, read by hand (no safetensors package in Debian),
-    memory-mapped as mha-viz maps them (copy-on-write: torch.frombuffer wants a writable one)."""
+    memory-mapped as mha-viz maps them (copy-on-write: torch.frombuffer wants a writable one);
+    names without `prefix`."""
     with open(path, "rb") as f:
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
     size = struct.unpack("<Q", data[:8])[0]
@@ -49,7 +50,7 @@ def read_safetensors(path):
         begin, end = entry["data_offsets"]
         flat = torch.frombuffer(data, dtype=torch.float32, count=(end - begin) // 4,
                                 offset=8 + size + begin)
-        tensors[name.removeprefix("transformer.")] = flat.view(entry["shape"])
+        tensors[name.removeprefix(prefix)] = flat.view(entry["shape"])
     return tensors
 
 

@@ -19,7 +19,13 @@ These are fixtures, not BERT: random weights, toy vocabularies. Run with Debian'
 (python3-torch 1.13); the output is deterministic:
 
     /usr/bin/python3 tests/make_bert_fixtures.py
+
+With --bench DIR it writes only a random checkpoint of BERT-base's shapes (440 MB, outside the
+repository) for the forward's benchmark (tests/bench_bert_torch.py):
+
+    /usr/bin/python3 tests/make_bert_fixtures.py --bench /tmp/bert-bench
 """
+import argparse
 import json
 import math
 import pathlib
@@ -99,17 +105,17 @@ def normal(g, *shape, std=0.3):
     return torch.randn(*shape, generator=g) * std
 
 
-def layer_norm_pair(g):
+def layer_norm_pair(g, D=D):
     return 1 + normal(g, D, std=0.1), normal(g, D, std=0.1)
 
 
-def bert_state(g, vocab_size, types, positions, family):
+def bert_state(g, vocab_size, types, positions, family, D=D, INNER=INNER, LAYERS=LAYERS):
     """Parameters under BERT's names (DistilBERT's are renamed when written)."""
     s = {"embeddings.word_embeddings.weight": normal(g, vocab_size, D),
          "embeddings.position_embeddings.weight": normal(g, positions, D, std=0.1)}
     if family != "distilbert":
         s["embeddings.token_type_embeddings.weight"] = normal(g, types, D, std=0.1)
-    s["embeddings.LayerNorm.weight"], s["embeddings.LayerNorm.bias"] = layer_norm_pair(g)
+    s["embeddings.LayerNorm.weight"], s["embeddings.LayerNorm.bias"] = layer_norm_pair(g, D)
     for l in range(LAYERS):
         p = f"encoder.layer.{l}."
         for name in ("attention.self.query", "attention.self.key", "attention.self.value",
@@ -117,15 +123,15 @@ def bert_state(g, vocab_size, types, positions, family):
             s[p + name + ".weight"] = normal(g, D, D)
             s[p + name + ".bias"] = normal(g, D, std=0.1)
         s[p + "attention.output.LayerNorm.weight"], s[p + "attention.output.LayerNorm.bias"] = \
-            layer_norm_pair(g)
+            layer_norm_pair(g, D)
         s[p + "intermediate.dense.weight"] = normal(g, INNER, D, std=0.2)
         s[p + "intermediate.dense.bias"] = normal(g, INNER, std=0.1)
         s[p + "output.dense.weight"] = normal(g, D, INNER, std=0.2)
         s[p + "output.dense.bias"] = normal(g, D, std=0.1)
-        s[p + "output.LayerNorm.weight"], s[p + "output.LayerNorm.bias"] = layer_norm_pair(g)
+        s[p + "output.LayerNorm.weight"], s[p + "output.LayerNorm.bias"] = layer_norm_pair(g, D)
     s["head.dense.weight"] = normal(g, D, D)
     s["head.dense.bias"] = normal(g, D, std=0.1)
-    s["head.LayerNorm.weight"], s["head.LayerNorm.bias"] = layer_norm_pair(g)
+    s["head.LayerNorm.weight"], s["head.LayerNorm.bias"] = layer_norm_pair(g, D)
     s["head.bias"] = normal(g, vocab_size, std=0.1)
     return s
 
@@ -347,7 +353,31 @@ def make_variant(index, variant):
     return results
 
 
+def write_bench(folder):
+    """A random checkpoint of BERT-base's shapes (12 layers, 12 heads, d 768, 3072 inner, vocab
+    30522, 512 positions, F32, the MLM head tied) for the forward's benchmarks. The toy
+    vocabulary is enough: the benchmark repeats one sentence's ids."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.txt").write_text("\n".join(WORDS + [f"[unused{i}]" for i in range(30522 - len(WORDS))]) + "\n")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": True}))
+    g = torch.Generator().manual_seed(7)
+    state = bert_state(g, 30522, 2, 512, "bert", D=768, INNER=3072, LAYERS=12)
+    config = config_json("bert", 30522)
+    config.update({"num_hidden_layers": 12, "num_attention_heads": 12, "hidden_size": 768,
+                   "intermediate_size": 3072, "max_position_embeddings": 512})
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    write_weights(folder, file_names(state, "bert", True, "tied", False), torch.float32, 1)
+    print(f"wrote a BERT-base shaped checkpoint (random weights) to {folder}")
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", metavar="DIR",
+                        help="write only a BERT-base shaped benchmark checkpoint into DIR")
+    args = parser.parse_args()
+    if args.bench:
+        return write_bench(args.bench)
     torch.manual_seed(0)
     reference = {"note": "random fixture weights and toy vocabularies, not BERT",
                  "layers": LAYERS, "heads": HEADS,

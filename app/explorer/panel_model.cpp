@@ -52,6 +52,19 @@ int stepSelector(const TrainedModelView& model) {
     return requested;
 }
 
+// A sentence pair: every cell, or only A's tokens attending to B's, or B's to A's.
+void pairViewChoice(TrainedModelView& model) {
+    ImGui::TextUnformatted("pair");
+    for (const core::EnumName<core::PairView>& entry : core::kPairViewNames) {
+        ImGui::SameLine();
+        const std::string label(entry.shown());
+        if (ImGui::RadioButton(label.c_str(), model.pairView == entry.value))
+            model.pairView = entry.value;
+        itemTooltip("Which cells of the maps show: every one, sentence A's tokens attending to "
+                    "B's, or B's to A's (the rest drawn as masked). The numbers stay the model's.");
+    }
+}
+
 } // namespace
 
 ExplorerRequest drawModelSection(TrainedModelView& model) {
@@ -61,9 +74,15 @@ ExplorerRequest drawModelSection(TrainedModelView& model) {
     if (!model.steps.empty()) // a real checkpoint has no training steps
         if (const int step = stepSelector(model); step >= 0 && step != model.step)
             request.modelStep = step;
+    if (model.real && model.pairStart > 0) pairViewChoice(model);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
-    if (model.real)
+    if (model.real && model.encoder)
+        ImGui::TextWrapped("Fixed by the model: no mask (every token sees every token), scale "
+                           "1/sqrt(d_head), learned positions, its weights. x of a layer is %s; "
+                           "q, k and v include their biases.",
+                           model.attentionInput.c_str());
+    else if (model.real)
         ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned "
                            "positions, its weights. x of a layer is ln_1 of the residual stream "
                            "entering it; q, k and v include their biases.");

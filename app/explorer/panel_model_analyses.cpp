@@ -38,14 +38,23 @@ core::AttentionMap rolloutMap(const TrainedModelRunner& runner, int layer) {
     return mapWithValues(core::attentionMap(*layers[0], 0, 0), rollout[std::size_t(layer)]);
 }
 
-// A thumbnail (model_view's pooled map) with a causal model's later keys masked: a pooled
-// cell above the diagonal covers only masked cells.
-std::vector<float> thumbnailValues(const core::Mat& map, bool causal) {
+// A thumbnail (RealTrace::thumbnails: `step` tokens a cell each way) with a causal model's later
+// keys masked (a pooled cell above the diagonal covers only masked cells) and the cells a pair
+// view leaves out (each covering only left-out cells).
+std::vector<float> thumbnailValues(const core::Mat& map, int tokens,
+                                   const TrainedModelView& model) {
+    const int step =
+        std::max(1, int((tokens + map.rows() - 1) / std::max<Eigen::Index>(map.rows(), 1)));
     std::vector<float> values(std::size_t(map.size()));
     for (Eigen::Index i = 0; i < map.rows(); ++i)
-        for (Eigen::Index j = 0; j < map.cols(); ++j)
+        for (Eigen::Index j = 0; j < map.cols(); ++j) {
+            const int i0 = int(i) * step, j0 = int(j) * step;
+            const bool hidden = core::hiddenByPairView(model.pairView, model.pairStart, i0, j0) &&
+                                core::hiddenByPairView(model.pairView, model.pairStart,
+                                                       i0 + step - 1, j0 + step - 1);
             values[std::size_t(i * map.cols() + j)] =
-                causal && j > i ? core::kMaskedCell : map(i, j);
+                (!model.encoder && j > i) || hidden ? core::kMaskedCell : map(i, j);
+        }
     return values;
 }
 
@@ -76,7 +85,7 @@ void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& m
     for (; slot < int(maps.size()); ++slot) {
         if (!heads) continue; // only the rollout's layer changed
         const core::Mat& map = maps[std::size_t(slot)];
-        const std::vector<float> values = thumbnailValues(map, !model.encoder);
+        const std::vector<float> values = thumbnailValues(map, int(trace->ids.size()), model);
         gl.setValues(slot, values.data(), int(map.rows()), int(map.cols()));
     }
     const core::AttentionMap rollout = rolloutMap(runner, model.layer);
@@ -85,7 +94,8 @@ void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& m
 }
 
 ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model) {
-    return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer};
+    return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer,
+            model.pairView};
 }
 
 void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
@@ -124,16 +134,14 @@ namespace {
 // The token the lens reads: a combo of "3 ␣mat", the last by default.
 void lensTokenChoice(const core::Tokenized& tokens, TrainedModelView& model) {
     const int n = int(tokens.tokens.size());
-    const int shown =
-        model.lensPosition < 0 || model.lensPosition >= n ? n - 1 : model.lensPosition;
+    const int shown = lensPositionShown(model, n);
     auto label = [&](int i) {
         return std::to_string(i + 1) + "  " + tokens.tokens[std::size_t(i)].text;
     };
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
     if (n > 0 && ImGui::BeginCombo("token", label(shown).c_str())) {
         for (int i = 0; i < n; ++i)
-            if (ImGui::Selectable(label(i).c_str(), i == shown))
-                model.lensPosition = i == n - 1 ? -1 : i;
+            if (ImGui::Selectable(label(i).c_str(), i == shown)) model.lensPosition = i;
         ImGui::EndCombo();
     }
 }
@@ -141,9 +149,19 @@ void lensTokenChoice(const core::Tokenized& tokens, TrainedModelView& model) {
 } // namespace
 
 void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model) {
-    explanation("Logit lens (nostalgebraist 2020): the stream after each layer read through the "
-                "final LayerNorm and the unembedding as if it were the last layer: what the model "
-                "would predict next there. The last row is the model's own prediction.");
+    if (model.encoder)
+        explanation("Logit lens (nostalgebraist 2020) of an encoder: the hidden state after each "
+                    "layer read through the MLM head as if it were the last layer: what the model "
+                    "would fill in at this token there. The last row is its own prediction.");
+    else
+        explanation("Logit lens (nostalgebraist 2020): the stream after each layer read through "
+                    "the final LayerNorm and the unembedding as if it were the last layer: what "
+                    "the model would predict next there. The last row is the model's own "
+                    "prediction.");
+    if (model.encoder && !model.hasHead) {
+        explanation("This checkpoint has no MLM head to read the hidden states through.");
+        return;
+    }
     if (!runner.hasTrace()) return;
     lensTokenChoice(runner.trace().sentences.front().tokens, model);
     const LensRows& lens = runner.lens();
@@ -180,8 +198,11 @@ void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& mod
     int off = 0;
     for (const std::vector<int>& heads : model.ablated) off += int(heads.size());
     if (off == 0) {
-        explanation("Right-click a head to switch it off (its output zeroed before c_proj): the "
-                    "loss and the next token follow.");
+        explanation(model.encoder
+                        ? "Right-click a head to switch it off (its output zeroed before the "
+                          "output dense): what fills the first mask follows."
+                        : "Right-click a head to switch it off (its output zeroed before c_proj): "
+                          "the loss and the next token follow.");
         return;
     }
     const RealOutcomeSummary &now = runner.outcome(), &all = runner.baseline();
@@ -199,7 +220,8 @@ void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& mod
         ImGui::SameLine();
         ImGui::Text(" loss %.3f nats (all heads on: %.3f)", now.loss, all.loss);
     }
-    std::string line = "next:";
+    std::string line = model.encoder ? model.maskText + ":" : "next:";
+    if (model.encoder && now.next.empty()) line += " (type one to see it move)";
     for (std::size_t k = 0; k < now.next.size() && k < 3; ++k) {
         const core::models::TokenChoice& c = now.next[k];
         line += "  " + c.token + " " + percent(c.probability);

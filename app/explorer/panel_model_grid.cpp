@@ -31,8 +31,10 @@ void drawModelGridModes(TrainedModelView& model) {
         "The heads of the layer chosen in Controls (L / Shift+L), with their titles.",
         "Every head of every layer on this sentence: rows are layers, columns heads. Click one "
         "to open it, right-click to switch it off.",
-        "How much each head behaves like a known kind (TransformerLens's detectors), measured on "
-        "a random token sequence repeated twice. Click a cell to open that head.",
+        "How much each head behaves like a known kind: TransformerLens's detectors on a random "
+        "token sequence repeated twice (GPT-2), Clark et al.'s attention to the previous and next "
+        "token, itself, [CLS] and [SEP] on this sentence (encoders). Click a cell to open that "
+        "head.",
         "How much each token draws from each input token through the layers up to the one "
         "chosen (attention rollout).",
         "What the model would predict after each layer, for a token of the sentence (the logit "
@@ -103,6 +105,17 @@ void cellInteraction(const Grid& g, int l, int h, const std::string& tip, Traine
     saved.tab = core::ViewTab::Head;
 }
 
+// A sentence pair: where B starts, at `share` of the way along both axes of a cell.
+void markPair(const Grid& g, int l, int h, float share) {
+    const ImVec2 min = g.cell(l, h);
+    const float at = g.side * share;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddLine(ImVec2(min.x + at, min.y), ImVec2(min.x + at, min.y + g.side),
+                  IM_COL32(255, 255, 255, 150));
+    draw->AddLine(ImVec2(min.x, min.y + at), ImVec2(min.x + g.side, min.y + at),
+                  IM_COL32(255, 255, 255, 150));
+}
+
 // A head switched off: greyed, with a red diagonal (as the pipeline marks one).
 void markSwitchedOff(const Grid& g, int l, int h) {
     const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
@@ -144,11 +157,14 @@ void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
     drawAblationSummary(runner, model);
     const Grid g = layoutGrid(model.layers, heads, 2.0f, model);
     ImDrawList* draw = ImGui::GetWindowDrawList();
+    const int tokens = runner.realTrace() ? int(runner.realTrace()->ids.size()) : 0;
     for (int l = 0; l < model.layers; ++l)
         for (int h = 0; h < heads; ++h) {
             const ImVec2 min = g.cell(l, h);
             gl.draw(draw, l * heads + h, min, ImVec2(min.x + g.side, min.y + g.side),
                     saved.colormap, 0.0f, 1.0f);
+            if (model.pairStart > 0 && tokens > 0)
+                markPair(g, l, h, float(model.pairStart) / float(tokens));
             const bool off = std::size_t(l) < model.ablated.size() &&
                              core::containsHead(model.ablated[std::size_t(l)], h);
             if (off) markSwitchedOff(g, l, h);

@@ -252,6 +252,12 @@ struct InputStage {
 };
 
 InputStage inputStage(const TrainedModelView& model) {
+    if (model.real && model.encoder)
+        return {"X  (the hidden state)",
+                "One d_model-wide row per token: " + model.attentionInput + ", what layer " +
+                    std::to_string(model.layer + 1) +
+                    "'s attention reads (layer 1: the "
+                    "embeddings' LayerNorm of token + position + token type)."};
     if (model.real)
         return {"X  (ln_1 of the residual stream)",
                 "One d_model-wide row per token: layer " + std::to_string(model.layer + 1) +

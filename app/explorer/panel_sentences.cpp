@@ -26,10 +26,19 @@ void glyphsNote(const std::string& text) {
     }
 }
 
+// What a token chip's tooltip says of a model's guesses: the next token (decoders), or what
+// the MLM head would put at the token (encoders).
+struct ChipGuesses {
+    const std::vector<std::string>* predictions = nullptr; // one per token
+    bool encoder = false;
+    int pairStart = -1; // a sentence pair: "B" marks its first token
+};
+
 // Tokens as small chips; hovering one lights its row up in every head. With a trained model,
-// `predictions` (one per token) says in the tooltip what the model expects next.
+// the tooltip says what the model guesses there.
 void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, Selection& selection,
-                const std::vector<std::string>* predictions = nullptr) {
+                const ChipGuesses& guesses = {}) {
+    const std::vector<std::string>* predictions = guesses.predictions;
     const int count = tokens ? int(tokens->tokens.size()) : 0;
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (int i = 0; i < std::max(count, paddedLength); ++i) {
@@ -40,6 +49,10 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, S
         if (i > 0) {
             ImGui::SameLine(0, 3);
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
+        }
+        if (i == guesses.pairStart) { // sentence B starts here
+            ImGui::TextDisabled("| B:");
+            ImGui::SameLine(0, 3);
         }
         ImGui::PushID(i);
         const bool lit = isShown && (selection.hover.query == i || selection.pinnedQuery == i);
@@ -55,8 +68,11 @@ void tokenChips(const core::Tokenized* tokens, int paddedLength, bool isShown, S
             selection.nextHover.query = i;
             const bool predicted = !isPad && predictions && i < int(predictions->size());
             if (predicted)
-                ImGui::SetTooltip("token %d; the model expects next: %s; click to pin its row",
-                                  i + 1, (*predictions)[std::size_t(i)].c_str());
+                ImGui::SetTooltip(
+                    guesses.encoder ? "token %d; the MLM head would put here: %s; click to pin "
+                                      "its row"
+                                    : "token %d; the model expects next: %s; click to pin its row",
+                    i + 1, (*predictions)[std::size_t(i)].c_str());
             else
                 ImGui::SetTooltip(isPad ? "padding: keys here are masked for this sentence"
                                         : "token %d; click to pin its row",
@@ -131,8 +147,10 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
     if (tokens) capWarning("sentence", std::size_t(b), *tokens);
     const TrainedModelView& model = c.model;
     const bool described = model.open && b < int(model.predictions.size());
+    const ChipGuesses guesses{described ? &model.predictions[std::size_t(b)] : nullptr,
+                              model.encoder, model.pairStart};
     tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == selection.batchIndex,
-               selection, described ? &model.predictions[std::size_t(b)] : nullptr);
+               selection, guesses);
     if (described) unknownWordsLine(model.unknownWords[std::size_t(b)]);
     ImGui::PopID();
     ImGui::Spacing();
@@ -186,6 +204,42 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
     return request;
 }
 
+// An encoder: its sentence B (a pair when not empty) and what its MLM head fills in at each
+// mask token, live.
+void encoderRows(TrainedModelView& model) {
+    if (model.pairs) {
+        ImGui::TextDisabled("Sentence B (optional: [CLS] A [SEP] B [SEP])");
+        ImGui::SetNextItemWidth(-1.0f);
+        textField("##pair", "Sentence B of a pair", model.pairText);
+        const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+        model.pairFieldAt[0] = min.x + size.x / 2, model.pairFieldAt[1] = min.y + size.y / 2;
+        itemTooltip(
+            "A second sentence: the model reads the pair, with token types 0 and 1; the "
+            "maps draw a line where B starts, and Controls can show A -> B or B -> A only.");
+        glyphsNote(model.pairText);
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (!model.hasHead)
+        ImGui::TextWrapped("This checkpoint has no MLM head (a bare encoder), so nothing fills a "
+                           "mask: open one saved with its head (...ForMaskedLM).");
+    else if (model.maskFills.empty())
+        ImGui::TextWrapped("Type %s in the sentence to see what the model fills in.",
+                           model.maskText.c_str());
+    ImGui::PopStyleColor();
+    for (std::size_t k = 0; k < model.maskFills.size(); ++k) {
+        const TrainedModelView::MaskFill& fill = model.maskFills[k];
+        std::string line;
+        for (const core::models::TokenChoice& choice : fill.top) {
+            char probability[32];
+            std::snprintf(probability, sizeof probability, " %.1f%%", 100.0 * choice.probability);
+            line += (line.empty() ? "" : "   ") + choice.token + probability;
+        }
+        ImGui::Text("%s %zu (token %d):", model.maskText.c_str(), k + 1, fill.position + 1);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", line.c_str());
+    }
+}
+
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings
 // but those shown under their fields (capWarning) or beside their control (the weights').
 void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFields) {
@@ -212,7 +266,7 @@ void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFie
 
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   const TrainedModelView& model, Selection& selection,
+                                   TrainedModelView& model, Selection& selection,
                                    bool& focusSentence) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
@@ -220,6 +274,7 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
     const SentenceContext context{trace, model, selection, focusSentence};
     for (int b = 0; b < int(scene.sentences.size()); ++b)
         if (!sentenceRow(b, scene, context)) break;
+    if (model.real && model.encoder) encoderRows(model);
     const ExplorerRequest request = batchButtons(scene, model);
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");

@@ -22,7 +22,7 @@ namespace app {
 // Sentence(s), batch and cross-attention source; token chips that light up rows; the demos.
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   const TrainedModelView& model, Selection& selection,
+                                   TrainedModelView& model, Selection& selection,
                                    bool& focusSentence);
 
 // Sizes, seed, mask, positional encoding, scale, how the maps are coloured, the pitfalls; a

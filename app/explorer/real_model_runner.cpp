@@ -79,13 +79,14 @@ void TrainedModelRunner::openReal(std::shared_ptr<const core::models::RealModel>
 
 TrainedModelRunner::RealOutcome
 TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model,
-                            RealRequest request) {
+                            RealRequest request, std::size_t layerBudget) {
     RealOutcome out;
     try {
         core::models::RealTraceOptions options;
         options.topK = 5; // a token chip's tooltip lists the five most likely tokens
         options.ablated = request.ablated;
         options.pair = request.pair;
+        options.keepBytes = layerBudget;
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
         core::train::ModelSentence s;
@@ -173,15 +174,22 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
     request.baseline = std::any_of(ablated.begin(), ablated.end(),
                                    [](const std::vector<int>& l) { return !l.empty(); }) &&
                        !(baseline_.valid && baselineText_ == sentences[0] + '\n' + pair);
-    worker_ = std::async(std::launch::async, runReal, real_, std::move(request));
+    worker_ = std::async(std::launch::async, runReal, real_, std::move(request), layerBudget_);
     return replaced;
+}
+
+int lensPositionShown(const TrainedModelView& model, int n) {
+    if (model.lensPosition >= 0 && model.lensPosition < n) return model.lensPosition;
+    if (!model.maskFills.empty() && model.maskFills.front().position < n)
+        return model.maskFills.front().position;
+    return n - 1;
 }
 
 void TrainedModelRunner::requestLens(int position) {
     pollLens();
     if (!realTrace_ || lensWorker_.valid()) return;
     const int n = int(realTrace_->ids.size());
-    position = position < 0 || position >= n ? n - 1 : position;
+    position = std::clamp(position, 0, n - 1); // the caller's lensPositionShown
     if (lens_.generation == generation_ && lens_.position == position) return;
     lensWorker_ = std::async(std::launch::async, [model = real_, trace = realTrace_, position,
                                                   generation = generation_] {
@@ -280,6 +288,7 @@ void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view)
     view.hasHead = model.net->hasHead();
     view.pairs = model.tokenizer->takesPairs();
     view.attentionInput = model.net->attentionInputName();
+    view.maskText = model.maskText();
     describeRealTrace(runner, view);
     view.layers = c.layers;
     view.layer = std::clamp(view.layer, 0, c.layers - 1);

@@ -107,9 +107,12 @@ void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& vie
     const int detector = view.detector, lensPosition = view.lensPosition;
     const bool valueWeighted = view.valueWeighted;
     core::train::HeadLists ablated = std::move(view.ablated);
+    std::string pairText = std::move(view.pairText); // typed by the user: kept
+    const core::PairView pairView = view.pairView;
     view = {};
     view.grid = grid, view.detector = detector, view.lensPosition = lensPosition;
     view.valueWeighted = valueWeighted;
+    view.pairText = std::move(pairText), view.pairView = pairView;
     if (model.isReal()) view.ablated = std::move(ablated); // a trained model has no switches here
     if (model.isReal()) {
         view.layer = layer;

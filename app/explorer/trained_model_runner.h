@@ -26,10 +26,6 @@ namespace app {
 enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens };
 inline constexpr int kModelGridModes = 5;
 
-// The sentence-pair filter of an encoder's maps (BertViz's sentence-pair view): every cell, or
-// only the attention from sentence A's tokens to B's, or from B's to A's.
-enum class PairFilter { All, AToB, BToA };
-
 // What the panels show of the open model and which layer they show: filled by
 // describeTrainedModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
 // mode and score; the heads switched off; the logit lens's token).
@@ -59,10 +55,12 @@ struct TrainedModelView {
     // An encoder (BERT, RoBERTa, DistilBERT): bidirectional, its MLM head fills [MASK]s, and it
     // reads a sentence pair when `pairText` is set.
     bool encoder = false, hasHead = true, pairs = false;
-    std::string attentionInput; // what a layer's attention reads, for the Pipeline tab
-    std::string pairText;       // sentence B, typed in the sentences panel ("" for none)
-    int pairStart = -1;         // the shown trace's first token of sentence B
-    PairFilter pairFilter = PairFilter::All;
+    std::string attentionInput;    // what a layer's attention reads, for the Pipeline tab
+    std::string maskText;          // the mask token as typed: "[MASK]", "<mask>"
+    std::string pairText;          // sentence B, typed in the sentences panel ("" for none)
+    float pairFieldAt[2] = {0, 0}; // the centre of sentence B's field (the state file)
+    int pairStart = -1;            // the shown trace's first token of sentence B
+    core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
     struct MaskFill {
         int position = 0;                           // the [MASK]'s token index
         std::vector<core::models::TokenChoice> top; // the MLM head's five, most likely first
@@ -70,14 +68,17 @@ struct TrainedModelView {
     std::vector<MaskFill> maskFills; // one per mask token of the shown trace
 };
 
+// The token the logit lens reads: the one chosen, else an encoder's first mask token, else the
+// last of the n.
+int lensPositionShown(const TrainedModelView& model, int n);
+
 // What the model view's textures hold: uploaded again when any of it changes.
 struct ModelMapsKey {
     int generation = -1;
     bool valueWeighted = false; // shown and ready
     int layer = -1;
-    bool operator==(const ModelMapsKey& o) const {
-        return generation == o.generation && valueWeighted == o.valueWeighted && layer == o.layer;
-    }
+    core::PairView pairView = core::PairView::All;
+    bool operator==(const ModelMapsKey& o) const = default;
 };
 
 // A real model's loss on the sentence and its five most likely tokens after the last one:
@@ -177,6 +178,9 @@ class TrainedModelRunner {
     }
     const std::string& valueWeightedError() const { return weightedError_; }
     const LensRows& lens() const { return lens_; }
+    // How much of a real trace's layers is kept whole (core::models::kLayerTraceBudget); the
+    // rest is made again when shown. Tests make it small.
+    void setLayerBudget(std::size_t bytes) { layerBudget_ = bytes; }
     bool lensComputing() const { return lensWorker_.valid(); }
 
   private:
@@ -201,7 +205,7 @@ class TrainedModelRunner {
         std::string error;
     };
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
-                               RealRequest request);
+                               RealRequest request, std::size_t layerBudget);
     bool updateReal(const std::vector<std::string>& sentences, double now,
                     const core::train::HeadLists& ablated, const std::string& pair);
     void pollLayer();
@@ -227,6 +231,7 @@ class TrainedModelRunner {
     std::future<MadeLayer> layerWorker_;
     MadeLayer made_;
     std::string lastPair_;
+    std::size_t layerBudget_ = core::models::kLayerTraceBudget;
     int generation_ = 0;
     core::train::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

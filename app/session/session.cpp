@@ -75,6 +75,7 @@ bool Session::init() {
         recompute(false);
     } else if (options_.realModel) { // its first trace comes from the worker, frames go on
         showRealModel(options_.realModel, options_.scene.sentences);
+        explorer_.model.pairText = options_.real.pair; // --pair: sentence B of an encoder
         rememberRecentModel(options_.realModel->location.source);
         explorer_.model.layer = options_.modelLayer - 1;
         recompute(false);
@@ -263,15 +264,16 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
                        {explorer_.saved, explorer_.selection, gl_});
         return;
     }
-    if (explorer_.model.grid == ModelGridMode::LogitLens)
-        modelRunner_.requestLens(explorer_.model.lensPosition);
+    if (explorer_.model.grid == ModelGridMode::LogitLens && modelRunner_.hasTrace())
+        modelRunner_.requestLens(lensPositionShown(
+            explorer_.model, int(modelRunner_.trace().sentences.front().tokens.tokens.size())));
     if (explorer_.model.valueWeighted && explorer_.model.grid == ModelGridMode::EveryLayer)
         modelRunner_.requestValueWeighted(); // only while shown: as many maps as the weights
     if (const ModelMapsKey key = modelMapsKey(modelRunner_, explorer_.model);
         !(key == modelMaps_)) {
-        const bool heads =
-            key.generation != modelMaps_.generation ||
-            key.valueWeighted != modelMaps_.valueWeighted; // else the rollout's layer
+        const bool heads = key.generation != modelMaps_.generation ||
+                           key.valueWeighted != modelMaps_.valueWeighted ||
+                           key.pairView != modelMaps_.pairView; // else the rollout's layer
         uploadModelMaps(modelRunner_, explorer_.model, modelGl_, heads);
         modelMaps_ = key;
     }

@@ -137,7 +137,8 @@ class Session {
     std::optional<ReplacedScene> replaced_;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
-    int shownLayer_ = -1;     // the model's layer in trace_
+    int shownLayer_ = -1;                                // the model's layer in trace_
+    core::PairView shownPairView_ = core::PairView::All; // the pair view of trace_
     bool mapsStale_ = false;  // trace_ was swapped outside recompute: upload the maps
     std::string windowTitle_; // set by the next frame (the window is a frame's argument)
     std::string shownTitle_ = "mha-viz \xE2\x80\x94 multi-head attention"; // without "Opening"

@@ -88,10 +88,13 @@ void Session::followPendingModel() {
     explorer_.openModel.loading.clear();
     try {
         std::shared_ptr<const core::models::RealModel> model = pendingModel_.get();
-        const bool sameFamily = modelRunner_.isReal();
+        // The same family reads what was typed; another gets its own default (a [MASK] to fill
+        // for an encoder).
+        const bool sameFamily =
+            modelRunner_.isReal() && modelRunner_.realModel().family == model->family;
+        const std::string first = model->defaultSentence();
         showRealModel(std::move(model),
-                      sameFamily ? scene_.sentences
-                                 : std::vector<std::string>{core::models::kDefaultRealSentence});
+                      sameFamily ? scene_.sentences : std::vector<std::string>{first});
         showNotice("Opened " + explorer_.model.title, 3.0);
         rememberRecentModel(name);
         explorer_.openModel.open = false; // the dialog did its job; it stays open on an error
@@ -142,6 +145,7 @@ void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model
     explorer_.model.layer = 0;
     explorer_.model.ablated.clear(); // another model's heads
     explorer_.model.lensPosition = -1;
+    explorer_.model.pairView = core::PairView::All;
     describeTrainedModel(modelRunner_, explorer_.model);
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
@@ -192,17 +196,25 @@ bool Session::followModel() {
         scene_ = fixed;
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
-    if (modelRunner_.update(scene_.sentences, ImGui::GetTime(), explorer_.model.ablated)) {
+    const TrainedModelView& model = explorer_.model;
+    if (modelRunner_.update(scene_.sentences, ImGui::GetTime(), model.ablated,
+                            model.pairs ? model.pairText : std::string())) {
         describeTrainedModel(modelRunner_, explorer_.model);
         shownLayer_ = -1;
     }
     if (!modelRunner_.hasTrace()) return false;
     explorer_.model.layer = std::clamp(explorer_.model.layer, 0, explorer_.model.layers - 1);
-    if (explorer_.model.layer == shownLayer_) return false;
+    if (explorer_.model.layer == shownLayer_ && model.pairView == shownPairView_) return false;
     // A layer a real trace did not keep is made on a worker: the last one stays meanwhile.
     std::shared_ptr<const core::Trace> layer = modelRunner_.layerTrace(explorer_.model.layer);
     if (!layer) return false;
     shownLayer_ = explorer_.model.layer;
+    shownPairView_ = model.pairView;
+    if (layer->pairStart > 0 && model.pairView != core::PairView::All) {
+        auto filtered = std::make_shared<core::Trace>(*layer); // the views mask the other cells
+        filtered->pairView = model.pairView;
+        layer = std::move(filtered);
+    }
     trace_ = std::move(layer);
     return true;
 }

@@ -65,6 +65,9 @@ std::vector<KeyRow> explorerKeyRows() {
           {GLFW_KEY_G, kShift, A::PreviousModelView},
           {GLFW_KEY_W, 0, A::ToggleValueWeighted}}},
         {S::Explorer,
+         "an encoder's sentence pair: every cell, A -> B, B -> A",
+         {{GLFW_KEY_B, 0, A::NextPairView}}},
+        {S::Explorer,
          "next / previous step in the step-through",
          {{GLFW_KEY_N, 0, A::NextStep}, {GLFW_KEY_P, 0, A::PreviousStep}}},
         {S::Anywhere,
@@ -388,6 +391,10 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
         break;
     case A::ToggleValueWeighted:
         if (t.explorer.model.real) t.explorer.model.valueWeighted = !t.explorer.model.valueWeighted;
+        break;
+    case A::NextPairView:
+        if (t.explorer.model.pairStart > 0)
+            t.explorer.model.pairView = core::PairView((int(t.explorer.model.pairView) + 1) % 3);
         break;
     default:
         break;

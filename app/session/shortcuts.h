@@ -59,6 +59,7 @@ enum class ShortcutAction {
     NextModelView,       // G, a real model's middle panel: layer, every layer, detectors, ...
     PreviousModelView,   // Shift+G
     ToggleValueWeighted, // W, the model view: weights <-> value-weighted
+    NextPairView,        // B, an encoder's sentence pair: all, A -> B, B -> A
     UndoScene,           // Ctrl+Z: back to the scene a demo or a file replaced
     // The Train view, outside text fields.
     TrainStartPause,   // Space

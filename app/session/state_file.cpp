@@ -103,6 +103,36 @@ void writeModelAnalyses(core::JsonWriter& json, const TrainedModelView& model) {
     json.endArray();
 }
 
+// An encoder's sentence pair and the mask tokens filled: "pair_start" (from 0, -1 without B),
+// the pair view, and per mask its position and the top tokens.
+void writeEncoder(core::JsonWriter& json, const TrainedModelView& model) {
+    json.key("encoder");
+    json.value(model.encoder);
+    json.key("pair_text");
+    json.value(model.pairText);
+    json.key("pair_start");
+    json.value(model.pairStart);
+    json.key("pair_view");
+    json.value(std::string(core::toString(model.pairView)));
+    json.key("pair_field_at");
+    json.beginArray();
+    for (float v : model.pairFieldAt) json.value(v);
+    json.endArray();
+    json.key("mask_fills");
+    json.beginArray();
+    for (const TrainedModelView::MaskFill& fill : model.maskFills) {
+        json.beginObject();
+        json.key("position");
+        json.value(fill.position);
+        json.key("top");
+        json.beginArray();
+        for (const core::models::TokenChoice& choice : fill.top) json.value(choice.token);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+}
+
 // The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
 void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
     static const char* const grids[] = {"layer_heads", "every_layer", "detectors", "rollout",
@@ -137,6 +167,7 @@ void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
         for (const std::string& p : model.predictions.front()) json.value(p);
     json.endArray();
     writeModelAnalyses(json, model);
+    writeEncoder(json, model);
     json.endObject();
 }
 

@@ -247,6 +247,23 @@ MapHit mapInput(const core::AttentionMap& map, const MapGeometry& g, const MapSt
 
 } // namespace
 
+namespace {
+
+// A sentence pair: a line before sentence B's first query and first key.
+void drawPairDivider(ImDrawList* draw, const core::AttentionMap& map, const MapGeometry& g) {
+    if (map.pairStart <= 0 || map.pairStart >= map.rows || map.pairStart >= map.cols) return;
+    const float cellW = (g.mapMax.x - g.mapMin.x) / float(map.cols);
+    const float cellH = (g.mapMax.y - g.mapMin.y) / float(map.rows);
+    const float x = g.mapMin.x + cellW * float(map.pairStart);
+    const float y = g.mapMin.y + cellH * float(map.pairStart);
+    const ImU32 color = IM_COL32(255, 255, 255, 200);
+    const float thickness = std::clamp(std::min(cellW, cellH) * 0.15f, 1.0f, 2.5f);
+    draw->AddLine(ImVec2(x, g.mapMin.y), ImVec2(x, g.mapMax.y), color, thickness);
+    draw->AddLine(ImVec2(g.mapMin.x, y), ImVec2(g.mapMax.x, y), color, thickness);
+}
+
+} // namespace
+
 MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, Selection* selection,
                ImVec2 size, LabelMode labels) {
     if (!style.shareHover) selection = nullptr; // rows here are not this sentence's queries
@@ -255,6 +272,7 @@ MapHit drawMap(const core::AttentionMap& map, const MapStyle& style, Selection* 
     // Seams between cells once they are big enough to read as a grid.
     style.gl->draw(draw, style.slot, g.mapMin, g.mapMax, style.colormap, style.valueMin,
                    style.valueMax, g.cell >= 10.0f);
+    drawPairDivider(draw, map, g);
     // Maps of this sentence's queries x keys light up together; others (heads x queries) not.
     // From the previous frame's hover, so every head lights up together.
     const CellRef hover = selection ? selection->hover : CellRef{};

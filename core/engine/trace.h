@@ -20,6 +20,18 @@ inline int modelHeadIndex(int layer, int head, int heads) {
     return layer * (heads > 0 ? heads : 1) + head;
 }
 
+// Which cells of an encoder's sentence pair ([CLS] A [SEP] B [SEP]) the views show, the rest
+// drawn as masked: every cell, sentence A's tokens attending to B's, or B's to A's (BertViz's
+// sentence-pair view). Only for display: the numbers are the model's.
+enum class PairView { All, AToB, BToA };
+inline constexpr EnumName<PairView> kPairViewNames[] = {
+    {PairView::All, "all", "all"},
+    {PairView::AToB, "a_to_b", "A \xE2\x86\x92 B"},
+    {PairView::BToA, "b_to_a", "B \xE2\x86\x92 A"}};
+constexpr std::span<const EnumName<PairView>> enumNames(PairView) {
+    return kPairViewNames;
+}
+
 struct Trace {
     Scene scene;                            // how this trace was made
     std::vector<std::string> headNames;     // H
@@ -29,7 +41,9 @@ struct Trace {
     std::shared_ptr<const Weights> weights; // shared: unchanged across recomputes of one seed
     AttentionInput input;                   // x: (B*N) x d_model, xSource: (B*M) x d_model
     Attention attention;                    // q, k, v, scores, weights, head outputs, output
-    int layer = 0; // which layer of a model this is (0 for a scene): its heads' colours follow
+    int layer = 0;      // which layer of a model this is (0 for a scene): its heads' colours follow
+    int pairStart = -1; // an encoder's sentence pair: the first token of sentence B
+    PairView pairView = PairView::All;
 
     // Head h's place in its model (modelHeadIndex): the index of its colour.
     int headColorIndex(int h) const { return modelHeadIndex(layer, h, attention.heads); }

@@ -32,6 +32,12 @@ std::vector<std::string> labels(const Tokenized& sentence, int length) {
 
 } // namespace
 
+bool hiddenByPairView(PairView view, int pairStart, int i, int j) {
+    if (view == PairView::All || pairStart < 0) return false;
+    const bool aQuery = i < pairStart, aKey = j < pairStart;
+    return view == PairView::AToB ? !(aQuery && !aKey) : !(!aQuery && aKey);
+}
+
 AttentionMap attentionMap(const Trace& trace, int b, int h) {
     const Attention& a = trace.attention;
     AttentionMap map;
@@ -53,6 +59,16 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
         // Masked cells are below any weight; NaN weights are passed over, as before.
         map.maxWeight = std::max(map.maxWeight, row.maxCoeff<Eigen::PropagateNumbers>());
     }
+    if (trace.pairView != PairView::All && trace.pairStart > 0) {
+        map.maxWeight = 0;
+        for (int i = 0; i < map.rows; ++i)
+            for (int j = 0; j < map.cols; ++j) {
+                float& v = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
+                if (hiddenByPairView(trace.pairView, trace.pairStart, i, j)) v = kMaskedCell;
+                if (v != kMaskedCell) map.maxWeight = std::max(map.maxWeight, v);
+            }
+    }
+    map.pairStart = trace.pairStart;
     map.queryLabels = labels(trace.sentences[std::size_t(b)], map.rows);
     map.keyLabels = labels(trace.keySide(b), map.cols);
     return map;

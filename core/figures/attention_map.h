@@ -23,8 +23,14 @@ struct AttentionMap {
     std::vector<float> values; // rows x cols, row-major; kMaskedCell where masked
     std::vector<std::string> queryLabels, keyLabels; // "<pad>" past a sentence's end
     float maxWeight = 0; // largest unmasked weight (per-head colour scale)
+    int pairStart = -1;  // a sentence pair: where B starts (a divider on both axes), else -1
 };
 
+// Whether cell (i, j) is outside the block a pair view shows (Trace::pairView).
+bool hiddenByPairView(PairView view, int pairStart, int i, int j);
+
+// The head's weights with masked cells marked; with a pair view, the cells outside its block
+// are marked masked too.
 AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
 // Head `head` of layer `layer` of a trained model's probe maps (causal: later keys masked).
 AttentionMap attentionMap(const train::ProbeMaps& maps, int layer, int head);

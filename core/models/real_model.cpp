@@ -105,6 +105,7 @@ std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention
     layer->input.heads = model.config().heads;
     layer->input.causal = !model.isEncoder();
     layer->layer = l;
+    layer->pairStart = r.pairStart; // the views mark where sentence B starts
     layer->weights = model.net->attentionWeights(l);
     layer->input.x = std::move(input);
     layer->attention = std::move(attention);
@@ -128,8 +129,8 @@ void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, 
     }
     r.meanAttention.push_back(mean / Scalar(std::max(attention.heads, 1)));
     const std::size_t bytes = layerTraceBytes(r.model->config(), std::size_t(n));
-    if (bytes <= budget) {
-        budget -= bytes;
+    if (bytes <= budget || r.layers.empty()) { // layer 1 always: the views' labels and mask
+        budget -= std::min(bytes, budget);
         r.layers.push_back(makeLayerTrace(r, l, std::move(attention), std::move(input)));
     } else {
         budget = 0; // later layers are not kept either: what is kept is a prefix

@@ -4,8 +4,9 @@
 // model's predictions.
 //
 // Traces stay bounded: a layer's trace holds its H attention maps of N x N twice (scores and
-// weights), 5 GB for GPT-2 xl at 1024 tokens. RealTrace keeps every layer's trace only while
-// they fit RealTraceOptions::keepBytes; it always keeps the stream before each layer, so
+// weights), 5 GB for GPT-2 xl at 1024 tokens. RealTrace keeps the first layer's trace, and the
+// next ones while they fit RealTraceOptions::keepBytes; it always keeps the stream before each
+// layer, so
 // RealTrace::layer(l) recomputes a layer it did not keep from its stream, bit for bit, by the
 // same code. What shows every layer at once keeps less: a small map of each head (thumbnails)
 // and each layer's mean attention (the rollout's input).
@@ -86,7 +87,8 @@ struct RealTrace {
     std::vector<std::vector<TokenChoice>> predictions;
     double loss = 0; // decoders: mean next-token cross-entropy over positions 0..N-2 (nats)
     std::vector<std::vector<int>> ablated;            // as RealTraceOptions, kept for layer()
-    std::vector<std::shared_ptr<const Trace>> layers; // L; null for a layer not kept
+    std::vector<std::shared_ptr<const Trace>> layers; // L; null for a layer not kept (never
+                                                      // the first)
     std::vector<Mat> residual;      // L + 1, N x d: the stream before each layer and after the last
     std::vector<Mat> meanAttention; // L, N x N: each layer's attention averaged over its heads
     std::vector<Mat> thumbnails;    // L x H maps (layer-major), at most kThumbnailSide square

@@ -1,6 +1,8 @@
 // The forward's building blocks (tensor_ops.h).
 #include "models/tensor_ops.h"
 
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -73,8 +75,10 @@ void activate(Mat& x, const std::string& kind) {
     if (kind == "relu") {
         a = a.cwiseMax(Scalar(0));
     } else if (kind == "gelu") { // the exact GELU, with erf (BERT's)
-        x = x.unaryExpr(
-            [](Scalar v) { return Scalar(0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2))); });
+        // Eigen's vectorised float erf (a few ulp, as PyTorch's own): std::erf in double, one
+        // call per entry, took 40 % of BERT-base's forward at 128 tokens.
+        const Scalar invSqrt2 = Scalar(1.0 / std::numbers::sqrt2);
+        a = Scalar(0.5) * a * (Scalar(1) + (a * invSqrt2).erf());
     } else if (kind == "gelu_new" || kind == "gelu_pytorch_tanh" || kind == "gelu_fast") {
         // The tanh approximation GPT-2 was trained with. In float with Eigen's vectorised tanh
         // (a few ulp): std::tanh in double, one call per entry, took as long as the MLP's

@@ -15,7 +15,7 @@ build=$(cd "$1" && pwd)
 seconds=${2:-60}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
-             fuzz_gpt2_tokenizer"
+             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -39,6 +39,9 @@ for target in "${targets[@]}"; do
     fuzz_gpt2_tokenizer) # vocabulary, merges and text (fuzz_gpt2_tokenizer.cpp)
         max_len=4096 dict=$here/tokenizer.dict
         cp "$here/corpus/gpt2_tokenizer/"* "$corpus/" ;;
+    fuzz_wordpiece_tokenizer) # a mode byte, a vocabulary, a text (fuzz_wordpiece_tokenizer.cpp)
+        max_len=4096 dict=$here/tokenizer.dict
+        cp "$here/corpus/wordpiece_tokenizer/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp "$here/corpus/run_files/"* "$corpus/" ;;

@@ -1,0 +1,79 @@
+// A real model's trace kept bounded (core/models/real_model.h): past the budget a layer's trace
+// is not kept, and RealTrace::layer makes it again from the stream before it, bit for bit; the
+// thumbnails and layer means that the model view and the rollout read are kept either way, and
+// the JSON written is the same. On the GPT-2 and BERT fixtures.
+#include "models/real_model.h"
+#include "models/real_trace_json.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace {
+
+using namespace core::models;
+namespace fs = std::filesystem;
+
+const RealModel& fixture(const std::string& path) {
+    static std::map<std::string, std::unique_ptr<RealModel>> opened;
+    auto& m = opened[path];
+    if (!m) m = openRealModel((fs::path(MHA_FIXTURE_DIR) / path).string());
+    return *m;
+}
+
+void expectSameLayer(const core::Trace& a, const core::Trace& b) {
+    EXPECT_EQ(a.attention.attention, b.attention.attention); // bit for bit
+    EXPECT_EQ(a.attention.scores, b.attention.scores);
+    EXPECT_EQ(a.attention.output, b.attention.output);
+    EXPECT_EQ(a.input.x, b.input.x);
+    EXPECT_EQ(a.layer, b.layer);
+    EXPECT_EQ(a.pairStart, b.pairStart);
+    EXPECT_EQ(a.weights, b.weights);
+}
+
+class BoundedTrace : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BoundedTrace, ALayerNotKeptIsMadeAgainBitForBit) {
+    const RealModel& model = fixture(GetParam());
+    const std::string text = model.isEncoder() ? "the cat sat on the mat" : "The cat sat on";
+    RealTraceOptions all, none;
+    all.ablated = none.ablated = {{}, {1}};
+    none.keepBytes = 0;
+    const RealTrace kept = traceRealModel(model, text, all);
+    const RealTrace lean = traceRealModel(model, text, none);
+    ASSERT_EQ(lean.layers.size(), 2u);
+    EXPECT_NE(lean.layers[0], nullptr) << "the first layer is always kept";
+    EXPECT_EQ(lean.layers[1], nullptr) << "past the budget";
+    for (int l = 0; l < 2; ++l) expectSameLayer(*kept.layer(l), *lean.layer(l));
+    EXPECT_TRUE(lean.layer(1)->attention.headAblated.at(1)) << "the switches apply again";
+    EXPECT_EQ(kept.meanAttention, lean.meanAttention);
+    EXPECT_EQ(kept.thumbnails, lean.thumbnails);
+    std::ostringstream a, b;
+    writeRealTraceJson(model, kept, {}, a);
+    writeRealTraceJson(model, lean, {}, b);
+    EXPECT_EQ(a.str(), b.str());
+    EXPECT_THROW(lean.layer(2), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BoundedTrace,
+                         ::testing::Values("gpt2/f32", "bert/bert_f32", "bert/roberta_f32"),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             std::replace(name.begin(), name.end(), '/', '_');
+                             return name;
+                         });
+
+TEST(Thumbnail, PoolsToAtMostTheSideKeepingEachBlocksLargestWeight) {
+    core::Mat map = core::Mat::Zero(300, 300); // 300 x 300: a diagonal of 1
+    for (int i = 0; i < 300; ++i) map(i, i) = 1;
+    const core::Mat small = thumbnailOf(map, 128); // 3 cells a pixel each way: 100 x 100
+    ASSERT_EQ(small.rows(), 100);
+    ASSERT_EQ(small.cols(), 100);
+    EXPECT_EQ(small.diagonal().minCoeff(), 1.0f) << "the diagonal stays visible";
+    EXPECT_EQ(small(0, 1), 0.0f);
+    const core::Mat fits = core::Mat::Random(40, 40); // 40 x 40
+    EXPECT_EQ(thumbnailOf(fits, 128), fits);
+}
+
+} // namespace
