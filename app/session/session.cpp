@@ -225,6 +225,11 @@ bool Session::screenshotReady() const {
     if (modelRunner_.isReal() && (modelRunner_.computing() || !modelRunner_.hasTrace()) &&
         modelRunner_.status().sceneError.empty())
         return false;
+    // Every panel has drawn the trace on screen: one whole frame after it was replaced, and a
+    // real model's layer shown (one its trace did not keep is made on a worker).
+    if (!train_.active &&
+        (framesShown_ < 1 || (modelRunner_.isReal() && shownLayer_ != explorer_.model.layer)))
+        return false;
     if (!options_.train) return true;
     const TrainState state = train_.run ? train_.run->state() : TrainState::Failed;
     return state == TrainState::Done || state == TrainState::Failed;
@@ -244,6 +249,7 @@ void Session::drawExplorer() {
     // any edit's does, so the frames timed are the ones a user gets.
     if (options_.benchFrames > 0) varyForBenchmark(scene_, frame_);
     const bool recomputed = recompute(true);
+    framesShown_ = recomputed ? 0 : framesShown_ + 1; // the panels above drew the trace before
     benchStats_.lap(FramePhase::Engine);
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection); // before any panel indexes
     if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex)) { // or another one

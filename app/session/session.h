@@ -147,6 +147,7 @@ class Session {
     FrameStats benchStats_;
     std::chrono::steady_clock::time_point frameStart_;
     int frame_ = 0, framesToSettle_ = 3;
+    int framesShown_ = 0;     // frames since trace_ was last replaced
     bool trainShown_ = false; // the Train view was on screen last frame
     int exitCode_ = 0;
 };
