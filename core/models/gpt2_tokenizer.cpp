@@ -46,6 +46,8 @@ nlohmann::json readJson(const std::string& path) {
         return nlohmann::json::parse(readFile(path));
     } catch (const nlohmann::json::parse_error& e) {
         fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it
+        fail(path, "a number is too large to read");
     }
 }
 

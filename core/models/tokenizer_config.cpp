@@ -27,6 +27,8 @@ nlohmann::json readObject(const std::string& path) {
         root = nlohmann::json::parse(text.str());
     } catch (const nlohmann::json::parse_error& e) {
         fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it
+        fail(path, "a number is too large to read");
     }
     if (!root.is_object()) fail(path, "not a JSON object");
     return root;

@@ -301,7 +301,7 @@ std::vector<std::string> tokenizerJsonVocab(const std::string& path, const nlohm
 
 // tokenizer.json's WordPiece model and BertNormalizer into options; anything else is refused
 // rather than tokenized differently.
-std::vector<std::string> readTokenizerJson(const std::string& path, WordPieceOptions& o) {
+std::vector<std::string> readWordPieceJson(const std::string& path, WordPieceOptions& o) {
     nlohmann::json root;
     try {
         root = nlohmann::json::parse(readFile(path));
@@ -335,6 +335,16 @@ std::vector<std::string> readTokenizerJson(const std::string& path, WordPieceOpt
     if (typeOf(pre) != "BertPreTokenizer")
         fail(path, "pre_tokenizer " + typeOf(pre) + " is not BERT's (BertPreTokenizer)");
     return tokenizerJsonVocab(path, model);
+}
+
+// readWordPieceJson, with a value of the wrong kind (a number where a name belongs) or a number
+// no double holds named as the file's problem.
+std::vector<std::string> readTokenizerJson(const std::string& path, WordPieceOptions& o) {
+    try {
+        return readWordPieceJson(path, o);
+    } catch (const nlohmann::json::exception& e) {
+        fail(path, std::string("unexpected content: ") + e.what());
+    }
 }
 
 } // namespace

@@ -52,6 +52,7 @@ void checkConfig(const models::ModelConfig& c) {
     FUZZ_CHECK(c.vocabSize >= 1 && c.vocabSize <= 10'000'000);
     FUZZ_CHECK(c.layerNormEpsilon > 0 && c.layerNormEpsilon < 1);
     FUZZ_CHECK(c.padTokenId >= -1 && c.padTokenId < c.vocabSize);
+    FUZZ_CHECK(c.positionRows >= c.nPositions && c.typeVocabSize >= 0);
 }
 
 void checkConfigFile(const std::string& bytes) {
@@ -59,7 +60,9 @@ void checkConfigFile(const std::string& bytes) {
     write(path, bytes);
     try {
         const models::ModelConfig config = models::readModelConfig(path.string());
-        FUZZ_CHECK(config.modelType == "gpt2");
+        const std::vector<std::string>& families = models::supportedModelTypes();
+        FUZZ_CHECK(std::find(families.begin(), families.end(), config.modelType) !=
+                   families.end());
         checkConfig(config);
     } catch (const std::invalid_argument&) {
     }
