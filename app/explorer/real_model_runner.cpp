@@ -4,6 +4,8 @@
 // effect), and what the panels say of it.
 #include "explorer/trained_model_runner.h"
 
+#include "platform/background_task.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,11 +14,6 @@
 namespace app {
 
 namespace {
-
-template <typename T>
-bool finished(const std::future<T>& f) {
-    return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
 
 // A decoder's loss and five guesses after the last token; an encoder's five guesses at its
 // first mask token (what ablation moves).
@@ -152,7 +149,7 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
     pollLens();
     pollValueWeighted();
     pollLayer();
-    const bool replaced = finished(worker_) && takeRealOutcome();
+    const bool replaced = taskReady(worker_) && takeRealOutcome();
     if (worker_.valid()) return replaced; // one forward at a time; the next one after it
     if (attempted_ && sentences == lastAttempt_ && ablated == lastAblated_ && pair == lastPair_)
         return replaced;
@@ -174,7 +171,10 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
     request.baseline = std::any_of(ablated.begin(), ablated.end(),
                                    [](const std::vector<int>& l) { return !l.empty(); }) &&
                        !(baseline_.valid && baselineText_ == sentences[0] + '\n' + pair);
-    worker_ = std::async(std::launch::async, runReal, real_, std::move(request), layerBudget_);
+    worker_ =
+        startTask([model = real_, request = std::move(request), budget = layerBudget_]() mutable {
+            return runReal(std::move(model), std::move(request), budget);
+        });
     return replaced;
 }
 
@@ -191,28 +191,28 @@ void TrainedModelRunner::requestLens(int position) {
     const int n = int(realTrace_->ids.size());
     position = std::clamp(position, 0, n - 1); // the caller's lensPositionShown
     if (lens_.generation == generation_ && lens_.position == position) return;
-    lensWorker_ = std::async(std::launch::async, [model = real_, trace = realTrace_, position,
-                                                  generation = generation_] {
-        LensRows rows;
-        rows.generation = generation, rows.position = position;
-        try {
-            rows.layers = core::models::logitLens(*model, *trace, position, 5);
-        } catch (const std::exception& e) {
-            rows.error = e.what();
-        }
-        return rows;
-    });
+    lensWorker_ =
+        startTask([model = real_, trace = realTrace_, position, generation = generation_] {
+            LensRows rows;
+            rows.generation = generation, rows.position = position;
+            try {
+                rows.layers = core::models::logitLens(*model, *trace, position, 5);
+            } catch (const std::exception& e) {
+                rows.error = e.what();
+            }
+            return rows;
+        });
 }
 
 void TrainedModelRunner::pollLens() {
-    if (finished(lensWorker_)) lens_ = lensWorker_.get();
+    if (taskReady(lensWorker_)) lens_ = lensWorker_.get();
 }
 
 void TrainedModelRunner::requestValueWeighted() {
     pollValueWeighted();
     if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
     weightedAsked_ = generation_;
-    weightedWorker_ = std::async(std::launch::async, valueWeighted, realTrace_);
+    weightedWorker_ = startTask([trace = realTrace_] { return valueWeighted(trace); });
 }
 
 std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
@@ -221,7 +221,7 @@ std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
     if (trace_.layers[std::size_t(l)]) return trace_.layers[std::size_t(l)];
     if (made_.generation == generation_ && made_.layer == l) return made_.trace;
     if (!realTrace_ || layerWorker_.valid()) return nullptr; // asked again when it is done
-    layerWorker_ = std::async(std::launch::async, [trace = realTrace_, l, g = generation_] {
+    layerWorker_ = startTask([trace = realTrace_, l, g = generation_] {
         MadeLayer made;
         made.generation = g, made.layer = l;
         try {
@@ -235,14 +235,14 @@ std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
 }
 
 void TrainedModelRunner::pollLayer() {
-    if (!finished(layerWorker_)) return;
+    if (!taskReady(layerWorker_)) return;
     MadeLayer made = layerWorker_.get();
     if (!made.error.empty()) status_.sceneError = made.error;
     if (made.trace) made_ = std::move(made); // the one layer beyond the kept ones
 }
 
 void TrainedModelRunner::pollValueWeighted() {
-    if (!finished(weightedWorker_)) return;
+    if (!taskReady(weightedWorker_)) return;
     try {
         std::vector<core::Mat> maps = weightedWorker_.get(); // L x H of N x N
         if (weightedAsked_ != generation_) return;           // of a trace no longer shown

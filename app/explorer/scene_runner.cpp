@@ -1,4 +1,5 @@
 #include "explorer/scene_runner.h"
+#include "platform/background_task.h"
 
 #include "engine/cost_model.h"
 #include "text/tokenizer.h"
@@ -47,7 +48,7 @@ bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::T
                          double now, bool allowWorker) {
     bool replaced = false;
     if (worker_.valid()) {
-        if (worker_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        if (!taskReady(worker_)) {
             if (!(scene == lastAttempt_)) lastAttempt_ = scene, attempted_ = false; // run it next
             return false;
         }
@@ -67,7 +68,7 @@ bool SceneRunner::update(const core::Scene& scene, std::shared_ptr<const core::T
     }
     if (allowWorker && estimatedFlops(scene) > kInlineFlops) {
         workerScene_ = scene;
-        worker_ = std::async(std::launch::async, runScene, scene, trace);
+        worker_ = startTask([scene, trace] { return runScene(scene, trace); });
         status_.computingSince = now;
         return replaced;
     }

@@ -2,6 +2,7 @@
 // (a checkpoint off the frame thread) and closing a model, and each frame's recompute of the
 // layer shown. Kept apart from session.cpp, which calls recompute(), status() and
 // followPendingModel().
+#include "platform/background_task.h"
 #include "session/session.h"
 
 #include "models/recent_models.h"
@@ -64,8 +65,8 @@ bool Session::openModelPath(const std::string& dirOrName) {
             rememberRecentModel(dirOrName);
             return true;
         }
-        pendingModel_ = std::async(std::launch::async, // throws when no thread can be made
-                                   [dirOrName] { return core::models::openRealModel(dirOrName); });
+        pendingModel_ = startTask( // throws when no thread can be made
+            [dirOrName] { return core::models::openRealModel(dirOrName); });
     } catch (const std::exception& e) {
         return modelNotOpened(e);
     }
@@ -78,7 +79,7 @@ bool Session::openModelPath(const std::string& dirOrName) {
 
 void Session::followPendingModel() {
     if (!pendingModel_.valid()) return;
-    if (pendingModel_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (!taskReady(pendingModel_)) {
         const Notice& notice = window_.notice; // another notice meanwhile is not hidden
         if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
             showNotice(openingNotice(pendingName_), 60.0);

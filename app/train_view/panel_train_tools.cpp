@@ -89,8 +89,7 @@ void startFileJob(TrainView& train, const char* what, int total, Write write) {
     auto job = std::make_unique<TrainFileJob>();
     job->what = what;
     job->total = total;
-    job->result =
-        std::async(std::launch::async, [write, done = job->done] { return write(*done); });
+    job->result = startTask([write, done = job->done] { return write(*done); });
     train.files = std::move(job);
 }
 

@@ -161,15 +161,14 @@ void updateAblation(TrainView& view) {
     // Shared, never changed: the worker may outlive this snapshot in the history.
     std::shared_ptr<const train::Params> params = shown->params;
     std::shared_ptr<const core::train::RunSetup> setup = view.run->setupShared();
-    view.ablation =
-        std::async(std::launch::async, [params, setup, step = shown->step, ablated = view.ablated] {
-            AblationResult r{step, ablated, {}, {}};
-            r.without = train::probeWithout(setup->settings.model, *params, setup->probe, {});
-            r.with = anyAblated(ablated) ? train::probeWithout(setup->settings.model, *params,
-                                                               setup->probe, ablated)
-                                         : r.without;
-            return r;
-        });
+    view.ablation = startTask([params, setup, step = shown->step, ablated = view.ablated] {
+        AblationResult r{step, ablated, {}, {}};
+        r.without = train::probeWithout(setup->settings.model, *params, setup->probe, {});
+        r.with = anyAblated(ablated)
+                     ? train::probeWithout(setup->settings.model, *params, setup->probe, ablated)
+                     : r.without;
+        return r;
+    });
 }
 
 void startPruning(TrainView& view) {
@@ -181,7 +180,7 @@ void startPruning(TrainView& view) {
     job->total = heads <= train::kMaxGreedyHeads ? heads * (heads + 1) / 2 + heads + 1 : 0;
     std::shared_ptr<const train::Params> params = shown->params;
     std::shared_ptr<const core::train::RunSetup> setup = view.run->setupShared();
-    job->report = std::async(std::launch::async, [params, setup, done = job->done] {
+    job->report = startTask([params, setup, done = job->done] {
         return train::measureAblation(setup->settings.model, *params, setup->probe,
                                       [&done](int d, int) { *done = d; });
     });

@@ -6,6 +6,7 @@
 
 #include "figures/attention_map.h"
 #include "figures/curve_figure.h"
+#include "platform/background_task.h"
 #include "train/ablation.h"
 #include "train_view/train_run.h"
 
@@ -89,7 +90,7 @@ bool anyAblated(const core::train::HeadLists& ablated);
 // A job's future has its result (or none is under way: false). Never waits.
 template <class T>
 bool finished(const std::future<T>& job) {
-    return job.valid() && job.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    return taskReady(job);
 }
 
 // Whether the view changes without input: training, playing back, measuring, writing files.
