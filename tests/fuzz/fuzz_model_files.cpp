@@ -61,8 +61,7 @@ void checkConfigFile(const std::string& bytes) {
     try {
         const models::ModelConfig config = models::readModelConfig(path.string());
         const std::vector<std::string>& families = models::supportedModelTypes();
-        FUZZ_CHECK(std::find(families.begin(), families.end(), config.modelType) !=
-                   families.end());
+        FUZZ_CHECK(std::find(families.begin(), families.end(), config.modelType) != families.end());
         checkConfig(config);
     } catch (const std::invalid_argument&) {
     }
