@@ -7,14 +7,20 @@
 #                                MHA_FUZZ_SECONDS=N fuzzes N s per target
 #   bash cmake/setup.sh package  install what is missing, build, make a Debian package with
 #                                CPack; its path is the last line printed
+#   bash cmake/setup.sh web      install what is missing, build the app for the browser
+#                                (WebAssembly, cmake/setup_web.sh); the site's folder is the
+#                                last line printed
 # The build is portable (runs on any x86-64 CPU, picks AVX2 / AVX-512 at run time);
 # MHA_NATIVE=1 tunes it for this machine only.
 # Works as root, or as a normal user with sudo. Quiet and quick when nothing is missing.
 set -euo pipefail
 
 mode=${1:-demo}
-case "$mode" in demo | test | package) shift || true ;; *) mode=demo ;; esac
+case "$mode" in demo | test | package | web) shift || true ;; *) mode=demo ;; esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=cmake/install_packages.sh
+source "$root/cmake/install_packages.sh"
+[ "$mode" = web ] && exec bash "$root/cmake/setup_web.sh" "$@"
 build=${MHA_BUILD_DIR:-$root/build}
 
 packages=(build-essential cmake pkg-config libeigen3-dev libglfw3-dev libimgui-dev libstb-dev
@@ -39,27 +45,7 @@ if [ "$mode" = test ]; then
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 
-# One dpkg-query for all packages: missing ones print nothing or a non-"installed" status.
-installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${packages[@]}" 2>/dev/null || true)
-missing=()
-for p in "${packages[@]}"; do
-    grep -qx "$p installed" <<<"$installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" -eq 0 ]; then
-        sudo=()
-    elif command -v sudo >/dev/null 2>&1; then
-        sudo=(sudo)
-    else
-        echo "setup: need root or sudo to install: ${missing[*]}" >&2
-        exit 1
-    fi
-    echo "setup: installing ${missing[*]}"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing "${packages[@]}"
 
 # Configure every time (about a second): tools installed since the last run, such as the
 # end-to-end test tools, are found again. The demo builds the app alone, without the tests

@@ -46,6 +46,7 @@ class ExportJob {
     const ExportReport& result() const { return result_; } // once finished()
 
   private:
+    void run(const Work& work);
     std::atomic<int> done_{0}, total_{0};
     std::atomic<bool> finished_{false};
     ExportReport result_; // written by the worker before finished_ is set

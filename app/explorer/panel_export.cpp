@@ -3,6 +3,7 @@
 // folder; the export runs on a worker thread with a progress bar, then lists what it wrote.
 #include "explorer/panels.h"
 #include "platform/appearance.h" // errorColor
+#include "platform/file_offer.h"
 #include "widgets/text_field.h"
 
 #include <cstdio>
@@ -29,6 +30,7 @@ constexpr Choice kChoices[] = {
 };
 
 void finish(ExportPanel& panel, Notice& notice, std::vector<std::string> files, std::string error) {
+    offerFiles(files);
     panel.lastFiles = std::move(files);
     panel.lastError = std::move(error);
     // One line across the window, as the notice shows it.

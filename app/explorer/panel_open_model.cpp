@@ -3,6 +3,7 @@
 // (Session::openModelPath), so the window stays usable while the weights load.
 #include "explorer/panels.h"
 
+#include "platform/file_offer.h"
 #include "widgets/text_field.h"
 
 #include <string>
@@ -27,10 +28,16 @@ void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
     ImGui::SameLine();
     if ((ImGui::Button("Open##model-path") || enter) && !dialog.pathInput.empty())
         request.openModel = dialog.pathInput;
+    if (kFilesAreDownloads) { // in the browser: the page's own files
+        ImGui::SameLine();
+        if (ImGui::Button("Choose files...")) pickFilesToOpen();
+        itemTooltip("Select a model's files together (config.json, model.safetensors and the "
+                    "tokenizer's files), or every file of a run folder");
+    }
     if (!dialog.loading.empty())
         ImGui::Text("%s Opening %s ...", spinner(), dialog.loading.c_str());
     else
-        ImGui::TextDisabled("Dropping a model folder onto the window opens it too.");
+        ImGui::TextDisabled("Dropping a model folder (or its files) onto the window opens it too.");
 }
 
 void recentList(const OpenModelState& dialog, ExplorerRequest& request) {

@@ -55,7 +55,7 @@ void onCursorEnter(GLFWwindow* window, int entered) {
     if (!entered) onMove(window, -FLT_MAX, -FLT_MAX);
 }
 void onScroll(GLFWwindow*, double dx, double dy) {
-    queue().events.push_back({InputEvent::Type::Scroll, 0, 0, 0, 0, dx, dy});
+    queueScroll(dx, dy);
 }
 
 // A key that only types (letters, digits, punctuation, without Ctrl or Alt): its press may
@@ -130,6 +130,10 @@ void apply(InputQueue& q, const InputEvent& e, FrameSoFar& frame) {
 }
 
 } // namespace
+
+void queueScroll(double dx, double dy) {
+    queue().events.push_back({InputEvent::Type::Scroll, 0, 0, 0, 0, dx, dy});
+}
 
 void installInputQueue(GLFWwindow* window) {
     queue().window = window;

@@ -18,6 +18,10 @@ void installInputQueue(GLFWwindow* window);
 // events to ImGui's io and queues the key presses for the shortcuts.
 void feedInputQueue();
 
+// A wheel turn, in notches (up positive), as GLFW's scroll callback reports it. The browser
+// build feeds it from the page's own wheel events (emscripten's GLFW passes them unscaled).
+void queueScroll(double dx, double dy);
+
 // Events wait for later frames: keep the frame loop running instead of sleeping.
 bool inputPending();
 

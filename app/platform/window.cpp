@@ -3,7 +3,7 @@
 #include "platform/fonts.h"
 #include "platform/window_icon.h"
 
-#include <glad/gl.h>
+#include "platform/gl.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

@@ -4,7 +4,7 @@
 #include "io/figure_export.h" // freeStem
 #include "io/trace_json.h"
 
-#include <glad/gl.h>
+#include "platform/gl.h"
 
 #include <chrono>
 #include <cstring>

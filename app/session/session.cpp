@@ -11,6 +11,7 @@
 #include "models/real_model_export.h"
 #include "models/real_model_figures.h"
 #include "models/recent_models.h"
+#include "platform/file_offer.h"
 #include "platform/input_queue.h"
 #include "platform/user_paths.h"
 #include "platform/window.h"
@@ -19,7 +20,7 @@
 #include "session/state_file.h"
 #include "widgets/heatmap_widget.h"
 
-#include <glad/gl.h>
+#include "platform/gl.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -323,7 +324,11 @@ void Session::exportDetectors() {
         std::error_code ec;
         std::filesystem::create_directories(exportDir_, ec);
         core::writeFileAtomically(path, core::models::headScoresCsv(modelRunner_.detectors()));
-        showNotice("Wrote " + path, 4.0);
+        offerFiles({path});
+        showNotice(kFilesAreDownloads
+                       ? "Downloaded " + std::filesystem::path(path).filename().string()
+                       : "Wrote " + path,
+                   4.0);
     } catch (const std::exception& e) {
         showNotice(std::string("Not written: ") + e.what(), 6.0);
     }
@@ -389,7 +394,10 @@ void Session::exportWholeWindow(int width, int height) {
     try {
         const std::string path =
             exportWindow(exportDir_, captureFramebuffer(width, height), *trace_);
-        showNotice("Saved " + path + " (+ .json)");
+        const std::string json = std::filesystem::path(path).replace_extension(".json").string();
+        offerFiles({path, json});
+        const std::string name = std::filesystem::path(path).filename().string();
+        showNotice((kFilesAreDownloads ? "Downloaded " + name : "Saved " + path) + " (+ .json)");
     } catch (const std::exception& e) {
         showNotice(std::string("Export failed: ") + e.what());
     }

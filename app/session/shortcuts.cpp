@@ -247,6 +247,10 @@ void installFileDrop(GLFWwindow* window) {
     glfwSetDropCallback(window, onDrop);
 }
 
+void dropPath(std::string path) {
+    droppedPath() = std::move(path);
+}
+
 std::string takeDroppedPath() {
     return std::exchange(droppedPath(), std::string());
 }

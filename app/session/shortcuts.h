@@ -152,6 +152,8 @@ ShortcutActions handleShortcuts(const KeyTargets& targets, const HeadMaps& shown
 
 // A scene file dropped onto the window, once (empty when none).
 std::string takeDroppedPath();
+// A file or folder given to the app as if dropped on the window (the browser's picker and drops).
+void dropPath(std::string path);
 
 // F1: the on-screen list of keys, from keyTable (drawn while `open`; its close button clears it).
 void drawKeyLegend(bool& open);

@@ -3,6 +3,7 @@
 #include "train_view/train_panels.h"
 
 #include "io/figure_export.h"
+#include "platform/file_offer.h"
 
 #include <GLFW/glfw3.h>
 
@@ -65,6 +66,7 @@ std::optional<OpenInExplorer> finishFileJob(TrainView& train, Notice& notice) {
     const std::unique_ptr<TrainFileJob> job = std::move(train.files);
     try {
         const std::string where = job->result.get();
+        if (job->what != "run") offerFiles({where}); // a run stays (in the browser: kept)
         notice.show(
             (job->what == "run" ? "Saved the run in " : "Wrote the " + job->what + " into ") +
                 where,

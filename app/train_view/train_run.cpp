@@ -27,6 +27,9 @@ std::vector<double> metricsRow(train::Trainer& trainer) {
     return row;
 }
 
+constexpr const char* kOutOfMemory =
+    "not enough memory for this model; use a smaller batch, seq or d_model";
+
 double secondsNow() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
@@ -64,6 +67,7 @@ TrainRun::~TrainRun() {
 }
 
 void TrainRun::ensureWorker() {
+    if (kInline) return; // frame() updates
     if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
 }
 
@@ -144,6 +148,7 @@ int TrainRun::workerStep() const {
 }
 
 bool TrainRun::frame() {
+    if (kInline) workInFrame(kInlineSeconds);
     Published item;
     {
         std::lock_guard lock(mutex_);
@@ -219,7 +224,9 @@ std::unique_ptr<TrainRun> TrainRun::fromFolder(const std::string& dir) {
 void TrainRun::work() {
     // Below the window's threads: a frame (and the GL rasteriser's threads) gets a core the
     // moment it needs one, and training takes the cycles left over. Linux nices threads.
+#ifndef __EMSCRIPTEN__
     setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
+#endif
 #ifdef _OPENMP
     // One thread: the window renders on the other core (with two threads an update waits for a
     // core the renderer holds, and runs several times slower).
@@ -230,7 +237,7 @@ void TrainRun::work() {
         trainOn(trainer);
     } catch (const std::bad_alloc&) {
         Published failed;
-        failed.error = "not enough memory for this model; use a smaller batch, seq or d_model";
+        failed.error = kOutOfMemory;
         publish(std::move(failed));
     } catch (const std::exception& e) {
         Published failed;
@@ -244,7 +251,10 @@ void TrainRun::work() {
 TrainRun::Work TrainRun::waitForWork() {
     std::unique_lock lock(mutex_);
     wake_.wait(lock, [&] { return quit_ || (!drawing_ && hasWork()); });
-    if (quit_) return Work::Quit;
+    return quit_ ? Work::Quit : takeWork();
+}
+
+TrainRun::Work TrainRun::takeWork() {
     ++updatesStarted_;
     updating_ = true;
     if (!workAsked()) return Work::Snapshot;
@@ -259,32 +269,57 @@ void TrainRun::trainOn(train::Trainer& trainer) {
     Published first;
     first.rows.push_back(metricsRow(trainer));
     publish(std::move(first));
-    for (Work work; !trainer.done() && (work = waitForWork()) != Work::Quit;) {
-        Published item;
-        if (work == Work::Snapshot) { // stopped (paused, or a Step done): where it stopped
-            item.latest = train::snapshotOf(trainer, *setup_);
-            publish(std::move(item));
-            continue;
-        }
-        trainer.update();
-        const int step = trainer.step();
-        if (trainer.isEvalStep(step)) item.rows.push_back(metricsRow(trainer));
-        bool due;
-        {
-            std::lock_guard lock(mutex_);
-            workerStep_ = step;
-            due = step % spacing_ == 0;
-        }
-        // The maps at every row and at the end: the latest the view shows. A run that stops
-        // between rows is owed its maps (owesSnapshot), whenever the stop lands.
-        if (!item.rows.empty() || trainer.done()) {
-            train::TrainSnapshot s = train::snapshotOf(trainer, *setup_);
-            if (due) item.snapshots.push_back(s);
-            item.latest = std::move(s);
-        }
-        item.done = trainer.done();
+    for (Work work; !trainer.done() && (work = waitForWork()) != Work::Quit;) doWork(trainer, work);
+}
+
+void TrainRun::doWork(train::Trainer& trainer, Work work) {
+    Published item;
+    if (work == Work::Snapshot) { // stopped (paused, or a Step done): where it stopped
+        item.latest = train::snapshotOf(trainer, *setup_);
         publish(std::move(item));
+        return;
     }
+    trainer.update();
+    const int step = trainer.step();
+    if (trainer.isEvalStep(step)) item.rows.push_back(metricsRow(trainer));
+    bool due;
+    {
+        std::lock_guard lock(mutex_);
+        workerStep_ = step;
+        due = step % spacing_ == 0;
+    }
+    // The maps at every row and at the end: the latest the view shows. A run that stops
+    // between rows is owed its maps (owesSnapshot), whenever the stop lands.
+    if (!item.rows.empty() || trainer.done()) {
+        train::TrainSnapshot s = train::snapshotOf(trainer, *setup_);
+        if (due) item.snapshots.push_back(s);
+        item.latest = std::move(s);
+    }
+    item.done = trainer.done();
+    publish(std::move(item));
+}
+
+void TrainRun::workInFrame(double seconds) {
+    const double until = secondsNow() + seconds;
+    try {
+        if (!inlineTrainer_) {
+            if (stopped_) return;
+            inlineTrainer_ = std::make_unique<train::Trainer>(setup_->settings);
+            Published first;
+            first.rows.push_back(metricsRow(*inlineTrainer_));
+            publish(std::move(first));
+        }
+        while (!inlineTrainer_->done() && hasWork() && secondsNow() < until)
+            doWork(*inlineTrainer_, takeWork());
+    } catch (const std::exception& e) {
+        Published failed;
+        failed.error = dynamic_cast<const std::bad_alloc*>(&e) ? kOutOfMemory : e.what();
+        publish(std::move(failed));
+        inlineTrainer_.reset();
+        stopped_ = true;
+        return;
+    }
+    if (inlineTrainer_->done()) stopped_ = true;
 }
 
 void TrainRun::publish(Published item) {

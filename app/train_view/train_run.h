@@ -1,9 +1,10 @@
 // The Train view's run: a core::train::Trainer stepped on a worker thread, so the window keeps
-// its frame rate while the model learns. The worker publishes what the view draws and the frame
-// loop takes it once per frame (TrainRun::frame): the metrics rows (metrics.csv's columns, the
-// same numbers `mha-viz train` writes) and snapshots of the model (core/train/probe_maps.h) for
-// the timeline (core/train/snapshot_history.h). Nothing here draws: tests drive a TrainRun like
-// the window does.
+// its frame rate while the model learns (in the browser, which has no threads, frame() runs
+// updates for a few milliseconds of each frame instead). The worker publishes what the view draws
+// and the frame loop takes it once per frame (TrainRun::frame): the metrics rows (metrics.csv's
+// columns, the same numbers `mha-viz train` writes) and snapshots of the model
+// (core/train/probe_maps.h) for the timeline (core/train/snapshot_history.h). Nothing here draws:
+// tests drive a TrainRun like the window does.
 #pragma once
 
 #include "base/enum_names.h"
@@ -99,6 +100,10 @@ class TrainRun {
     void work();
     enum class Work { Update, Snapshot, Quit };
     Work waitForWork();
+    Work takeWork(); // under mutex_ (or with no worker), hasWork(): counts it as started
+    void doWork(core::train::Trainer& trainer, Work work);
+    // The browser's way (no threads): updates in the frame, for up to `seconds`.
+    void workInFrame(double seconds);
     bool workAsked() const;    // under mutex_: an update is asked for (running, or a Step)
     bool owesSnapshot() const; // under mutex_: stopped at a step whose maps were not published
     bool hasWork() const { return workAsked() || owesSnapshot(); }
@@ -130,6 +135,14 @@ class TrainRun {
     int latestStep_ = 0; // of the newest snapshot published as the latest
     Published published_;
     std::thread worker_;
+#ifdef __EMSCRIPTEN__
+    static constexpr bool kInline = true;
+#else
+    static constexpr bool kInline = false;
+#endif
+    // The share of a frame the browser's updates take: most of a 60 Hz frame is left to draw.
+    static constexpr double kInlineSeconds = 0.008;
+    std::unique_ptr<core::train::Trainer> inlineTrainer_;
 };
 
 } // namespace app

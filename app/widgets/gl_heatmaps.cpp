@@ -2,7 +2,7 @@
 
 #include "figures/attention_map.h"
 
-#include <glad/gl.h>
+#include "platform/gl.h"
 
 #include <algorithm>
 #include <array>
@@ -15,7 +15,8 @@ namespace {
 
 // `defines` go right after the source's #version line (GLSL wants that line first).
 unsigned compileShader(GLenum type, std::string_view name, std::string_view defines = "") {
-    const std::string_view source = shaderSource(name);
+    const std::string text = glslSource(shaderSource(name)); // GLSL ES in the browser
+    const std::string_view source = text;
     if (source.empty())
         throw std::runtime_error("shader " + std::string(name) + " is not embedded");
     const std::size_t afterVersion = std::min(source.find('\n'), source.size() - 1) + 1;

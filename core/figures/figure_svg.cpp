@@ -1,6 +1,7 @@
 // SVG and CSV writers for attention-map figures: real vector output (one rect per cell,
 // text elements for labels), readable in any editor and any spreadsheet. Heatmaps are drawn
 // from heatmap_layout, the PNG's layout: the same cells, gaps, hatching and tick labels.
+#include "base/float_text.h"
 #include "figures/figure.h"
 
 #include "figures/attention_map.h"
@@ -227,8 +228,7 @@ std::string heatmapCsv(const HeatmapFigure& f) {
         for (int j = 0; j < f.cols; ++j) {
             const float v = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
             char buf[32]; // shortest text that reads back as the same float: rows sum to 1
-            const auto [end, ec] =
-                std::to_chars(buf, buf + sizeof buf, v == kMaskedCell ? 0.0f : v);
+            const char* end = writeShortest(buf, sizeof buf, v == kMaskedCell ? 0.0f : v);
             out << ',' << std::string_view(buf, std::size_t(end - buf));
         }
         out << '\n';

@@ -1,4 +1,5 @@
 #include "io/csv_table.h"
+#include "base/float_text.h"
 
 #include "base/csv_field.h"
 
@@ -66,8 +67,7 @@ std::optional<double> number(std::string_view field) {
     if (field.empty()) return std::numeric_limits<double>::quiet_NaN();
     if (field.front() == '+') field.remove_prefix(1); // from_chars takes no plus sign
     double value = 0;
-    const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-    if (ec != std::errc() || end != field.data() + field.size()) return std::nullopt;
+    if (!parseReal(field, value)) return std::nullopt;
     return value;
 }
 
@@ -129,8 +129,7 @@ CsvTable parseCsv(std::string_view text) {
 
 std::string formatNumber(double value) {
     char text[32];
-    const auto result = std::to_chars(text, text + sizeof text, value);
-    return std::string(text, result.ptr);
+    return std::string(text, writeShortest(text, sizeof text, value));
 }
 
 std::string csvRecord(const std::vector<std::string>& fields) {

@@ -1,4 +1,5 @@
 #include "io/json_writer.h"
+#include "base/float_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -52,7 +53,7 @@ void JsonWriter::value(Scalar number) {
         return;
     }
     char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number);
+    const char* end = writeShortest(buf, sizeof buf, number);
     out_.write(buf, end - buf);
 }
 

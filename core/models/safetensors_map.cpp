@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
@@ -201,20 +200,31 @@ Dtype TensorStore::commonDtype() const {
     return Dtype(std::max_element(count, count + 3) - count);
 }
 
+namespace {
+
+// The float with these bits (std::bit_cast, which the browser build's libc++ 14 lacks).
+float floatOfBits(std::uint32_t bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+} // namespace
+
 float halfToFloat(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000) << 16;
     const std::uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
     if (exponent == 0x1f) // Inf or NaN
-        return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+        return floatOfBits(sign | 0x7f800000u | (mantissa << 13));
     if (exponent == 0) { // zero or subnormal: mantissa * 2^-24, exact in float
         const float v = std::ldexp(float(mantissa), -24);
         return sign ? -v : v;
     }
-    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+    return floatOfBits(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
 float bfloat16ToFloat(std::uint16_t bits) {
-    return std::bit_cast<float>(std::uint32_t(bits) << 16);
+    return floatOfBits(std::uint32_t(bits) << 16);
 }
 
 Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch) {

@@ -1,0 +1,215 @@
+// The browser build as a student meets it, in Debian's headless Chromium (SwiftShader's WebGL 2),
+// served from 127.0.0.1 by this script: the page loads and says it is ready, a sentence typed
+// into the canvas reaches the trace (Ctrl+E downloads the window's PNG and the trace's JSON), the
+// export panel downloads a head's PNG, and the induction demo trains in the page until its
+// held-out loss drops. Waits for what the app reports (its --state-file, read from the page's
+// file system), never for a fixed time. Also checks the site's size budget and prints the first
+// frame's time and the app's own frame statistics (--bench-frames): README's "In the browser".
+//   node tests/web/browser_test.mjs SITE_DIR NODE_MODULES_DIR OUT_DIR
+// OUT_DIR gets the screenshots (explorer.png, train.png) and the downloads.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const [site, modules, out] = process.argv.slice(2);
+if (!out) {
+    console.error('usage: node browser_test.mjs SITE_DIR NODE_MODULES_DIR OUT_DIR');
+    process.exit(2);
+}
+const { chromium } = await import(path.join(path.resolve(modules), 'playwright-core', 'index.mjs'));
+const TIMEOUT = Number(process.env.MHA_WEB_TIMEOUT || 120) * 1000; // per wait
+const TRAIN_TIMEOUT = Number(process.env.MHA_WEB_TRAIN_TIMEOUT || 600) * 1000;
+let failures = 0;
+
+function check(ok, what) {
+    console.log((ok ? 'ok: ' : 'FAIL: ') + what);
+    if (!ok) failures++;
+}
+
+// --- The site: its size budget, and a static server for it ------------------------------------
+
+function siteBudget() {
+    let bytes = 0, gzipped = 0;
+    for (const name of fs.readdirSync(site)) {
+        const data = fs.readFileSync(path.join(site, name));
+        bytes += data.length;
+        gzipped += zlib.gzipSync(data, { level: 9 }).length;
+    }
+    const mb = (n) => (n / 1e6).toFixed(2) + ' MB';
+    check(bytes <= 8e6, `the site is ${mb(bytes)} (budget 8 MB)`);
+    check(gzipped <= 3e6, `gzipped ${mb(gzipped)} (budget 3 MB)`);
+}
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm',
+                '.data': 'application/octet-stream' };
+
+function serve() {
+    const server = http.createServer((req, res) => {
+        const name = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '');
+        const file = path.join(site, name || 'index.html');
+        if (!file.startsWith(path.resolve(site)) || !fs.existsSync(file)) {
+            res.writeHead(404);
+            res.end();
+            return;
+        }
+        res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+        fs.createReadStream(file).pipe(res);
+    });
+    return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+// --- The page and the app in it -----------------------------------------------------------------
+
+async function openPage(browser, port, args) {
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, acceptDownloads: true });
+    page.consoleLines = [];
+    page.on('console', (m) => page.consoleLines.push(m.text()));
+    page.on('pageerror', (e) => check(false, 'no error in the page: ' + e.message));
+    page.downloads = [];
+    page.on('download', async (d) => {
+        const file = path.join(out, d.suggestedFilename());
+        await d.saveAs(file);
+        page.downloads.push(file);
+    });
+    const query = args.map((a) => 'arg=' + encodeURIComponent(a)).join('&');
+    const started = Date.now();
+    await page.goto(`http://127.0.0.1:${port}/index.html?${query}`);
+    await page.waitForSelector('body[data-mha-ready="1"]', { state: 'attached', timeout: TIMEOUT });
+    page.readyMs = Date.now() - started;
+    return page;
+}
+
+async function state(page) {
+    return page.evaluate(() => {
+        try {
+            return JSON.parse(Module.FS.readFile('/state.json', { encoding: 'utf8' }));
+        } catch (e) {
+            return null; // not written yet
+        }
+    });
+}
+
+async function waitFor(what, predicate, timeout = TIMEOUT) {
+    const until = Date.now() + timeout;
+    let last;
+    for (;;) {
+        try {
+            last = await predicate();
+            if (last) return last;
+        } catch (e) {
+            last = e;
+        }
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+        await new Promise((ok) => setTimeout(ok, 100));
+    }
+}
+
+async function waitState(page, what, predicate, timeout = TIMEOUT) {
+    return waitFor(what, async () => {
+        const s = await state(page);
+        return s && predicate(s) ? s : null;
+    }, timeout);
+}
+
+// The app has taken every key and click so far, and drawn their result.
+async function settled(page) {
+    return waitState(page, 'the input taken', (s) => !s.input_pending && !s.computing);
+}
+
+function pngSize(file) {
+    const data = fs.readFileSync(file);
+    if (data.length < 24 || data.toString('latin1', 1, 4) !== 'PNG') return null;
+    return [data.readUInt32BE(16), data.readUInt32BE(20)];
+}
+
+async function typedSentenceIsExported(page) {
+    const sentence = 'the dog chased a red ball';
+    await page.mouse.click(200, 40); // the first sentence's field
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type(sentence);
+    await waitState(page, 'the typed sentence', (s) => s.sentences[0] === sentence && !s.computing);
+    await page.keyboard.press('Escape');
+    await settled(page);
+    await page.screenshot({ path: path.join(out, 'explorer.png') });
+    const before = page.downloads.length;
+    await page.keyboard.press('Control+e');
+    await waitFor('the PNG and JSON downloads', () => page.downloads.length >= before + 2);
+    const files = page.downloads.slice(before);
+    const png = files.find((f) => f.endsWith('.png'));
+    const json = files.find((f) => f.endsWith('.json'));
+    const size = png && pngSize(png);
+    check(size && size[0] === 1600 && size[1] === 1000, `Ctrl+E downloads the window as PNG (${size})`);
+    const trace = json ? JSON.parse(fs.readFileSync(json, 'utf8')) : null;
+    const tokens = trace ? trace.sentences[0].tokens : [];
+    check(tokens.join(' ') === sentence, `the trace downloaded holds the typed tokens: ${tokens}`);
+    const s = await state(page);
+    check(s.notice.startsWith('Downloaded'), `the window says where it went: "${s.notice}"`);
+}
+
+async function headPngIsExported(page) {
+    const before = page.downloads.length;
+    await page.keyboard.press('Control+Shift+E'); // the export panel, "Selected head" chosen
+    await waitState(page, 'the export panel', (s) => s.export_panel);
+    await page.keyboard.press('Enter');
+    await waitFor('the head export downloads', () =>
+        page.downloads.slice(before).some((f) => f.endsWith('.png')));
+    const png = page.downloads.slice(before).find((f) => f.endsWith('.png'));
+    const size = pngSize(png);
+    check(size && size[0] > 100 && size[1] > 100, `the head's PNG downloads: ${path.basename(png)} ${size}`);
+    await page.keyboard.press('Escape');
+}
+
+// Ctrl+O then 6: the "induction heads form" demo trains in the page (one thread, in the frames).
+async function inductionDrops(page) {
+    await page.keyboard.press('Control+o');
+    await page.keyboard.press('6');
+    await waitState(page, 'the Train view training', (s) => s.train.active && s.train.state === 'training');
+    const started = Date.now();
+    const s = await waitState(page, 'the held-out loss drop', (s) => {
+        const loss = s.train.heldout_loss;
+        return loss.length > 5 && Math.max(...loss.slice(0, 5)) > 2.5 && loss[loss.length - 1] < 1.5;
+    }, TRAIN_TIMEOUT);
+    const loss = s.train.heldout_loss;
+    check(true, `held-out loss ${Math.max(...loss.slice(0, 5)).toFixed(2)} -> ` +
+          `${loss[loss.length - 1].toFixed(2)} at step ${s.train.step}, ` +
+          `${((Date.now() - started) / 1000).toFixed(1)} s after the demo opened`);
+    await page.screenshot({ path: path.join(out, 'train.png') });
+}
+
+// The app's own frame statistics over 300 frames of the demo, the sentence changing each frame.
+async function frameStatistics(browser, port) {
+    const page = await openPage(browser, port, ['--bench-frames', '300']);
+    await page.waitForSelector('body[data-mha-finished="1"]', { state: 'attached', timeout: TIMEOUT });
+    const lines = page.consoleLines.filter((l) => /frames|p50|p95/.test(l));
+    check(lines.length > 0, 'the --bench-frames statistics:\n  ' + lines.join('\n  '));
+    await page.close();
+}
+
+fs.mkdirSync(out, { recursive: true });
+siteBudget();
+const server = await serve();
+const port = server.address().port;
+const browser = await chromium.launch({
+    executablePath: process.env.MHA_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync',
+           '--no-first-run'],
+});
+try {
+    const page = await openPage(browser, port, ['--state-file', '/state.json']);
+    console.log(`ok: the first frames are drawn ${page.readyMs} ms after the page was asked for`);
+    await typedSentenceIsExported(page);
+    await headPngIsExported(page);
+    await inductionDrops(page);
+    await page.close();
+    await frameStatistics(browser, port);
+} catch (e) {
+    check(false, e.message);
+} finally {
+    await browser.close();
+    server.close();
+}
+console.log(failures ? `${failures} failed` : 'all passed');
+process.exit(failures ? 1 : 0);
