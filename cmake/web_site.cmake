@@ -11,7 +11,7 @@ add_executable(mha-viz web/web_main.cpp)
 target_link_libraries(mha-viz PRIVATE mha_app)
 set_target_properties(mha-viz PROPERTIES SUFFIX ".js")
 target_link_options(mha-viz PRIVATE
-  -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=4MB -sFORCE_FILESYSTEM=1 -lidbfs.js
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sTOTAL_STACK=4MB -sFORCE_FILESYSTEM=1 -lidbfs.js
   -sEXPORTED_RUNTIME_METHODS=ccall,FS
   -sEXPORTED_FUNCTIONS=_main,_mha_web_pasted,_mha_web_open,_mha_web_leaving,_mha_web_persist_ready
   "SHELL:--preload-file ${MHA_WEB_FONT}@${MHA_WEB_FONT}")

@@ -144,9 +144,11 @@ EM_JS(void, jsFlushOnLeave, (), {
     });
 });
 
+// body[data-mha-WHAT] = the milliseconds since the page was asked for.
 EM_JS(void, jsAnnounce, (const char* what), {
-    document.body.setAttribute('data-mha-' + UTF8ToString(what), '1');
-    console.log('mha-viz: ' + UTF8ToString(what));
+    const ms = Math.round(performance.now());
+    document.body.setAttribute('data-mha-' + UTF8ToString(what), String(ms));
+    console.log('mha-viz: ' + UTF8ToString(what) + ' at ' + ms + ' ms');
 });
 
 // Ctrl or Meta with S, O, E, T, Z, 0, +, - and the function keys are the app's, not the page's.
@@ -215,6 +217,10 @@ void flushPersistent() {
 
 void flushWhenLeaving() {
     jsFlushOnLeave();
+}
+
+void announceFirstFrame() {
+    jsAnnounce("first-frame");
 }
 
 void announceReady() {

@@ -35,9 +35,12 @@ void flushPersistent();
 // flushPersistent when the page is hidden or closed.
 void flushWhenLeaving();
 
-// body[data-mha-ready="1"] and a console line: the app draws its first frames.
+// Attributes of the page's body, each the milliseconds since the page was asked for, and a
+// console line: data-mha-first-frame (the first frame is drawn), data-mha-ready (the first
+// frames, fonts and layout settled: tests start here), data-mha-finished (the app ended, as a
+// --bench-frames run does).
+void announceFirstFrame();
 void announceReady();
-// body[data-mha-finished="1"] and a console line: the app ended (a --bench-frames run).
 void announceFinished();
 // A key the page would otherwise act on (Ctrl+S, Ctrl+O, Ctrl+E, F1 ...) stays in the app.
 void keepAppKeys();

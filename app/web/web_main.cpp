@@ -67,7 +67,8 @@ void frame(void* argument) {
     app::renderImGui(page.window);
     session.afterRender(page.window);
     session.afterSwap(page.window);
-    if (++page.frames == 3) app::web::announceReady();
+    if (++page.frames == 1) app::web::announceFirstFrame();
+    if (page.frames == 3) app::web::announceReady();
     if (const double now = ImGui::GetTime(); now - page.flushedAt > kFlushSeconds) {
         page.flushedAt = now;
         app::web::flushPersistent();
