@@ -53,10 +53,12 @@ struct LinesTabState {
     bool allHeads = false; // every head in its colour, not just the selected one
 };
 
-// Ctrl+O: the demo scenes and a path field.
+// Ctrl+O: the demo scenes, a path field and the scenes Ctrl+S saved (listed on opening).
 struct ScenePickerState {
     bool open = false;
     std::string pathInput;
+    std::string savedFolder;        // where Ctrl+S saves (the export folder)
+    std::vector<std::string> saved; // its mha-viz-scene*.json, newest first
 };
 
 // Ctrl+Shift+O: a path field, the recent models, the models in the Hugging Face cache. The

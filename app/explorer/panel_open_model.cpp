@@ -71,6 +71,15 @@ void cachedRow(OpenModelState& dialog, std::size_t i, ExplorerRequest& request) 
 
 // The cache's models as a table, or, with none, what to do instead.
 void cachedModels(OpenModelState& dialog, ExplorerRequest& request, const std::string& where) {
+    if (dialog.cached.empty() && kFilesAreDownloads) { // the page sees no folder of the computer
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+        ImGui::TextDisabled("A web page cannot read the Hugging Face cache: choose the model's "
+                            "files (config.json, model.safetensors and the tokenizer's files, "
+                            "from the cache's snapshot folder or the model's page) or drop them "
+                            "onto the page.");
+        ImGui::PopTextWrapPos();
+        return;
+    }
     if (dialog.cached.empty()) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
         ImGui::TextDisabled("No models in the Hugging Face cache at %s; download config.json, "

@@ -2,6 +2,7 @@
 #include "explorer/panels.h"
 #include "io/scene_json.h"
 #include "platform/appearance.h"
+#include "platform/page_keys.h"
 
 #include "figures/attention_map.h"
 #include "widgets/text_field.h"
@@ -199,8 +200,12 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
     itemTooltip("Ready-made scenes for a lecture: designed heads, masks, a padded batch, "
                 "cross-attention, the sqrt(d_model) pitfall; and two that train a model: "
                 "induction heads form, subject-verb agreement.");
-    if (ImGui::Button("Watch heads learn: train a model (Ctrl+T)")) request.openTrain = true;
-    itemTooltip("The Train view (Ctrl+T): train a tiny transformer and watch its heads learn.");
+    const std::string key = kTrainKeyName;
+    if (ImGui::Button(("Watch heads learn: train a model (" + key + ")").c_str()))
+        request.openTrain = true;
+    itemTooltip(
+        ("The Train view (" + key + "): train a tiny transformer and watch its heads learn.")
+            .c_str());
     return request;
 }
 

@@ -17,10 +17,14 @@ void offerFiles(const std::vector<std::string>& paths);
 // The browser's picker, several files at once (a model's or a run's files, or a scene): they
 // are opened as if dropped on the window, together as one folder.
 void pickFilesToOpen();
+// What the app keeps between visits (scenes, saved runs, recent models, settings) is written
+// back to the browser's storage now, not at the next periodic write.
+void keepFiles();
 #else
 inline constexpr bool kFilesAreDownloads = false;
 inline void offerFiles(const std::vector<std::string>&) {}
 inline void pickFilesToOpen() {}
+inline void keepFiles() {}
 #endif
 
 } // namespace app

@@ -53,6 +53,7 @@ Session::Session(const CliOptions& options, float uiScale)
     if (!options.weightsGiven || options.model || options.realModel)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     explorer_.saved = options.view;                   // --view, or a scene file's view settings
+    explorer_.scenes.savedFolder = exportDir_;
     train_.settings = defaultTrainSettings();
 }
 
@@ -352,7 +353,10 @@ void Session::saveScene() {
     const std::string path = core::freePath(exportDir_, "mha-viz-scene", ".json");
     try {
         core::saveSceneFile(path, scene_, &explorer_.saved);
-        showNotice("Saved " + path);
+        keepFiles();
+        showNotice(kFilesAreDownloads ? "Saved " + std::filesystem::path(path).filename().string() +
+                                            " in this browser (Ctrl+O lists it)"
+                                      : "Saved " + path);
     } catch (const std::exception& e) {
         showNotice(std::string("Scene not saved: ") + e.what());
     }

@@ -6,6 +6,7 @@
 #include "session/session.h"
 
 #include "models/recent_models.h"
+#include "platform/file_offer.h"
 #include "platform/user_paths.h"
 
 #include <imgui.h>
@@ -115,11 +116,14 @@ void Session::rememberRecentModel(const std::string& dirOrName) {
         if (!path.has_filename()) path = path.parent_path(); // "dir/" -> "dir"
         if (!ec) entry = path.string();
     }
+    // In the browser, files chosen or dropped live in the page's memory until it closes.
+    if (kFilesAreDownloads && entry.rfind("/upload/", 0) == 0) return;
     const std::string file = recentModelsPath();
     explorer_.openModel.recent =
         core::models::withRecentModel(core::models::readRecentModels(file), entry);
     try {
         core::models::writeRecentModels(file, explorer_.openModel.recent);
+        keepFiles();
     } catch (const std::exception& e) { // the model is open; only the list is not kept
         std::cerr << "mha-viz: recent models not saved: " << e.what() << '\n';
     }

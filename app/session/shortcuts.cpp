@@ -77,8 +77,9 @@ std::vector<KeyRow> explorerKeyRows() {
          "open a model: a folder or name, a recent one, one in the Hugging Face cache",
          {{GLFW_KEY_O, kCtrl | kShift, A::OpenModel}}},
         {S::Anywhere,
-         "Train view: train a tiny transformer and watch its heads learn",
-         {{GLFW_KEY_T, kCtrl, A::ToggleTrain}}},
+         "Train view: train a tiny transformer and watch its heads learn (F9 too: a browser "
+         "keeps Ctrl+T for a new tab)",
+         {{GLFW_KEY_T, kCtrl, A::ToggleTrain}, {GLFW_KEY_F9, kAnyMods, A::ToggleTrain}}},
     };
 }
 
@@ -445,7 +446,7 @@ void drawKeyLegend(bool& open) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("The Ctrl keys, Esc, F1 and F11 work while typing; the others when no "
+    ImGui::TextDisabled("The Ctrl keys, Esc, F1, F9 and F11 work while typing; the others when no "
                         "text field is being edited.");
     ImGui::End();
 }

@@ -2,6 +2,7 @@
 // Reset, the speed) and its status; then the heads to switch off and the files
 // (panel_train_tools.cpp).
 #include "platform/appearance.h" // errorColor
+#include "platform/page_keys.h"
 #include "train_view/train_panels.h"
 #include "widgets/enum_controls.h"
 
@@ -160,7 +161,8 @@ std::optional<OpenInExplorer> drawTrainControls(const PanelRect& rect, TrainView
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Train", nullptr, kPanelFlags);
-    if (ImGui::Button("< Explorer (Ctrl+T)")) train.active = false;
+    if (ImGui::Button((std::string("< Explorer (") + kTrainKeyName + ")").c_str()))
+        train.active = false;
     ImGui::SameLine();
     ImGui::TextDisabled("watch heads learn");
     settingsSection(train);

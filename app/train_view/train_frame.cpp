@@ -66,7 +66,10 @@ std::optional<OpenInExplorer> finishFileJob(TrainView& train, Notice& notice) {
     const std::unique_ptr<TrainFileJob> job = std::move(train.files);
     try {
         const std::string where = job->result.get();
-        if (job->what != "run") offerFiles({where}); // a run stays (in the browser: kept)
+        if (job->what != "run")
+            offerFiles({where}); // a run stays (in the browser: kept)
+        else
+            keepFiles();
         notice.show(
             (job->what == "run" ? "Saved the run in " : "Wrote the " + job->what + " into ") +
                 where,

@@ -126,13 +126,26 @@ EM_JS(void, jsMountPersistent, (), {
     });
 });
 
+// One write-back at a time; a flush asked for meanwhile runs after it. body[data-mha-kept] is
+// the count of flushes asked for (Module.mhaFlushes) that are in the browser's storage.
 EM_JS(void, jsFlushPersistent, (), {
-    if (Module.mhaSyncing) return; // one write-back at a time; the next flush catches up
-    Module.mhaSyncing = true;
-    FS.syncfs(false, (err) => {
-        Module.mhaSyncing = false;
-        if (err) console.log('mha-viz: settings not kept: ' + err);
-    });
+    Module.mhaFlushes = (Module.mhaFlushes || 0) + 1;
+    if (Module.mhaSyncing) {
+        Module.mhaSyncAgain = true;
+        return;
+    }
+    const run = () => {
+        Module.mhaSyncing = true;
+        Module.mhaSyncAgain = false;
+        const covers = Module.mhaFlushes;
+        FS.syncfs(false, (err) => {
+            Module.mhaSyncing = false;
+            if (err) console.log('mha-viz: settings not kept: ' + err);
+            else document.body.setAttribute('data-mha-kept', String(covers));
+            if (Module.mhaSyncAgain) run();
+        });
+    };
+    run();
 });
 
 // Before the page goes away (closed, reloaded, hidden on a phone): what changed is written.
@@ -281,6 +294,10 @@ void offerFiles(const std::vector<std::string>& paths) {
         for (const fs::path& file : files) offerFile(file);
     }
     web::flushPersistent(); // the removals too
+}
+
+void keepFiles() {
+    web::flushPersistent();
 }
 
 void pickFilesToOpen() {

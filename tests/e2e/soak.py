@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Soak: random keys, clicks, drags and typing into the real window for a bounded time
 (MHA_SOAK_SECONDS, default 60), then Ctrl+E. The app must still be alive, answer and export,
-and its resident memory must not keep growing: RSS is sampled after a warm-up and at the end.
+and its resident memory must not keep growing: RSS is sampled after a warm-up, halfway and at
+the end.
 The random seed is printed (MHA_SOAK_SEED replays a run).
 """
 import os
@@ -66,10 +67,15 @@ with App(sys.argv[1]) as app:
         actions += 1
     app.chord("ctrl+0")
     before = rss_mb(pid)
-    end = time.time() + SECONDS
+    middle, end = time.time() + SECONDS / 2, time.time() + SECONDS
+    halfway = None
     while time.time() < end and app.alive():
         random_action(app, rng)
         actions += 1
+        if halfway is None and time.time() >= middle:
+            app.chord("Escape")
+            app.chord("ctrl+0")
+            halfway = rss_mb(pid)
     if not app.alive():
         err = app.proc.stderr.read().strip().splitlines()[-15:]
         fail(f"died with exit code {app.proc.returncode} after {actions} random actions "
@@ -79,8 +85,16 @@ with App(sys.argv[1]) as app:
     app.chord("Escape")
     app.chord("ctrl+0")
     after = rss_mb(pid)
-    print(f"soak: RSS {before:.0f} MB after warm-up, {after:.0f} MB after {actions} actions")
-    check(after - before < GROWTH_LIMIT_MB, f"RSS grew {after - before:.0f} MB (limit {GROWTH_LIMIT_MB:.0f})")
+    halfway = after if halfway is None else halfway
+    print(f"soak: RSS {before:.0f} MB after warm-up, {halfway:.0f} MB halfway, {after:.0f} MB after "
+          f"{actions} actions")
+    # A leak grows with the actions, in both halves; caches filled once (glyphs of a new script
+    # at 3x zoom, a large demo scene's buffers) grow early and then hold: over the limit in all
+    # is allowed when the second half grew by less than a quarter of it.
+    grew, late = after - before, after - halfway
+    check(grew < GROWTH_LIMIT_MB or late < GROWTH_LIMIT_MB / 4,
+          f"RSS grew {grew:.0f} MB, {late:.0f} MB of it in the second half (limit "
+          f"{GROWTH_LIMIT_MB:.0f} MB, or a quarter of it in the second half)")
     # The export panel may be open and the text field focused: Ctrl+E works regardless.
     png, trace = app.export()
     check(png_info(png)[2] > 0.02, "the window still draws and exports")

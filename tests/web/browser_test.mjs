@@ -1,8 +1,9 @@
 // The browser build as a student meets it, in Debian's headless Chromium (SwiftShader's WebGL 2),
 // served from 127.0.0.1 by this script: the page loads and says it is ready, a sentence typed
 // into the canvas reaches the trace (Ctrl+E downloads the window's PNG and the trace's JSON), the
-// export panel downloads a head's PNG, and the induction demo trains in the page until its
-// held-out loss drops; a model's files dropped on the page open it. Waits for what the app reports (its --state-file, read from the page's
+// export panel downloads a head's PNG, text pasted from the clipboard arrives, Ctrl+S keeps a
+// scene across a reload, the induction demo trains in the page until its held-out loss drops, a
+// model's files dropped on the page open it, and a pixel ratio of 2 draws at twice the pixels. Waits for what the app reports (its --state-file, read from the page's
 // file system), never for a fixed time. Also checks the site's size budget and prints the first
 // frame's time and the app's own frame statistics (--bench-frames): README's "In the browser".
 //   node tests/web/browser_test.mjs SITE_DIR NODE_MODULES_DIR OUT_DIR
@@ -61,8 +62,12 @@ function serve() {
 
 // --- The page and the app in it -----------------------------------------------------------------
 
-async function openPage(browser, port, args) {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, acceptDownloads: true });
+async function openPage(browser, port, args, screen = { width: 1600, height: 1000 }) {
+    const { deviceScaleFactor = 1, ...viewport } = screen;
+    const context = await browser.newContext({ viewport, deviceScaleFactor, acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'],
+                                   { origin: `http://127.0.0.1:${port}` });
+    const page = await context.newPage();
     page.consoleLines = [];
     page.on('console', (m) => page.consoleLines.push(m.text()));
     page.on('pageerror', (e) => check(false, 'no error in the page: ' + e.message));
@@ -147,6 +152,47 @@ async function typedSentenceIsExported(page) {
     check(s.notice.startsWith('Downloaded'), `the window says where it went: "${s.notice}"`);
 }
 
+// Ctrl+S keeps the scene in the browser's storage: after a reload it is still there.
+async function sceneIsKept(page, port) {
+    await page.keyboard.press('Control+s');
+    const s = await waitState(page, 'the saved notice', (s) => s.notice.startsWith('Saved '));
+    const name = s.notice.split(' ')[1];
+    const asked = await page.evaluate(() => Module.mhaFlushes);
+    await waitFor('the scene written to IndexedDB', () =>
+        page.evaluate((n) => Number(document.body.dataset.mhaKept || 0) >= n, asked));
+    await page.reload();
+    await page.waitForSelector('body[data-mha-ready]', { state: 'attached', timeout: TIMEOUT });
+    const kept = await page.evaluate((file) => Module.FS.analyzePath(file).exists,
+                                     '/persist/Pictures/mha-viz/' + name);
+    check(kept, `Ctrl+S kept ${name} in the browser across a reload ("${s.notice}")`);
+}
+
+// Text pasted from the system clipboard (Ctrl+V), accents and all, reaches the sentence.
+async function pastedTextArrives(page) {
+    const text = 'the café is naïve';
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+    await page.mouse.click(200, 40);
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Control+v');
+    await waitState(page, 'the pasted sentence', (s) => s.sentences[0] === text);
+    check(true, `Ctrl+V pasted "${text}" into the sentence`);
+    await page.keyboard.press('Escape');
+}
+
+// HiDPI: at a device pixel ratio of 2 the canvas has twice the CSS pixels each way, and the UI
+// is drawn at scale 2 (Ctrl+E's PNG is the canvas).
+async function hidpiCanvas(browser, port) {
+    const page = await openPage(browser, port, ['--state-file', '/state.json'],
+                                { width: 800, height: 500, deviceScaleFactor: 2 });
+    await page.keyboard.press('Control+e');
+    await waitFor('the HiDPI window PNG', () => page.downloads.some((f) => f.endsWith('.png')));
+    const size = pngSize(page.downloads.find((f) => f.endsWith('.png')));
+    check(size && size[0] === 1600 && size[1] === 1000,
+          `an 800 x 500 page at pixel ratio 2 draws 1600 x 1000 pixels (${size})`);
+    await page.screenshot({ path: path.join(out, 'hidpi.png') });
+    await page.close();
+}
+
 async function headPngIsExported(page) {
     const before = page.downloads.length;
     await page.keyboard.press('Control+Shift+E'); // the export panel, "Selected head" chosen
@@ -195,6 +241,11 @@ async function inductionDrops(page) {
           `${loss[loss.length - 1].toFixed(2)} at step ${s.train.step}, ` +
           `${((Date.now() - started) / 1000).toFixed(1)} s after the demo opened`);
     await page.screenshot({ path: path.join(out, 'train.png') });
+    await page.keyboard.press('F9'); // Ctrl+T is the browser's (a new tab)
+    await waitState(page, 'F9 back to the explorer', (s) => !s.train.active);
+    await page.keyboard.press('F9');
+    await waitState(page, 'F9 back to the Train view', (s) => s.train.active);
+    check(true, 'F9 goes to the explorer and back to the Train view');
 }
 
 // The app's own frame statistics over 300 frames of the demo, the sentence changing each frame.
@@ -224,10 +275,13 @@ try {
     console.log(`ok: the first frame is drawn ${page.firstFrameMs} ms after the page was asked ` +
                 `for, the app is ready (3 frames) at ${page.readyMs} ms`);
     await typedSentenceIsExported(page);
+    await pastedTextArrives(page);
     await headPngIsExported(page);
+    await sceneIsKept(page, port);
     await inductionDrops(page);
     await droppedModelOpens(page);
     await page.close();
+    await hidpiCanvas(browser, port);
     await frameStatistics(browser, port);
 } catch (e) {
     check(false, e.message);
