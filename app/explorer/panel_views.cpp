@@ -61,7 +61,15 @@ float exportButtonWidth() {
 
 ExplorerRequest exportButton(ExportChoice what) {
     ExplorerRequest request;
-    ImGui::SameLine(ImGui::GetContentRegionMax().x - exportButtonWidth());
+    // At the right edge: beside the last item when it ends before there, else (a narrow panel,
+    // a large UI scale) on a line of its own rather than over it.
+    const float x = ImGui::GetContentRegionMax().x - exportButtonWidth();
+    const float lastEnd =
+        ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetStyle().ItemSpacing.x;
+    if (lastEnd <= x)
+        ImGui::SameLine(x);
+    else
+        ImGui::SetCursorPosX(x);
     if (ImGui::Button("Export\xE2\x80\xA6")) request.openExport = what;
     itemTooltip("Save this view as PNG, SVG or CSV (Ctrl+Shift+E).");
     return request;
