@@ -4,7 +4,8 @@
 #   bash tests/fuzz/run_fuzzers.sh BUILD_DIR [SECONDS]       (default 60)
 # Prints per target: executions, exec/s, corpus size and coverage gained over the seeds.
 # Exits 1 if any target crashed (or leaked, or hit UB or a timeout), naming the input that
-# did it; that folder is kept. MHA_FUZZ_TARGETS="fuzz_tokenizer ..." picks targets.
+# did it; that folder is kept. MHA_FUZZ_TARGETS="fuzz_tokenizer ..." picks targets,
+# MHA_FUZZ_SEED=N libFuzzer's seed (default 1; 0: random).
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -13,6 +14,9 @@ if [ $# -lt 1 ]; then
 fi
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
+# One seed by default, so a run here and CI's explore the same inputs in the same order (a
+# crash found is found again); MHA_FUZZ_SEED=0 lets libFuzzer pick one at random.
+seed=${MHA_FUZZ_SEED:-1}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
              fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer"
@@ -57,7 +61,7 @@ for target in "${targets[@]}"; do
     status=0
     # TMPDIR: a target's scratch files (fuzz_model_files writes its folder there) go with $work.
     TMPDIR="$work/$target" "$exe" "$corpus" -max_total_time="$seconds" -max_len="$max_len" \
-        -rss_limit_mb=2048 -timeout=30 -dict="$dict" -print_final_stats=1 \
+        -rss_limit_mb=2048 -timeout=30 -dict="$dict" -print_final_stats=1 -seed="$seed" \
         -artifact_prefix="$work/$target/crashes/" >"$log" 2>&1 || status=$?
 
     # From libFuzzer's status lines ("#N NEW cov: C ft: F corp: U/S ...") and final stats.
