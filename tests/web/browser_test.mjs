@@ -135,6 +135,7 @@ async function typedSentenceIsExported(page) {
     await page.keyboard.type(sentence);
     await waitState(page, 'the typed sentence', (s) => s.sentences[0] === sentence && !s.computing);
     await page.keyboard.press('Escape');
+    await page.mouse.move(300, 180); // off the field: no tooltip over the picture
     await settled(page);
     await page.screenshot({ path: path.join(out, 'explorer.png') });
     const before = page.downloads.length;
