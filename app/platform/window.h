@@ -27,6 +27,9 @@ void followScaleAndAppearance(GLFWwindow* window, bool scaleFixed, const Appeara
 
 // Clears to the window colour (the panels draw no background) and draws ImGui's lists.
 void renderImGui(GLFWwindow* window);
+// What renderImGui does once the framebuffer's size is known (the desktop asks GLFW, the
+// browser its canvas): platform/imgui_render.cpp.
+void renderImGuiAt(int width, int height);
 
 // glfwDestroyWindow + glfwTerminate.
 void closeWindow(GLFWwindow* window);

@@ -69,11 +69,7 @@ void followScaleAndAppearance(GLFWwindow*, bool scaleFixed, const Appearance& wa
 
 void renderImGui(GLFWwindow*) {
     const web::CanvasSize size = web::fitCanvas();
-    glViewport(0, 0, size.width, size.height);
-    const ImVec4 background = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
-    glClearColor(background.x, background.y, background.z, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    renderImGuiAt(size.width, size.height);
 }
 
 void closeWindow(GLFWwindow* window) {
