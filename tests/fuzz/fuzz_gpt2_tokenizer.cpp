@@ -65,7 +65,9 @@ std::pair<std::string, std::string> loadableFiles(const std::string& vocabLines,
     for (const std::string& line : split(vocabLines, "\n")) add(line);
     std::string merges = "#version: 0.2\n";
     for (std::string line : split(mergeLines, "\n")) {
-        if (!line.empty() && line.back() == '\r') line.pop_back(); // CRLF, as the reader takes it
+        // The reader drops one CR before each line's end (CRLF files), so a line written back
+        // must not end in one: "a b\r\r" would be read as "a b\r", a token not in the vocabulary.
+        while (!line.empty() && line.back() == '\r') line.pop_back();
         line = core::sanitizeUtf8(line);
         const std::size_t space = line.find(' ');
         if (space == 0 || space == std::string::npos || space + 1 == line.size() ||
