@@ -3,6 +3,7 @@
 #include "io/atomic_file.h"
 #include "io/json_writer.h"
 #include "io/scene_json.h"
+#include "platform/heap_in_use.h"
 #include "widgets/text_field.h"
 
 #include <imgui.h>
@@ -205,6 +206,34 @@ void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
     json.endObject();
 }
 
+// What the maps on screen were computed with: the scene of the trace shown (the switches a
+// screenshot or a test asks for, checked against what the window draws) and its token counts.
+void writeShown(core::JsonWriter& json, const core::Trace& shown) {
+    const core::Scene& scene = shown.scene;
+    json.key("shown");
+    json.beginObject();
+    json.key("mask");
+    json.value(core::toString(scene.mask));
+    json.key("scale");
+    json.value(core::toString(scene.scale));
+    writeStrings(json, "sources", scene.sources);
+    json.key("out_projection");
+    json.value(scene.outProjection);
+    json.key("reshape_bug");
+    json.value(scene.reshapeBug);
+    json.key("ablated_heads"); // numbered from 1, as the window shows them
+    json.beginArray();
+    for (int head : scene.ablatedHeads) json.value(head + 1);
+    json.endArray();
+    json.key("heads");
+    json.value(int(shown.headNames.size()));
+    json.key("tokens"); // per sentence
+    json.beginArray();
+    for (const core::Tokenized& sentence : shown.sentences) json.value(int(sentence.tokens.size()));
+    json.endArray();
+    json.endObject();
+}
+
 } // namespace
 
 std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const core::Trace& shown,
@@ -254,6 +283,9 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(notice.visible(ImGui::GetTime()) ? notice.text : std::string());
     json.key("error");
     json.value(facts.error);
+    json.key("heap_in_use"); // bytes (platform/heap_in_use.h), -1 where unknown
+    json.value(heapInUseBytes());
+    writeShown(json, shown);
     writeModel(json, explorer.model);
     writeOpenModel(json, explorer.openModel);
     writeTrain(json, train);

@@ -24,8 +24,10 @@ struct FrameFacts {
 // The line: {"frame", "input_pending", "sync_marks", "computing", "typing", "sentences",
 // "shown_sentences", "glyph_notes" (widgets/text_field.h), "d_model", "heads", "chosen_heads",
 // "weights", "weights_in_use", "selected_head", "tab", "export_panel", "scene_picker",
-// "popup_open", "exporting", "notice", "error", "model": {"open", "real", "layer" (from 1),
-// "grid" (layer_heads, every_layer, detectors, rollout, logit_lens), "detectors_ready",
+// "popup_open", "exporting", "notice", "error", "heap_in_use" (bytes, platform/heap_in_use.h),
+// "shown": {"mask", "scale", "sources", "out_projection", "reshape_bug", "ablated_heads" (from 1),
+// "heads", "tokens" (per sentence)} (the trace on screen), "model": {"open", "real", "layer" (from
+// 1), "grid" (layer_heads, every_layer, detectors, rollout, logit_lens), "detectors_ready",
 // "grid_rect", "export_at", "export_all_at" (buttons' centres), "predictions" (the first
 // sentence's, per token), "value_weighted", "ablated" (["L1H2", ...]), "loss", "loss_all_heads"
 // (a real model's, with the switches and with every head on), "lens" (the logit lens shown: the

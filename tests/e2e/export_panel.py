@@ -107,8 +107,9 @@ with App(binary) as app:
     export_done(app)
     wait_until(lambda: any(n.endswith(".png") for n in set(files(app.export_dir)) - before),
                "the window PNG in " + app.export_dir)
-    check(True, "the whole window was exported")
-    shot = [n for n in set(files(app.export_dir)) - before if n.endswith(".png")][0]
+    shots = [n for n in set(files(app.export_dir)) - before if n.endswith(".png")]
+    check(len(shots) == 1, f"the whole window was exported as one PNG: {shots}")
+    shot = shots[0]
     width, height, _ = png_info(os.path.join(app.export_dir, shot))
     check((width, height) == app.geometry(), f"window PNG is the window's size: {width}x{height}")
 
