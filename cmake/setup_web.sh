@@ -11,9 +11,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${MHA_WEB_BUILD_DIR:-$root/build-web}
 # shellcheck source=cmake/install_packages.sh
 source "$root/cmake/install_packages.sh"
+# shellcheck source=cmake/build_env.sh
+source "$root/cmake/build_env.sh"
 
-install_missing cmake make python3 emscripten dpkg-dev xz-utils fonts-dejavu-core unicode-data \
-    libeigen3-dev nlohmann-json3-dev libcli11-dev libstb-dev
+install_missing cmake ninja-build ccache python3 emscripten dpkg-dev xz-utils fonts-dejavu-core \
+    unicode-data libeigen3-dev nlohmann-json3-dev libcli11-dev libstb-dev
+use_ccache "$root"
 
 # apt-get source needs a deb-src entry: the machine's own deb entries, as deb-src.
 sources_entry=/etc/apt/sources.list.d/mha-viz-deb-src.sources
@@ -47,7 +50,7 @@ done
 # emscripten's JavaScript optimizer finds Debian's acorn through NODE_PATH.
 export NODE_PATH=/usr/share/nodejs
 configure=(-DMHA_IMGUI_SOURCE_DIR="$(unpacked imgui)" -DMHA_ZLIB_SOURCE_DIR="$(unpacked zlib)")
-[ -f "$build/CMakeCache.txt" ] || configure+=(-DCMAKE_BUILD_TYPE=Release)
+[ -f "$build/CMakeCache.txt" ] || configure+=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
 emcmake cmake -S "$root" -B "$build" "${configure[@]}" >/dev/null
 cmake --build "$build" --parallel "$(nproc)" 2>&1 | { grep -v 'Built target' || true; }
 echo "$build/site"

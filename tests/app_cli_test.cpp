@@ -1,5 +1,6 @@
 // app::parseCli in-process: every flag lands in CliOptions; bad values give exit 2 and one
 // line naming the value (the real binary's side is cli_test.cpp).
+#include "build_facts.h"
 #include "cli/cli.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@
 
 namespace {
 
-const std::string kScene = std::string(MHA_SCENE_DIR) + "/causal-mask.json";
+const std::string kScene = std::string(build_facts::sceneDir()) + "/causal-mask.json";
 
 struct Parsed {
     std::optional<app::CliOptions> options;

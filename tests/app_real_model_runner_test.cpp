@@ -1,6 +1,7 @@
 // app::TrainedModelRunner with a real checkpoint (the random GPT-2 of tests/fixtures/gpt2/f32),
 // without a window: the worker's trace and the analyses beside it, heads switched off with the
 // loss they change and the loss with every head on, and the logit lens of a chosen token.
+#include "build_facts.h"
 #include "explorer/trained_model_runner.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,8 @@ namespace {
 
 namespace models = core::models;
 
-const std::string kFixture = (std::filesystem::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string();
+const std::string kFixture =
+    (std::filesystem::path(build_facts::fixtureDir()) / "gpt2" / "f32").string();
 const std::vector<std::string> kSentence = {"The cat sat on the mat"};
 
 // Calls update until the worker's trace is taken, as the frame loop does.
@@ -131,7 +133,7 @@ TEST_F(AppRealModelRunner, ALayerTheTraceDidNotKeepIsMadeOnAWorkerAsTheForwardMa
 
 TEST(AppRealEncoderRunner, APairAndItsMaskFillsAndTheDetectorsOfTheSentenceShown) {
     const std::shared_ptr<const models::RealModel> bert = models::openRealModel(
-        (std::filesystem::path(MHA_FIXTURE_DIR) / "bert" / "bert_f32").string());
+        (std::filesystem::path(build_facts::fixtureDir()) / "bert" / "bert_f32").string());
     app::TrainedModelRunner runner;
     runner.openReal(bert);
     const std::vector<std::string> text = {"The cat sat on the [MASK]."};

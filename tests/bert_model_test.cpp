@@ -6,6 +6,7 @@
 #include "models/bert_model.h"
 #include "models/real_model.h"
 
+#include "build_facts.h"
 #include "engine/simd.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace core::models;
 
-const fs::path kDir = fs::path(MHA_FIXTURE_DIR) / "bert";
+const fs::path kDir = fs::path(build_facts::fixtureDir()) / "bert";
 
 const json& reference() {
     static const json r = [] {

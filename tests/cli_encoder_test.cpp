@@ -2,6 +2,7 @@
 // trace with token types, the pair and its start, the [MASK]s and the MLM head's guesses;
 // PyTorch's numbers on the fixtures of make_bert_fixtures.py through the CLI; a streamed --json
 // file; --export; one line with exit 2 for every bad input.
+#include "build_facts.h"
 #include "process_runner.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kFixtures = fs::path(MHA_FIXTURE_DIR) / "bert";
+const fs::path kFixtures = fs::path(build_facts::fixtureDir()) / "bert";
 
 json traceOf(const std::vector<std::string>& args) {
     const ProcessResult r = runMhaViz(args);
@@ -132,8 +133,8 @@ TEST(CliEncoder, ABareEncoderHasNoPredictionsAndExportsWithoutTheLens) {
 
 TEST(CliEncoder, BadInputIsOneLineAndExit2) {
     const std::string bert = (kFixtures / "bert_f32").string();
-    expectBadInput({"--model", (fs::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string(), "--pair", "B",
-                    "--json", "-"},
+    expectBadInput({"--model", (fs::path(build_facts::fixtureDir()) / "gpt2" / "f32").string(),
+                    "--pair", "B", "--json", "-"},
                    "--pair is for encoders");
     expectBadInput({"--pair", "B", "--json", "-"}, "--pair needs --model");
     expectBadInput({"--model", bert, "--pair", "", "--json", "-"}, "--pair needs a sentence B");

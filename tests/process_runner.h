@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "build_facts.h"
+
 namespace testing_support {
 
 struct ProcessResult {
@@ -45,7 +47,7 @@ inline ProcessResult runMhaViz(const std::vector<std::string>& args) {
     const auto dir = std::filesystem::temp_directory_path();
     const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(counter++);
     const auto outPath = dir / ("mha-cli-out-" + tag), errPath = dir / ("mha-cli-err-" + tag);
-    std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + shellQuote(MHA_VIZ_EXE);
+    std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + shellQuote(build_facts::vizExe());
     for (const auto& a : args) {
         cmd.push_back(' ');
         cmd.append(shellQuote(a));
@@ -65,8 +67,9 @@ inline ProcessResult runMhaViz(const std::vector<std::string>& args) {
 inline ProcessResult runMhaVizShell(const std::string& shellArgs) {
     const auto errPath = std::filesystem::temp_directory_path() /
                          ("mha-cli-shell-err-" + std::to_string(::getpid()));
-    const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " + shellQuote(MHA_VIZ_EXE) + " " +
-                            shellArgs + " 2>" + shellQuote(errPath) + " </dev/null";
+    const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY " +
+                            shellQuote(build_facts::vizExe()) + " " + shellArgs + " 2>" +
+                            shellQuote(errPath) + " </dev/null";
     const int status = std::system(cmd.c_str());
     ProcessResult r;
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

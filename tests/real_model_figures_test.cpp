@@ -5,6 +5,7 @@
 #include "models/real_model_export.h"
 #include "models/real_model_figures.h"
 
+#include "build_facts.h"
 #include "figures/attention_map.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ namespace {
 using namespace core::models;
 namespace fs = std::filesystem;
 
-const std::string kFixture = (fs::path(MHA_FIXTURE_DIR) / "gpt2" / "f32").string();
+const std::string kFixture = (fs::path(build_facts::fixtureDir()) / "gpt2" / "f32").string();
 
 const RealModel& fixtureModel() {
     static const std::unique_ptr<RealModel> model = openRealModel(kFixture);

@@ -2,6 +2,7 @@
 // is not kept, and RealTrace::layer makes it again from the stream before it, bit for bit; the
 // thumbnails and layer means that the model view and the rollout read are kept either way, and
 // the JSON written is the same. On the GPT-2 and BERT fixtures.
+#include "build_facts.h"
 #include "models/real_model.h"
 #include "models/real_trace_json.h"
 
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 const RealModel& fixture(const std::string& path) {
     static std::map<std::string, std::unique_ptr<RealModel>> opened;
     auto& m = opened[path];
-    if (!m) m = openRealModel((fs::path(MHA_FIXTURE_DIR) / path).string());
+    if (!m) m = openRealModel((fs::path(build_facts::fixtureDir()) / path).string());
     return *m;
 }
 

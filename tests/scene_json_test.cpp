@@ -1,5 +1,6 @@
 // Scenes as JSON: save -> load gives the same scene and the same trace; bad files give
 // one-line errors and never crash.
+#include "build_facts.h"
 #include "engine/trace.h"
 #include "io/scene_json.h"
 #include "io/trace_json.h"
@@ -160,7 +161,7 @@ TEST(SceneJson, MissingFileIsNamed) {
 
 TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
     int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(MHA_SCENE_DIR)) {
+    for (const auto& entry : std::filesystem::directory_iterator(build_facts::sceneDir())) {
         core::Scene s;
         ASSERT_EQ(thrownMessage([&] { s = core::loadSceneFile(entry.path().string()); }), "")
             << entry.path();
@@ -173,7 +174,7 @@ TEST(SceneJson, ShippedDemoScenesLoadAndRun) {
 TEST(SceneJson, EmbeddedDemoScenesMatchTheFiles) {
     for (const char* name : core::kDemoScenes) {
         core::Scene fromFile;
-        const std::string path = std::string(MHA_SCENE_DIR) + "/" + name + ".json";
+        const std::string path = std::string(build_facts::sceneDir()) + "/" + name + ".json";
         ASSERT_EQ(thrownMessage([&] { fromFile = core::loadSceneFile(path); }), "") << name;
         EXPECT_EQ(core::demoScene(name), fromFile) << name;
     }

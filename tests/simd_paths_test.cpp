@@ -1,6 +1,7 @@
 // The engine's SIMD paths (core/engine/simd.h): every kernel this CPU can run is loaded, and the
 // traces of every path agree with the scalar reference path within 1e-6, masked weights
 // exactly 0 on each.
+#include "build_facts.h"
 #include "engine/simd.h"
 #include "engine/trace.h"
 #include "io/scene_json.h"
@@ -91,8 +92,8 @@ TEST(SimdPaths, ScalarReferenceAndAVectorisedPathAreBothHere) {
 }
 
 TEST(SimdPaths, EveryKernelBuiltAndRunnableHereIsLoaded) {
-    // MHA_ENGINE_LEVELS: the kernels this build made, comma-separated.
-    std::istringstream built(MHA_ENGINE_LEVELS);
+    // The kernels this build made, comma-separated.
+    std::istringstream built(build_facts::engineLevels());
     for (std::string name; std::getline(built, name, ',');) {
         const auto level = core::parseEnum<core::SimdLevel>(name);
         ASSERT_TRUE(level) << name;

@@ -3,6 +3,7 @@
 // committed, so this test needs no torch.
 #include "engine/attention.h"
 
+#include "build_facts.h"
 #include "engine/simd.h"
 #include "test_support.h"
 
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 json loadFixture(const std::string& name) {
     const std::filesystem::path path =
-        std::filesystem::path(MHA_FIXTURE_DIR) / ("torch_" + name + ".json");
+        std::filesystem::path(build_facts::fixtureDir()) / ("torch_" + name + ".json");
     std::ifstream in(path);
     if (!in) throw std::runtime_error("missing fixture " + path.string());
     return json::parse(in);

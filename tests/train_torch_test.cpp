@@ -5,6 +5,7 @@
 #include "train/model.h"
 #include "train/optimizer.h"
 
+#include "build_facts.h"
 #include "engine/simd.h"
 
 #include <gtest/gtest.h>
@@ -36,7 +37,7 @@ constexpr double kFloatEps = std::numeric_limits<float>::epsilon(); // 2^-23, an
 
 json loadFixture(const std::string& name) {
     const std::filesystem::path path =
-        std::filesystem::path(MHA_FIXTURE_DIR) / ("train_" + name + ".json");
+        std::filesystem::path(build_facts::fixtureDir()) / ("train_" + name + ".json");
     std::ifstream in(path);
     if (!in) throw std::runtime_error("missing fixture " + path.string());
     return json::parse(in);

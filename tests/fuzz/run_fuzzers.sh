@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of a MHA_FUZZ=ON build for SECONDS each, on a copy of the
-# seed corpus in a temporary folder (the repo is never written to).
+# Runs every libFuzzer target of a MHA_FUZZ=ON build for SECONDS each, on the seed corpus
+# (tests/fuzz/corpus, the demo scenes) plus what earlier runs found (the repo is never written to).
 #   bash tests/fuzz/run_fuzzers.sh BUILD_DIR [SECONDS]       (default 60)
 # Prints per target: executions, exec/s, corpus size and coverage gained over the seeds.
 # Exits 1 if any target crashed (or leaked, or hit UB or a timeout), naming the input that
 # did it; that folder is kept. MHA_FUZZ_TARGETS="fuzz_tokenizer ..." picks targets,
-# MHA_FUZZ_SEED=N libFuzzer's seed (default 1; 0: random).
+# MHA_FUZZ_SEED=N libFuzzer's seed (default 1; 0: random; cmake/setup.sh test passes one made
+# from the commit), MHA_FUZZ_CORPUS=DIR keeps each target's corpus in DIR/TARGET from run to run
+# (cmake/setup.sh test: build-asan/fuzz-corpus), so that every run starts where the last stopped.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -17,6 +19,7 @@ seconds=${2:-60}
 # One seed by default, so a run here and CI's explore the same inputs in the same order (a
 # crash found is found again); MHA_FUZZ_SEED=0 lets libFuzzer pick one at random.
 seed=${MHA_FUZZ_SEED:-1}
+echo "fuzz: seed $seed (MHA_FUZZ_SEED=$seed replays), corpus ${MHA_FUZZ_CORPUS:-a temporary folder}"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
              fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer"
@@ -32,29 +35,30 @@ for target in "${targets[@]}"; do
         echo "fuzz: $target not found in $build (configure with -DMHA_FUZZ=ON)" >&2
         exit 2
     fi
-    corpus=$work/$target/corpus
+    corpus=${MHA_FUZZ_CORPUS:+$MHA_FUZZ_CORPUS/$target}
+    corpus=${corpus:-$work/$target/corpus}
     mkdir -p "$corpus" "$work/$target/crashes"
     # Seeds: sentences for the tokenizer; for the scene targets the shipped demo scenes plus
     # small and broken ones (small: they run in microseconds, so mutations explore more).
     case "$target" in
     fuzz_tokenizer)
         max_len=2048 dict=$here/tokenizer.dict
-        cp "$here/corpus/tokenizer/"* "$corpus/" ;;
+        cp -n "$here/corpus/tokenizer/"* "$corpus/" ;;
     fuzz_gpt2_tokenizer) # vocabulary, merges and text (fuzz_gpt2_tokenizer.cpp)
         max_len=4096 dict=$here/tokenizer.dict
-        cp "$here/corpus/gpt2_tokenizer/"* "$corpus/" ;;
+        cp -n "$here/corpus/gpt2_tokenizer/"* "$corpus/" ;;
     fuzz_wordpiece_tokenizer) # a mode byte, a vocabulary, a text (fuzz_wordpiece_tokenizer.cpp)
         max_len=4096 dict=$here/tokenizer.dict
-        cp "$here/corpus/wordpiece_tokenizer/"* "$corpus/" ;;
+        cp -n "$here/corpus/wordpiece_tokenizer/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
-        cp "$here/corpus/run_files/"* "$corpus/" ;;
+        cp -n "$here/corpus/run_files/"* "$corpus/" ;;
     fuzz_model_files) # config.json files and shard indexes, good and broken
         max_len=4096 dict=$here/scene_json.dict
-        cp "$here/corpus/model_files/"* "$corpus/" ;;
+        cp -n "$here/corpus/model_files/"* "$corpus/" ;;
     *)
         max_len=4096 dict=$here/scene_json.dict
-        cp "$here/corpus/scenes/"* "$here/../../assets/scenes/"*.json "$corpus/" ;;
+        cp -n "$here/corpus/scenes/"* "$here/../../assets/scenes/"*.json "$corpus/" ;;
     esac
     log=$work/$target/log.txt
 
