@@ -18,11 +18,12 @@ from harness import App, WINDOW_W, WINDOW_H, check, fail, png_info, xdotool
 
 SECONDS = float(os.environ.get("MHA_SOAK_SECONDS", "60"))
 SEED = int(os.environ.get("MHA_SOAK_SEED", str(int(time.time()))))
-# Fonts at 3x zoom, larger scenes: allowed; a leak per action is not. The RSS bound of the
-# sanitizer build is higher by the 256 MB of freed memory ASan holds in quarantine
-# (tests/CMakeLists.txt); the heap in use does not count the quarantine.
-GROWTH_LIMIT_MB = float(os.environ.get("MHA_SOAK_GROWTH_LIMIT_MB", "100"))
+# Fonts at 3x zoom, larger scenes: allowed; a leak per action is not. The heap in use is what a
+# leak grows: at most 100 MB. The resident size may grow by that plus what the allocator keeps
+# after free: up to 128 MB (main.cpp's M_TRIM_THRESHOLD), and in the sanitizer build the 256 MB
+# of freed memory ASan holds in quarantine (MHA_SOAK_ALLOCATOR_KEEPS_MB, tests/CMakeLists.txt).
 HEAP_GROWTH_LIMIT_MB = 100.0
+GROWTH_LIMIT_MB = HEAP_GROWTH_LIMIT_MB + float(os.environ.get("MHA_SOAK_ALLOCATOR_KEEPS_MB", "128"))
 
 KEYS = ["Left", "Right", "Up", "Down", "space", "m", "bracketleft", "bracketright", "v",
         "shift+v", "t", "Escape", "ctrl+plus", "ctrl+minus", "ctrl+0", "F1", "n", "p",
@@ -102,13 +103,11 @@ with App(sys.argv[1]) as app:
     check(heap_after - heap_before < HEAP_GROWTH_LIMIT_MB,
           f"the heap in use grew {heap_after - heap_before:.0f} MB ({heap_after - heap_halfway:.0f} MB "
           f"in the second half; limit {HEAP_GROWTH_LIMIT_MB:.0f} MB)")
-    # A leak grows with the actions, in both halves; caches filled once (glyphs of a new script
-    # at 3x zoom, a large demo scene's buffers) grow early and then hold: over the limit in all
-    # is allowed when the second half grew by less than a quarter of it.
-    grew, late = after - before, after - halfway
-    check(grew < GROWTH_LIMIT_MB or late < GROWTH_LIMIT_MB / 4,
-          f"RSS grew {grew:.0f} MB, {late:.0f} MB of it in the second half (limit "
-          f"{GROWTH_LIMIT_MB:.0f} MB, or a quarter of it in the second half)")
+    # RSS alone once failed a run that leaked nothing (+103 MB, heap flat): it counts the freed
+    # memory the allocator keeps, which the limit now allows for, with no other allowance.
+    check(after - before < GROWTH_LIMIT_MB,
+          f"RSS grew {after - before:.0f} MB ({after - halfway:.0f} MB in the second half; limit "
+          f"{GROWTH_LIMIT_MB:.0f} MB: the heap's 100 and what the allocator keeps after free)")
     # The export panel may be open and the text field focused: Ctrl+E works regardless.
     png, trace = app.export()
     check(png_info(png)[2] > 0.02, "the window still draws and exports")
