@@ -232,3 +232,115 @@ TEST_P(AttentionOnEveryPath, FlopCountAddsProjectionsScoresValuesAndOutput) {
     // B=1, N=M=10, d=64: 4 projections 2*10*64*64 each + 2 * 2*10*10*64.
     EXPECT_DOUBLE_EQ(core::forwardFlops(1, 10, 10, 64), 4 * 81920.0 + 2 * 12800.0);
 }
+
+namespace {
+
+// Weights of H query heads and H_kv K/V heads of d_head each (grouped-query attention).
+core::Weights groupedWeights(int d, int heads, int kvHeads, int d_head, std::uint64_t seed) {
+    core::Weights w; // scaled as Glorot's, so activations stay near 1 as in a trained model
+    const float in = std::sqrt(3.0f / float(d)), out = std::sqrt(3.0f / float(heads * d_head));
+    w.wQ = in * randomMatrix(d, heads * d_head, seed);       // d x (H*d_head)
+    w.wK = in * randomMatrix(d, kvHeads * d_head, seed + 1); // d x (H_kv*d_head)
+    w.wV = in * randomMatrix(d, kvHeads * d_head, seed + 2); // d x (H_kv*d_head)
+    w.wO = out * randomMatrix(heads * d_head, d, seed + 3);  // (H*d_head) x d
+    return w;
+}
+
+// Rotary tables as a model makes them: angle p / 10000^(2j / r) for position p.
+core::Rotation rotaryTables(int positions, int r) {
+    core::Rotation turn;
+    turn.cos.resize(positions, r / 2); // P x r/2
+    turn.sin.resize(positions, r / 2);
+    for (int p = 0; p < positions; ++p)
+        for (int j = 0; j < r / 2; ++j) {
+            const double angle = p / std::pow(10000.0, 2.0 * j / r);
+            turn.cos(p, j) = float(std::cos(angle));
+            turn.sin(p, j) = float(std::sin(angle));
+        }
+    return turn;
+}
+
+} // namespace
+
+// Threaded tiles, rowwise softmax (M >= 64), padding, a rotation and a score bias at once.
+TEST_P(AttentionOnEveryPath, GroupedQueryRotaryAndBiasLargeMatchReference) {
+    AttentionInput in = paddedInput({96, 80}, 64, 8, 30);
+    in.causal = true;
+    in.rotation = rotaryTables(96, 8);
+    in.scoreBias = randomMatrix(8 * 96, 96, 31); // (H*N) x M
+    core::Weights w = groupedWeights(64, 8, 2, 12, 32);
+    w.bQ = randomMatrix(1, 8 * 12, 33);
+    w.bK = randomMatrix(1, 2 * 12, 34);
+    const Attention a = runForward(in, w);
+    EXPECT_EQ(a.kvHeads, 2);
+    EXPECT_EQ(a.d_head, 12);
+    EXPECT_EQ(a.concat.cols(), 96);
+    testing_support::expectWeightsAndOutputMatch(a, core::reference::forward(in, w));
+}
+
+TEST_P(AttentionOnEveryPath, CrossAttentionWithSharedKeyValueHeadsMatchesReference) {
+    AttentionInput in = paddedInput({5, 3}, 16, 4, 35);
+    const AttentionInput src = paddedInput({7, 4}, 16, 4, 36);
+    in.keyLen = src.keyLen;
+    in.xSource = src.x;
+    in.keyPadding = src.keyPadding;
+    expectMatchesReference(in, groupedWeights(16, 4, 1, 6, 37));
+}
+
+// Two query heads of a group with the same W_Q columns read the same K/V head: the same map.
+TEST_P(AttentionOnEveryPath, QueryHeadsOfOneGroupShareTheirKeys) {
+    const AttentionInput in = paddedInput({7}, 16, 4, 38);
+    core::Weights w = groupedWeights(16, 4, 2, 4, 39);
+    w.wQ.middleCols(4, 4) = w.wQ.middleCols(0, 4);  // head 1 = head 0 (both K/V head 0)
+    w.wQ.middleCols(12, 4) = w.wQ.middleCols(0, 4); // head 3 = head 0, but K/V head 1
+    const Attention a = runForward(in, w);
+    EXPECT_EQ(a.kvHeadOf(1), 0);
+    EXPECT_EQ(a.kvHeadOf(3), 1);
+    // The same map to rounding: a GEMM may round a column by where it falls in its SIMD panel.
+    EXPECT_LE(
+        (a.attention.middleRows(a.headRow(0, 1), 7) - a.attention.middleRows(a.headRow(0, 0), 7))
+            .cwiseAbs()
+            .maxCoeff(),
+        1e-6);
+    EXPECT_GT(
+        (a.attention.middleRows(a.headRow(0, 3), 7) - a.attention.middleRows(a.headRow(0, 0), 7))
+            .cwiseAbs()
+            .maxCoeff(),
+        1e-3);
+}
+
+// Rotary positions make a score depend on the distance between two tokens, not on where they
+// are: with every token the same vector, score(i, j) is a function of i - j.
+TEST_P(AttentionOnEveryPath, RotationMakesScoresDependOnRelativePosition) {
+    AttentionInput in = paddedInput({12}, 16, 2, 40);
+    for (int i = 1; i < 12; ++i) in.x.row(i) = in.x.row(0);
+    in.rotation = rotaryTables(12, 8);
+    const Attention a = runForward(in, groupedWeights(16, 2, 1, 8, 41));
+    for (int h = 0; h < 2; ++h)
+        for (int i = 1; i < 12; ++i)
+            for (int j = 1; j < 12; ++j)
+                EXPECT_NEAR(a.scores(a.headRow(0, h, i), j),
+                            a.scores(a.headRow(0, h, i - 1), j - 1), 1e-4);
+}
+
+TEST_P(AttentionOnEveryPath, GroupedShapesThatDoNotFitAreRejectedByName) {
+    AttentionInput in = paddedInput({4}, 16, 8, 42);
+    Attention out;
+    const auto message = [&](const core::Weights& w) {
+        try {
+            core::forward(in, w, out);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(message(groupedWeights(16, 8, 3, 4, 43)).find("K/V heads"), std::string::npos);
+    core::Weights w = groupedWeights(16, 8, 2, 4, 44);
+    w.wO = randomMatrix(16, 16, 45); // not (H*d_head) x d
+    EXPECT_NE(message(w).find("W_O"), std::string::npos);
+    in.rotation = rotaryTables(4, 6); // 3 pairs, d_head 4
+    EXPECT_NE(message(groupedWeights(16, 8, 2, 4, 46)).find("rotation"), std::string::npos);
+    in.rotation = {};
+    in.scoreBias = randomMatrix(4, 4, 47); // not (H*N) x M
+    EXPECT_NE(message(groupedWeights(16, 8, 2, 4, 48)).find("score bias"), std::string::npos);
+}

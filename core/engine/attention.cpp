@@ -9,10 +9,10 @@
 
 namespace core {
 
-Scalar scaleFactor(ScaleKind scale, int d_model, int heads) {
+Scalar scaleFactor(ScaleKind scale, int d_model, int d_head) {
     switch (scale) {
     case ScaleKind::SqrtDHead:
-        return Scalar(1.0 / std::sqrt(double(d_model / heads)));
+        return Scalar(1.0 / std::sqrt(double(d_head)));
     case ScaleKind::SqrtDModel:
         return Scalar(1.0 / std::sqrt(double(d_model)));
     case ScaleKind::None:
@@ -27,17 +27,47 @@ double forwardFlops(int batch, int queryLen, int keyLen, int d_model) {
 
 namespace {
 
+[[noreturn]] void fail(const std::string& what) {
+    throw std::invalid_argument(what);
+}
+
+// H, d_head and H_kv from the weights: W_Q d_model x (H*d_head), W_K and W_V
+// d_model x (H_kv*d_head) with H_kv dividing H, W_O (H*d_head) x d_model.
+void checkWeights(const AttentionInput& in, const Weights& w) {
+    const int d_model = w.dModel(), H = in.heads;
+    if (H < 1 || w.wQ.cols() % H != 0) {
+        if (w.wQ.cols() == d_model)
+            fail("heads (" + std::to_string(H) + ") must divide d_model (" +
+                 std::to_string(d_model) + ")");
+        fail("heads (" + std::to_string(H) + ") must divide W_Q's " + std::to_string(w.wQ.cols()) +
+             " columns");
+    }
+    const Eigen::Index d_head = w.wQ.cols() / H, inner = w.wQ.cols();
+    if (d_head < 1) fail("W_Q has no columns");
+    const Eigen::Index kvCols = w.wK.cols();
+    const Eigen::Index kvHeads = kvCols % d_head == 0 ? kvCols / d_head : 0;
+    if (kvHeads < 1 || H % kvHeads != 0)
+        fail("W_K's " + std::to_string(kvCols) + " columns are not K/V heads of d_head " +
+             std::to_string(d_head) + " dividing the " + std::to_string(H) + " query heads");
+    if (w.wK.rows() != d_model || w.wV.rows() != d_model || w.wV.cols() != kvCols)
+        fail("W_K and W_V must both be d_model x (H_kv*d_head)");
+    if (w.wO.rows() != inner || w.wO.cols() != d_model) fail("W_O must be (H*d_head) x d_model");
+    if (w.bQ.size() != 0 && w.bQ.size() != inner) fail("b_Q must be 1 x (H*d_head)");
+    for (const RowVec* b : {&w.bK, &w.bV})
+        if (b->size() != 0 && b->size() != kvCols) fail("b_K and b_V must be 1 x (H_kv*d_head)");
+    if (w.bO.size() != 0 && w.bO.size() != d_model) fail("b_O must be 1 x d_model");
+    const Rotation& r = in.rotation;
+    if (!r.empty() && (r.dims() > d_head || r.sin.rows() != r.cos.rows() ||
+                       r.sin.cols() != r.cos.cols() || r.cos.rows() < in.queryLen))
+        fail("the rotation's cos and sin must be equal tables of at least N rows and at most "
+             "d_head / 2 columns");
+    if (!r.empty() && in.isCross()) fail("a rotation is for self-attention");
+}
+
 void checkShapes(const AttentionInput& in, const Weights& w) {
     const int d_model = w.dModel();
-    auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
     if (in.batch < 1 || in.queryLen < 1 || in.keyLen < 1) fail("batch and lengths must be >= 1");
-    if (in.heads < 1 || d_model % in.heads != 0)
-        fail("heads (" + std::to_string(in.heads) + ") must divide d_model (" +
-             std::to_string(d_model) + ")");
-    for (const Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO})
-        if (m->rows() != d_model || m->cols() != d_model) fail("weights must be d_model x d_model");
-    for (const RowVec* b : {&w.bQ, &w.bK, &w.bV, &w.bO})
-        if (b->size() != 0 && b->size() != d_model) fail("biases must be 1 x d_model");
+    checkWeights(in, w);
     if (in.x.rows() != Eigen::Index(in.batch) * in.queryLen || in.x.cols() != d_model)
         fail("x must be (B*N) x d_model");
     if (in.isCross()) {
@@ -49,6 +79,9 @@ void checkShapes(const AttentionInput& in, const Weights& w) {
     if (in.keyPadding.size() > 0 &&
         (in.keyPadding.rows() != in.batch || in.keyPadding.cols() != in.keyLen))
         fail("key padding must be B x M");
+    if (in.scoreBias.size() > 0 && (in.scoreBias.rows() != Eigen::Index(in.heads) * in.queryLen ||
+                                    in.scoreBias.cols() != in.keyLen))
+        fail("the score bias must be (H*N) x M");
     for (int h : in.ablatedHeads)
         if (h < 0 || h >= in.heads)
             fail("ablated head " + std::to_string(h + 1) +
@@ -92,12 +125,14 @@ std::vector<SplitBlock> splitBlocks(int head, int len, int d_model, int heads, b
 void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     checkShapes(in, w);
     const int B = in.batch, N = in.queryLen, M = in.keyLen, H = in.heads;
-    const int d_model = w.dModel(), d_head = d_model / H;
+    const int d_model = w.dModel(), d_head = int(w.wQ.cols()) / H;
     out.batch = B, out.queryLen = N, out.keyLen = M, out.heads = H;
-    out.d_model = d_model, out.d_head = d_head;
+    out.d_model = d_model, out.d_head = d_head, out.kvHeads = int(w.wK.cols()) / d_head;
     out.causal = in.causal;
     out.cross = in.isCross();
-    out.scale = scaleFactor(in.scale, d_model, H);
+    out.rotated = !in.rotation.empty();
+    out.scoreBias = in.scoreBias.size() > 0;
+    out.scale = in.scaleValue > 0 ? in.scaleValue : scaleFactor(in.scale, d_model, d_head);
     out.outProjection = in.outProjection;
     out.reshapeBug = in.reshapeBug;
     out.intermediates = in.intermediates;
@@ -109,11 +144,11 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
         out.keyPadding.setConstant(B, M, false);
     const Eigen::Index headRows = Eigen::Index(B) * H * N;
     const bool kept = in.intermediates;
-    out.scores.resize(kept ? headRows : 0, M);           // (B*H*N) x M
-    out.attention.resize(headRows, M);                   // (B*H*N) x M
-    out.headOutputs.resize(kept ? headRows : 0, d_head); // (B*H*N) x d_head
-    out.concat.resize(Eigen::Index(B) * N, d_model);     // (B*N) x d_model
-    kernel::active().forward(in, w, out);                // the arithmetic, on this CPU's SIMD path
+    out.scores.resize(kept ? headRows : 0, M);                        // (B*H*N) x M
+    out.attention.resize(headRows, M);                                // (B*H*N) x M
+    out.headOutputs.resize(kept ? headRows : 0, d_head);              // (B*H*N) x d_head
+    out.concat.resize(Eigen::Index(B) * N, Eigen::Index(H) * d_head); // (B*N) x (H*d_head)
+    kernel::active().forward(in, w, out); // the arithmetic, on this CPU's SIMD path
 }
 
 void engineMultiply(const Mat& a, const Mat& b, Mat& c) {

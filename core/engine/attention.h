@@ -30,16 +30,36 @@ constexpr std::span<const EnumName<MaskKind>> enumNames(MaskKind) {
     return kMaskKindNames;
 }
 
+// Rotary positions (RoFormer): the first dims() dimensions of every head of q and k turned, pair
+// by pair, by the angle position x theta_j. The model makes the tables (its base, scaling and
+// positions); the engine only turns.
+struct Rotation {
+    Mat cos; // P x (r/2): row p for the token at index p of its sentence (P >= N)
+    Mat sin; // P x (r/2)
+    // Which dimensions pair: false, j with j + r/2 (Hugging Face's rotate_half); true, 2j with
+    // 2j + 1 (RoFormer's own layout, and GGUF's for the llama architecture).
+    bool interleaved = false;
+    int dims() const { return int(cos.cols()) * 2; } // r, at most d_head
+    bool empty() const { return cos.size() == 0; }
+};
+
 struct AttentionInput {
-    int batch = 1;       // B
-    int queryLen = 0;    // N, after padding
-    int keyLen = 0;      // M (= N for self-attention)
-    int heads = 1;       // H, divides d_model
+    int batch = 1;    // B
+    int queryLen = 0; // N, after padding
+    int keyLen = 0;   // M (= N for self-attention)
+    // H query heads. d_head = W_Q's columns / H (d_model / H for the toy scenes), and the K/V
+    // heads H_kv = W_K's columns / d_head: a divisor of H, query head h reading K/V head
+    // h / (H / H_kv) (grouped-query attention; H_kv = 1 is multi-query, H_kv = H plain MHA).
+    int heads = 1;
     Mat x;               // (B*N) x d_model, query side; rows of sentence b are [b*N, (b+1)*N)
     Mat xSource;         // (B*M) x d_model, keys and values; empty means self-attention
     BoolMat keyPadding;  // B x M, true where the key is padding; empty means none
     bool causal = false; // key j > query i is masked
     ScaleKind scale = ScaleKind::SqrtDHead;
+    Scalar scaleValue = 0; // > 0: the scores' factor in place of `scale` (a model's own choice)
+    Rotation rotation;     // empty: none; turns q and k after their projections (self-attention)
+    Mat scoreBias; // (H*N) x M added to the scaled scores before the mask (every sentence), or
+                   // empty: relative position biases, head h's block rows [h*N, (h+1)*N)
     // Teaching switches (the classic pitfalls), each changing the real computation:
     bool outProjection = true;     // false: output = concat, heads never mixed by W_O
     std::vector<int> ablatedHeads; // 0-based heads whose outputs are zeroed before W_O
@@ -53,20 +73,23 @@ struct AttentionInput {
 
 // Every intermediate of one forward pass. Per-head tensors stack the (b, h) blocks:
 // block (b, h) holds rows [(b*H + h)*N, (b*H + h + 1)*N), see headRow().
+// Shapes below with H*d_head = d_model and H_kv = H for the toy scenes and GPT-2 / BERT.
 struct Attention {
-    int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0;
+    int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0, kvHeads = 0;
     Scalar scale = 1; // the factor the scores were multiplied by
     bool causal = false;
-    bool cross = false; // keys and values came from AttentionInput::xSource
-    BoolMat keyPadding; // B x M
-    Mat q;              // (B*N) x d_model, projected, before the split
-    Mat k;              // (B*M) x d_model
-    Mat v;              // (B*M) x d_model
-    Mat scores;         // (B*H*N) x M, scaled, before the mask; empty without intermediates
-    Mat attention;      // (B*H*N) x M, softmax weights; masked entries are exactly 0
-    Mat headOutputs;    // (B*H*N) x d_head, attention * V per head; empty without intermediates
-    Mat concat;         // (B*N) x d_model, heads merged side by side (ablated heads zeroed)
-    Mat output;         // (B*N) x d_model, concat * W_O (= concat without the out projection)
+    bool cross = false;     // keys and values came from AttentionInput::xSource
+    bool rotated = false;   // q and k were turned (AttentionInput::rotation)
+    bool scoreBias = false; // the scores include AttentionInput::scoreBias
+    BoolMat keyPadding;     // B x M
+    Mat q;                  // (B*N) x (H*d_head), projected (and turned), before the split
+    Mat k;                  // (B*M) x (H_kv*d_head)
+    Mat v;                  // (B*M) x (H_kv*d_head)
+    Mat scores;      // (B*H*N) x M, scaled (+ bias), before the mask; empty without intermediates
+    Mat attention;   // (B*H*N) x M, softmax weights; masked entries are exactly 0
+    Mat headOutputs; // (B*H*N) x d_head, attention * V per head; empty without intermediates
+    Mat concat;      // (B*N) x (H*d_head), heads merged side by side (ablated heads zeroed)
+    Mat output;      // (B*N) x d_model, concat * W_O (= concat without the out projection)
     bool outProjection = true;
     bool reshapeBug = false;
     bool intermediates = true;     // scores and headOutputs kept (AttentionInput::intermediates)
@@ -77,6 +100,8 @@ struct Attention {
     Eigen::Index headRow(int b, int h, int i = 0) const {
         return (Eigen::Index(b) * heads + h) * queryLen + i;
     }
+    // The K/V head query head h reads.
+    int kvHeadOf(int h) const { return kvHeads > 0 ? h / (heads / kvHeads) : h; }
     // True when query i of sentence b may not see key j (padding or causal).
     bool masked(int b, int i, int j) const {
         return (causal && j > i) || (keyPadding.size() > 0 && keyPadding(b, j));
@@ -87,7 +112,8 @@ struct Attention {
     int leadingKeys(int i) const { return causal ? std::min(i + 1, keyLen) : keyLen; }
 };
 
-Scalar scaleFactor(ScaleKind scale, int d_model, int heads);
+// The scores' factor for a scale kind: 1/sqrt(d_head), 1/sqrt(d_model) or 1.
+Scalar scaleFactor(ScaleKind scale, int d_model, int d_head);
 
 // Where element (row r, column c) of head h's d_head-wide slice really comes from in the
 // (len x d_model) matrix it is split from: with the correct split, token r and dimension

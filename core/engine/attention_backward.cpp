@@ -16,6 +16,7 @@ void checkBackward(const Mat& x, const Weights& w, const Attention& a, const Mat
     if (a.reshapeBug) fail("the backward pass has no reshape bug (a teaching switch only)");
     if (a.cross || a.keyLen != a.queryLen)
         fail("the backward pass is for self-attention (keys and values from x itself)");
+    if (a.rotated || a.scoreBias) fail("the backward pass has no rotation and no score bias");
     const int d_model = a.d_model;
     for (const Mat* m : {&w.wQ, &w.wK, &w.wV, &w.wO})
         if (m->rows() != d_model || m->cols() != d_model)

@@ -5,8 +5,10 @@
 // gemm_micro_kernel.h), and its readable version in engine/reference.h (in double, plain loops).
 //   Q, K, V = x wQ, xSource wK, xSource wV  forward -> multiplyChunked         project
 //   (+ bQ, bK, bV when the weights have biases)  addBias
+//   rotary positions on q and k (optional)  rotate                             rotate
 //   split into heads (or the reshape bug)   headView, packHead                 splitHead
 //   scores = scale * Q_h K_h^T              attendTile -> gemm::multiplyPanels scores
+//   (+ the score bias, optional)            attendTile                         scores
 //   mask: causal, key padding               maskedSoftmax, visibleMax          maskScores
 //   softmax over the visible keys           maskedSoftmax, normalizeRow,       softmax
 //                                           shortRowsSoftmax, expAndSum
@@ -188,15 +190,16 @@ void maskedSoftmax(const Attention& a, int b, int i0, int rows, const Scalar* sc
         normalizeRow(a, b, i0 + r, padded, rowMax[r], weights + Eigen::Index(r) * M);
 }
 
-// K_h^T and V_h of every (b, h), packed once per forward for the micro-kernel, read by every tile
-// of that head. Allocated per forward, uninitialised: not a thread_local kept between calls,
-// whose dynamic TLS block in this dlopen'ed kernel crashed LeakSanitizer's thread scan at exit.
+// K_g^T and V_g of every (b, g), g a K/V head, packed once per forward for the micro-kernel, read
+// by every tile of the query heads that share it. Allocated per forward, uninitialised: not a
+// thread_local kept between calls, whose dynamic TLS block in this dlopen'ed kernel crashed
+// LeakSanitizer's thread scan at exit.
 class PackedHeads {
   public:
     explicit PackedHeads(const Attention& a)
         : kSize_(gemm::paddedCols(a.keyLen) * a.d_head),
-          vSize_(Eigen::Index(a.keyLen) * gemm::paddedCols(a.d_head)), heads_(a.heads),
-          buffer_(Eigen::Index(a.batch) * a.heads * (kSize_ + vSize_)) {}
+          vSize_(Eigen::Index(a.keyLen) * gemm::paddedCols(a.d_head)), heads_(a.kvHeads),
+          buffer_(Eigen::Index(a.batch) * a.kvHeads * (kSize_ + vSize_)) {}
     Scalar* k(int b, int h) { return buffer_.data() + offset(b, h); }
     Scalar* v(int b, int h) { return k(b, h) + kSize_; }
     const Scalar* k(int b, int h) const { return buffer_.data() + offset(b, h); }
@@ -207,22 +210,23 @@ class PackedHeads {
         return (Eigen::Index(b) * heads_ + h) * (kSize_ + vSize_);
     }
     Eigen::Index kSize_, vSize_;
-    int heads_;
-    Eigen::VectorX<Scalar> buffer_; // B*H*(kSize + vSize)
+    int heads_;                     // H_kv
+    Eigen::VectorX<Scalar> buffer_; // B*H_kv*(kSize + vSize)
 };
 
-// Packs K_h and V_h of block (b, h).
-void packHead(const Attention& a, PackedHeads& packed, int b, int h) {
+// Packs K_g and V_g of block (b, g), g a K/V head.
+void packHead(const Attention& a, PackedHeads& packed, int b, int g) {
     const int M = a.keyLen, d_head = a.d_head;
-    const auto kHead = headView(a.k, b, h, M, d_head, a.reshapeBug); // M x d_head
-    const auto vHead = headView(a.v, b, h, M, d_head, a.reshapeBug); // M x d_head
-    gemm::packTransposed(kHead.data(), kHead.outerStride(), M, d_head, packed.k(b, h));
-    gemm::packPanels(vHead.data(), vHead.outerStride(), M, d_head, packed.v(b, h));
+    const auto kHead = headView(a.k, b, g, M, d_head, a.reshapeBug); // M x d_head
+    const auto vHead = headView(a.v, b, g, M, d_head, a.reshapeBug); // M x d_head
+    gemm::packTransposed(kHead.data(), kHead.outerStride(), M, d_head, packed.k(b, g));
+    gemm::packPanels(vHead.data(), vHead.outerStride(), M, d_head, packed.v(b, g));
 }
 
 // Scores, weights and weights * V of queries [i0, i0 + rows) of block (b, h), merged into
-// out.concat.
-void attendTile(Attention& out, const PackedHeads& packed, int b, int h, int i0, int rows) {
+// out.concat. Query head h reads K/V head kvHeadOf(h); `bias` is the score bias or empty.
+void attendTile(Attention& out, const PackedHeads& packed, const Mat& bias, int b, int h, int i0,
+                int rows) {
     const int N = out.queryLen, M = out.keyLen, d_head = out.d_head;
     const bool bug = out.reshapeBug;
     const auto qTile =
@@ -234,43 +238,47 @@ void attendTile(Attention& out, const PackedHeads& packed, int b, int h, int i0,
     auto merged = headView(out.concat, b, h, N, d_head, bug).middleRows(i0, rows); // rows x d_head
     // Without intermediates the same products go straight into attention and concat.
     Scalar* scores = out.intermediates ? out.scores.row(r0).data() : weights.data(); // rows x M
+    const int g = out.kvHeadOf(h);
     gemm::multiplyPanels(qTile.data(), qTile.outerStride(), rows, d_head,
-                         gemm::Rhs::packed(packed.k(b, h), d_head), M, out.scale, scores, M);
+                         gemm::Rhs::packed(packed.k(b, g), d_head), M, out.scale, scores, M);
+    if (bias.size() > 0) // rows x M, head h's rows of the (H*N) x M bias
+        Eigen::Map<Mat>(scores, rows, M) += bias.middleRows(Eigen::Index(h) * N + i0, rows);
     maskedSoftmax(out, b, i0, rows, scores, weights.data());
     if (!out.intermediates) {
-        gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, h), M),
+        gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, g), M),
                              d_head, 1, merged.data(), merged.outerStride());
         return;
     }
     auto headOut = out.headOutputs.middleRows(r0, rows); // rows x d_head
-    gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, h), M), d_head,
+    gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, g), M), d_head,
                          1, headOut.data(), d_head);
     merged = headOut;
 }
 
-// Every (b, h) block, a tile of queries at a time, after packing each block's K_h and V_h.
-void attendPerHead(Attention& out) {
+// Every (b, h) block, a tile of queries at a time, after packing each (b, g) block's K_g and V_g.
+void attendPerHead(Attention& out, const Mat& bias) {
     const int N = out.queryLen, H = out.heads, blocks = out.batch * H;
+    const int G = out.kvHeads, kvBlocks = out.batch * G;
     const int tiles = (N + kTileRows - 1) / kTileRows;
     const int items = blocks * tiles;
     PackedHeads packed(out);
     const auto tile = [&](int item) {
         const int bh = item / tiles, i0 = item % tiles * kTileRows;
-        attendTile(out, packed, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
+        attendTile(out, packed, bias, bh / H, bh % H, i0, std::min(kTileRows, N - i0));
     };
     // Tiles are independent: spread them over threads when the work pays for the wake-up.
     // Small scenes stay on this thread without entering a parallel region at all: even a
     // one-thread region costs libgomp futex calls, a fifth of a 10-token forward.
     const double flops = 4.0 * out.batch * H * N * out.keyLen * out.d_head;
     if (items == 1 || flops <= kSerialFlops) {
-        for (int bh = 0; bh < blocks; ++bh) packHead(out, packed, bh / H, bh % H);
+        for (int bg = 0; bg < kvBlocks; ++bg) packHead(out, packed, bg / G, bg % G);
         for (int item = 0; item < items; ++item) tile(item);
         return;
     }
 #pragma omp parallel
     {
 #pragma omp for schedule(dynamic)
-        for (int bh = 0; bh < blocks; ++bh) packHead(out, packed, bh / H, bh % H);
+        for (int bg = 0; bg < kvBlocks; ++bg) packHead(out, packed, bg / G, bg % G);
 #pragma omp for schedule(dynamic)
         for (int item = 0; item < items; ++item) tile(item);
     }
@@ -314,13 +322,15 @@ void multiplyChunked(const std::array<Product, P>& products) {
                                  p.out->data(), p.out->cols());
         return;
     }
-    const int chunks = int((products[0].w->cols() + kChunkCols - 1) / kChunkCols);
+    Eigen::Index widest = 0; // K and V are narrower than Q with grouped-query attention
+    for (const Product& p : products) widest = std::max(widest, p.w->cols());
+    const int chunks = int((widest + kChunkCols - 1) / kChunkCols);
     const int items = int(P) * chunks;
     const auto chunk = [&](int item) {
         const Product& p = products[std::size_t(item / chunks)];
         const Eigen::Index c0 = Eigen::Index(item % chunks) * kChunkCols;
         const Eigen::Index width = std::min(kChunkCols, p.w->cols() - c0);
-        p.out->middleCols(c0, width).noalias() = *p.a * p.w->middleCols(c0, width);
+        if (width > 0) p.out->middleCols(c0, width).noalias() = *p.a * p.w->middleCols(c0, width);
     };
     if (items == 1 || flops <= kSerialFlops) { // no parallel region (see attendPerHead)
         for (int item = 0; item < items; ++item) chunk(item);
@@ -333,6 +343,25 @@ void multiplyChunked(const std::array<Product, P>& products) {
 // A real checkpoint's bias, added to every row; the toy weights have none (empty).
 void addBias(Mat& m /* rows x d_model */, const RowVec& bias /* 1 x d_model */) {
     if (bias.size() > 0) m.rowwise() += bias;
+}
+
+// Rotary positions: the first r dimensions of each d_head-wide head of every row of m,
+// (B*len) x (heads*d_head), turned pair by pair by token t's angles (t = the row within its
+// sentence): (a, b) -> (a cos - b sin, b cos + a sin), Hugging Face's q cos + rotate_half(q) sin.
+void rotate(Mat& m, const Rotation& turn, int len, int heads, int d_head) {
+    const int half = int(turn.cos.cols());
+    for (Eigen::Index row = 0; row < m.rows(); ++row) {
+        const Eigen::Index t = row % len;
+        for (int h = 0; h < heads; ++h) {
+            Scalar* x = m.row(row).data() + Eigen::Index(h) * d_head; // row-major: contiguous
+            for (int j = 0; j < half; ++j) {
+                const int a = turn.interleaved ? 2 * j : j, b = turn.interleaved ? a + 1 : a + half;
+                const Scalar c = turn.cos(t, j), s = turn.sin(t, j), xa = x[a], xb = x[b];
+                x[a] = xa * c + -xb * s;
+                x[b] = xb * c + xa * s;
+            }
+        }
+    }
 }
 
 // output = concat * W_O + bO, or concat itself with the out projection switched off.
@@ -356,7 +385,11 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     addBias(out.q, w.bQ);
     addBias(out.k, w.bK);
     addBias(out.v, w.bV);
-    attendPerHead(out);
+    if (!in.rotation.empty()) {
+        rotate(out.q, in.rotation, out.queryLen, out.heads, out.d_head);
+        rotate(out.k, in.rotation, out.keyLen, out.kvHeads, out.d_head);
+    }
+    attendPerHead(out, in.scoreBias);
     if (in.ablatedHeads.empty()) {
         project(out, w, out.output);
         out.outputShift.resize(0);

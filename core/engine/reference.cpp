@@ -16,6 +16,10 @@ Tensors tensorsOf(const AttentionInput& in, const Weights& w) {
     t.wK = w.wK.cast<double>();
     t.wV = w.wV.cast<double>();
     t.wO = w.wO.cast<double>();
+    t.bQ = w.bQ.cast<double>();
+    t.bK = w.bK.cast<double>();
+    t.bV = w.bV.cast<double>();
+    t.bO = w.bO.cast<double>();
     return t;
 }
 
@@ -29,34 +33,53 @@ MatD multiply(const MatD& a, const MatD& b) {
     return product;
 }
 
-MatD project(const MatD& x, const MatD& w) {
-    return multiply(x, w);
+MatD project(const MatD& x, const MatD& w, const MatD& b) {
+    MatD projected = multiply(x, w); // rows x w's columns
+    if (b.size() > 0)
+        for (Eigen::Index r = 0; r < projected.rows(); ++r)
+            for (Eigen::Index c = 0; c < projected.cols(); ++c) projected(r, c) += b(0, c);
+    return projected;
 }
 
-Place headPlace(int b, int h, int r, int c, int len, int d_model, int heads, bool reshapeBug) {
-    const int d_head = d_model / heads;
+void rotate(MatD& m, const Rotation& rotation, int len, int heads) {
+    const int half = int(rotation.cos.cols()), d_head = int(m.cols()) / heads;
+    for (Eigen::Index row = 0; row < m.rows(); ++row)
+        for (int h = 0; h < heads; ++h)
+            for (int j = 0; j < half; ++j) {
+                // The pair: (j, j + r/2) as Hugging Face's rotate_half, or (2j, 2j + 1).
+                const int a = h * d_head + (rotation.interleaved ? 2 * j : j);
+                const int b = rotation.interleaved ? a + 1 : a + half;
+                const double c = rotation.cos(row % len, j), s = rotation.sin(row % len, j);
+                const double xa = m(row, a), xb = m(row, b);
+                m(row, a) = xa * c - xb * s;
+                m(row, b) = xb * c + xa * s;
+            }
+}
+
+Place headPlace(int b, int h, int r, int c, int len, int width, int heads, bool reshapeBug) {
+    const int d_head = width / heads;
     const Eigen::Index first = Eigen::Index(b) * len; // sentence b's first row
     if (!reshapeBug) return {first + r, Eigen::Index(h) * d_head + c};
-    // The bug: the position in the sentence's len x d_model block, read flat.
+    // The bug: the position in the sentence's len x width block, read flat.
     const Eigen::Index flat = (Eigen::Index(h) * len + r) * d_head + c;
-    return {first + flat / d_model, flat % d_model};
+    return {first + flat / width, flat % width};
 }
 
 MatD splitHead(const MatD& m, int b, int h, int len, int heads, bool reshapeBug) {
-    const int d_model = int(m.cols()), d_head = d_model / heads;
+    const int width = int(m.cols()), d_head = width / heads;
     MatD slice(len, d_head); // len x d_head
     for (int r = 0; r < len; ++r)
         for (int c = 0; c < d_head; ++c) {
-            const Place at = headPlace(b, h, r, c, len, d_model, heads, reshapeBug);
+            const Place at = headPlace(b, h, r, c, len, width, heads, reshapeBug);
             slice(r, c) = m(at.row, at.col);
         }
     return slice;
 }
 
-double scaleOf(ScaleKind scale, int d_model, int heads) {
+double scaleOf(ScaleKind scale, int d_model, int d_head) {
     switch (scale) {
     case ScaleKind::SqrtDHead:
-        return 1 / std::sqrt(double(d_model / heads));
+        return 1 / std::sqrt(double(d_head));
     case ScaleKind::SqrtDModel:
         return 1 / std::sqrt(double(d_model));
     case ScaleKind::None:
@@ -74,6 +97,14 @@ MatD scores(const MatD& qHead, const MatD& kHead, double scale) {
             s(i, j) = scale * dot;
         }
     return s;
+}
+
+void addScoreBias(MatD& scores, const AttentionInput& in, int h) {
+    if (in.scoreBias.size() == 0) return;
+    const Eigen::Index first = Eigen::Index(h) * scores.rows(); // head h's block of (H*N) x M
+    for (Eigen::Index i = 0; i < scores.rows(); ++i)
+        for (Eigen::Index j = 0; j < scores.cols(); ++j)
+            scores(i, j) += double(in.scoreBias(first + i, j));
 }
 
 bool masked(const AttentionInput& in, int b, int i, int j) {
@@ -109,20 +140,21 @@ MatD weightedValues(const MatD& weights, const MatD& vHead) {
 }
 
 void mergeHead(const MatD& headOutput, int b, int h, int heads, bool reshapeBug, MatD& concat) {
-    const int len = int(headOutput.rows()), d_model = int(concat.cols());
+    const int len = int(headOutput.rows()), width = int(concat.cols());
     for (int r = 0; r < len; ++r)
         for (int c = 0; c < int(headOutput.cols()); ++c) {
-            const Place at = headPlace(b, h, r, c, len, d_model, heads, reshapeBug);
+            const Place at = headPlace(b, h, r, c, len, width, heads, reshapeBug);
             concat(at.row, at.col) = headOutput(r, c);
         }
 }
 
-MatD outProject(const MatD& concat, const MatD& wO, bool outProjection) {
-    return outProjection ? multiply(concat, wO) : concat; // (B*N) x d_model
+MatD outProject(const MatD& concat, const MatD& wO, bool outProjection, const MatD& bO) {
+    return outProjection ? project(concat, wO, bO) : concat; // (B*N) x d_model
 }
 
 MatD headContributions(const MatD& concatRow, const MatD& wO, int heads, bool outProjection) {
-    const int d_model = int(concatRow.cols()), d_head = d_model / heads;
+    const int width = int(concatRow.cols()), d_head = width / heads;
+    const int d_model = outProjection ? int(wO.cols()) : width;
     MatD parts = MatD::Zero(heads, d_model); // H x d_model
     for (int g = 0; g < heads; ++g)
         for (int k = g * d_head; k < (g + 1) * d_head; ++k) { // head g's slice of the concat
@@ -142,28 +174,32 @@ bool ablated(const AttentionInput& in, int h) {
 }
 
 // A Forward with its shapes and scale set and the tensors the heads fill at 0.
-Forward shaped(const AttentionInput& in, int d_model) {
+Forward shaped(const AttentionInput& in, const Tensors& t) {
     Forward f;
     f.batch = in.batch, f.queryLen = in.queryLen, f.keyLen = in.keyLen, f.heads = in.heads;
-    f.d_model = d_model, f.d_head = d_model / in.heads;
-    f.scale = scaleOf(in.scale, d_model, in.heads);
+    f.d_model = int(t.wQ.rows()), f.d_head = int(t.wQ.cols()) / in.heads;
+    f.kvHeads = int(t.wK.cols()) / f.d_head;
+    f.scale = in.scaleValue > 0 ? double(in.scaleValue) : scaleOf(in.scale, f.d_model, f.d_head);
     const Eigen::Index headRows = Eigen::Index(in.batch) * in.heads * in.queryLen;
-    f.scores = MatD::Zero(headRows, in.keyLen);                             // (B*H*N) x M
-    f.attention = MatD::Zero(headRows, in.keyLen);                          // (B*H*N) x M
-    f.headOutputs = MatD::Zero(headRows, f.d_head);                         // (B*H*N) x d_head
-    f.concat = MatD::Zero(Eigen::Index(in.batch) * in.queryLen, f.d_model); // (B*N) x d_model
+    f.scores = MatD::Zero(headRows, in.keyLen);                 // (B*H*N) x M
+    f.attention = MatD::Zero(headRows, in.keyLen);              // (B*H*N) x M
+    f.headOutputs = MatD::Zero(headRows, f.d_head);             // (B*H*N) x d_head
+    f.concat = MatD::Zero(Eigen::Index(in.batch) * in.queryLen, // (B*N) x (H*d_head)
+                          Eigen::Index(in.heads) * f.d_head);
     return f;
 }
 
 // Steps 2 to 7 for head h of sentence b: split, scores, mask, softmax, weighted values, merge
 // (into everyHead always, into f.concat unless the head is ablated).
 void attendHead(const AttentionInput& in, int b, int h, Forward& f, MatD& everyHead) {
-    const int N = f.queryLen, M = f.keyLen, H = f.heads;
+    const int N = f.queryLen, M = f.keyLen, H = f.heads, G = f.kvHeads;
+    const int g = h / (H / G); // the K/V head query head h reads
     const bool bug = in.reshapeBug;
-    const MatD qHead = splitHead(f.q, b, h, N, H, bug);     // N x d_head
-    const MatD kHead = splitHead(f.k, b, h, M, H, bug);     // M x d_head
-    const MatD vHead = splitHead(f.v, b, h, M, H, bug);     // M x d_head
-    const MatD s = scores(qHead, kHead, f.scale);           // N x M
+    const MatD qHead = splitHead(f.q, b, h, N, H, bug); // N x d_head
+    const MatD kHead = splitHead(f.k, b, g, M, G, bug); // M x d_head
+    const MatD vHead = splitHead(f.v, b, g, M, G, bug); // M x d_head
+    MatD s = scores(qHead, kHead, f.scale);             // N x M
+    addScoreBias(s, in, h);
     const MatD weights = softmax(maskScores(s, in, b));     // N x M
     const MatD headOutput = weightedValues(weights, vHead); // N x d_head
     f.scores.middleRows(f.headRow(b, h), N) = s;
@@ -176,16 +212,20 @@ void attendHead(const AttentionInput& in, int b, int h, Forward& f, MatD& everyH
 } // namespace
 
 Forward forward(const AttentionInput& in, const Tensors& t) {
-    Forward f = shaped(in, int(t.wQ.rows()));
+    Forward f = shaped(in, t);
     const MatD& source = t.xSource.size() > 0 ? t.xSource : t.x; // (B*M) x d_model
-    f.q = project(t.x, t.wQ);
-    f.k = project(source, t.wK);
-    f.v = project(source, t.wV);
+    f.q = project(t.x, t.wQ, t.bQ);
+    f.k = project(source, t.wK, t.bK);
+    f.v = project(source, t.wV, t.bV);
+    if (!in.rotation.empty()) {
+        rotate(f.q, in.rotation, f.queryLen, f.heads);
+        rotate(f.k, in.rotation, f.keyLen, f.kvHeads);
+    }
     MatD everyHead = f.concat; // (B*N) x d_model: the concat with no head ablated
     for (int b = 0; b < f.batch; ++b)
         for (int h = 0; h < f.heads; ++h) attendHead(in, b, h, f, everyHead);
-    f.output = outProject(f.concat, t.wO, in.outProjection);
-    f.unablatedOutput = outProject(everyHead, t.wO, in.outProjection);
+    f.output = outProject(f.concat, t.wO, in.outProjection, t.bO);
+    f.unablatedOutput = outProject(everyHead, t.wO, in.outProjection, t.bO);
     f.outputShift = MatD::Zero(f.output.rows(), 1); // (B*N) x 1
     for (Eigen::Index r = 0; r < f.output.rows(); ++r) {
         double squares = 0;
@@ -256,6 +296,9 @@ void checkBackward(const AttentionInput& in, const Tensors& t, const MatD& dOutp
         throw std::invalid_argument("the reference backward has no reshape bug (teaching only)");
     if (in.isCross() || t.xSource.size() > 0)
         throw std::invalid_argument("the reference backward is for self-attention");
+    if (!in.rotation.empty() || in.scoreBias.size() > 0 || t.wK.cols() != t.wQ.cols())
+        throw std::invalid_argument("the reference backward has no rotation, score bias or K/V "
+                                    "heads shared");
     if (dOutput.rows() != t.x.rows() || dOutput.cols() != t.wO.cols())
         throw std::invalid_argument("d output must be (B*N) x d_model");
 }

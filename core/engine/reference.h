@@ -3,18 +3,22 @@
 // double, with plain loops and one short function per step. Speed is no concern here. The tests
 // check the engine against it, and the Step-through tab (step_detail.h) computes with it.
 //
-// Shapes: B sentences, N queries and M keys per sentence (M = N for self-attention), H heads,
-// d_model = H * d_head. Sentence b owns rows [b*N, (b+1)*N) of a token matrix.
+// Shapes: B sentences, N queries and M keys per sentence (M = N for self-attention), H query
+// heads and H_kv K/V heads of d_head each (the toy scenes: H_kv = H, H * d_head = d_model).
+// Sentence b owns rows [b*N, (b+1)*N) of a token matrix.
 //   x                  (B*N) x d_model   query side's tokens
 //   xSource            (B*M) x d_model   keys' and values' tokens (x itself for self-attention)
-//   wQ, wK, wV, wO     d_model x d_model
-//   Q = x wQ           (B*N) x d_model   K = xSource wK, V = xSource wV: (B*M) x d_model
-//   Q_h                N x d_head        head h's slice of sentence b's Q (K_h, V_h: M x d_head)
-//   scores             N x M             scale * Q_h K_h^T
+//   wQ, wO             d_model x (H*d_head), (H*d_head) x d_model
+//   wK, wV             d_model x (H_kv*d_head)
+//   Q = x wQ (+ bQ)    (B*N) x (H*d_head)   K = xSource wK, V = xSource wV: (B*M) x (H_kv*d_head)
+//   rotated Q, K       the same shapes: each head's first r dimensions turned per position
+//   Q_h                N x d_head        head h's slice of sentence b's Q; K_g, V_g: M x d_head
+//                                        of K/V head g = h / (H / H_kv)
+//   scores             N x M             scale * Q_h K_g^T (+ head h's score bias)
 //   weights            N x M             softmax over the keys each query may see
-//   headOutput         N x d_head        weights V_h
-//   concat             (B*N) x d_model   every head's output side by side, ablated heads 0
-//   output             (B*N) x d_model   concat wO (concat itself with W_O off)
+//   headOutput         N x d_head        weights V_g
+//   concat             (B*N) x (H*d_head) every head's output side by side, ablated heads 0
+//   output             (B*N) x d_model   concat wO (+ bO) (concat itself with W_O off)
 // The teaching switches of core::AttentionInput (scale kind, W_O off, ablated heads, the reshape
 // bug, causal mask, key padding, cross-attention) each change one step, from its definition.
 #pragma once
@@ -32,10 +36,14 @@ using MatD = Eigen::MatrixXd; // column-major like any Eigen default; only read 
 struct Tensors {
     MatD x;       // (B*N) x d_model
     MatD xSource; // (B*M) x d_model; empty: self-attention, keys and values from x
-    MatD wQ;      // d_model x d_model
-    MatD wK;      // d_model x d_model
-    MatD wV;      // d_model x d_model
-    MatD wO;      // d_model x d_model
+    MatD wQ;      // d_model x (H*d_head)
+    MatD wK;      // d_model x (H_kv*d_head)
+    MatD wV;      // d_model x (H_kv*d_head)
+    MatD wO;      // (H*d_head) x d_model
+    MatD bQ;      // 1 x (H*d_head), or empty (likewise bK, bV 1 x (H_kv*d_head), bO 1 x d_model)
+    MatD bK;
+    MatD bV;
+    MatD bO;
 };
 Tensors tensorsOf(const AttentionInput& in, const Weights& w);
 
@@ -44,22 +52,31 @@ Tensors tensorsOf(const AttentionInput& in, const Weights& w);
 // a * b, a sum per entry: (rows x inner) * (inner x cols) -> rows x cols.
 MatD multiply(const MatD& a, const MatD& b);
 
-// 1. Projection: Q = x wQ (K, V alike). x: rows x d_model -> rows x d_model.
-MatD project(const MatD& x, const MatD& w);
+// 1. Projection: Q = x wQ + bQ (K, V alike; no bias when b is empty). x: rows x d_model ->
+// rows x w's columns.
+MatD project(const MatD& x, const MatD& w, const MatD& b = {});
 
-// 2. Split: where head h's element (r, c) lives in sentence b's rows of a (B*len) x d_model
-// matrix. Correct: token r, column h*d_head + c. Reshape bug: the sentence's len x d_model block
-// read flat as (H, len, d_head) with no transpose, so element (h*len + r)*d_head + c of it.
+// 1b. Rotary positions: in each of the `heads` d_head-wide heads of row t of a sentence, the
+// pairs (a, b) of the first r dimensions turned by token t's angle: (a cos - b sin, b cos + a sin).
+// m: (B*len) x (heads*d_head), changed in place.
+void rotate(MatD& m, const Rotation& rotation, int len, int heads);
+
+// 2. Split: where head h's element (r, c) lives in sentence b's rows of a (B*len) x width
+// matrix, width = heads * d_head. Correct: token r, column h*d_head + c. Reshape bug: the
+// sentence's len x width block read flat as (heads, len, d_head) with no transpose, so element
+// (h*len + r)*d_head + c of it.
 struct Place {
     Eigen::Index row = 0, col = 0;
 };
-Place headPlace(int b, int h, int r, int c, int len, int d_model, int heads, bool reshapeBug);
-// Head h's slice of sentence b: (B*len) x d_model -> len x d_head.
+Place headPlace(int b, int h, int r, int c, int len, int width, int heads, bool reshapeBug);
+// Head h of `heads` in sentence b's rows: (B*len) x (heads*d_head) -> len x d_head.
 MatD splitHead(const MatD& m, int b, int h, int len, int heads, bool reshapeBug);
 
-// 3. Scores: scale * Q_h K_h^T, one dot product per (query, key). N x d_head, M x d_head -> N x M.
-double scaleOf(ScaleKind scale, int d_model, int heads);
+// 3. Scores: scale * Q_h K_g^T, one dot product per (query, key). N x d_head, M x d_head -> N x M.
+double scaleOf(ScaleKind scale, int d_model, int d_head);
 MatD scores(const MatD& qHead, const MatD& kHead, double scale);
+// 3b. The score bias: head h's N x M block of AttentionInput::scoreBias added, when there is one.
+void addScoreBias(MatD& scores, const AttentionInput& in, int h);
 
 // 4. Mask: query i of sentence b may not see key j when it is causal (j > i) or padding.
 bool masked(const AttentionInput& in, int b, int i, int j);
@@ -70,32 +87,32 @@ MatD maskScores(const MatD& scores, const AttentionInput& in, int b);
 // N x M -> N x M.
 MatD softmax(const MatD& maskedScores);
 
-// 6. Weighted values: headOutput = weights V_h. N x M, M x d_head -> N x d_head.
+// 6. Weighted values: headOutput = weights V_g. N x M, M x d_head -> N x d_head.
 MatD weightedValues(const MatD& weights, const MatD& vHead);
 
 // 7. Merge, the inverse of the split: head h's N x d_head output into its places of sentence b's
-// rows of concat, (B*N) x d_model.
+// rows of concat, (B*N) x (H*d_head).
 void mergeHead(const MatD& headOutput, int b, int h, int heads, bool reshapeBug, MatD& concat);
 
-// 8. Out projection: output = concat wO, or concat itself with W_O off. (B*N) x d_model.
-MatD outProject(const MatD& concat, const MatD& wO, bool outProjection);
+// 8. Out projection: output = concat wO + bO, or concat itself with W_O off. (B*N) x d_model.
+MatD outProject(const MatD& concat, const MatD& wO, bool outProjection, const MatD& bO = {});
 // One token's output split by head: row g is the concat row's g-th d_head-wide slice through
 // W_O's rows of that slice (with W_O off: the slice in its own columns, 0 elsewhere). The rows
-// add up to the output row. concatRow: 1 x d_model -> H x d_model.
+// add up to the output row (without bO). concatRow: 1 x (H*d_head) -> H x d_model.
 MatD headContributions(const MatD& concatRow, const MatD& wO, int heads, bool outProjection);
 
 // Every intermediate, laid out like core::Attention: block (b, h) of a per-head tensor holds
 // rows [(b*H + h)*N, (b*H + h + 1)*N), see headRow().
 struct Forward {
-    int batch = 0, queryLen = 0, keyLen = 0, heads = 0, d_model = 0, d_head = 0;
+    int batch = 0, queryLen = 0, keyLen = 0, heads = 0, d_model = 0, d_head = 0, kvHeads = 0;
     double scale = 1;
-    MatD q;               // (B*N) x d_model
-    MatD k;               // (B*M) x d_model
-    MatD v;               // (B*M) x d_model
-    MatD scores;          // (B*H*N) x M, scaled, before the mask
+    MatD q;               // (B*N) x (H*d_head), after the bias and the rotation
+    MatD k;               // (B*M) x (H_kv*d_head)
+    MatD v;               // (B*M) x (H_kv*d_head)
+    MatD scores;          // (B*H*N) x M, scaled (+ bias), before the mask
     MatD attention;       // (B*H*N) x M, softmax weights, masked keys 0
     MatD headOutputs;     // (B*H*N) x d_head, ablated heads included
-    MatD concat;          // (B*N) x d_model, ablated heads 0
+    MatD concat;          // (B*N) x (H*d_head), ablated heads 0
     MatD output;          // (B*N) x d_model
     MatD unablatedOutput; // (B*N) x d_model, every head on
     MatD outputShift;     // (B*N) x 1, |output - unablatedOutput| per token

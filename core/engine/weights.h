@@ -11,12 +11,14 @@ namespace core {
 // in_proj_weight is [wQ^T; wK^T; wV^T] and out_proj.weight is wO^T. The toy scenes and the
 // trained models have no biases; a real checkpoint's (GPT-2's c_attn and c_proj) are added
 // after each product, Q = X * wQ + bQ.
+// The toy scenes' are d_model x d_model each; a model with grouped-query attention or its own
+// head size has H query heads and H_kv K/V heads of d_head columns each (AttentionInput::heads).
 struct Weights {
-    Mat wQ;    // d_model x d_model
-    Mat wK;    // d_model x d_model
-    Mat wV;    // d_model x d_model
-    Mat wO;    // d_model x d_model
-    RowVec bQ; // 1 x d_model, or empty: no bias (likewise bK, bV, bO)
+    Mat wQ;    // d_model x (H*d_head)
+    Mat wK;    // d_model x (H_kv*d_head)
+    Mat wV;    // d_model x (H_kv*d_head)
+    Mat wO;    // (H*d_head) x d_model
+    RowVec bQ; // 1 x (H*d_head), or empty: no bias (likewise bK, bV: 1 x (H_kv*d_head); bO)
     RowVec bK;
     RowVec bV;
     RowVec bO;
