@@ -3,7 +3,7 @@
 // and without the family's prefix, old LayerNorm gamma / beta names, one file and shards, the
 // MLM head tied, untied or absent) and the reference attention and logits computed on them in
 // float32, on every SIMD path of this machine. The tokenizers give the reference's ids first.
-#include "models/bert_model.h"
+#include "models/families/bert_model.h"
 #include "models/real_model.h"
 
 #include "build_facts.h"

@@ -1,7 +1,7 @@
 // GPT-2's forward against PyTorch: the fixtures of make_gpt2_fixtures.py (random weights in the
 // Hugging Face layout, F32 / F16 / BF16, with and without "transformer.", one file and shards,
 // tied and untied heads) and the reference attention and logits computed on them in float32.
-#include "models/gpt2_model.h"
+#include "models/families/gpt2_model.h"
 
 #include "build_facts.h"
 #include "engine/simd.h"

@@ -3,7 +3,7 @@
 //   gpt2_tokenize VOCAB_JSON MERGES_TXT < lines
 // Each input line is one JSON string; each output line is the JSON list of its ids, or
 // {"error": "..."} when encode throws.
-#include "models/gpt2_tokenizer.h"
+#include "models/tokenizers/byte_level_bpe.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        const auto tokenizer = core::models::Gpt2Tokenizer::fromVocabAndMerges(argv[1], argv[2]);
+        const auto tokenizer = core::models::ByteLevelBpe::fromVocabAndMerges(argv[1], argv[2]);
         std::string line;
         while (std::getline(std::cin, line)) {
             const std::string text = nlohmann::json::parse(line).get<std::string>();

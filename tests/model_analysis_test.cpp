@@ -1,7 +1,7 @@
-// The analyses of a real model (models/model_analysis.h): each definition on hand-built attention
-// whose answer is known by hand, then on the small random GPT-2 of tests/fixtures/gpt2/f32 for
-// shapes and invariants.
-#include "models/model_analysis.h"
+// The analyses of a real model (models/analyses/model_analysis.h): each definition on hand-built
+// attention whose answer is known by hand, then on the small random GPT-2 of
+// tests/fixtures/gpt2/f32 for shapes and invariants.
+#include "models/analyses/model_analysis.h"
 
 #include "base/prng.h"
 #include "build_facts.h"

@@ -1,7 +1,7 @@
 // core::models::locateModel, hfFiles and readModelConfig: which folders and cache names
 // `mha-viz --model` opens, and the one-line refusals for the rest. Every case builds its
 // folders (and a fake Hugging Face cache) under its own temporary folder.
-#include "models/model_folder.h"
+#include "models/formats/model_folder.h"
 
 #include "thrown_message.h"
 

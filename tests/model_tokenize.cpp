@@ -5,13 +5,13 @@
 // Each input line is a JSON string, or [text, pair] (an empty pair is none, as in Hugging Face);
 // each output line is the JSON list of the
 // ids with the model's special tokens, or {"error": "..."} when encode throws.
-#include "models/byte_bpe_tokenizer.h"
-#include "models/wordpiece_tokenizer.h"
+#include "models/architectures.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -36,11 +36,12 @@ int main(int argc, char** argv) {
         files.vocabJson = fileIn(dir, "vocab.json");
         files.merges = fileIn(dir, "merges.txt");
         files.tokenizerConfig = fileIn(dir, "tokenizer_config.json");
-        std::unique_ptr<ModelTokenizer> tokenizer;
-        if (family == "roberta")
-            tokenizer = ByteBpeTokenizer::open(files, ByteBpeTokenizer::Family::Roberta);
-        else
-            tokenizer = WordPieceTokenizer::open(files, true);
+        const Architecture* architecture = findArchitecture(family); // its registry entry
+        if (!architecture) throw std::invalid_argument("no family " + family);
+        ModelConfig config;
+        config.typeVocabSize = 2; // BERT's segments A and B
+        const std::unique_ptr<const ModelTokenizer> tokenizer =
+            architecture->openTokenizer(files, config);
         std::string line;
         while (std::getline(std::cin, line)) {
             const nlohmann::json input = nlohmann::json::parse(line);

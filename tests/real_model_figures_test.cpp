@@ -1,9 +1,9 @@
-// A real model's figures and export (models/real_model_figures.h, real_model_export.h) on the
-// small random GPT-2 of tests/fixtures/gpt2/f32: shapes and labels, values that are the
+// A real model's figures and export (models/analyses/real_model_figures.h, real_model_export.h) on
+// the small random GPT-2 of tests/fixtures/gpt2/f32: shapes and labels, values that are the
 // analyses' own numbers, masked cells where the model cannot look, captions that name the model,
 // and an export that writes every file, never over an earlier one.
-#include "models/real_model_export.h"
-#include "models/real_model_figures.h"
+#include "models/analyses/real_model_export.h"
+#include "models/analyses/real_model_figures.h"
 
 #include "build_facts.h"
 #include "figures/attention_map.h"

@@ -3,8 +3,8 @@
 // thumbnails and layer means that the model view and the rollout read are kept either way, and
 // the JSON written is the same. On the GPT-2 and BERT fixtures.
 #include "build_facts.h"
+#include "models/analyses/real_trace_json.h"
 #include "models/real_model.h"
-#include "models/real_trace_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // core::models recent list: the "Open model" dialog's last opened models, newest first, at
 // most eight, in a file that may be missing or damaged without harm.
-#include "models/recent_models.h"
+#include "models/formats/recent_models.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// BERT's WordPiece tokenizer (core/models/wordpiece_tokenizer.h): its rules on a small hand-made
-// vocabulary, including where Hugging Face's Rust tokenizers (what users run) and its
+// BERT's WordPiece tokenizer (core/models/tokenizers/wordpiece_tokenizer.h): its rules on a small
+// hand-made vocabulary, including where Hugging Face's Rust tokenizers (what users run) and its
 // JavaScript port differ, and bert-base-uncased's real vocabulary against the ids the
 // JavaScript reference gives (tests/fixtures/wordpiece_tokenizer_cases.json, made by
 // tests/tokenizer_random_check.py --write-cases; random texts: tokenizer_matches_js_bert).
 #include "build_facts.h"
-#include "models/wordpiece_tokenizer.h"
+#include "models/tokenizers/wordpiece_tokenizer.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,8 +4,8 @@
 #include "cli/cli.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
-#include "models/real_model_export.h"
-#include "models/real_trace_json.h"
+#include "models/analyses/real_model_export.h"
+#include "models/analyses/real_trace_json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -111,9 +111,7 @@ void exportRealFigures(const CliOptions& options, const core::models::RealModel&
     std::cerr << "mha-viz: exporting figures of " << model.location.source << " to "
               << options.exportPath << " ...\n";
     const std::vector<core::models::HeadDetectorScores> detectors =
-        model.isEncoder() ? core::models::detectEncoderHeads(trace)
-                          : core::models::detectHeadsOnRepeatedTokens(
-                                model, std::min(50, (model.config().nPositions - 1) / 2), 1);
+        core::models::detectModelHeads(trace);
     int quarter = 0;
     const auto progress = [&quarter](int done, int total) {
         if (done * 4 < (quarter + 1) * total || done == total) return;

@@ -8,7 +8,7 @@
 #include "explorer/export_job.h"
 #include "explorer/trained_model_runner.h"
 #include "io/scene_json.h"
-#include "models/model_folder.h"
+#include "models/formats/model_folder.h"
 #include "widgets/selection.h"
 
 #include <array>

@@ -106,11 +106,10 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
             out.baseline =
                 summarize(core::models::traceRealModel(*model, request.sentences.at(0), all));
         }
-        if (model->isEncoder()) // Clark et al.'s scores are of the sentence shown
-            out.detectors = core::models::detectEncoderHeads(*r);
-        else if (request.detect) // TransformerLens's test: 2 x 50 random tokens after a BOS
-            out.detectors = core::models::detectHeadsOnRepeatedTokens(
-                *model, std::min(50, (model->config().nPositions - 1) / 2), 1);
+        // An encoder's scores are of the sentence shown; a decoder's test sequence runs on request.
+        if (request.detect ||
+            model->architecture->detectors == core::models::Detectors::SentenceShown)
+            out.detectors = core::models::detectModelHeads(*r);
         out.real = std::move(r);
     } catch (const std::bad_alloc&) {
         out.error = "not enough memory for this model and this sentence";

@@ -8,7 +8,7 @@
 #include "engine/scene.h"
 #include "explorer/scene_runner.h"
 #include "io/trained_run.h"
-#include "models/model_analysis.h"
+#include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
 #include "train/model.h"
 #include "train/model_trace.h"

@@ -5,7 +5,7 @@
 #include "platform/background_task.h"
 #include "session/session.h"
 
-#include "models/recent_models.h"
+#include "models/formats/recent_models.h"
 #include "platform/file_offer.h"
 #include "platform/user_paths.h"
 

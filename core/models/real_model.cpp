@@ -1,11 +1,8 @@
 // Opening a real checkpoint and tracing a sentence through it (real_model.h).
 #include "models/real_model.h"
 
-#include "models/bert_model.h"
-#include "models/byte_bpe_tokenizer.h"
-#include "models/gpt2_model.h"
+#include "models/architectures.h"
 #include "models/tensor_ops.h"
-#include "models/wordpiece_tokenizer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -45,18 +42,11 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
         throw std::invalid_argument(dirOrName + ": a run folder of mha-viz train, not a Hugging "
                                                 "Face model");
     const HfFiles files = hfFiles(model->location);
-    const ModelConfig config = readModelConfig(files.config);
+    const ModelConfig config = readModelConfig(files.config); // a model_type of the registry
     model->family = config.modelType;
-    if (config.modelType == "gpt2") {
-        model->tokenizer = ByteBpeTokenizer::open(files, ByteBpeTokenizer::Family::Gpt2);
-        model->net = std::make_unique<Gpt2Model>(loadGpt2Weights(config, files));
-    } else if (config.modelType == "roberta") {
-        model->tokenizer = ByteBpeTokenizer::open(files, ByteBpeTokenizer::Family::Roberta);
-        model->net = std::make_unique<BertModel>(loadBertWeights(config, files));
-    } else { // bert, distilbert
-        model->tokenizer = WordPieceTokenizer::open(files, config.modelType == "bert");
-        model->net = std::make_unique<BertModel>(loadBertWeights(config, files));
-    }
+    model->architecture = findArchitecture(config.modelType);
+    model->tokenizer = model->architecture->openTokenizer(files, config);
+    model->net = model->architecture->load(config, files);
     if (model->tokenizer->vocabSize() > config.vocabSize)
         throw std::invalid_argument(
             "the tokenizer has " + std::to_string(model->tokenizer->vocabSize()) +

@@ -13,7 +13,8 @@
 #pragma once
 
 #include "engine/trace.h"
-#include "models/model_tokenizer.h"
+#include "models/architectures.h"
+#include "models/tokenizers/model_tokenizer.h"
 #include "models/transformer.h"
 
 #include <cstddef>
@@ -31,7 +32,8 @@ inline constexpr const char* kDefaultMaskedSentence =
 
 struct RealModel {
     ModelLocation location;
-    std::string family; // config.json's model_type: gpt2, bert, roberta, distilbert
+    std::string family; // config.json's model_type, one of the registry's (architectures.h)
+    const Architecture* architecture = nullptr; // its registry entry
     std::unique_ptr<const Transformer> net;
     std::unique_ptr<const ModelTokenizer> tokenizer;
     double loadMilliseconds = 0;

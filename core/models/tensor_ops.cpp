@@ -63,11 +63,26 @@ Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorV
     return product(x, weight, bias, true);
 }
 
+namespace {
+
+constexpr const char* kActivations[] = {
+    "gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "relu", "quick_gelu", "silu", "swish"};
+
+} // namespace
+
 bool knownActivation(const std::string& kind) {
-    for (const char* known : {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast", "relu",
-                              "quick_gelu", "silu", "swish"})
+    for (const char* known : kActivations)
         if (kind == known) return true;
     return false;
+}
+
+void checkActivation(const std::string& kind, const char* field) {
+    if (knownActivation(kind)) return;
+    std::string names;
+    for (const char* known : kActivations)
+        names += (names.empty() ? "" : ", ") + std::string(known);
+    throw std::invalid_argument(std::string("config.json: ") + field + " \"" + kind +
+                                "\" is not supported (" + names + ")");
 }
 
 void activate(Mat& x, const std::string& kind) {

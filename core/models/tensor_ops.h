@@ -6,7 +6,7 @@
 #pragma once
 
 #include "engine/attention.h"
-#include "models/safetensors_map.h"
+#include "models/formats/safetensors_map.h"
 
 #include <cstdint>
 #include <string>
@@ -34,6 +34,9 @@ void activate(Mat& x, const std::string& kind);
 
 // Whether activate knows the name.
 bool knownActivation(const std::string& kind);
+// Throws std::invalid_argument "config.json: <field> "kind" is not supported (gelu, ...)" naming
+// every activation activate knows, unless it knows this one.
+void checkActivation(const std::string& kind, const char* field);
 
 // log-softmax of a row, in double for the sum (probabilities and the loss).
 Eigen::RowVectorXd logSoftmax(const Eigen::Ref<const RowVec>& logits);

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "engine/attention.h"
-#include "models/model_folder.h"
+#include "models/formats/model_folder.h"
 
 #include <functional>
 #include <memory>

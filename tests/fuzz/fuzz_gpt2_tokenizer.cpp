@@ -1,4 +1,4 @@
-// Fuzzed vocabularies, merges and text -> core::models::Gpt2Tokenizer. The input is three
+// Fuzzed vocabularies, merges and text -> core::models::ByteLevelBpe. The input is three
 // parts separated by "\n==\n": a vocabulary, merges, a text. The first byte picks how they are
 // read: 0 the parts as vocab.json and merges.txt, 1 the first part as tokenizer.json (both may
 // be refused, with std::invalid_argument only), else a vocabulary built to load: the 256 byte
@@ -7,7 +7,7 @@
 // and give ids that decode back to the text.
 #include "fuzz_check.h"
 
-#include "models/gpt2_tokenizer.h"
+#include "models/tokenizers/byte_level_bpe.h"
 #include "text/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +22,7 @@
 
 namespace {
 
-using core::models::Gpt2Tokenizer;
+using core::models::ByteLevelBpe;
 
 std::vector<std::string> split(std::string_view text, std::string_view separator) {
     std::vector<std::string> parts;
@@ -80,15 +80,15 @@ std::pair<std::string, std::string> loadableFiles(const std::string& vocabLines,
     return {vocab.dump(), merges};
 }
 
-std::optional<Gpt2Tokenizer> load(std::uint8_t mode, const std::vector<std::string>& parts) {
+std::optional<ByteLevelBpe> load(std::uint8_t mode, const std::vector<std::string>& parts) {
     try {
         if (mode == 0)
-            return Gpt2Tokenizer::fromVocabAndMerges(tempFile("vocab.json", parts[0]),
-                                                     tempFile("merges.txt", parts[1]));
-        if (mode == 1) return Gpt2Tokenizer::fromTokenizerJson(tempFile("t.json", parts[0]));
+            return ByteLevelBpe::fromVocabAndMerges(tempFile("vocab.json", parts[0]),
+                                                    tempFile("merges.txt", parts[1]));
+        if (mode == 1) return ByteLevelBpe::fromTokenizerJson(tempFile("t.json", parts[0]));
         const auto [vocab, merges] = loadableFiles(parts[0], parts[1]);
-        return Gpt2Tokenizer::fromVocabAndMerges(tempFile("vocab.json", vocab),
-                                                 tempFile("merges.txt", merges));
+        return ByteLevelBpe::fromVocabAndMerges(tempFile("vocab.json", vocab),
+                                                tempFile("merges.txt", merges));
     } catch (const std::invalid_argument& e) {
         FUZZ_CHECK(std::string(e.what()).find('\n') == std::string::npos); // one line
         FUZZ_CHECK(mode < 2); // the built files always load
@@ -96,7 +96,7 @@ std::optional<Gpt2Tokenizer> load(std::uint8_t mode, const std::vector<std::stri
     }
 }
 
-void checkEncode(const Gpt2Tokenizer& tokenizer, const std::string& text) {
+void checkEncode(const ByteLevelBpe& tokenizer, const std::string& text) {
     std::vector<int> ids;
     try {
         ids = tokenizer.encode(text);
@@ -121,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         split(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "\n==\n");
     parts.resize(std::max<std::size_t>(parts.size(), 3));
     const std::uint8_t mode = data[0] % 4; // 2 and 3: the built vocabulary, the common case
-    if (const std::optional<Gpt2Tokenizer> tokenizer = load(mode, parts))
+    if (const std::optional<ByteLevelBpe> tokenizer = load(mode, parts))
         checkEncode(*tokenizer, parts[2]);
     return 0;
 }

@@ -1,12 +1,13 @@
-// Arbitrary bytes -> the readers of a Hugging Face model folder (core/models/model_folder.h):
-// written as config.json for readModelConfig (and parsed by every family's reader), and as
-// model.safetensors.index.json for hfFiles, in a folder of its own that also holds two shards
-// and a tokenizer. The one failure they document is std::invalid_argument; anything else
-// escapes and counts as a crash. What they accept must be consistent: sizes in range, heads
-// dividing the width, and every shard a file inside the folder (no path leaves it).
+// Arbitrary bytes -> the readers of a Hugging Face model folder
+// (core/models/formats/model_folder.h): written as config.json for readModelConfig (and parsed by
+// every family's reader), and as model.safetensors.index.json for hfFiles, in a folder of its own
+// that also holds two shards and a tokenizer. The one failure they document is
+// std::invalid_argument; anything else escapes and counts as a crash. What they accept must be
+// consistent: sizes in range, heads dividing the width, and every shard a file inside the folder
+// (no path leaves it).
 #include "fuzz_check.h"
 
-#include "models/model_folder.h"
+#include "models/formats/model_folder.h"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 // give ids inside its vocabulary, [CLS] first and [SEP] last, and never more than the context.
 #include "fuzz_check.h"
 
-#include "models/wordpiece_tokenizer.h"
+#include "models/tokenizers/wordpiece_tokenizer.h"
 
 #include <cstdint>
 #include <fstream>

@@ -6,13 +6,17 @@
 #pragma once
 
 #include "engine/attention.h"
-#include "models/model_folder.h"
-#include "models/safetensors_map.h"
+#include "models/formats/model_folder.h"
+#include "models/formats/safetensors_map.h"
 #include "models/transformer.h"
 
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace core {
+class JsonFields;
+}
 
 namespace core::models {
 
@@ -49,6 +53,10 @@ struct Gpt2Weights {
 // the attn.bias / attn.masked_bias buffers ignored. Throws std::invalid_argument naming the
 // tensor or file.
 Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files);
+
+// config.json in GPT-2's names: n_layer, n_head, n_embd, n_positions (or the older n_ctx),
+// n_inner, layer_norm_epsilon, activation_function.
+ModelConfig readGpt2Config(const JsonFields& fields);
 
 // GPT-2 as a Transformer (transformer.h): the stream is the residual stream.
 class Gpt2Model final : public Transformer {

@@ -1,5 +1,5 @@
 // Real-model figures (real_model_figures.h).
-#include "models/real_model_figures.h"
+#include "models/analyses/real_model_figures.h"
 
 #include "base/csv_field.h"
 #include "figures/attention_map.h"
@@ -94,7 +94,7 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
     std::vector<std::string> lines = {text, what, sizes};
     if (const std::string off = switchedOffHeads(trace); !off.empty())
         lines.push_back(std::string("heads switched off (output zeroed before ") +
-                        (model.isEncoder() ? "the output dense" : "c_proj") + "): " + off);
+                        model.architecture->outProjection + "): " + off);
     return lines;
 }
 

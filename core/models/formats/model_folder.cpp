@@ -1,4 +1,4 @@
-#include "models/model_folder.h"
+#include "models/formats/model_folder.h"
 
 #include "io/json_fields.h"
 
@@ -317,125 +317,6 @@ void readTokenizerFiles(const fs::path& dir, HfFiles& files) {
            " tokenizer.json (BERT)");
 }
 
-// ---- config.json ----
-
-// Caps far above any real checkpoint: a larger value is a damaged file, and refusing it here
-// keeps the sizes computed from them (d_model * d_inner, vocab * d_model) in range.
-constexpr int kMaxLayers = 256;
-constexpr int kMaxDModel = 65536;
-constexpr int kMaxInner = 4 * kMaxDModel;
-constexpr int kMaxPositions = 1 << 20;
-constexpr int kMaxVocab = 10'000'000;
-
-// `name` holds a whole number in [1, high], or is null or absent (then `fallback`).
-int integerOrNull(const JsonFields& fields, const char* name, int high, int fallback) {
-    if (!fields.has(name) || fields.at(name).is_null()) return fallback;
-    return fields.integer(name, 1, high);
-}
-
-void checkHeads(const JsonFields& fields, const ModelConfig& c, const char* headsName,
-                const char* dModelName) {
-    if (c.heads > c.dModel || c.dModel % c.heads != 0)
-        fields.bad(std::string(headsName) + " " + std::to_string(c.heads) + " does not divide " +
-                   dModelName + " " + std::to_string(c.dModel));
-}
-
-double positiveEpsilon(const JsonFields& fields, const char* name, double fallback) {
-    const double eps = fields.number(name, fallback);
-    if (!(eps > 0 && eps < 1)) fields.bad(std::string("\"") + name + "\" must be in (0, 1)");
-    return eps;
-}
-
-int padTokenId(const JsonFields& fields, int vocabSize) {
-    if (!fields.has("pad_token_id") || fields.at("pad_token_id").is_null()) return -1;
-    return fields.integer("pad_token_id", 0, vocabSize - 1);
-}
-
-ModelConfig readGpt2(const JsonFields& fields) {
-    ModelConfig c;
-    c.layers = fields.integer("n_layer", 1, kMaxLayers);
-    c.heads = fields.integer("n_head", 1, kMaxDModel);
-    c.dModel = fields.integer("n_embd", 1, kMaxDModel);
-    checkHeads(fields, c, "n_head", "n_embd");
-    c.dInner = integerOrNull(fields, "n_inner", kMaxInner, 4 * c.dModel);
-    // Configs written before n_positions existed call the context length n_ctx.
-    c.nPositions = fields.has("n_positions") || !fields.has("n_ctx")
-                       ? fields.integer("n_positions", 1, kMaxPositions)
-                       : fields.integer("n_ctx", 1, kMaxPositions);
-    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
-    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_epsilon", 1e-5);
-    c.activation = fields.string("activation_function", "gelu_new");
-    c.padTokenId = padTokenId(fields, c.vocabSize);
-    return c;
-}
-
-// BERT and RoBERTa share these names; RoBERTa's pad_token_id offsets its positions.
-ModelConfig readBert(const JsonFields& fields) {
-    ModelConfig c;
-    const std::string positions = fields.string("position_embedding_type", "absolute");
-    if (positions != "absolute")
-        fields.bad("position_embedding_type \"" + positions +
-                   "\" is not supported (only \"absolute\")");
-    c.layers = fields.integer("num_hidden_layers", 1, kMaxLayers);
-    c.heads = fields.integer("num_attention_heads", 1, kMaxDModel);
-    c.dModel = fields.integer("hidden_size", 1, kMaxDModel);
-    checkHeads(fields, c, "num_attention_heads", "hidden_size");
-    c.dInner = fields.integer("intermediate_size", 1, kMaxInner);
-    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
-    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
-    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_eps", 1e-12);
-    c.activation = fields.string("hidden_act", "gelu");
-    c.typeVocabSize = fields.integer("type_vocab_size", 1, 1024, 2);
-    c.padTokenId = padTokenId(fields, c.vocabSize);
-    return c;
-}
-
-// RoBERTa: BERT's names, positions counted from pad_token_id + 1 (RobertaEmbeddings).
-ModelConfig readRoberta(const JsonFields& fields) {
-    ModelConfig c = readBert(fields);
-    if (c.padTokenId < 0) c.padTokenId = 1; // RobertaConfig's default
-    c.positionRows = c.nPositions;
-    c.nPositions -= c.padTokenId + 1;
-    if (c.nPositions < 1)
-        fields.bad("max_position_embeddings " + std::to_string(c.positionRows) +
-                   " leaves no position after pad_token_id " + std::to_string(c.padTokenId));
-    return c;
-}
-
-ModelConfig readDistilBert(const JsonFields& fields) {
-    ModelConfig c;
-    c.layers = fields.integer("n_layers", 1, kMaxLayers);
-    c.heads = fields.integer("n_heads", 1, kMaxDModel);
-    c.dModel = fields.integer("dim", 1, kMaxDModel);
-    checkHeads(fields, c, "n_heads", "dim");
-    c.dInner = fields.integer("hidden_dim", 1, kMaxInner);
-    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
-    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
-    c.layerNormEpsilon = 1e-12; // fixed in DistilBERT, not in its config
-    c.activation = fields.string("activation", "gelu");
-    c.padTokenId = padTokenId(fields, c.vocabSize);
-    return c;
-}
-
-// Each family's config reader: a family opens once its name is in supportedModelTypes().
-struct Family {
-    const char* modelType;
-    ModelConfig (*read)(const JsonFields&);
-};
-
-constexpr Family kFamilies[] = {
-    {"gpt2", readGpt2},
-    {"bert", readBert},
-    {"roberta", readRoberta},
-    {"distilbert", readDistilBert},
-};
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string text;
-    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-    return text;
-}
-
 } // namespace
 
 ModelLocation locateModel(const std::string& dirOrName) {
@@ -486,38 +367,6 @@ HfFiles hfFiles(const ModelLocation& location) {
     readWeights(dir, files);
     readTokenizerFiles(dir, files);
     return files;
-}
-
-const std::vector<std::string>& supportedModelTypes() {
-    static const std::vector<std::string> types = {"gpt2", "bert", "roberta", "distilbert"};
-    return types;
-}
-
-const std::vector<std::string>& readableModelTypes() {
-    static const std::vector<std::string> types = [] {
-        std::vector<std::string> names;
-        for (const Family& family : kFamilies) names.push_back(family.modelType);
-        return names;
-    }();
-    return types;
-}
-
-ModelConfig parseModelConfig(const std::string& text, const std::vector<std::string>& families) {
-    const json root = parseJsonObject(text, "config.json: ");
-    const JsonFields fields(root, "config.json: ");
-    if (!fields.has("model_type"))
-        fields.bad("missing \"model_type\" (supported: " + joined(families) + ")");
-    const std::string type = fields.string("model_type", "");
-    const auto family = std::find_if(std::begin(kFamilies), std::end(kFamilies),
-                                     [&](const Family& f) { return type == f.modelType; });
-    if (family == std::end(kFamilies) ||
-        std::find(families.begin(), families.end(), type) == families.end())
-        fields.bad("model_type \"" + type +
-                   "\" is not supported yet (supported: " + joined(families) + ")");
-    ModelConfig config = family->read(fields);
-    config.modelType = type;
-    if (config.positionRows == 0) config.positionRows = config.nPositions;
-    return config;
 }
 
 ModelConfig readModelConfig(const std::string& path) {

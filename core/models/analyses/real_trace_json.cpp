@@ -1,5 +1,5 @@
 // Writing a real model's v2 trace (real_trace_json.h).
-#include "models/real_trace_json.h"
+#include "models/analyses/real_trace_json.h"
 
 #include "io/json_writer.h"
 #include "io/trace_json.h"

@@ -1,5 +1,5 @@
 // tokenizer_config.json (tokenizer_config.h).
-#include "models/tokenizer_config.h"
+#include "models/tokenizers/tokenizer_config.h"
 
 #include <nlohmann/json.hpp>
 

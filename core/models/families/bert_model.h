@@ -10,13 +10,17 @@
 // bias.
 #pragma once
 
-#include "models/model_folder.h"
-#include "models/safetensors_map.h"
+#include "models/formats/model_folder.h"
+#include "models/formats/safetensors_map.h"
 #include "models/transformer.h"
 
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace core {
+class JsonFields;
+}
 
 namespace core::models {
 
@@ -59,7 +63,15 @@ struct BertWeights {
 
 // Reads the weights against the config, names with or without the family's prefix. Throws
 // std::invalid_argument naming the tensor or file.
-BertWeights loadBertWeights(const ModelConfig& config, const HfFiles& files);
+BertWeights loadBertWeights(const ModelConfig& config, const HfFiles& files, EncoderFamily family);
+
+// config.json in BERT's names (num_hidden_layers, num_attention_heads, hidden_size,
+// intermediate_size, max_position_embeddings, layer_norm_eps, hidden_act, type_vocab_size);
+// RoBERTa's are BERT's with positions counted from pad_token_id + 1; DistilBERT's its own
+// (n_layers, n_heads, dim, hidden_dim, activation).
+ModelConfig readBertConfig(const JsonFields& fields);
+ModelConfig readRobertaConfig(const JsonFields& fields);
+ModelConfig readDistilBertConfig(const JsonFields& fields);
 
 class BertModel final : public Transformer {
   public:

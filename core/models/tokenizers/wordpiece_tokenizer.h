@@ -16,8 +16,8 @@
 // std::invalid_argument with one line naming the file; a loaded tokenizer is immutable.
 #pragma once
 
-#include "models/model_folder.h"
-#include "models/model_tokenizer.h"
+#include "models/formats/model_folder.h"
+#include "models/tokenizers/model_tokenizer.h"
 
 #include <memory>
 #include <optional>

@@ -1,9 +1,9 @@
 // A real model's export (real_model_export.h).
-#include "models/real_model_export.h"
+#include "models/analyses/real_model_export.h"
 
 #include "io/atomic_file.h"
-#include "models/real_model_figures.h"
-#include "models/real_trace_json.h"
+#include "models/analyses/real_model_figures.h"
+#include "models/analyses/real_trace_json.h"
 
 #include <cctype>
 #include <cstdio>

@@ -90,6 +90,12 @@ detectHeadsOnRepeatedTokens(const RealModel& model, int length, std::uint64_t se
 // [SEP] is where heads with nothing to do on this input put it.
 std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace);
 
+// The detectors the trace's family runs (its registry entry, architectures.h): an encoder's
+// on the trace's sentence (detectEncoderHeads), a decoder's on TransformerLens's 2 x 50 random
+// tokens after its start token, fewer when the context is shorter (detectHeadsOnRepeatedTokens,
+// seed 1). The window and the CLI both ask this.
+std::vector<HeadDetectorScores> detectModelHeads(const RealTrace& trace);
+
 // "layer,head,<name>..." then one row per head, layers and heads numbered from 1 (as the window
 // names them), layer by layer. Throws std::invalid_argument when the grids differ in shape.
 std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores);

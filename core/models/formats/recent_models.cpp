@@ -1,4 +1,4 @@
-#include "models/recent_models.h"
+#include "models/formats/recent_models.h"
 
 #include "io/atomic_file.h"
 

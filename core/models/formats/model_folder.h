@@ -4,6 +4,8 @@
 // is downloaded. Every failure is std::invalid_argument with one line naming the problem.
 #pragma once
 
+#include "models/formats/model_config.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -60,39 +62,7 @@ struct HfFiles {
 // shard it names must exist). Refuses a folder without weights or without a tokenizer.
 HfFiles hfFiles(const ModelLocation& location);
 
-// config.json, the fields every family needs, under one set of names. GPT-2 calls them n_layer,
-// n_head, n_embd, n_positions, n_inner, layer_norm_epsilon, activation_function; BERT
-// num_hidden_layers, num_attention_heads, hidden_size, max_position_embeddings,
-// intermediate_size, layer_norm_eps, hidden_act.
-struct ModelConfig {
-    std::string modelType; // "gpt2", "bert", ... as the file says
-    int layers = 0;
-    int heads = 0;
-    int dModel = 0;
-    int dInner = 0; // the MLP's hidden width (GPT-2: n_inner, or 4 * n_embd when null)
-    int nPositions = 0;
-    int vocabSize = 0;
-    double layerNormEpsilon = 1e-5;
-    std::string activation; // "gelu_new" for GPT-2, "gelu" for BERT
-    int typeVocabSize = 0;  // BERT's token types (0 when the family has none)
-    int padTokenId = -1;    // RoBERTa's position offset needs it (-1 when absent)
-    int positionRows = 0;   // rows of the position table: nPositions, but RoBERTa's
-                            // max_position_embeddings, of which the first pad + 1 are never a
-                            // token's (its nPositions is max_position_embeddings - pad - 1)
-};
-
-// The families this build opens, for messages ("supported: gpt2").
-const std::vector<std::string>& supportedModelTypes();
-
-// Reads and checks config.json: a model_type this build opens (else the message names the
-// supported ones), sizes present and positive, heads dividing d_model.
+// Reads and checks config.json (parseModelConfig with every supported model_type).
 ModelConfig readModelConfig(const std::string& path);
-
-// The families whose config.json can be read, a superset of supportedModelTypes() (a family
-// is read before its forward exists; the tests check those readers through parseModelConfig).
-const std::vector<std::string>& readableModelTypes();
-
-// readModelConfig on the file's text, accepting the model_types in `families`.
-ModelConfig parseModelConfig(const std::string& text, const std::vector<std::string>& families);
 
 } // namespace core::models

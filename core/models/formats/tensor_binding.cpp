@@ -1,5 +1,5 @@
 // Binding tensors by name (tensor_binding.h).
-#include "models/tensor_binding.h"
+#include "models/formats/tensor_binding.h"
 
 #include <stdexcept>
 

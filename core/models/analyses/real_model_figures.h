@@ -5,7 +5,7 @@
 #pragma once
 
 #include "figures/figure.h"
-#include "models/model_analysis.h"
+#include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
 
 #include <string>

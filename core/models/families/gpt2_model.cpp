@@ -1,7 +1,8 @@
 // GPT-2's weights bound from the mapping (gpt2_model.h).
-#include "models/gpt2_model.h"
+#include "models/families/gpt2_model.h"
 
-#include "models/tensor_binding.h"
+#include "io/json_fields.h"
+#include "models/formats/tensor_binding.h"
 #include "models/tensor_ops.h"
 
 #include <stdexcept>
@@ -48,9 +49,7 @@ Gpt2Block bindBlock(const TensorBinder& bind, const std::string& h, int d, int i
 } // namespace
 
 Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files) {
-    if (!knownActivation(config.activation))
-        throw std::invalid_argument("config.json: activation_function \"" + config.activation +
-                                    "\" is not supported (gelu_new, gelu, relu)");
+    checkActivation(config.activation, "activation_function");
     Gpt2Weights w;
     w.config = config;
     mapWeights(files, w.store);
@@ -75,6 +74,26 @@ Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files) {
         w.blocks.push_back(bindBlock(bind, "h." + std::to_string(l) + ".", d, config.dInner));
     w.warnings = nonFiniteWarnings(w.store);
     return w;
+}
+
+// config.json in GPT-2's names.
+ModelConfig readGpt2Config(const JsonFields& fields) {
+    using namespace config_fields;
+    ModelConfig c;
+    c.layers = fields.integer("n_layer", 1, kMaxLayers);
+    c.heads = fields.integer("n_head", 1, kMaxDModel);
+    c.dModel = fields.integer("n_embd", 1, kMaxDModel);
+    checkHeads(fields, c, "n_head", "n_embd");
+    c.dInner = integerOrNull(fields, "n_inner", kMaxInner, 4 * c.dModel);
+    // Configs written before n_positions existed call the context length n_ctx.
+    c.nPositions = fields.has("n_positions") || !fields.has("n_ctx")
+                       ? fields.integer("n_positions", 1, kMaxPositions)
+                       : fields.integer("n_ctx", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_epsilon", 1e-5);
+    c.activation = fields.string("activation_function", "gelu_new");
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
 }
 
 } // namespace core::models

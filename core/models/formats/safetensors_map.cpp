@@ -1,5 +1,5 @@
 // Reading safetensors files in place (safetensors_map.h).
-#include "models/safetensors_map.h"
+#include "models/formats/safetensors_map.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 // GPT-2's forward (gpt2_model.h): the arithmetic of Hugging Face's GPT2Model and GPT2LMHeadModel,
 // step by step, with the engine's attention in the middle of each block.
-#include "models/gpt2_model.h"
+#include "models/families/gpt2_model.h"
 
 #include "models/tensor_ops.h"
 

@@ -4,8 +4,8 @@
 // std::invalid_argument with one line naming the tensor and its file.
 #pragma once
 
-#include "models/model_folder.h"
-#include "models/safetensors_map.h"
+#include "models/formats/model_folder.h"
+#include "models/formats/safetensors_map.h"
 
 #include <cstdint>
 #include <initializer_list>

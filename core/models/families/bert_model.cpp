@@ -1,7 +1,8 @@
 // The BERT family's weights bound from the mapping, and its forward (bert_model.h).
-#include "models/bert_model.h"
+#include "models/families/bert_model.h"
 
-#include "models/tensor_binding.h"
+#include "io/json_fields.h"
+#include "models/formats/tensor_binding.h"
 #include "models/tensor_ops.h"
 
 #include <stdexcept>
@@ -87,21 +88,14 @@ void bindHead(BertWeights& w) {
     w.mlmActivation = w.family == EncoderFamily::Roberta ? "gelu" : w.config.activation;
 }
 
-EncoderFamily familyOf(const std::string& modelType) {
-    if (modelType == "roberta") return EncoderFamily::Roberta;
-    if (modelType == "distilbert") return EncoderFamily::DistilBert;
-    return EncoderFamily::Bert;
-}
-
 } // namespace
 
-BertWeights loadBertWeights(const ModelConfig& config, const HfFiles& files) {
-    if (!knownActivation(config.activation))
-        throw std::invalid_argument("config.json: activation \"" + config.activation +
-                                    "\" is not supported (gelu, gelu_new, relu, silu)");
+BertWeights loadBertWeights(const ModelConfig& config, const HfFiles& files, EncoderFamily family) {
+    checkActivation(config.activation,
+                    family == EncoderFamily::DistilBert ? "activation" : "hidden_act");
     BertWeights w;
     w.config = config;
-    w.family = familyOf(config.modelType);
+    w.family = family;
     mapWeights(files, w.store);
     const std::string own = w.family == EncoderFamily::Bert      ? "bert."
                             : w.family == EncoderFamily::Roberta ? "roberta."
@@ -180,6 +174,56 @@ Mat BertModel::head(const Mat& stream) const {
     activate(t, w_.mlmActivation);
     t = layerNorm(t, *w_.mlmNormWeight, *w_.mlmNormBias, w_.config.layerNormEpsilon);
     return linear(t, *w_.decoder, w_.decoderBias); // rows x V
+}
+
+// BERT and RoBERTa share these names; RoBERTa's pad_token_id offsets its positions.
+ModelConfig readBertConfig(const JsonFields& fields) {
+    using namespace config_fields;
+    ModelConfig c;
+    const std::string positions = fields.string("position_embedding_type", "absolute");
+    if (positions != "absolute")
+        fields.bad("position_embedding_type \"" + positions +
+                   "\" is not supported (only \"absolute\")");
+    c.layers = fields.integer("num_hidden_layers", 1, kMaxLayers);
+    c.heads = fields.integer("num_attention_heads", 1, kMaxDModel);
+    c.dModel = fields.integer("hidden_size", 1, kMaxDModel);
+    checkHeads(fields, c, "num_attention_heads", "hidden_size");
+    c.dInner = fields.integer("intermediate_size", 1, kMaxInner);
+    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = positiveEpsilon(fields, "layer_norm_eps", 1e-12);
+    c.activation = fields.string("hidden_act", "gelu");
+    c.typeVocabSize = fields.integer("type_vocab_size", 1, 1024, 2);
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
+}
+
+// RoBERTa: BERT's names, positions counted from pad_token_id + 1 (RobertaEmbeddings).
+ModelConfig readRobertaConfig(const JsonFields& fields) {
+    ModelConfig c = readBertConfig(fields);
+    if (c.padTokenId < 0) c.padTokenId = 1; // RobertaConfig's default
+    c.positionRows = c.nPositions;
+    c.nPositions -= c.padTokenId + 1;
+    if (c.nPositions < 1)
+        fields.bad("max_position_embeddings " + std::to_string(c.positionRows) +
+                   " leaves no position after pad_token_id " + std::to_string(c.padTokenId));
+    return c;
+}
+
+ModelConfig readDistilBertConfig(const JsonFields& fields) {
+    using namespace config_fields;
+    ModelConfig c;
+    c.layers = fields.integer("n_layers", 1, kMaxLayers);
+    c.heads = fields.integer("n_heads", 1, kMaxDModel);
+    c.dModel = fields.integer("dim", 1, kMaxDModel);
+    checkHeads(fields, c, "n_heads", "dim");
+    c.dInner = fields.integer("hidden_dim", 1, kMaxInner);
+    c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
+    c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
+    c.layerNormEpsilon = 1e-12; // fixed in DistilBERT, not in its config
+    c.activation = fields.string("activation", "gelu");
+    c.padTokenId = padTokenId(fields, c.vocabSize);
+    return c;
 }
 
 } // namespace core::models

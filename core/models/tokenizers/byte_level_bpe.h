@@ -1,11 +1,11 @@
-// GPT-2's byte-level BPE tokenizer, id for id the same as the reference (OpenAI's encoder.py,
+// The byte-level BPE of GPT-2, id for id the same as the reference (OpenAI's encoder.py,
 // Hugging Face's GPT2Tokenizer, tiktoken "gpt2") on any valid UTF-8 text. Also reads the
 // other byte-level BPE vocabularies stored the same way (RoBERTa, GPT-J ...).
 //
 // encode: added tokens (`<|endoftext|>`) typed in the text are split out first and kept as
 // their ids; each stretch between them is cut into pre-tokens by GPT-2's pattern
 //   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-// (a hand-written scanner, gpt2_tokenizer.cpp), each pre-token's UTF-8 bytes become one symbol
+// (a hand-written scanner, byte_level_bpe.cpp), each pre-token's UTF-8 bytes become one symbol
 // per byte and the merges apply lowest rank first, every occurrence left to right.
 //
 // Loading follows Hugging Face's `tokenizers`: a merge whose parts or result are not in the
@@ -32,18 +32,18 @@ struct AddedToken {
     bool lstrip = false, rstrip = false;
 };
 
-class Gpt2Tokenizer {
+class ByteLevelBpe {
   public:
     // vocab.json (token -> id) and merges.txt ("#version" line, then one "a b" pair a line).
     // `added`: the special tokens, which must be in vocab.json (<|endoftext|> always is when
     // the vocabulary has it).
-    static Gpt2Tokenizer fromVocabAndMerges(const std::string& vocabJsonPath,
-                                            const std::string& mergesPath,
-                                            const std::vector<AddedToken>& added = {});
+    static ByteLevelBpe fromVocabAndMerges(const std::string& vocabJsonPath,
+                                           const std::string& mergesPath,
+                                           const std::vector<AddedToken>& added = {});
     // tokenizer.json: model.vocab, model.merges ("a b" strings or ["a", "b"] pairs) and
     // added_tokens (split out of the text before pre-tokenization, with their lstrip / rstrip);
     // a ByteLevel pre_tokenizer's add_prefix_space.
-    static Gpt2Tokenizer fromTokenizerJson(const std::string& path);
+    static ByteLevelBpe fromTokenizerJson(const std::string& path);
 
     // Throws std::invalid_argument "the text is not valid UTF-8 (byte N)", N counted from 0.
     std::vector<int> encode(std::string_view utf8) const;
@@ -88,6 +88,6 @@ class Gpt2Tokenizer {
 };
 
 // The text of a run of ids, decoded (byte pieces joined, invalid UTF-8 replaced by U+FFFD).
-std::string decodeTokens(const Gpt2Tokenizer& tokenizer, const std::vector<int>& ids);
+std::string decodeTokens(const ByteLevelBpe& tokenizer, const std::vector<int>& ids);
 
 } // namespace core::models

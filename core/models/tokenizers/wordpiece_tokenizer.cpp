@@ -1,8 +1,8 @@
 // BERT's WordPiece tokenizer (wordpiece_tokenizer.h).
-#include "models/wordpiece_tokenizer.h"
+#include "models/tokenizers/wordpiece_tokenizer.h"
 
-#include "models/tokenizer_config.h"
-#include "models/wordpiece_unicode.h"
+#include "models/tokenizers/tokenizer_config.h"
+#include "models/tokenizers/wordpiece_unicode.h"
 #include "text/utf8.h"
 
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "io/figure_export.h"
-#include "models/model_analysis.h"
+#include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
 
 #include <string>

@@ -1,7 +1,7 @@
-// GPT-2's and RoBERTa's byte-level BPE as a ModelTokenizer (byte_bpe_tokenizer.h).
-#include "models/byte_bpe_tokenizer.h"
+// A byte-level BPE as a ModelTokenizer (byte_level_tokenizer.h).
+#include "models/tokenizers/byte_level_tokenizer.h"
 
-#include "models/tokenizer_config.h"
+#include "models/tokenizers/tokenizer_config.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,22 +9,23 @@
 namespace core::models {
 namespace {
 
-Gpt2Tokenizer readBpe(const HfFiles& files, const std::vector<AddedToken>& added) {
+ByteLevelBpe readBpe(const HfFiles& files, const std::vector<AddedToken>& added) {
     if (!files.vocabJson.empty() && !files.merges.empty())
-        return Gpt2Tokenizer::fromVocabAndMerges(files.vocabJson, files.merges, added);
-    if (!files.tokenizerJson.empty()) return Gpt2Tokenizer::fromTokenizerJson(files.tokenizerJson);
+        return ByteLevelBpe::fromVocabAndMerges(files.vocabJson, files.merges, added);
+    if (!files.tokenizerJson.empty()) return ByteLevelBpe::fromTokenizerJson(files.tokenizerJson);
     throw std::invalid_argument("no byte-level BPE tokenizer: the folder needs vocab.json and "
                                 "merges.txt, or tokenizer.json");
 }
 
 } // namespace
 
-ByteBpeTokenizer::ByteBpeTokenizer(Gpt2Tokenizer bpe, Family family)
-    : bpe_(std::move(bpe)), family_(family) {}
+ByteLevelTokenizer::ByteLevelTokenizer(ByteLevelBpe bpe, Marks marks)
+    : bpe_(std::move(bpe)), marks_(marks) {}
 
-std::unique_ptr<ByteBpeTokenizer> ByteBpeTokenizer::open(const HfFiles& files, Family family) {
-    if (family == Family::Gpt2)
-        return std::unique_ptr<ByteBpeTokenizer>(new ByteBpeTokenizer(readBpe(files, {}), family));
+std::unique_ptr<ByteLevelTokenizer> ByteLevelTokenizer::open(const HfFiles& files, Marks marks) {
+    if (marks == Marks::None)
+        return std::unique_ptr<ByteLevelTokenizer>(
+            new ByteLevelTokenizer(readBpe(files, {}), marks));
     const TokenizerConfig config = readTokenizerConfig(files.tokenizerConfig);
     const std::string bos = config.token("bos_token", "<s>"),
                       eos = config.token("eos_token", "</s>");
@@ -34,11 +35,13 @@ std::unique_ptr<ByteBpeTokenizer> ByteBpeTokenizer::open(const HfFiles& files, F
                                      {config.token("unk_token", "<unk>")},
                                      {config.token("pad_token", "<pad>")},
                                      {mask, true, false}};
-    auto t = std::unique_ptr<ByteBpeTokenizer>(new ByteBpeTokenizer(readBpe(files, added), family));
+    auto t =
+        std::unique_ptr<ByteLevelTokenizer>(new ByteLevelTokenizer(readBpe(files, added), marks));
     const std::string& where = files.vocabJson.empty() ? files.tokenizerJson : files.vocabJson;
     const auto require = [&](const std::string& token) {
         const int id = t->bpe_.idOf(token);
-        if (id < 0) throw std::invalid_argument(where + ": RoBERTa's " + token + " is not in it");
+        if (id < 0)
+            throw std::invalid_argument(where + ": the sentence mark " + token + " is not in it");
         return id;
     };
     t->bos_ = require(bos), t->eos_ = require(eos), t->mask_ = require(mask);
@@ -47,8 +50,8 @@ std::unique_ptr<ByteBpeTokenizer> ByteBpeTokenizer::open(const HfFiles& files, F
 }
 
 // Readable pieces of `ids` (one stretch of `text`) with their bytes, back to back.
-void ByteBpeTokenizer::addPieces(std::string_view text, std::size_t offset,
-                                 const std::vector<int>& ids, Encoding& out, int type) const {
+void ByteLevelTokenizer::addPieces(std::string_view text, std::size_t offset,
+                                   const std::vector<int>& ids, Encoding& out, int type) const {
     std::size_t at = offset;
     for (int id : ids) {
         const std::size_t length = bpe_.bytesOf(id).size();
@@ -61,16 +64,16 @@ void ByteBpeTokenizer::addPieces(std::string_view text, std::size_t offset,
     }
 }
 
-Encoding ByteBpeTokenizer::encode(std::string_view text, const std::string* pair,
-                                  int maxTokens) const {
-    if (pair && family_ == Family::Gpt2)
-        throw std::invalid_argument("a sentence pair is for encoders (BERT, RoBERTa); GPT-2 "
+Encoding ByteLevelTokenizer::encode(std::string_view text, const std::string* pair,
+                                    int maxTokens) const {
+    if (pair && marks_ == Marks::None)
+        throw std::invalid_argument("a sentence pair is for encoders (BERT, RoBERTa); this model "
                                     "reads one text");
     std::vector<int> a = bpe_.encode(text), b;
     if (pair) b = bpe_.encode(*pair);
     Encoding e;
     e.tokens.text = std::string(text);
-    const std::size_t specials = family_ == Family::Gpt2 ? 0 : pair ? 4 : 2;
+    const std::size_t specials = marks_ == Marks::None ? 0 : pair ? 4 : 2;
     const std::size_t total = a.size() + b.size() + specials;
     const std::size_t room = std::size_t(std::max(maxTokens, 0));
     if (total > room) {
@@ -83,13 +86,13 @@ Encoding ByteBpeTokenizer::encode(std::string_view text, const std::string* pair
         a.resize(room - specials);
     }
     const auto special = [&](int id) {
-        addPieces({}, family_ == Family::Gpt2 ? 0 : text.size(), {id}, e, 0);
+        addPieces({}, marks_ == Marks::None ? 0 : text.size(), {id}, e, 0);
         e.tokens.tokens.back().begin = e.tokens.tokens.back().end;
         e.special.back() = 1;
     };
-    if (family_ == Family::Roberta) special(bos_);
+    if (marks_ == Marks::Sentence) special(bos_);
     addPieces(text, 0, a, e, 0);
-    if (family_ == Family::Roberta) special(eos_);
+    if (marks_ == Marks::Sentence) special(eos_);
     if (pair) {
         special(eos_);
         e.pairStart = int(e.ids.size());
@@ -99,14 +102,14 @@ Encoding ByteBpeTokenizer::encode(std::string_view text, const std::string* pair
     return e;
 }
 
-std::vector<int> ByteBpeTokenizer::specialIds() const {
-    if (family_ == Family::Gpt2) return {bpe_.endOfTextId()};
+std::vector<int> ByteLevelTokenizer::specialIds() const {
+    if (marks_ == Marks::None) return {bpe_.endOfTextId()};
     return {bos_, eos_};
 }
 
-std::string ByteBpeTokenizer::describe() const {
-    return family_ == Family::Gpt2 ? "any text: GPT-2's byte-level BPE reads every character"
-                                   : "any text: byte-level BPE as GPT-2's, <s> text </s>";
+std::string ByteLevelTokenizer::describe() const {
+    return marks_ == Marks::None ? "any text: the byte-level BPE reads every character"
+                                 : "any text: byte-level BPE, <s> text </s>";
 }
 
 } // namespace core::models

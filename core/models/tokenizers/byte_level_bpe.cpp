@@ -1,6 +1,6 @@
-#include "models/gpt2_tokenizer.h"
+#include "models/tokenizers/byte_level_bpe.h"
 
-#include "models/unicode_classes.h"
+#include "models/tokenizers/unicode_classes.h"
 #include "text/utf8.h"
 
 #include <nlohmann/json.hpp>
@@ -132,8 +132,8 @@ std::size_t preTokenEnd(const CodePoints& text, std::size_t i) {
 } // namespace
 
 // Fills a tokenizer from parsed files, checking what Hugging Face's `tokenizers` checks.
-struct Gpt2Tokenizer::Builder {
-    Gpt2Tokenizer t;
+struct ByteLevelBpe::Builder {
+    ByteLevelBpe t;
     std::unordered_map<std::string, int> ids; // vocabulary entry (byte-level form) -> id
     int merges = 0;
 
@@ -206,7 +206,7 @@ struct Gpt2Tokenizer::Builder {
         t.specials_.push_back(Special{text, id, lstrip, rstrip});
     }
 
-    Gpt2Tokenizer finish(const std::string& where) {
+    ByteLevelBpe finish(const std::string& where) {
         for (int b = 0; b < 256; ++b) {
             const int cp =
                 static_cast<int>(std::find(alphabetBytes().begin(), alphabetBytes().end(), b) -
@@ -231,9 +231,9 @@ struct Gpt2Tokenizer::Builder {
     }
 };
 
-Gpt2Tokenizer Gpt2Tokenizer::fromVocabAndMerges(const std::string& vocabJsonPath,
-                                                const std::string& mergesPath,
-                                                const std::vector<AddedToken>& added) {
+ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(const std::string& vocabJsonPath,
+                                              const std::string& mergesPath,
+                                              const std::vector<AddedToken>& added) {
     Builder builder;
     builder.addVocab(vocabJsonPath, readJson(vocabJsonPath));
     const std::string merges = readFile(mergesPath);
@@ -284,7 +284,7 @@ void checkPipeline(const std::string& path, const nlohmann::json& root) {
 
 } // namespace
 
-Gpt2Tokenizer Gpt2Tokenizer::fromTokenizerJson(const std::string& path) {
+ByteLevelBpe ByteLevelBpe::fromTokenizerJson(const std::string& path) {
     const nlohmann::json root = readJson(path);
     if (!root.is_object() || !root.contains("model") || !root["model"].is_object())
         fail(path, "no \"model\" object");
@@ -317,7 +317,7 @@ Gpt2Tokenizer Gpt2Tokenizer::fromTokenizerJson(const std::string& path) {
         builder.addSpecial(path, token["content"].get<std::string>(), static_cast<int>(id),
                            token.value("lstrip", false), token.value("rstrip", false));
     }
-    Gpt2Tokenizer tokenizer = builder.finish(path);
+    ByteLevelBpe tokenizer = builder.finish(path);
     const nlohmann::json& pre = root.value("pre_tokenizer", nlohmann::json());
     tokenizer.addPrefixSpace_ = pre.is_object() && pre.value("add_prefix_space", false) == true;
     return tokenizer;
@@ -351,7 +351,7 @@ std::size_t spaceAfter(std::string_view text, std::size_t begin) {
 
 } // namespace
 
-std::vector<int> Gpt2Tokenizer::encode(std::string_view utf8) const {
+std::vector<int> ByteLevelBpe::encode(std::string_view utf8) const {
     if (const std::size_t bad = firstInvalidUtf8(utf8); bad != std::string_view::npos)
         throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) +
                                     ")");
@@ -376,7 +376,7 @@ std::vector<int> Gpt2Tokenizer::encode(std::string_view utf8) const {
     return ids;
 }
 
-int Gpt2Tokenizer::idOf(std::string_view token) const {
+int ByteLevelBpe::idOf(std::string_view token) const {
     for (const Special& s : specials_)
         if (s.text == token) return s.id;
     for (int id = 0; id < vocabSize(); ++id)
@@ -384,7 +384,7 @@ int Gpt2Tokenizer::idOf(std::string_view token) const {
     return -1;
 }
 
-void Gpt2Tokenizer::encodeOrdinary(std::string_view text, std::vector<int>& ids) const {
+void ByteLevelBpe::encodeOrdinary(std::string_view text, std::vector<int>& ids) const {
     if (text.empty()) return;
     std::string prefixed;
     if (addPrefixSpace_ && text.front() != ' ') { // as tokenizers' ByteLevel, per stretch
@@ -406,7 +406,7 @@ void Gpt2Tokenizer::encodeOrdinary(std::string_view text, std::vector<int>& ids)
     }
 }
 
-Gpt2Tokenizer::Merge Gpt2Tokenizer::mergeOf(int left, int right) const {
+ByteLevelBpe::Merge ByteLevelBpe::mergeOf(int left, int right) const {
     const std::uint64_t key =
         (static_cast<std::uint64_t>(left) << 32) | static_cast<unsigned>(right);
     const auto found = merges_.find(key);
@@ -416,7 +416,7 @@ Gpt2Tokenizer::Merge Gpt2Tokenizer::mergeOf(int left, int right) const {
 // encoder.py's loop: the adjacent pair of lowest rank is merged wherever it occurs, left to
 // right without overlap, until no pair has a rank. pairs[k] is the merge of word[k], word[k+1];
 // after a round only the pairs touching a new symbol are looked up again.
-void Gpt2Tokenizer::applyMerges(std::vector<int>& word, std::vector<Merge>& pairs) const {
+void ByteLevelBpe::applyMerges(std::vector<int>& word, std::vector<Merge>& pairs) const {
     std::size_t n = word.size();
     if (n < 2) return;
     pairs.resize(n - 1);
@@ -444,17 +444,17 @@ void Gpt2Tokenizer::applyMerges(std::vector<int>& word, std::vector<Merge>& pair
     word.resize(n);
 }
 
-const std::string& Gpt2Tokenizer::entry(int id) const {
+const std::string& ByteLevelBpe::entry(int id) const {
     if (id < 0 || id >= vocabSize() || !present_[id])
         throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary");
     return bytes_[id];
 }
 
-std::string Gpt2Tokenizer::bytesOf(int id) const {
+std::string ByteLevelBpe::bytesOf(int id) const {
     return entry(id);
 }
 
-std::string Gpt2Tokenizer::readable(int id) const {
+std::string ByteLevelBpe::readable(int id) const {
     const std::string& bytes = entry(id);
     if (special_[id]) return bytes;
     std::string out;
@@ -485,7 +485,7 @@ std::string Gpt2Tokenizer::readable(int id) const {
     return out;
 }
 
-std::string decodeTokens(const Gpt2Tokenizer& tokenizer, const std::vector<int>& ids) {
+std::string decodeTokens(const ByteLevelBpe& tokenizer, const std::vector<int>& ids) {
     std::string bytes;
     for (int id : ids) bytes += tokenizer.bytesOf(id);
     return sanitizeUtf8(bytes);

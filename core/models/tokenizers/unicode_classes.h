@@ -1,4 +1,4 @@
-// The three classes of code point GPT-2's pre-tokenizer tells apart (gpt2_tokenizer.h). The
+// The three classes of code point GPT-2's pre-tokenizer tells apart (byte_level_bpe.h). The
 // table is generated at build time from the machine's Unicode data (cmake/unicode_classes.py,
 // Debian's unicode-data), so the repository holds no copy of it and the app needs no ICU.
 #pragma once

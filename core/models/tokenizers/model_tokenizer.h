@@ -1,6 +1,6 @@
 // What a real model's tokenizer is to the rest of the app: a text (or a sentence pair) in,
 // exactly the ids the model is fed out, with their token types and readable pieces. GPT-2's and
-// RoBERTa's byte-level BPE (byte_bpe_tokenizer.h) and BERT's WordPiece (wordpiece_tokenizer.h)
+// RoBERTa's byte-level BPE (byte_level_tokenizer.h) and BERT's WordPiece (wordpiece_tokenizer.h)
 // implement it.
 #pragma once
 

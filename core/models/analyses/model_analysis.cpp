@@ -1,6 +1,6 @@
 // The analyses of a real model's trace (model_analysis.h): head detectors, attention rollout,
 // value-weighted attention and the logit lens.
-#include "models/model_analysis.h"
+#include "models/analyses/model_analysis.h"
 
 #include "base/prng.h"
 #include "io/csv_table.h"
@@ -221,6 +221,12 @@ std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace) {
         }
     }
     return out;
+}
+
+std::vector<HeadDetectorScores> detectModelHeads(const RealTrace& trace) {
+    const RealModel& model = *trace.model;
+    if (model.architecture->detectors == Detectors::SentenceShown) return detectEncoderHeads(trace);
+    return detectHeadsOnRepeatedTokens(model, std::min(50, (model.config().nPositions - 1) / 2), 1);
 }
 
 std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {

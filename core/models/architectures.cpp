@@ -1,0 +1,91 @@
+// The registry of architectures (architectures.h): one entry per family.
+#include "models/architectures.h"
+
+#include "models/families/bert_model.h"
+#include "models/families/gpt2_model.h"
+#include "models/tokenizers/byte_level_tokenizer.h"
+#include "models/tokenizers/wordpiece_tokenizer.h"
+
+#include <algorithm>
+
+namespace core::models {
+namespace {
+
+std::unique_ptr<const ModelTokenizer> byteLevel(const HfFiles& files, const ModelConfig&) {
+    return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::None);
+}
+
+std::unique_ptr<const ModelTokenizer> byteLevelSentences(const HfFiles& files, const ModelConfig&) {
+    return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::Sentence);
+}
+
+std::unique_ptr<const ModelTokenizer> wordPiece(const HfFiles& files, const ModelConfig& c) {
+    return WordPieceTokenizer::open(files, c.typeVocabSize > 0);
+}
+
+template <EncoderFamily family>
+std::unique_ptr<const Transformer> loadEncoder(const ModelConfig& c, const HfFiles& files) {
+    return std::make_unique<BertModel>(loadBertWeights(c, files, family));
+}
+
+std::unique_ptr<const Transformer> loadGpt2(const ModelConfig& c, const HfFiles& files) {
+    return std::make_unique<Gpt2Model>(loadGpt2Weights(c, files));
+}
+
+const Architecture kArchitectures[] = {
+    {"GPT-2",
+     {"gpt2"},
+     readGpt2Config,
+     byteLevel,
+     loadGpt2,
+     Stack::Decoder,
+     NormPlace::PreNorm,
+     Positions::Learned,
+     "c_proj",
+     Detectors::RepeatedSequence},
+    {"BERT",
+     {"bert"},
+     readBertConfig,
+     wordPiece,
+     loadEncoder<EncoderFamily::Bert>,
+     Stack::Encoder,
+     NormPlace::PostNorm,
+     Positions::Learned,
+     "the output dense",
+     Detectors::SentenceShown},
+    {"RoBERTa",
+     {"roberta"},
+     readRobertaConfig,
+     byteLevelSentences,
+     loadEncoder<EncoderFamily::Roberta>,
+     Stack::Encoder,
+     NormPlace::PostNorm,
+     Positions::LearnedAfterPad,
+     "the output dense",
+     Detectors::SentenceShown},
+    {"DistilBERT",
+     {"distilbert"},
+     readDistilBertConfig,
+     wordPiece,
+     loadEncoder<EncoderFamily::DistilBert>,
+     Stack::Encoder,
+     NormPlace::PostNorm,
+     Positions::Learned,
+     "the output dense",
+     Detectors::SentenceShown},
+};
+
+} // namespace
+
+std::span<const Architecture> architectures() {
+    return kArchitectures;
+}
+
+const Architecture* findArchitecture(std::string_view modelType) {
+    for (const Architecture& a : kArchitectures)
+        if (std::find(a.modelTypes.begin(), a.modelTypes.end(), modelType) != a.modelTypes.end())
+            return &a;
+    return nullptr;
+}
+
+} // namespace core::models

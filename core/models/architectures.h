@@ -1,0 +1,54 @@
+// Every architecture mha-viz opens, in one table (architectures.cpp), as llama.cpp keeps its
+// own: per family the config.json model_type names it answers to, its config reader, its
+// tokenizer, its loader (tensor names, forward) and what it is (stack, norm, positions).
+// Everything else asks the table: the folder reader for the supported names, openRealModel
+// for the reader, tokenizer and loader, the figures and the detectors for the traits. Adding a
+// family is its file pair under families/ and one entry (docs/real-models.md, "Adding a family").
+#pragma once
+
+#include "models/formats/model_folder.h"
+#include "models/tokenizers/model_tokenizer.h"
+#include "models/transformer.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+class JsonFields;
+}
+
+namespace core::models {
+
+enum class Stack { Decoder, Encoder };      // causal next-token, or bidirectional
+enum class NormPlace { PreNorm, PostNorm }; // LayerNorm before each sublayer, or after its residual
+enum class Positions { Learned, LearnedAfterPad }; // a table; RoBERTa's counts from pad + 1
+// The head detectors a family runs (model_analysis.h): a decoder's on a repeated random
+// sequence (induction, previous token), an encoder's on the sentence shown (Clark et al.).
+enum class Detectors { RepeatedSequence, SentenceShown };
+
+struct Architecture {
+    const char* name;                                    // for people: "GPT-2", "BERT"
+    std::vector<std::string> modelTypes;                 // config.json's model_type values it opens
+    ModelConfig (*readConfig)(const JsonFields& fields); // the family's names -> ModelConfig
+    std::unique_ptr<const ModelTokenizer> (*openTokenizer)(const HfFiles& files,
+                                                           const ModelConfig& config);
+    std::unique_ptr<const Transformer> (*load)(const ModelConfig& config, const HfFiles& files);
+    Stack stack;
+    NormPlace norm;
+    Positions positions;
+    const char* outProjection; // the attention's output projection as the checkpoint names it
+    Detectors detectors;
+
+    bool causal() const { return stack == Stack::Decoder; }
+};
+
+// Every entry, in the order messages list them.
+std::span<const Architecture> architectures();
+
+// The entry that opens `modelType`, or null.
+const Architecture* findArchitecture(std::string_view modelType);
+
+} // namespace core::models
