@@ -57,6 +57,45 @@ TEST_P(BoundedTrace, ALayerNotKeptIsMadeAgainBitForBit) {
     EXPECT_THROW(lean.layer(2), std::invalid_argument);
 }
 
+// A head switched off in layer 2 reruns layers 2 to L only: layer 1 is the very trace object of
+// the run it resumes, and everything equals a forward from the embedding, bit for bit.
+TEST_P(BoundedTrace, ASwitchedOffHeadRerunsFromItsOwnLayer) {
+    const RealModel& model = fixture(GetParam());
+    const std::string text = model.isEncoder() ? "the cat sat on the [MASK]" : "The cat sat on";
+    RealTraceOptions on, off;
+    on.topK = off.topK = 3;
+    on.keepLogits = off.keepLogits = true;
+    off.ablated = {{}, {1}};
+    const auto before = std::make_shared<const RealTrace>(traceRealModel(model, text, on));
+    RealTraceOptions resumed = off;
+    resumed.resume = before;
+    const RealTrace fast = traceRealModel(model, text, resumed);
+    const RealTrace full = traceRealModel(model, text, off);
+    EXPECT_EQ(fast.layers.at(0), before->layers.at(0)) << "layer 1 is not run again";
+    EXPECT_NE(fast.layers.at(1), before->layers.at(1));
+    for (int l = 0; l < 2; ++l) expectSameLayer(*fast.layer(l), *full.layer(l));
+    EXPECT_TRUE(fast.layer(1)->attention.headAblated.at(1));
+    EXPECT_EQ(fast.residual, full.residual);
+    EXPECT_EQ(fast.logits, full.logits);
+    EXPECT_EQ(fast.meanAttention, full.meanAttention);
+    EXPECT_EQ(fast.thumbnails, full.thumbnails);
+    std::ostringstream a, b;
+    writeRealTraceJson(model, fast, {}, a);
+    writeRealTraceJson(model, full, {}, b);
+    EXPECT_EQ(a.str(), b.str());
+    // Back on: layer 2 from the switched-off trace's stream before it, which is unchanged.
+    RealTraceOptions back = on;
+    back.resume = std::make_shared<const RealTrace>(fast);
+    const RealTrace again = traceRealModel(model, text, back);
+    EXPECT_EQ(again.residual, before->residual);
+    EXPECT_EQ(again.logits, before->logits);
+    // Another text is not resumed from this one.
+    RealTraceOptions other = off;
+    other.resume = before;
+    EXPECT_EQ(traceRealModel(model, text + " too", other).residual,
+              traceRealModel(model, text + " too", off).residual);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, BoundedTrace,
                          ::testing::Values("gpt2/f32", "bert/bert_f32", "bert/roberta_f32"),
                          [](const auto& info) {

@@ -84,6 +84,7 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
         options.ablated = request.ablated;
         options.pair = request.pair;
         options.keepBytes = layerBudget;
+        options.resume = std::move(request.resume);
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
         core::train::ModelSentence s;
@@ -103,6 +104,7 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
         if (request.baseline) { // the same text with every head on
             core::models::RealTraceOptions all;
             all.topK = 5, all.pair = request.pair, all.keepBytes = 0;
+            all.resume = r; // the layers before the first switched-off head are the same
             out.baseline =
                 summarize(core::models::traceRealModel(*model, request.sentences.at(0), all));
         }
@@ -166,7 +168,7 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
         return replaced;
     }
     status_.computingSince = now;
-    RealRequest request{sentences, ablated, pair, detectors_.empty(), false};
+    RealRequest request{sentences, ablated, pair, detectors_.empty(), false, realTrace_};
     request.baseline = std::any_of(ablated.begin(), ablated.end(),
                                    [](const std::vector<int>& l) { return !l.empty(); }) &&
                        !(baseline_.valid && baselineText_ == sentences[0] + '\n' + pair);

@@ -198,6 +198,8 @@ class TrainedModelRunner {
         core::train::HeadLists ablated;
         std::string pair; // an encoder's sentence B
         bool detect = false, baseline = false;
+        // The trace shown: a switched-off head reruns from its own layer (RealTraceOptions).
+        std::shared_ptr<const core::models::RealTrace> resume;
     };
     struct MadeLayer { // a layer the trace did not keep, made again
         int generation = -1, layer = -1;

@@ -148,6 +148,40 @@ std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<cons
     return topOfLogProbabilities(model, logSoftmax(logits), k);
 }
 
+namespace {
+
+// The first layer whose switched-off heads differ between `resume` and `options` (L when none
+// does), or 0 when `resume` is not a trace of this model on exactly these ids.
+int firstChangedLayer(const RealTrace& r, const RealTraceOptions& options) {
+    const RealTrace* old = options.resume.get();
+    if (!old || old->model != r.model || old->ids != r.ids || old->types != r.types ||
+        old->layerCount() != r.model->config().layers ||
+        old->thumbnails.size() != std::size_t(old->layerCount() * r.model->config().heads))
+        return 0;
+    int l = 0;
+    while (l < old->layerCount() && ablatedIn(old->ablated, l) == ablatedIn(options.ablated, l))
+        ++l;
+    return l;
+}
+
+// Layers [0, first) of the resumed trace, as they were: their streams, traces and maps.
+void takeLayers(RealTrace& r, const RealTrace& old, int first, std::size_t& budget) {
+    const std::size_t heads = std::size_t(r.model->config().heads);
+    for (int l = 0; l < first; ++l) {
+        r.residual.push_back(old.residual[std::size_t(l)]);
+        r.meanAttention.push_back(old.meanAttention[std::size_t(l)]);
+        r.layers.push_back(std::size_t(l) < old.layers.size() ? old.layers[std::size_t(l)]
+                                                              : nullptr);
+        if (r.layers.back())
+            budget -= std::min(budget, layerTraceBytes(r.model->config(), r.ids.size()));
+        else
+            budget = 0; // what is kept stays a prefix
+    }
+    r.thumbnails.assign(old.thumbnails.begin(), old.thumbnails.begin() + first * heads);
+}
+
+} // namespace
+
 RealTrace traceRealModel(const RealModel& model, const std::string& text,
                          const RealTraceOptions& options) {
     RealTrace r;
@@ -163,12 +197,17 @@ RealTrace traceRealModel(const RealModel& model, const std::string& text,
     ForwardOptions run;
     run.ablated = options.ablated;
     std::size_t budget = options.keepBytes;
+    const int first = firstChangedLayer(r, options);
+    if (first > 0) takeLayers(r, *options.resume, first, budget);
+    const LayerSink sink = [&](int l, Attention&& attention, Mat&& input) {
+        keepLayer(r, budget, l, std::move(attention), std::move(input));
+    };
     ForwardResult out =
-        runForward(*model.net, r.ids, r.types, run, [&](int l, Attention&& attention, Mat&& input) {
-            keepLayer(r, budget, l, std::move(attention), std::move(input));
-        });
+        first > 0 ? runForwardFrom(*model.net, options.resume->residual[std::size_t(first)], first,
+                                   r.ids, r.types, run, sink)
+                  : runForward(*model.net, r.ids, r.types, run, sink);
     if (out.logits.size() > 0) predict(model, out.logits, options.topK, r);
-    r.residual = std::move(out.stream);
+    for (Mat& stream : out.stream) r.residual.push_back(std::move(stream));
     if (options.keepLogits) r.logits = std::move(out.logits);
     return r;
 }

@@ -68,12 +68,18 @@ inline constexpr std::size_t kLayerTraceBudget = std::size_t(1) << 30;
 // The side a thumbnail map is pooled down to (each pixel the largest weight it covers).
 inline constexpr int kThumbnailSide = 128;
 
+struct RealTrace;
+
 struct RealTraceOptions {
     int topK = 1;                              // predictions kept per position
     std::vector<std::vector<int>> ablated;     // per layer, 0-based heads switched off
     bool keepLogits = false;                   // RealTrace::logits filled (N x V)
     std::size_t keepBytes = kLayerTraceBudget; // layer traces kept up to this size
     std::string pair;                          // an encoder's sentence B ("" for none)
+    // A trace of the same model on the same text (and pair): the layers before the first whose
+    // switched-off heads differ are taken from it, not run again (a head switched off in layer
+    // 9 reruns layers 9 to L only). Ignored when it does not match.
+    std::shared_ptr<const RealTrace> resume;
 };
 
 struct RealTrace {

@@ -43,9 +43,18 @@ ForwardResult runForward(const Transformer& model, const std::vector<int>& ids,
                          const std::vector<int>& types, const ForwardOptions& options,
                          const LayerSink& sink) {
     checkInput(model, ids, types, options);
+    return runForwardFrom(model, model.embed(ids, types), 0, ids, types, options, sink);
+}
+
+ForwardResult runForwardFrom(const Transformer& model, Mat x /* N x d */, int first,
+                             const std::vector<int>& ids, const std::vector<int>& types,
+                             const ForwardOptions& options, const LayerSink& sink) {
+    checkInput(model, ids, types, options);
+    if (first < 0 || first > model.config().layers || x.rows() != Eigen::Index(ids.size()) ||
+        x.cols() != model.config().dModel)
+        throw std::invalid_argument("the forward resumes at a layer of the model, on N x d");
     ForwardResult out;
-    Mat x = model.embed(ids, types); // N x d
-    for (int l = 0; l < model.config().layers; ++l) {
+    for (int l = first; l < model.config().layers; ++l) {
         out.stream.push_back(x);
         Attention attention;
         Mat attentionInput; // N x d

@@ -67,6 +67,14 @@ ForwardResult runForward(const Transformer& model, const std::vector<int>& ids,
                          const std::vector<int>& types, const ForwardOptions& options,
                          const LayerSink& sink);
 
+// The forward from layer `first` (0 <= first <= L) on `stream` (N x d), what the layers
+// before it handed on: the result's stream holds L + 1 - first entries (stream[0] is the one
+// given). How a switched-off head reruns only the layers from its own (the embedding and the
+// layers before it cannot change). ids and types are checked as runForward checks them.
+ForwardResult runForwardFrom(const Transformer& model, Mat stream, int first,
+                             const std::vector<int>& ids, const std::vector<int>& types,
+                             const ForwardOptions& options, const LayerSink& sink);
+
 // runForward keeping every layer's attention (small inputs: tests, the detectors' sequence).
 struct CollectedForward {
     std::vector<Attention> layers; // L
