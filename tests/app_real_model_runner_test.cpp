@@ -1,8 +1,8 @@
-// app::TrainedModelRunner with a real checkpoint (the random GPT-2 of tests/fixtures/gpt2/f32),
+// app::ModelRunner with a real checkpoint (the random GPT-2 of tests/fixtures/gpt2/f32),
 // without a window: the worker's trace and the analyses beside it, heads switched off with the
 // loss they change and the loss with every head on, and the logit lens of a chosen token.
 #include "build_facts.h"
-#include "explorer/trained_model_runner.h"
+#include "explorer/model_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ const std::string kFixture =
 const std::vector<std::string> kSentence = {"The cat sat on the mat"};
 
 // Calls update until the worker's trace is taken, as the frame loop does.
-void updateUntilIdle(app::TrainedModelRunner& runner, const std::vector<std::string>& sentences,
+void updateUntilIdle(app::ModelRunner& runner, const std::vector<std::string>& sentences,
                      const core::train::HeadLists& ablated = {}, const std::string& pair = {}) {
     runner.update(sentences, 0, ablated, pair);
     while (runner.computing()) {
@@ -38,7 +38,7 @@ class AppRealModelRunner : public testing::Test {
 std::shared_ptr<const models::RealModel> AppRealModelRunner::model_;
 
 TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
-    app::TrainedModelRunner runner;
+    app::ModelRunner runner;
     runner.openReal(model_);
     updateUntilIdle(runner, kSentence);
     ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
@@ -65,7 +65,7 @@ TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
 }
 
 TEST_F(AppRealModelRunner, SwitchingHeadsOffChangesTheLossAndKeepsTheAllHeadsBaseline) {
-    app::TrainedModelRunner runner;
+    app::ModelRunner runner;
     runner.openReal(model_);
     updateUntilIdle(runner, kSentence);
     const double all = runner.outcome().loss;
@@ -90,7 +90,7 @@ TEST_F(AppRealModelRunner, SwitchingHeadsOffChangesTheLossAndKeepsTheAllHeadsBas
 }
 
 TEST_F(AppRealModelRunner, TheLogitLensOfTheChosenTokenEndsWithTheModelsOwnGuess) {
-    app::TrainedModelRunner runner;
+    app::ModelRunner runner;
     runner.openReal(model_);
     updateUntilIdle(runner, kSentence);
     const int position = 2;
@@ -113,7 +113,7 @@ TEST_F(AppRealModelRunner, TheLogitLensOfTheChosenTokenEndsWithTheModelsOwnGuess
 }
 
 TEST_F(AppRealModelRunner, ALayerTheTraceDidNotKeepIsMadeOnAWorkerAsTheForwardMadeIt) {
-    app::TrainedModelRunner runner;
+    app::ModelRunner runner;
     runner.setLayerBudget(0); // keep only layer 1 whole
     runner.openReal(model_);
     updateUntilIdle(runner, kSentence);
@@ -134,13 +134,13 @@ TEST_F(AppRealModelRunner, ALayerTheTraceDidNotKeepIsMadeOnAWorkerAsTheForwardMa
 TEST(AppRealEncoderRunner, APairAndItsMaskFillsAndTheDetectorsOfTheSentenceShown) {
     const std::shared_ptr<const models::RealModel> bert = models::openRealModel(
         (std::filesystem::path(build_facts::fixtureDir()) / "bert" / "bert_f32").string());
-    app::TrainedModelRunner runner;
+    app::ModelRunner runner;
     runner.openReal(bert);
     const std::vector<std::string> text = {"The cat sat on the [MASK]."};
     updateUntilIdle(runner, text, {}, "It was tired!");
     ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
-    app::TrainedModelView view;
-    app::describeTrainedModel(runner, view);
+    app::ModelView view;
+    app::describeModel(runner, view);
     EXPECT_TRUE(view.encoder);
     EXPECT_EQ(view.pairStart, 9);
     ASSERT_EQ(view.maskFills.size(), 1u);
@@ -152,7 +152,7 @@ TEST(AppRealEncoderRunner, APairAndItsMaskFillsAndTheDetectorsOfTheSentenceShown
     const core::Mat onThePair = runner.detectors()[4].scores; // sep
     updateUntilIdle(runner, text); // the pair gone: the scores are of this sentence
     EXPECT_NE(runner.detectors()[4].scores, onThePair);
-    app::describeTrainedModel(runner, view);
+    app::describeModel(runner, view);
     EXPECT_EQ(view.pairStart, -1);
     EXPECT_TRUE(std::isnan(runner.outcome().loss));
     EXPECT_EQ(runner.outcome().next.size(), 5u) << "what ablation moves: the mask's guesses";

@@ -6,7 +6,7 @@
 
 #include "engine/step_detail.h"
 #include "explorer/export_job.h"
-#include "explorer/trained_model_runner.h"
+#include "explorer/model_runner.h"
 #include "io/scene_json.h"
 #include "models/formats/model_folder.h"
 #include "widgets/selection.h"
@@ -84,7 +84,7 @@ struct ExplorerState {
     ScenePickerState scenes;
     OpenModelState openModel;  // Ctrl+Shift+O
     ExportPanel exportPanel;   // Ctrl+Shift+E
-    TrainedModelView model;    // what the panels show of a trained model, when one is open
+    ModelView model;           // what the panels show of a trained model, when one is open
     bool focusSentence = true; // give the sentence field the keyboard (once, at start)
 };
 

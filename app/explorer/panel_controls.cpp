@@ -116,8 +116,7 @@ void colourControls(core::SceneView& saved) {
 
 ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
                                   const core::Trace& trace, const HeadMaps& shown,
-                                  core::SceneView& saved, TrainedModelView& model,
-                                  Selection& selection) {
+                                  core::SceneView& saved, ModelView& model, Selection& selection) {
     ExplorerRequest request;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);

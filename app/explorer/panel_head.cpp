@@ -76,8 +76,8 @@ void designedHeadTooltip(const std::string& headName) {
     ImGui::EndTooltip();
 }
 
-ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace,
-                             const TrainedModelView& model, const MapsView& maps) {
+ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const ModelView& model,
+                             const MapsView& maps) {
     GlHeatmaps& gl = maps.gl;
     const core::SceneView& saved = maps.saved;
     const int heads = int(gl.maps.heads.size());

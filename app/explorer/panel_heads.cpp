@@ -11,7 +11,7 @@
 namespace app {
 
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    TrainedModelView& model, const MapsView& maps) {
+                    ModelView& model, const MapsView& maps) {
     const GlHeatmaps& gl = maps.gl;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);

@@ -14,7 +14,7 @@ constexpr const char* kLayerTip =
 
 // One radio button per layer, or a slider when they would not fit on a line (GPT-2's 12, its
 // xl's 48); L / Shift+L step through them too.
-void layerSelector(TrainedModelView& model) {
+void layerSelector(ModelView& model) {
     ImGui::TextUnformatted("layer");
     const float radios = float(model.layers) * (ImGui::GetFrameHeight() * 2.2f);
     if (radios > ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("layer").x) {
@@ -36,7 +36,7 @@ void layerSelector(TrainedModelView& model) {
 }
 
 // The run's checkpoints: another step reloads the weights and keeps the sentences.
-int stepSelector(const TrainedModelView& model) {
+int stepSelector(const ModelView& model) {
     int requested = -1;
     const std::string current = "step " + std::to_string(model.step);
     ImGui::TextUnformatted("checkpoint"); // on the left: the label column is too narrow for it
@@ -53,7 +53,7 @@ int stepSelector(const TrainedModelView& model) {
 }
 
 // A sentence pair: every cell, or only A's tokens attending to B's, or B's to A's.
-void pairViewChoice(TrainedModelView& model) {
+void pairViewChoice(ModelView& model) {
     ImGui::TextUnformatted("pair");
     for (const core::EnumName<core::PairView>& entry : core::kPairViewNames) {
         ImGui::SameLine();
@@ -67,7 +67,7 @@ void pairViewChoice(TrainedModelView& model) {
 
 } // namespace
 
-ExplorerRequest drawModelSection(TrainedModelView& model) {
+ExplorerRequest drawModelSection(ModelView& model) {
     ExplorerRequest request;
     ImGui::TextWrapped("%s: %s", model.real ? "Model" : "Trained model", model.title.c_str());
     layerSelector(model);

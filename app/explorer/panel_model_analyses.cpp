@@ -30,7 +30,7 @@ core::AttentionMap mapWithValues(core::AttentionMap pattern, const core::Mat& va
 
 // The rollout after the shown layer, as a map of this sentence's tokens (labels and mask from
 // layer 1, which a real trace always keeps).
-core::AttentionMap rolloutMap(const TrainedModelRunner& runner, int layer) {
+core::AttentionMap rolloutMap(const ModelRunner& runner, int layer) {
     const std::vector<core::Mat>& rollout = runner.analyses().rollout;
     const auto& layers = runner.trace().layers;
     if (layers.empty() || !layers[0] || rollout.size() != layers.size()) return {};
@@ -41,8 +41,7 @@ core::AttentionMap rolloutMap(const TrainedModelRunner& runner, int layer) {
 // A thumbnail (RealTrace::thumbnails: `step` tokens a cell each way) with a causal model's later
 // keys masked (a pooled cell above the diagonal covers only masked cells) and the cells a pair
 // view leaves out (each covering only left-out cells).
-std::vector<float> thumbnailValues(const core::Mat& map, int tokens,
-                                   const TrainedModelView& model) {
+std::vector<float> thumbnailValues(const core::Mat& map, int tokens, const ModelView& model) {
     const int step =
         std::max(1, int((tokens + map.rows() - 1) / std::max<Eigen::Index>(map.rows(), 1)));
     std::vector<float> values(std::size_t(map.size()));
@@ -72,8 +71,8 @@ void explanation(const char* text) {
 
 } // namespace
 
-void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
-                     GlHeatmaps& gl, bool heads) {
+void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatmaps& gl,
+                     bool heads) {
     const std::shared_ptr<const core::models::RealTrace>& trace = runner.realTrace();
     if (!trace) return;
     // The model view draws every head small: each map pooled to at most 128 x 128
@@ -93,13 +92,13 @@ void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& m
     gl.keepSlots(slot);
 }
 
-ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model) {
+ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model) {
     return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer,
             model.pairView};
 }
 
-void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
-                     core::SceneView& saved, Selection& selection, GlHeatmaps& gl) {
+void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
+                     Selection& selection, GlHeatmaps& gl) {
     explanation("Attention rollout (Abnar & Zuidema 2020): row i is how much token i's stream "
                 "after the layer draws from each input token, each layer's mean attention "
                 "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied. Heads switched "
@@ -132,7 +131,7 @@ void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
 namespace {
 
 // The token the lens reads: a combo of "3 ␣mat", the last by default.
-void lensTokenChoice(const core::Tokenized& tokens, TrainedModelView& model) {
+void lensTokenChoice(const core::Tokenized& tokens, ModelView& model) {
     const int n = int(tokens.tokens.size());
     const int shown = lensPositionShown(model, n);
     auto label = [&](int i) {
@@ -148,7 +147,7 @@ void lensTokenChoice(const core::Tokenized& tokens, TrainedModelView& model) {
 
 } // namespace
 
-void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model) {
+void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
     if (model.encoder)
         explanation("Logit lens (nostalgebraist 2020) of an encoder: the hidden state after each "
                     "layer read through the MLM head as if it were the last layer: what the model "
@@ -194,7 +193,7 @@ void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model
     ImGui::EndTable();
 }
 
-void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& model) {
+void drawAblationSummary(const ModelRunner& runner, ModelView& model) {
     int off = 0;
     for (const std::vector<int>& heads : model.ablated) off += int(heads.size());
     if (off == 0) {

@@ -24,7 +24,7 @@ void sameLineIfFits(float width) {
 
 } // namespace
 
-void drawModelGridModes(TrainedModelView& model) {
+void drawModelGridModes(ModelView& model) {
     const char* const labels[] = {"this layer", "every layer", "detectors", "rollout",
                                   "logit lens"};
     const char* const tips[] = {
@@ -64,7 +64,7 @@ struct Grid {
     }
 };
 
-Grid layoutGrid(int layers, int heads, float gap, TrainedModelView& model) {
+Grid layoutGrid(int layers, int heads, float gap, ModelView& model) {
     const float label = ImGui::CalcTextSize("L88 ").x, header = ImGui::GetTextLineHeight() + 2;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const ImVec2 start = ImGui::GetCursorScreenPos();
@@ -92,7 +92,7 @@ Grid layoutGrid(int layers, int heads, float gap, TrainedModelView& model) {
 }
 
 // Hover outline, tooltip and click for cell (l, h): the click opens that head.
-void cellInteraction(const Grid& g, int l, int h, const std::string& tip, TrainedModelView& model,
+void cellInteraction(const Grid& g, int l, int h, const std::string& tip, ModelView& model,
                      core::SceneView& saved) {
     const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
     if (!ImGui::IsMouseHoveringRect(min, max) || !ImGui::IsWindowHovered()) return;
@@ -125,7 +125,7 @@ void markSwitchedOff(const Grid& g, int l, int h) {
 }
 
 // A right-click on cell (l, h) switches that head off, or on again.
-void switchOnRightClick(const Grid& g, int l, int h, TrainedModelView& model) {
+void switchOnRightClick(const Grid& g, int l, int h, ModelView& model) {
     const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
     if (!ImGui::IsMouseHoveringRect(min, max) || !ImGui::IsWindowHovered() ||
         !ImGui::IsMouseClicked(ImGuiMouseButton_Right))
@@ -136,8 +136,8 @@ void switchOnRightClick(const Grid& g, int l, int h, TrainedModelView& model) {
     std::sort(heads.begin(), heads.end());
 }
 
-void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
-                    core::SceneView& saved, GlHeatmaps& gl) {
+void drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
+                    GlHeatmaps& gl) {
     const int heads = runner.realModel().config().heads;
     if (model.layers == 0 || heads == 0) return;
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
@@ -178,7 +178,7 @@ void drawEveryLayer(const TrainedModelRunner& runner, TrainedModelView& model,
 }
 
 ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores>& detectors,
-                              TrainedModelView& model, core::SceneView& saved) {
+                              ModelView& model, core::SceneView& saved) {
     ExplorerRequest request;
     if (detectors.empty()) {
         ImGui::TextDisabled("The detectors run with the model's first trace ...");
@@ -226,7 +226,7 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
 }
 
 // "Export all": every view of the model, each layer's figures and the trace, into a new folder.
-bool exportAllButton(TrainedModelView& model) {
+bool exportAllButton(ModelView& model) {
     const char* label = "Export all...";
     const float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     sameLineIfFits(width);
@@ -242,9 +242,9 @@ bool exportAllButton(TrainedModelView& model) {
 
 } // namespace
 
-ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
-                                   TrainedModelView& model, core::SceneView& saved,
-                                   Selection& selection, GlHeatmaps& gl) {
+ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& runner,
+                                   ModelView& model, core::SceneView& saved, Selection& selection,
+                                   GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     static const char* const titles[] = {"", "Every head of every layer###Heads",

@@ -251,7 +251,7 @@ struct InputStage {
     std::string title, tip;
 };
 
-InputStage inputStage(const TrainedModelView& model) {
+InputStage inputStage(const ModelView& model) {
     if (model.real && model.encoder)
         return {"X  (the hidden state)",
                 "One d_model-wide row per token: " + model.attentionInput + ", what layer " +
@@ -363,7 +363,7 @@ void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d,
 } // namespace
 
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
-                      PipelineTabState& pipeline, const TrainedModelView& model) {
+                      PipelineTabState& pipeline, const ModelView& model) {
     const Dims d = pipelineHeader(trace, pipeline);
     PipelineDrawer p(d, trace, maps, pipeline);
     const bool bug = scene.reshapeBug && d.live;

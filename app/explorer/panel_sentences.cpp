@@ -108,7 +108,7 @@ void capWarning(const char* what, std::size_t index, const core::Tokenized& toke
 // What a sentence row reads and sets besides the scene.
 struct SentenceContext {
     const core::Trace& trace;
-    const TrainedModelView& model;
+    const ModelView& model;
     Selection& selection;
     bool& focusSentence;
 };
@@ -146,7 +146,7 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
     }
     const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
     if (tokens) capWarning("sentence", std::size_t(b), *tokens);
-    const TrainedModelView& model = c.model;
+    const ModelView& model = c.model;
     const bool described = model.open && b < int(model.predictions.size());
     const ChipGuesses guesses{described ? &model.predictions[std::size_t(b)] : nullptr,
                               model.encoder, model.pairStart};
@@ -159,7 +159,7 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
 }
 
 // "+ Add sentence", the cross-attention switch and the demo scenes, on one line.
-ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) {
+ExplorerRequest batchButtons(core::Scene& scene, const ModelView& model) {
     ExplorerRequest request;
     ImGui::BeginDisabled(!core::canAddSentence(scene) || model.real); // a real model: one
     if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && model.open)
@@ -211,7 +211,7 @@ ExplorerRequest batchButtons(core::Scene& scene, const TrainedModelView& model) 
 
 // An encoder: its sentence B (a pair when not empty) and what its MLM head fills in at each
 // mask token, live.
-void encoderRows(TrainedModelView& model) {
+void encoderRows(ModelView& model) {
     if (model.pairs) {
         ImGui::TextDisabled("Sentence B (optional: [CLS] A [SEP] B [SEP])");
         ImGui::SetNextItemWidth(-1.0f);
@@ -232,7 +232,7 @@ void encoderRows(TrainedModelView& model) {
                            model.maskText.c_str());
     ImGui::PopStyleColor();
     for (std::size_t k = 0; k < model.maskFills.size(); ++k) {
-        const TrainedModelView::MaskFill& fill = model.maskFills[k];
+        const ModelView::MaskFill& fill = model.maskFills[k];
         std::string line;
         for (const core::models::TokenChoice& choice : fill.top) {
             char probability[32];
@@ -271,8 +271,7 @@ void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFie
 
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   TrainedModelView& model, Selection& selection,
-                                   bool& focusSentence) {
+                                   ModelView& model, Selection& selection, bool& focusSentence) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);

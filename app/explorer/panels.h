@@ -22,45 +22,43 @@ namespace app {
 // Sentence(s), batch and cross-attention source; token chips that light up rows; the demos.
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   TrainedModelView& model, Selection& selection,
-                                   bool& focusSentence);
+                                   ModelView& model, Selection& selection, bool& focusSentence);
 
 // Sizes, seed, mask, positional encoding, scale, how the maps are coloured, the pitfalls; a
 // trained model's section instead of what the model fixes.
 ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
                                   const core::Trace& trace, const HeadMaps& shown,
-                                  core::SceneView& saved, TrainedModelView& model,
-                                  Selection& selection);
+                                  core::SceneView& saved, ModelView& model, Selection& selection);
 // Its sections: a trained model's run, step, layer and "Close model"; the pitfalls.
-ExplorerRequest drawModelSection(TrainedModelView& model);
+ExplorerRequest drawModelSection(ModelView& model);
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
                          Selection& selection);
 
 // Every head of the shown sentence, as a grid of small heatmaps.
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
-                    TrainedModelView& model, const MapsView& maps);
+                    ModelView& model, const MapsView& maps);
 
 // The middle panel of a real model (panel_model_grid.cpp): every head of every layer (weights
 // or value-weighted; a right-click switches a head off), the head detectors' scores, the
 // rollout or the logit lens; a click opens a head. drawModelGridModes is its mode line, which
 // the heads panel shows too.
-ExplorerRequest drawModelGridPanel(const PanelRect& rect, const TrainedModelRunner& runner,
-                                   TrainedModelView& model, core::SceneView& saved,
-                                   Selection& selection, GlHeatmaps& gl);
-void drawModelGridModes(TrainedModelView& model);
+ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& runner,
+                                   ModelView& model, core::SceneView& saved, Selection& selection,
+                                   GlHeatmaps& gl);
+void drawModelGridModes(ModelView& model);
 
 // The analyses' parts of that panel (panel_model_analyses.cpp). uploadModelMaps puts layer l's
 // head h in slot l * H + h of `gl` (its weights, or value-weighted), then the rollout after
-// the shown layer; again whenever modelMapsKey changes (trained_model_runner.h), the heads'
+// the shown layer; again whenever modelMapsKey changes (model_runner.h), the heads'
 // maps only when the trace or the value-weighted switch did (`heads`).
-ModelMapsKey modelMapsKey(const TrainedModelRunner& runner, const TrainedModelView& model);
-void uploadModelMaps(const TrainedModelRunner& runner, const TrainedModelView& model,
-                     GlHeatmaps& gl, bool heads = true);
-void drawRolloutView(const TrainedModelRunner& runner, TrainedModelView& model,
-                     core::SceneView& saved, Selection& selection, GlHeatmaps& gl);
-void drawLogitLensView(const TrainedModelRunner& runner, TrainedModelView& model);
+ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model);
+void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatmaps& gl,
+                     bool heads = true);
+void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
+                     Selection& selection, GlHeatmaps& gl);
+void drawLogitLensView(const ModelRunner& runner, ModelView& model);
 // "3 heads off [All heads on]  loss 4.2 (all heads on: 4.0)" and the next tokens then and now.
-void drawAblationSummary(const TrainedModelRunner& runner, TrainedModelView& model);
+void drawAblationSummary(const ModelRunner& runner, ModelView& model);
 
 // The right-hand panel: the tab bar, showing `tab`; `drawTab` draws a tab's content.
 ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBarState& bar,
@@ -72,15 +70,15 @@ ExplorerRequest viewHeader(const char* text, ExportChoice what);
 ExplorerRequest exportButton(ExportChoice what);
 
 // The tabs.
-ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace,
-                             const TrainedModelView& model, const MapsView& maps);
+ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const ModelView& model,
+                             const MapsView& maps);
 ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps);
 ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& maps, LinesTabState& lines);
 ExplorerRequest drawStatisticsView(const core::Trace& trace, const MapsView& maps);
 // With a model open, X is what its chosen layer reads (`model`), not the toy embedding.
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
-                      PipelineTabState& pipeline, const TrainedModelView& model);
+                      PipelineTabState& pipeline, const ModelView& model);
 void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps);
 // The Cost tab's "show" draws a real model's shapes in the Pipeline tab (and switches to it).
 void drawCostView(const core::Scene& scene, const core::Trace& trace, PipelineTabState& pipeline,

@@ -1,8 +1,8 @@
-// The real-model side of TrainedModelRunner (trained_model_runner.h): a Hugging Face checkpoint
+// The real-model side of ModelRunner (model_runner.h): a Hugging Face checkpoint
 // run on a worker thread, its trace in the shape the explorer's views read (one core::Trace per
 // layer), the analyses beside it (rollout, value-weighted attention, the logit lens, ablation's
 // effect), and what the panels say of it.
-#include "explorer/trained_model_runner.h"
+#include "explorer/model_runner.h"
 
 #include "platform/background_task.h"
 
@@ -62,21 +62,20 @@ std::string choicesLine(const std::vector<core::models::TokenChoice>& top) {
 
 } // namespace
 
-TrainedModelRunner::~TrainedModelRunner() {
+ModelRunner::~ModelRunner() {
     if (worker_.valid()) worker_.wait();
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
     if (layerWorker_.valid()) layerWorker_.wait();
 }
 
-void TrainedModelRunner::openReal(std::shared_ptr<const core::models::RealModel> model) {
+void ModelRunner::openReal(std::shared_ptr<const core::models::RealModel> model) {
     open(nullptr); // waits for a worker of the model it replaces
     real_ = std::move(model);
 }
 
-TrainedModelRunner::RealOutcome
-TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model,
-                            RealRequest request, std::size_t layerBudget) {
+ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model,
+                                              RealRequest request, std::size_t layerBudget) {
     RealOutcome out;
     try {
         core::models::RealTraceOptions options;
@@ -122,7 +121,7 @@ TrainedModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model
 }
 
 // Takes a finished worker's result: the new trace (or the error, the last trace staying).
-bool TrainedModelRunner::takeRealOutcome() {
+bool ModelRunner::takeRealOutcome() {
     RealOutcome outcome = worker_.get();
     if (!outcome.detectors.empty()) detectors_ = std::move(outcome.detectors);
     if (!outcome.error.empty()) {
@@ -144,9 +143,8 @@ bool TrainedModelRunner::takeRealOutcome() {
     return true;
 }
 
-bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, double now,
-                                    const core::train::HeadLists& ablated,
-                                    const std::string& pair) {
+bool ModelRunner::updateReal(const std::vector<std::string>& sentences, double now,
+                             const core::train::HeadLists& ablated, const std::string& pair) {
     pollLens();
     pollValueWeighted();
     pollLayer();
@@ -179,14 +177,14 @@ bool TrainedModelRunner::updateReal(const std::vector<std::string>& sentences, d
     return replaced;
 }
 
-int lensPositionShown(const TrainedModelView& model, int n) {
+int lensPositionShown(const ModelView& model, int n) {
     if (model.lensPosition >= 0 && model.lensPosition < n) return model.lensPosition;
     if (!model.maskFills.empty() && model.maskFills.front().position < n)
         return model.maskFills.front().position;
     return n - 1;
 }
 
-void TrainedModelRunner::requestLens(int position) {
+void ModelRunner::requestLens(int position) {
     pollLens();
     if (!realTrace_ || lensWorker_.valid()) return;
     const int n = int(realTrace_->ids.size());
@@ -205,18 +203,18 @@ void TrainedModelRunner::requestLens(int position) {
         });
 }
 
-void TrainedModelRunner::pollLens() {
+void ModelRunner::pollLens() {
     if (taskReady(lensWorker_)) lens_ = lensWorker_.get();
 }
 
-void TrainedModelRunner::requestValueWeighted() {
+void ModelRunner::requestValueWeighted() {
     pollValueWeighted();
     if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
     weightedAsked_ = generation_;
     weightedWorker_ = startTask([trace = realTrace_] { return valueWeighted(trace); });
 }
 
-std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
+std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
     pollLayer();
     if (l < 0 || std::size_t(l) >= trace_.layers.size()) return nullptr;
     if (trace_.layers[std::size_t(l)]) return trace_.layers[std::size_t(l)];
@@ -235,14 +233,14 @@ std::shared_ptr<const core::Trace> TrainedModelRunner::layerTrace(int l) {
     return nullptr;
 }
 
-void TrainedModelRunner::pollLayer() {
+void ModelRunner::pollLayer() {
     if (!taskReady(layerWorker_)) return;
     MadeLayer made = layerWorker_.get();
     if (!made.error.empty()) status_.sceneError = made.error;
     if (made.trace) made_ = std::move(made); // the one layer beyond the kept ones
 }
 
-void TrainedModelRunner::pollValueWeighted() {
+void ModelRunner::pollValueWeighted() {
     if (!taskReady(weightedWorker_)) return;
     try {
         std::vector<core::Mat> maps = weightedWorker_.get(); // L x H of N x N
@@ -260,7 +258,7 @@ void TrainedModelRunner::pollValueWeighted() {
 namespace {
 
 // What the shown trace says beyond its maps: where sentence B starts, the blanks filled.
-void describeRealTrace(const TrainedModelRunner& runner, TrainedModelView& view) {
+void describeRealTrace(const ModelRunner& runner, ModelView& view) {
     view.pairStart = -1;
     view.maskFills.clear();
     const std::shared_ptr<const core::models::RealTrace>& r = runner.realTrace();
@@ -273,7 +271,7 @@ void describeRealTrace(const TrainedModelRunner& runner, TrainedModelView& view)
 
 } // namespace
 
-void describeRealModel(const TrainedModelRunner& runner, TrainedModelView& view) {
+void describeRealModel(const ModelRunner& runner, ModelView& view) {
     const core::models::RealModel& model = runner.realModel();
     const core::models::ModelConfig& c = model.config();
     view.open = true;

@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "explorer/explorer_state.h"
+#include "explorer/model_runner.h"
 #include "explorer/scene_runner.h"
-#include "explorer/trained_model_runner.h"
 #include "platform/appearance.h"
 #include "platform/frame_stats.h"
 #include "session/window_state.h"
@@ -93,7 +93,7 @@ class Session {
     void showNotice(std::string text, double seconds = 4.0);
     bool screenshotReady() const;
     void exportWholeWindow(int width, int height);
-    // session_trained_model.cpp: the trained model's side of the frame.
+    // session_model.cpp: the trained model's side of the frame.
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
     void showRealModel(std::shared_ptr<const core::models::RealModel> model,
                        std::vector<std::string> sentences);
@@ -129,7 +129,7 @@ class Session {
     void exportModelViews();
     std::string exportDir_;
     bool exportWindowRequested_ = false;
-    TrainedModelRunner modelRunner_;
+    ModelRunner modelRunner_;
     struct ReplacedScene { // what the last openScene replaced (undoScene)
         core::Scene scene;
         core::SceneView saved;

@@ -85,7 +85,7 @@ void writeTrain(core::JsonWriter& json, const TrainView& train) {
 
 // A real model's analyses: the heads switched off, the loss with them and with all heads on,
 // the value-weighted switch, and the logit lens's top token after each layer.
-void writeModelAnalyses(core::JsonWriter& json, const TrainedModelView& model) {
+void writeModelAnalyses(core::JsonWriter& json, const ModelView& model) {
     json.key("value_weighted");
     json.value(model.valueWeighted);
     json.key("ablated"); // "L1H3", layers and heads from 1
@@ -106,7 +106,7 @@ void writeModelAnalyses(core::JsonWriter& json, const TrainedModelView& model) {
 
 // An encoder's sentence pair and the mask tokens filled: "pair_start" (from 0, -1 without B),
 // the pair view, and per mask its position and the top tokens.
-void writeEncoder(core::JsonWriter& json, const TrainedModelView& model) {
+void writeEncoder(core::JsonWriter& json, const ModelView& model) {
     json.key("encoder");
     json.value(model.encoder);
     json.key("pair_text");
@@ -121,7 +121,7 @@ void writeEncoder(core::JsonWriter& json, const TrainedModelView& model) {
     json.endArray();
     json.key("mask_fills");
     json.beginArray();
-    for (const TrainedModelView::MaskFill& fill : model.maskFills) {
+    for (const ModelView::MaskFill& fill : model.maskFills) {
         json.beginObject();
         json.key("position");
         json.value(fill.position);
@@ -135,7 +135,7 @@ void writeEncoder(core::JsonWriter& json, const TrainedModelView& model) {
 }
 
 // The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
-void writeModel(core::JsonWriter& json, const TrainedModelView& model) {
+void writeModel(core::JsonWriter& json, const ModelView& model) {
     static const char* const grids[] = {"layer_heads", "every_layer", "detectors", "rollout",
                                         "logit_lens"};
     json.key("model");

@@ -151,7 +151,7 @@ void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model
     explorer_.model.ablated.clear(); // another model's heads
     explorer_.model.lensPosition = -1;
     explorer_.model.pairView = core::PairView::All;
-    describeTrainedModel(modelRunner_, explorer_.model);
+    describeModel(modelRunner_, explorer_.model);
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
     shownLayer_ = -1;
@@ -166,8 +166,8 @@ void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
     modelRunner_.open(std::move(run));
     scene_ = modelRunner_.scene(sentences);
     explorer_.model.layer = layer;
-    describeTrainedModel(modelRunner_,
-                         explorer_.model); // the title and controls before the first trace
+    describeModel(modelRunner_,
+                  explorer_.model); // the title and controls before the first trace
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
     shownLayer_ = -1; // the next recompute shows the layer
@@ -201,10 +201,10 @@ bool Session::followModel() {
         scene_ = fixed;
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
-    const TrainedModelView& model = explorer_.model;
+    const ModelView& model = explorer_.model;
     if (modelRunner_.update(scene_.sentences, ImGui::GetTime(), model.ablated,
                             model.pairs ? model.pairText : std::string())) {
-        describeTrainedModel(modelRunner_, explorer_.model);
+        describeModel(modelRunner_, explorer_.model);
         shownLayer_ = -1;
     }
     if (!modelRunner_.hasTrace()) return false;

@@ -1,4 +1,4 @@
-#include "explorer/trained_model_runner.h"
+#include "explorer/model_runner.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 namespace app {
 
-void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
+void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
@@ -36,12 +36,12 @@ void TrainedModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     status_ = {};
 }
 
-void TrainedModelRunner::close() {
+void ModelRunner::close() {
     open(nullptr);
 }
 
-bool TrainedModelRunner::update(const std::vector<std::string>& sentences, double now,
-                                const core::train::HeadLists& ablated, const std::string& pair) {
+bool ModelRunner::update(const std::vector<std::string>& sentences, double now,
+                         const core::train::HeadLists& ablated, const std::string& pair) {
     if (real_) return updateReal(sentences, now, ablated, pair);
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
@@ -62,7 +62,7 @@ bool TrainedModelRunner::update(const std::vector<std::string>& sentences, doubl
     return false;
 }
 
-core::Scene TrainedModelRunner::scene(const std::vector<std::string>& sentences) const {
+core::Scene ModelRunner::scene(const std::vector<std::string>& sentences) const {
     core::Scene scene;
     scene.sentences = sentences;
     if (real_) return core::models::realModelScene(*real_, sentences);
@@ -101,7 +101,7 @@ std::string withProbability(const std::string& token, float probability) {
     return token + text;
 }
 
-void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view) {
+void describeModel(const ModelRunner& model, ModelView& view) {
     const int layer = view.layer;
     const ModelGridMode grid = view.grid;
     const int detector = view.detector, lensPosition = view.lensPosition;

@@ -1,6 +1,6 @@
-// app::TrainedModelRunner: a trained model in the window, without a window: traces per layer on
+// app::ModelRunner: a trained model in the window, without a window: traces per layer on
 // the sentences typed, hints and errors that keep the last maps, and what the panels show of it.
-#include "explorer/trained_model_runner.h"
+#include "explorer/model_runner.h"
 #include "session/shortcuts.h"
 
 #include "tiny_run.h"
@@ -32,7 +32,7 @@ std::shared_ptr<const core::TrainedRun> AppTrainedModelRunner::run_;
 } // namespace
 
 TEST_F(AppTrainedModelRunner, RetypingRecomputesEveryLayerAndBadInputKeepsTheLastMaps) {
-    app::TrainedModelRunner model;
+    app::ModelRunner model;
     EXPECT_FALSE(model.update({"the cat runs ."})); // nothing open
     model.open(run_);
     ASSERT_TRUE(model.update({"the dog near the cats runs ."}));
@@ -57,12 +57,12 @@ TEST_F(AppTrainedModelRunner, RetypingRecomputesEveryLayerAndBadInputKeepsTheLas
 }
 
 TEST_F(AppTrainedModelRunner, ThePanelsSeeTheRunTheLayersAndTheUnknownWords) {
-    app::TrainedModelRunner model;
+    app::ModelRunner model;
     model.open(run_);
     model.update({"the happy dog sings loudly ."});
-    app::TrainedModelView view;
+    app::ModelView view;
     view.layer = 7; // more than the model has: clamped
-    app::describeTrainedModel(model, view);
+    app::describeModel(model, view);
     EXPECT_TRUE(view.open);
     EXPECT_EQ(view.title, "agreement, step 6 (" + dir_ + ")");
     EXPECT_EQ(view.layers, 2);

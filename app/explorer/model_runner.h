@@ -1,7 +1,7 @@
 // A model in the explorer: a trained run (--model RUN, the Train view's "Open in explorer") or a
-// real checkpoint (--model DIR|NAME of a Hugging Face GPT-2, real_model_runner.cpp). The runner
-// runs it on the sentences typed, as SceneRunner runs a scene (the traces of its layers), and
-// says what the panels show of it. A real model runs on a worker thread: the frame never waits
+// real checkpoint (--model DIR|NAME of a Hugging Face checkpoint, real_model_runner.cpp). The
+// runner runs it on the sentences typed, as SceneRunner runs a scene (the traces of its layers),
+// and says what the panels show of it. A real model runs on a worker thread: the frame never waits
 // for it. No GL and no ImGui: unit tests drive it like the window does.
 #pragma once
 
@@ -27,9 +27,9 @@ enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens
 inline constexpr int kModelGridModes = 5;
 
 // What the panels show of the open model and which layer they show: filled by
-// describeTrainedModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
+// describeModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
 // mode and score; the heads switched off; the logit lens's token).
-struct TrainedModelView {
+struct ModelView {
     bool open = false;
     bool real = false;        // a Hugging Face checkpoint: one sentence, any text, no steps
     std::string title;        // task, step and run folder
@@ -70,7 +70,7 @@ struct TrainedModelView {
 
 // The token the logit lens reads: the one chosen, else an encoder's first mask token, else the
 // last of the n.
-int lensPositionShown(const TrainedModelView& model, int n);
+int lensPositionShown(const ModelView& model, int n);
 
 // What the model view's textures hold: uploaded again when any of it changes.
 struct ModelMapsKey {
@@ -106,7 +106,7 @@ struct LensRows {
     std::string error;
 };
 
-class TrainedModelRunner {
+class ModelRunner {
   public:
     bool isOpen() const { return run_ != nullptr || real_ != nullptr; }
     bool isReal() const { return real_ != nullptr; }
@@ -118,7 +118,7 @@ class TrainedModelRunner {
     void open(std::shared_ptr<const core::TrainedRun> run);
     void openReal(std::shared_ptr<const core::models::RealModel> model);
     void close();
-    ~TrainedModelRunner(); // waits for a running worker (a forward cannot be interrupted)
+    ~ModelRunner(); // waits for a running worker (a forward cannot be interrupted)
 
     // Runs the model when the sentences changed since the last call; true when the traces were
     // replaced. A trained model (tiny) runs here; a real one on a worker, whose result a later
@@ -244,7 +244,7 @@ class TrainedModelRunner {
 // What the panels show of the open model: title, architecture, vocabulary, steps, and per
 // sentence its unknown words and the model's next-token guesses. Keeps the layer chosen (clamped
 // to the model's layers).
-void describeTrainedModel(const TrainedModelRunner& model, TrainedModelView& view);
+void describeModel(const ModelRunner& model, ModelView& view);
 
 // The window title while a model is open: "mha-viz — induction, step 1500 (runs/induction-2)".
 std::string trainedModelWindowTitle(const core::TrainedRun& run);
@@ -252,7 +252,7 @@ std::string trainedModelWindowTitle(const core::TrainedRun& run);
 std::string withProbability(const std::string& token, float probability);
 // "mha-viz — gpt2 (openai-community/gpt2)".
 std::string realModelWindowTitle(const core::models::RealModel& model);
-// The panels' view of a real model (describeTrainedModel calls it).
-void describeRealModel(const TrainedModelRunner& model, TrainedModelView& view);
+// The panels' view of a real model (describeModel calls it).
+void describeRealModel(const ModelRunner& model, ModelView& view);
 
 } // namespace app
