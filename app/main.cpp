@@ -1,23 +1,17 @@
 // mha-viz: type a sentence, see every head's attention. Headless with --json, --export or
-// --save-scene; otherwise the window, whose frame loop reads top to bottom like Dear ImGui's
-// example_glfw_opengl3: poll -> new frame -> panels -> render -> swap. Every step is a function
-// of app::Session (session.h); the window itself is window.h.
+// --save-scene; otherwise the window, whose loop reads top to bottom like Dear ImGui's
+// example_glfw_opengl3: set up, then one frame (session/frame.h: poll -> new frame -> panels ->
+// render -> swap) until the window closes, then shut down. The window itself is window.h.
 #include "cli/cli.h"
 #include "cli/plot_command.h"
 #include "cli/train_command.h"
-#include "platform/appearance.h"
-#include "platform/clipboard.h"
-#include "platform/input_queue.h"
 #include "platform/thread_policy.h"
-#include "platform/user_paths.h"
 #include "platform/window.h"
+#include "session/frame.h"
 #include "session/session.h"
 #include "session/shortcuts.h"
 
 #include <GLFW/glfw3.h>
-#include <imgui.h>
-#include <imgui_impl_glfw.h>
-#include <imgui_impl_opengl3.h>
 
 #include <atomic>
 #include <csignal>
@@ -59,43 +53,20 @@ int main(int argc, char** argv) {
     GLFWwindow* window = app::openWindow(options->uiScale, options->benchFrames > 0);
     if (!window) return 1;
     const float uiScale = app::initialUiScale(window, options->uiScale);
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    const std::string iniPath = app::imguiIniPath();
-    ImGui::GetIO().IniFilename = iniPath.c_str();
-    app::applyAppearance(app::Appearance{}, uiScale,
-                         false); // dark, 1x; the backend uploads the font
+    app::startImGui(window, uiScale, "#version 330 core");
     app::installFileDrop(window);
-    app::installInputQueue(window); // all input callbacks: the backend installs none
-    ImGui_ImplGlfw_InitForOpenGL(window, false);
-    app::installClipboard(window); // characters beyond U+FFFF kept (platform/astral_proxy.h)
-    ImGui_ImplOpenGL3_Init("#version 330 core");
     app::Session session(*options, uiScale);
     const bool ready = session.init();
 
     // Main loop.
     std::signal(SIGINT, requestStop);
     std::signal(SIGTERM, requestStop);
-    while (ready && !glfwWindowShouldClose(window) && !stopRequested) {
-        session.pollEvents();
-        session.followAppearance(window);
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        session.feedInput();
-        ImGui::NewFrame();
-        session.drawPanels(window);
-        ImGui::Render();
-        app::renderImGui(window);
-        session.afterRender(window);
-        glfwSwapBuffers(window);
-        session.afterSwap(window);
-    }
+    while (ready && !glfwWindowShouldClose(window) && !stopRequested)
+        app::runFrame(session, window, {});
 
     // Shutdown, in reverse order.
     session.shutdown();
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
+    app::stopImGui();
     app::closeWindow(window);
     return ready ? session.exitCode() : 1;
 }

@@ -1,22 +1,16 @@
-// mha-viz in the browser: the desktop's frame loop (main.cpp) as a function the page calls once
-// per animation frame (emscripten_set_main_loop_arg), on the same Session, panels and core.
+// mha-viz in the browser: the desktop's frame (session/frame.h) called once per animation
+// frame (emscripten_set_main_loop_arg), on the same Session, panels and core.
 // The canvas is sized in device pixels every frame, so ImGui draws at the screen's resolution.
 // It starts once the files kept between visits (/persist, IndexedDB) are read.
 #include "cli/cli.h"
-#include "platform/appearance.h"
-#include "platform/clipboard.h"
-#include "platform/input_queue.h"
-#include "platform/user_paths.h"
 #include "platform/window.h"
+#include "session/frame.h"
 #include "session/session.h"
-#include "session/shortcuts.h"
 #include "web/browser.h"
 
 #include <GLFW/glfw3.h>
 #include <emscripten.h>
 #include <imgui.h>
-#include <imgui_impl_glfw.h>
-#include <imgui_impl_opengl3.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,31 +36,24 @@ Page& thePage() {
 // How often what changed under /persist is written back (and when the page is left).
 constexpr double kFlushSeconds = 5;
 
-// One frame, as main.cpp's loop body.
+// ImGui's display is the canvas, in device pixels.
+void fitDisplay() {
+    const app::web::CanvasSize size = app::web::fitCanvas();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(float(size.width), float(size.height));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    if (io.DeltaTime <= 0) io.DeltaTime = 1e-4f; // a page's clock may stand still between frames
+}
+
+// One frame: the desktop's, then what the page reports and keeps.
 void frame(void* argument) {
     Page& page = *static_cast<Page*>(argument);
-    app::Session& session = *page.session;
     if (glfwWindowShouldClose(page.window)) { // --bench-frames done: the app ends here
         emscripten_cancel_main_loop();
         app::web::announceFinished();
         return;
     }
-    session.pollEvents();
-    session.followAppearance(page.window);
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    const app::web::CanvasSize size = app::web::fitCanvas();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(float(size.width), float(size.height)); // the canvas, in pixels
-    io.DisplayFramebufferScale = ImVec2(1, 1);
-    if (io.DeltaTime <= 0) io.DeltaTime = 1e-4f; // a page's clock may stand still between frames
-    session.feedInput();
-    ImGui::NewFrame();
-    session.drawPanels(page.window);
-    ImGui::Render();
-    app::renderImGui(page.window);
-    session.afterRender(page.window);
-    session.afterSwap(page.window);
+    app::runFrame(*page.session, page.window, {fitDisplay, false}); // the browser shows it
     if (++page.frames == 1) app::web::announceFirstFrame();
     if (page.frames == 3) app::web::announceReady();
     if (const double now = ImGui::GetTime(); now - page.flushedAt > kFlushSeconds) {
@@ -81,20 +68,12 @@ void start() {
     page.window = app::openWindow(0, false);
     if (!page.window) return;
     const float uiScale = app::initialUiScale(page.window, 0);
-    IMGUI_CHECKVERSION();
-    ImGui::CreateContext();
-    static const std::string iniPath = app::imguiIniPath(); // under /persist: kept
-    ImGui::GetIO().IniFilename = iniPath.c_str();
-    app::applyAppearance(app::Appearance{}, uiScale, false);
-    app::installInputQueue(page.window); // all input callbacks: the backend installs none
-    ImGui_ImplGlfw_InitForOpenGL(page.window, false);
-    app::installClipboard(page.window);
+    app::startImGui(page.window, uiScale, "#version 300 es"); // its settings under /persist
     glfwSetScrollCallback(page.window, nullptr); // emscripten's GLFW passes the wheel unscaled:
     app::web::installWheel();                    // the page's own events instead
     app::web::keepAppKeys();
     app::web::installFiles();
     app::web::flushWhenLeaving();
-    ImGui_ImplOpenGL3_Init("#version 300 es");
     page.session = std::make_unique<app::Session>(page.options, uiScale);
     if (!page.session->init()) return;
     emscripten_set_main_loop_arg(frame, &page, 0, false);
