@@ -1,4 +1,5 @@
 #include "io/run_folder.h"
+#include "io/text_file.h"
 
 #include "io/json_fields.h"
 
@@ -33,13 +34,14 @@ std::string numbered(const char* stem, int number, const char* extension) {
 }
 
 std::string readRunFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    TextFile file = readTextFile(path, kRunFileCap);
+    if (file.problem == FileProblem::TooLarge)
+        throw std::invalid_argument("'" + path + "' is " +
+                                    describeProblem(file.problem, kRunFileCap));
+    if (!file.ok())
         throw std::invalid_argument("cannot read '" + path +
                                     "'; is it a run folder of mha-viz train?");
-    std::ostringstream text;
-    text << in.rdbuf(); // an empty file is read as "" (and then refused by its parser)
-    return text.str();
+    return std::move(file.text); // an empty file is read as "" (and then refused by its parser)
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "io/scene_json.h"
+#include "io/text_file.h"
 
 #include "figures/colormap.h"
 #include "io/atomic_file.h"
@@ -146,14 +147,11 @@ Scene demoScene(std::string_view name, SceneView* view) {
 }
 
 Scene loadSceneFile(const std::string& path, SceneView* view) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read scene '" + path + "'");
-    std::string text;
-    text.resize(16u << 20);
-    in.read(text.data(), std::streamsize(text.size()));
-    if (in.gcount() == std::streamsize(text.size()))
+    const TextFile file = readTextFile(path, kSceneFileCap);
+    if (file.problem == FileProblem::TooLarge)
         throw std::invalid_argument("scene '" + path + "' is larger than 16 MB");
-    text.resize(std::size_t(in.gcount()));
+    if (!file.ok()) throw std::runtime_error("cannot read scene '" + path + "'");
+    const std::string& text = file.text;
     try {
         return sceneFromJson(text, view);
     } catch (const std::exception& e) { // the file's own one-line message, with its path

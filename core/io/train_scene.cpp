@@ -1,4 +1,5 @@
 #include "io/train_scene.h"
+#include "io/text_file.h"
 
 #include "io/json_fields.h"
 
@@ -50,12 +51,12 @@ std::optional<train::TrainSettings> sceneTrainSettings(std::string_view sceneTex
 }
 
 std::optional<train::TrainSettings> sceneFileTrainSettings(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read scene '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
+    const TextFile file = readTextFile(path, kSceneFileCap);
+    if (file.problem == FileProblem::TooLarge)
+        throw std::invalid_argument("scene '" + path + "' is larger than 16 MB");
+    if (!file.ok()) throw std::runtime_error("cannot read scene '" + path + "'");
     try {
-        return sceneTrainSettings(text.str());
+        return sceneTrainSettings(file.text);
     } catch (const std::invalid_argument& e) { // with the file's name, as loadSceneFile says
         throw std::invalid_argument(std::string(e.what()) + " ('" + path + "')");
     }

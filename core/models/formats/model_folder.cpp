@@ -1,6 +1,7 @@
 #include "models/formats/model_folder.h"
 
 #include "io/json_fields.h"
+#include "io/text_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,22 +47,16 @@ std::string requireFile(const fs::path& path, const std::string& missing) {
     return path.string();
 }
 
-// Small text files only: config.json and the shard index are kilobytes; a huge file with one
-// of their names is a mistake, not something to load into memory.
-constexpr std::uintmax_t kMaxJsonBytes = std::uintmax_t(64) << 20;
-
+// config.json and the shard index are kilobytes: a huge file with one of their names is a
+// mistake, not something to load into memory (io/text_file.h).
 std::string readSmallFile(const std::string& path, const std::string& where) {
     if (isDanglingLink(path))
         refuse(where + path + " is a link to a missing file (an interrupted download?)");
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > kMaxJsonBytes)
-        refuse(where + path + " is " + std::to_string(size >> 20) + " MB, too large to be JSON");
-    std::ifstream in(path, std::ios::binary);
-    if (ec || !in) refuse(where + "cannot read " + path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    TextFile file = readTextFile(path, kSettingsFileCap);
+    if (file.problem == FileProblem::TooLarge)
+        refuse(where + path + " is " + describeProblem(file.problem, kSettingsFileCap));
+    if (!file.ok()) refuse(where + "cannot read " + path);
+    return std::move(file.text);
 }
 
 json parseJsonObject(const std::string& text, const std::string& where) {

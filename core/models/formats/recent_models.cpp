@@ -1,4 +1,5 @@
 #include "models/formats/recent_models.h"
+#include "io/text_file.h"
 
 #include "io/atomic_file.h"
 
@@ -14,22 +15,13 @@ namespace core::models {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-// A list file is a few hundred bytes; anything much larger is not one.
-constexpr std::uintmax_t kMaxFileBytes = 1 << 20;
-
-} // namespace
+namespace {} // namespace
 
 std::vector<std::string> readRecentModels(const std::string& path) {
     std::vector<std::string> recent;
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec || size > kMaxFileBytes) return recent;
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    const json root = json::parse(text.str(), nullptr, false);
+    const TextFile file = readTextFile(path, kListFileCap); // a bad list is an empty one
+    if (!file.ok()) return recent;
+    const json root = json::parse(file.text, nullptr, false);
     if (root.is_discarded() || !root.is_object() || !root.contains("recent") ||
         !root.at("recent").is_array())
         return recent;

@@ -1,4 +1,5 @@
 #include "models/tokenizers/byte_level_bpe.h"
+#include "io/text_file.h"
 
 #include "models/tokenizers/unicode_classes.h"
 #include "text/utf8.h"
@@ -32,13 +33,9 @@ std::string shown(std::string_view text) {
 }
 
 std::string readFile(const std::string& path) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) fail(path, "no such file");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) fail(path, "cannot be read");
-    return text.str();
+    TextFile file = readTextFile(path, kTokenizerFileCap);
+    if (!file.ok()) fail(path, describeProblem(file.problem, kTokenizerFileCap));
+    return std::move(file.text);
 }
 
 nlohmann::json readJson(const std::string& path) {

@@ -1,6 +1,8 @@
 // tokenizer_config.json (tokenizer_config.h).
 #include "models/tokenizers/tokenizer_config.h"
 
+#include "io/text_file.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -16,15 +18,11 @@ namespace {
 }
 
 nlohmann::json readObject(const std::string& path) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) fail(path, "no such file");
-    if (std::filesystem::file_size(path, error) > (64u << 20)) fail(path, "larger than 64 MB");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
+    const TextFile file = readTextFile(path, kSettingsFileCap);
+    if (!file.ok()) fail(path, describeProblem(file.problem, kSettingsFileCap));
     nlohmann::json root;
     try {
-        root = nlohmann::json::parse(text.str());
+        root = nlohmann::json::parse(file.text);
     } catch (const nlohmann::json::parse_error& e) {
         fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
     } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it

@@ -1,5 +1,6 @@
 // BERT's WordPiece tokenizer (wordpiece_tokenizer.h).
 #include "models/tokenizers/wordpiece_tokenizer.h"
+#include "io/text_file.h"
 
 #include "models/tokenizers/tokenizer_config.h"
 #include "models/tokenizers/wordpiece_unicode.h"
@@ -21,13 +22,9 @@ namespace {
 }
 
 std::string readFile(const std::string& path) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) fail(path, "no such file");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) fail(path, "cannot be read");
-    return text.str();
+    TextFile file = readTextFile(path, kTokenizerFileCap);
+    if (!file.ok()) fail(path, describeProblem(file.problem, kTokenizerFileCap));
+    return std::move(file.text);
 }
 
 // vocab.txt: line i is token i, without its "\n" (a "\r" stays, as load_vocab keeps it).
