@@ -58,14 +58,14 @@ Session::Session(const CliOptions& options, float uiScale)
 }
 
 Session::~Session() {
-    if (pendingModel_.valid()) pendingModel_.wait(); // closing while a model loads: let it end
+    if (model_.loading.valid()) model_.loading.wait(); // closing while a model loads: let it end
 }
 
 bool Session::init() {
     try {
         gl_.init();
         trainGl_.init();
-        modelGl_.init();
+        model_.gl.init();
     } catch (const std::exception& e) {
         std::cerr << "mha-viz: error: " << e.what() << '\n';
         return false;
@@ -106,30 +106,30 @@ void Session::pollEvents() {
     // A focused text field stays the active item while the user reads: only its caret needs
     // frames then (see below), not the 60 a second a drag or an animation does.
     const bool onlyTyping = ImGui::GetIO().WantTextInput && !ImGui::IsAnyMouseDown();
-    const bool interacting = framesToSettle_ > 0 || (ImGui::IsAnyItemActive() && !onlyTyping) ||
+    const bool interacting = frames_.toSettle > 0 || (ImGui::IsAnyItemActive() && !onlyTyping) ||
                              animating || exporting || runner_.computing() ||
-                             modelRunner_.working() || inputPending();
+                             model_.runner.working() || inputPending();
     const bool training = trainMoving(train_);
     const bool busy =
         options_.benchFrames > 0 || !options_.screenshotPath.empty() || interacting || training;
     const double sinceLast =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - frameStart_).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_.start).count();
     if (busy && training && !interacting && sinceLast < kTrainFrameSeconds) {
         glfwWaitEventsTimeout(kTrainFrameSeconds - sinceLast); // input still wakes it at once
     } else if (busy) {
         glfwPollEvents();
-        framesToSettle_ = std::max(0, framesToSettle_ - 1);
+        frames_.toSettle = std::max(0, frames_.toSettle - 1);
     } else {
         double timeout =
             window_.notice.visible(now) ? std::min(0.5, window_.notice.until - now) : 0.5;
         if (onlyTyping) timeout = std::min(timeout, kCaretFrameSeconds);
-        if (pendingModel_.valid()) timeout = std::min(timeout, kSpinnerFrameSeconds);
+        if (model_.loading.valid()) timeout = std::min(timeout, kSpinnerFrameSeconds);
         glfwWaitEventsTimeout(timeout);
         // ImGui needs a frame or two to settle after input; a caret's blink needs one frame.
-        framesToSettle_ = onlyTyping && !inputPending() ? 0 : 2;
+        frames_.toSettle = onlyTyping && !inputPending() ? 0 : 2;
     }
-    frameStart_ = std::chrono::steady_clock::now(); // --bench-frames times the work, not the wait
-    benchStats_.startFrame(frameStart_);
+    frames_.start = std::chrono::steady_clock::now(); // --bench-frames times the work, not the wait
+    frames_.bench.startFrame(frames_.start);
     if (train_.run) train_.run->beginFrame();
 }
 
@@ -148,13 +148,13 @@ void Session::feedInput() {
 void Session::drawPanels(GLFWwindow* window) {
     gl_.beginFrame();
     trainGl_.beginFrame();
-    modelGl_.beginFrame();
+    model_.gl.beginFrame();
     explorer_.selection.beginFrame();
     static const HeadMaps none; // Train mode: the explorer's plain keys have no heads to act on
     const ShortcutActions actions =
         handleShortcuts({scene_, explorer_, window_}, train_.active ? none : gl_.maps);
     if (actions.toggleFullscreen) toggleFullscreen(window);
-    if (!windowTitle_.empty()) glfwSetWindowTitle(window, std::exchange(windowTitle_, "").c_str());
+    if (!title_.next.empty()) glfwSetWindowTitle(window, std::exchange(title_.next, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
     followPendingModel(); // a model loaded off the frame thread is shown from this frame
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
@@ -180,10 +180,11 @@ void Session::drawPanels(GLFWwindow* window) {
         drawExplorer();
     }
     // The scene picker belongs to the mode it was opened in: it does not follow into the other.
-    if (std::exchange(trainShown_, train_.active) != train_.active) explorer_.scenes.open = false;
+    if (std::exchange(frames_.trainShown, train_.active) != train_.active)
+        explorer_.scenes.open = false;
     drawWindows();
     explorer_.selection.endFrame();
-    benchStats_.lap(FramePhase::Panels);
+    frames_.bench.lap(FramePhase::Panels);
 }
 
 void Session::drawWindows() {
@@ -197,9 +198,9 @@ void Session::drawWindows() {
                         explorer_.saved.compareHead,
                         explorer_.saved.colormap,
                         {}};
-    if (modelRunner_.isReal() && modelRunner_.realTrace()) {
+    if (model_.runner.isReal() && model_.runner.realTrace()) {
         target.captionLines =
-            core::models::realModelCaption(modelRunner_.realModel(), *modelRunner_.realTrace());
+            core::models::realModelCaption(model_.runner.realModel(), *model_.runner.realTrace());
         target.captionLines.push_back("layer " + std::to_string(explorer_.model.layer + 1) +
                                       " of " + std::to_string(explorer_.model.layers));
     }
@@ -223,14 +224,14 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
 // --screenshot of a training scene waits for the run's last step (or its failure), of a real
 // model for its trace (the worker's first forward).
 bool Session::screenshotReady() const {
-    if (pendingModel_.valid()) return false;
-    if (modelRunner_.isReal() && (modelRunner_.computing() || !modelRunner_.hasTrace()) &&
-        modelRunner_.status().sceneError.empty())
+    if (model_.loading.valid()) return false;
+    if (model_.runner.isReal() && (model_.runner.computing() || !model_.runner.hasTrace()) &&
+        model_.runner.status().sceneError.empty())
         return false;
     // Every panel has drawn the trace on screen: one whole frame after it was replaced, and a
     // real model's layer shown (one its trace did not keep is made on a worker).
-    if (!train_.active &&
-        (framesShown_ < 1 || (modelRunner_.isReal() && shownLayer_ != explorer_.model.layer)))
+    if (!train_.active && (frames_.sinceTrace < 1 ||
+                           (model_.runner.isReal() && model_.shownLayer != explorer_.model.layer)))
         return false;
     if (!options_.train) return true;
     const TrainState state = train_.run ? train_.run->state() : TrainState::Failed;
@@ -245,18 +246,19 @@ void Session::drawExplorer() {
     applyRequest(drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, explorer_.saved,
                                    explorer_.model, explorer_.selection));
     const int headsBefore = trace_->attention.heads;
-    benchStats_.lap(FramePhase::Panels);
+    frames_.bench.lap(FramePhase::Panels);
     // After the panels: the sentence field, while it has the keyboard, puts its own text back.
     // --bench-frames edits every frame as fast typing would; the run goes to the worker as
     // any edit's does, so the frames timed are the ones a user gets.
-    if (options_.benchFrames > 0) varyForBenchmark(scene_, frame_);
+    if (options_.benchFrames > 0) varyForBenchmark(scene_, frames_.index);
     const bool recomputed = recompute(true);
-    framesShown_ = recomputed ? 0 : framesShown_ + 1; // the panels above drew the trace before
-    benchStats_.lap(FramePhase::Engine);
+    frames_.sinceTrace =
+        recomputed ? 0 : frames_.sinceTrace + 1; // the panels above drew the trace before
+    frames_.bench.lap(FramePhase::Engine);
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection); // before any panel indexes
     if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex)) { // or another one
         uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
-        benchStats_.lap(FramePhase::Upload);
+        frames_.bench.lap(FramePhase::Upload);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());
     }
@@ -266,27 +268,27 @@ void Session::drawExplorer() {
 
 // The middle panel: the shown layer's heads, or with a real model its model view or detectors.
 void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
-    const bool grid = modelRunner_.isReal() && explorer_.model.grid != ModelGridMode::LayerHeads;
+    const bool grid = model_.runner.isReal() && explorer_.model.grid != ModelGridMode::LayerHeads;
     if (!grid) {
         drawHeadsPanel(rect, *trace_, status(), explorer_.model,
                        {explorer_.saved, explorer_.selection, gl_});
         return;
     }
-    if (explorer_.model.grid == ModelGridMode::LogitLens && modelRunner_.hasTrace())
-        modelRunner_.requestLens(lensPositionShown(
-            explorer_.model, int(modelRunner_.trace().sentences.front().tokens.tokens.size())));
+    if (explorer_.model.grid == ModelGridMode::LogitLens && model_.runner.hasTrace())
+        model_.runner.requestLens(lensPositionShown(
+            explorer_.model, int(model_.runner.trace().sentences.front().tokens.tokens.size())));
     if (explorer_.model.valueWeighted && explorer_.model.grid == ModelGridMode::EveryLayer)
-        modelRunner_.requestValueWeighted(); // only while shown: as many maps as the weights
-    if (const ModelMapsKey key = modelMapsKey(modelRunner_, explorer_.model);
-        !(key == modelMaps_)) {
-        const bool heads = key.generation != modelMaps_.generation ||
-                           key.valueWeighted != modelMaps_.valueWeighted ||
-                           key.pairView != modelMaps_.pairView; // else the rollout's layer
-        uploadModelMaps(modelRunner_, explorer_.model, modelGl_, heads);
-        modelMaps_ = key;
+        model_.runner.requestValueWeighted(); // only while shown: as many maps as the weights
+    if (const ModelMapsKey key = modelMapsKey(model_.runner, explorer_.model);
+        !(key == model_.mapsOf)) {
+        const bool heads = key.generation != model_.mapsOf.generation ||
+                           key.valueWeighted != model_.mapsOf.valueWeighted ||
+                           key.pairView != model_.mapsOf.pairView; // else the rollout's layer
+        uploadModelMaps(model_.runner, explorer_.model, model_.gl, heads);
+        model_.mapsOf = key;
     }
     const ExplorerRequest request = drawModelGridPanel(
-        rect, modelRunner_, explorer_.model, explorer_.saved, explorer_.selection, modelGl_);
+        rect, model_.runner, explorer_.model, explorer_.saved, explorer_.selection, model_.gl);
     if (request.exportDetectors) exportDetectors();
     if (request.exportModel) exportModelViews();
 }
@@ -300,18 +302,18 @@ void Session::exportModelViews() {
         showNotice("An export is still being written; try again when it is done");
         return;
     }
-    if (!modelRunner_.realTrace()) return; // no trace yet: nothing to export
+    if (!model_.runner.realTrace()) return; // no trace yet: nothing to export
     const std::string folder = panel.folder.empty() ? exportDir_ : panel.folder;
     const std::string dir = core::freeStem(folder, "mha-viz-model", {""});
-    auto work = [model = modelRunner_.realModelShared(), trace = modelRunner_.realTrace(),
-                 detectors = modelRunner_.detectors(), dir, scale = panel.scale,
+    auto work = [model = model_.runner.realModelShared(), trace = model_.runner.realTrace(),
+                 detectors = model_.runner.detectors(), dir, scale = panel.scale,
                  colormap = explorer_.saved.colormap,
                  caption = panel.caption](const core::ExportProgress& progress) {
         return core::models::exportRealModel(*model, *trace, detectors, dir, scale, colormap,
                                              caption, progress);
     };
-    const int total =
-        core::models::realModelExportFileCount(*modelRunner_.realTrace(), modelRunner_.detectors());
+    const int total = core::models::realModelExportFileCount(*model_.runner.realTrace(),
+                                                             model_.runner.detectors());
     panel.lastFiles.clear();
     panel.lastError.clear();
     panel.jobStart = ImGui::GetTime();
@@ -324,7 +326,7 @@ void Session::exportDetectors() {
     try {
         std::error_code ec;
         std::filesystem::create_directories(exportDir_, ec);
-        core::writeFileAtomically(path, core::models::headScoresCsv(modelRunner_.detectors()));
+        core::writeFileAtomically(path, core::models::headScoresCsv(model_.runner.detectors()));
         offerFiles({path});
         showNotice(kFilesAreDownloads
                        ? "Downloaded " + std::filesystem::path(path).filename().string()
@@ -343,7 +345,7 @@ void Session::drawExplorerTabs(const PanelRect& rect) {
 }
 
 void Session::saveScene() {
-    if (modelRunner_.isOpen()) { // a scene cannot hold a trained model's weights
+    if (model_.runner.isOpen()) { // a scene cannot hold a trained model's weights
         showNotice("A trained model is not a scene: Ctrl+E saves the window and this "
                    "layer's trace (mha-viz --model DIR --json: every layer)");
         return;
@@ -366,7 +368,7 @@ void Session::saveScene() {
 void Session::afterRender(GLFWwindow* window) {
     if (options_.benchFrames > 0) {
         glFinish(); // llvmpipe draws when the frame is finished: count it here, not in the swap
-        benchStats_.lap(FramePhase::Draw);
+        frames_.bench.lap(FramePhase::Draw);
     }
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
@@ -382,7 +384,7 @@ void Session::afterRender(GLFWwindow* window) {
         }
     }
     if (exportWindowRequested_) exportWholeWindow(width, height);
-    if (!options_.screenshotPath.empty() && frame_ >= 5 &&
+    if (!options_.screenshotPath.empty() && frames_.index >= 5 &&
         screenshotReady()) { // fonts, layout, maps
         try {
             core::writePng(options_.screenshotPath, captureFramebuffer(width, height));
@@ -410,26 +412,26 @@ void Session::exportWholeWindow(int width, int height) {
 
 void Session::afterSwap(GLFWwindow* window) {
     if (!options_.stateFile.empty()) // after the swap: what the line says is on screen
-        writeStateFile(
-            options_.stateFile,
-            stateLine({frame_ + 1, inputPending(), runner_.computing() || modelRunner_.computing(),
-                       syncMarks(), status().sceneError},
-                      scene_, *trace_, explorer_, window_.notice, train_));
+        writeStateFile(options_.stateFile,
+                       stateLine({frames_.index + 1, inputPending(),
+                                  runner_.computing() || model_.runner.computing(), syncMarks(),
+                                  status().sceneError},
+                                 scene_, *trace_, explorer_, window_.notice, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too
-        benchStats_.lap(FramePhase::Swap);
-        benchStats_.endFrame(std::chrono::duration<double, std::milli>(
-                                 std::chrono::steady_clock::now() - frameStart_)
-                                 .count());
-        if (int(benchStats_.millis.size()) >= options_.benchFrames) {
-            std::cout << benchStats_.summary() << '\n'
-                      << benchStats_.phaseSummary(50) << '\n'
-                      << benchStats_.phaseSummary(95) << std::endl;
+        frames_.bench.lap(FramePhase::Swap);
+        frames_.bench.endFrame(std::chrono::duration<double, std::milli>(
+                                   std::chrono::steady_clock::now() - frames_.start)
+                                   .count());
+        if (int(frames_.bench.millis.size()) >= options_.benchFrames) {
+            std::cout << frames_.bench.summary() << '\n'
+                      << frames_.bench.phaseSummary(50) << '\n'
+                      << frames_.bench.phaseSummary(95) << std::endl;
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
     }
     if (train_.run) train_.run->endFrame(); // the frame is drawn: updates may run
-    ++frame_;
+    ++frames_.index;
 }
 
 } // namespace app

@@ -51,7 +51,7 @@ class Session {
     void shutdown() { // while the GL context still exists
         gl_.shutdown();
         trainGl_.shutdown();
-        modelGl_.shutdown();
+        model_.gl.shutdown();
     }
     int exitCode() const { return exitCode_; }
 
@@ -70,7 +70,7 @@ class Session {
     bool modelNotOpened(const std::exception& e);
     // Back to the ordinary explorer, with the scene it had before the model opened.
     void closeModel();
-    bool modelOpen() const { return modelRunner_.isOpen(); }
+    bool modelOpen() const { return model_.runner.isOpen(); }
 
   private:
     void saveScene();
@@ -108,7 +108,7 @@ class Session {
     void setTitle(std::string title); // the window's title from the next frame on
 
     RunStatus status() const {
-        return modelRunner_.isOpen() ? modelRunner_.status() : runner_.status();
+        return model_.runner.isOpen() ? model_.runner.status() : runner_.status();
     }
 
     const CliOptions& options_;
@@ -120,16 +120,13 @@ class Session {
     SceneRunner runner_;
     Appearance appliedAppearance_;
     GlHeatmaps gl_;
-    TrainView train_;        // Train mode (Ctrl+T)
-    GlHeatmaps trainGl_;     // its maps' textures
-    GlHeatmaps modelGl_;     // a real model's every head of every layer (the model view)
-    ModelMapsKey modelMaps_; // what modelGl_ holds (the runner's generation, the view)
+    TrainView train_;    // Train mode (Ctrl+T)
+    GlHeatmaps trainGl_; // its maps' textures
     void drawHeadsOrModelGrid(const PanelRect& rect);
     void exportDetectors();
     void exportModelViews();
     std::string exportDir_;
     bool exportWindowRequested_ = false;
-    ModelRunner modelRunner_;
     struct ReplacedScene { // what the last openScene replaced (undoScene)
         core::Scene scene;
         core::SceneView saved;
@@ -137,18 +134,31 @@ class Session {
     std::optional<ReplacedScene> replaced_;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
-    int shownLayer_ = -1;                                // the model's layer in trace_
-    core::PairView shownPairView_ = core::PairView::All; // the pair view of trace_
-    bool mapsStale_ = false;  // trace_ was swapped outside recompute: upload the maps
-    std::string windowTitle_; // set by the next frame (the window is a frame's argument)
-    std::string shownTitle_ = "mha-viz \xE2\x80\x94 multi-head attention"; // without "Opening"
-    std::future<std::unique_ptr<core::models::RealModel>> pendingModel_;   // openModelPath's load
-    std::string pendingName_;                                              // what it loads
-    FrameStats benchStats_;
-    std::chrono::steady_clock::time_point frameStart_;
-    int frame_ = 0, framesToSettle_ = 3;
-    int framesShown_ = 0;     // frames since trace_ was last replaced
-    bool trainShown_ = false; // the Train view was on screen last frame
+    bool mapsStale_ = false; // trace_ was swapped outside recompute: upload the maps
+    // The open model (a trained run or a checkpoint): what runs it, what shows it, what loads.
+    struct OpenModel {
+        ModelRunner runner;
+        GlHeatmaps gl;       // every head of every layer (the model view)
+        ModelMapsKey mapsOf; // what gl holds (the runner's generation, the view)
+        int shownLayer = -1; // the model's layer in trace_
+        core::PairView shownPairView = core::PairView::All;            // the pair view of trace_
+        std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
+        std::string loadingName;                                       // what it loads
+    };
+    OpenModel model_;
+    struct Title {        // the window's title, set by the next frame (its argument)
+        std::string next; // "" when unchanged
+        std::string shown = "mha-viz \xE2\x80\x94 multi-head attention"; // without "Opening"
+    };
+    Title title_;
+    struct Frames { // counting frames: settling, benchmarks, the state file
+        FrameStats bench;
+        std::chrono::steady_clock::time_point start;
+        int index = 0, toSettle = 3;
+        int sinceTrace = 0;      // frames since trace_ was last replaced
+        bool trainShown = false; // the Train view was on screen last frame
+    };
+    Frames frames_;
     int exitCode_ = 0;
 };
 

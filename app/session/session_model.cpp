@@ -40,8 +40,8 @@ bool Session::openModel(const std::string& runDir, int step) {
     try {
         auto run = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(runDir, step));
         // The same vocabulary keeps what was typed; another gets the task's own sentence.
-        const bool sameVocab = modelRunner_.isOpen() && !modelRunner_.isReal() &&
-                               modelRunner_.run().model.vocab == run->model.vocab;
+        const bool sameVocab = model_.runner.isOpen() && !model_.runner.isReal() &&
+                               model_.runner.run().model.vocab == run->model.vocab;
         std::vector<std::string> sentences =
             sameVocab ? scene_.sentences
                       : std::vector<std::string>{core::train::defaultModelSentence(run->task)};
@@ -54,8 +54,9 @@ bool Session::openModel(const std::string& runDir, int step) {
 }
 
 bool Session::openModelPath(const std::string& dirOrName) {
-    if (pendingModel_.valid()) { // one at a time: the first asked for is what the user waits on
-        showNotice("Still opening " + pendingName_ + "; " + dirOrName + " was not opened", 4.0);
+    if (model_.loading.valid()) { // one at a time: the first asked for is what the user waits on
+        showNotice("Still opening " + model_.loadingName + "; " + dirOrName + " was not opened",
+                   4.0);
         return false;
     }
     try {
@@ -66,34 +67,34 @@ bool Session::openModelPath(const std::string& dirOrName) {
             rememberRecentModel(dirOrName);
             return true;
         }
-        pendingModel_ = startTask( // throws when no thread can be made
+        model_.loading = startTask( // throws when no thread can be made
             [dirOrName] { return core::models::openRealModel(dirOrName); });
     } catch (const std::exception& e) {
         return modelNotOpened(e);
     }
-    pendingName_ = dirOrName;
+    model_.loadingName = dirOrName;
     explorer_.openModel.loading = dirOrName;
-    windowTitle_ = "mha-viz \xE2\x80\x94 opening " + dirOrName + " ...";
+    title_.next = "mha-viz \xE2\x80\x94 opening " + dirOrName + " ...";
     showNotice(openingNotice(dirOrName), 60.0); // over any notice before; turned each frame
     return true;
 }
 
 void Session::followPendingModel() {
-    if (!pendingModel_.valid()) return;
-    if (!taskReady(pendingModel_)) {
+    if (!model_.loading.valid()) return;
+    if (!taskReady(model_.loading)) {
         const Notice& notice = window_.notice; // another notice meanwhile is not hidden
         if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
-            showNotice(openingNotice(pendingName_), 60.0);
+            showNotice(openingNotice(model_.loadingName), 60.0);
         return;
     }
-    const std::string name = std::exchange(pendingName_, std::string());
+    const std::string name = std::exchange(model_.loadingName, std::string());
     explorer_.openModel.loading.clear();
     try {
-        std::shared_ptr<const core::models::RealModel> model = pendingModel_.get();
+        std::shared_ptr<const core::models::RealModel> model = model_.loading.get();
         // The same family reads what was typed; another gets its own default (a [MASK] to fill
         // for an encoder).
         const bool sameFamily =
-            modelRunner_.isReal() && modelRunner_.realModel().family == model->family;
+            model_.runner.isReal() && model_.runner.realModel().family == model->family;
         const std::string first = model->defaultSentence();
         showRealModel(std::move(model),
                       sameFamily ? scene_.sentences : std::vector<std::string>{first});
@@ -101,7 +102,7 @@ void Session::followPendingModel() {
         rememberRecentModel(name);
         explorer_.openModel.open = false; // the dialog did its job; it stays open on an error
     } catch (const std::exception& e) {
-        windowTitle_ = shownTitle_;
+        title_.next = title_.shown;
         modelNotOpened(e);
     }
 }
@@ -130,12 +131,12 @@ void Session::rememberRecentModel(const std::string& dirOrName) {
 }
 
 void Session::setTitle(std::string title) {
-    shownTitle_ = title;
-    windowTitle_ = std::move(title);
+    title_.shown = title;
+    title_.next = std::move(title);
 }
 
 void Session::rememberExplorer() {
-    if (modelRunner_.isOpen()) return; // already remembered when the first model opened
+    if (model_.runner.isOpen()) return; // already remembered when the first model opened
     explorerScene_ = scene_;
     explorerTrace_ = trace_;
 }
@@ -145,32 +146,32 @@ void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model
     rememberExplorer();
     setTitle(realModelWindowTitle(*model));
     if (sentences.size() != 1) sentences.resize(1); // one sentence: the model's batch is its own
-    modelRunner_.openReal(std::move(model));
-    scene_ = modelRunner_.scene(sentences);
+    model_.runner.openReal(std::move(model));
+    scene_ = model_.runner.scene(sentences);
     explorer_.model.layer = 0;
     explorer_.model.ablated.clear(); // another model's heads
     explorer_.model.lensPosition = -1;
     explorer_.model.pairView = core::PairView::All;
-    describeModel(modelRunner_, explorer_.model);
+    describeModel(model_.runner, explorer_.model);
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
-    shownLayer_ = -1;
+    model_.shownLayer = -1;
 }
 
 void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
                         std::vector<std::string> sentences) {
-    const bool sameKind = modelRunner_.isOpen() && !modelRunner_.isReal();
+    const bool sameKind = model_.runner.isOpen() && !model_.runner.isReal();
     rememberExplorer();
     setTitle(trainedModelWindowTitle(*run));
     const int layer = sameKind ? explorer_.model.layer : 0; // another step: that layer
-    modelRunner_.open(std::move(run));
-    scene_ = modelRunner_.scene(sentences);
+    model_.runner.open(std::move(run));
+    scene_ = model_.runner.scene(sentences);
     explorer_.model.layer = layer;
-    describeModel(modelRunner_,
+    describeModel(model_.runner,
                   explorer_.model); // the title and controls before the first trace
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
-    shownLayer_ = -1; // the next recompute shows the layer
+    model_.shownLayer = -1; // the next recompute shows the layer
 }
 
 void Session::closeModel() {
@@ -178,8 +179,8 @@ void Session::closeModel() {
 }
 
 void Session::leaveModel(bool keepScene) {
-    if (!modelRunner_.isOpen()) return;
-    modelRunner_.close();
+    if (!model_.runner.isOpen()) return;
+    model_.runner.close();
     explorer_.model = {};
     if (!keepScene) scene_ = explorerScene_; // else a scene opened over the model stays
     trace_ = explorerTrace_;                 // the runner recomputes when scene_ differs from it
@@ -189,32 +190,33 @@ void Session::leaveModel(bool keepScene) {
 
 bool Session::recompute(bool allowWorker) {
     const bool stale = std::exchange(mapsStale_, false);
-    if (!modelRunner_.isOpen())
+    if (!model_.runner.isOpen())
         return runner_.update(scene_, trace_, ImGui::GetTime(), allowWorker) || stale;
     return followModel() || stale;
 }
 
 bool Session::followModel() {
     // The controls are read-only, but keys (M, [ and ]) and scene edits could still move them.
-    const core::Scene fixed = modelRunner_.scene(scene_.sentences);
+    const core::Scene fixed = model_.runner.scene(scene_.sentences);
     if (!(scene_ == fixed)) {
         scene_ = fixed;
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
     const ModelView& model = explorer_.model;
-    if (modelRunner_.update(scene_.sentences, ImGui::GetTime(), model.ablated,
-                            model.pairs ? model.pairText : std::string())) {
-        describeModel(modelRunner_, explorer_.model);
-        shownLayer_ = -1;
+    if (model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
+                             model.pairs ? model.pairText : std::string())) {
+        describeModel(model_.runner, explorer_.model);
+        model_.shownLayer = -1;
     }
-    if (!modelRunner_.hasTrace()) return false;
+    if (!model_.runner.hasTrace()) return false;
     explorer_.model.layer = std::clamp(explorer_.model.layer, 0, explorer_.model.layers - 1);
-    if (explorer_.model.layer == shownLayer_ && model.pairView == shownPairView_) return false;
+    if (explorer_.model.layer == model_.shownLayer && model.pairView == model_.shownPairView)
+        return false;
     // A layer a real trace did not keep is made on a worker: the last one stays meanwhile.
-    std::shared_ptr<const core::Trace> layer = modelRunner_.layerTrace(explorer_.model.layer);
+    std::shared_ptr<const core::Trace> layer = model_.runner.layerTrace(explorer_.model.layer);
     if (!layer) return false;
-    shownLayer_ = explorer_.model.layer;
-    shownPairView_ = model.pairView;
+    model_.shownLayer = explorer_.model.layer;
+    model_.shownPairView = model.pairView;
     if (layer->pairStart > 0 && model.pairView != core::PairView::All) {
         auto filtered = std::make_shared<core::Trace>(*layer); // the views mask the other cells
         filtered->pairView = model.pairView;

@@ -23,9 +23,9 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
     if (request.closeModel)
         closeModel();
-    else if (request.modelStep >= 0 && modelRunner_.isOpen() && !modelRunner_.isReal() &&
-             request.modelStep != modelRunner_.run().step)
-        openModel(modelRunner_.run().dir, request.modelStep);
+    else if (request.modelStep >= 0 && model_.runner.isOpen() && !model_.runner.isReal() &&
+             request.modelStep != model_.runner.run().step)
+        openModel(model_.runner.run().dir, request.modelStep);
 }
 
 bool Session::openScene(const std::string& demo, const std::string& path) {
