@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The two commands of README's quick start, for a fresh Debian 12 machine:
+# The two commands of README's "Get it running", for a fresh Debian 12 machine:
 #   bash cmake/setup.sh          install what is missing, build the app (only), start the demo
 #   bash cmake/setup.sh test     install what is missing, then build three trees one after the
 #                                other (build: the app and its tests; build-asan: the same with

@@ -1,4 +1,4 @@
-// The project's error convention (README, "Errors"): a failing call throws one line. Tests
+// The project's error convention (docs/layout.md, "Errors"): a failing call throws one line. Tests
 // compare that line the way they compare any other string.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The command line: flags -> Scene + what to do with it (README, "Command line").
+// The command line: flags -> Scene + what to do with it (docs/cli.md).
 #pragma once
 
 #include "cli/real_model_cli.h"
