@@ -102,6 +102,9 @@ struct ExplorerRequest {
     bool exportModel = false;               // every view of a real model, into a new folder
     std::string openModel;                  // a model folder or cache name, opened off-frame
     bool openModelDialog = false;           // Ctrl+Shift+O's window
+    // A real model's head (layer, head from 0) switched off, or on again (a right-click).
+    std::optional<std::pair<int, int>> switchModelHead;
+    bool allModelHeadsOn = false; // every switched-off head on again
 
     ExplorerRequest& operator|=(const ExplorerRequest& other);
 };

@@ -43,6 +43,8 @@ ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
     exportModel = exportModel || other.exportModel;
     if (!other.openModel.empty()) openModel = other.openModel;
     openModelDialog = openModelDialog || other.openModelDialog;
+    if (other.switchModelHead) switchModelHead = other.switchModelHead;
+    allModelHeadsOn = allModelHeadsOn || other.allModelHeadsOn;
     return *this;
 }
 

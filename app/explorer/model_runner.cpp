@@ -102,23 +102,14 @@ std::string withProbability(const std::string& token, float probability) {
 }
 
 void describeModel(const ModelRunner& model, ModelView& view) {
-    const int layer = view.layer;
-    const ModelGridMode grid = view.grid;
-    const int detector = view.detector, lensPosition = view.lensPosition;
-    const bool valueWeighted = view.valueWeighted;
-    core::train::HeadLists ablated = std::move(view.ablated);
-    std::string pairText = std::move(view.pairText); // typed by the user: kept
-    const core::PairView pairView = view.pairView;
-    view = {};
-    view.grid = grid, view.detector = detector, view.lensPosition = lensPosition;
-    view.valueWeighted = valueWeighted;
-    view.pairText = std::move(pairText), view.pairView = pairView;
-    if (model.isReal()) view.ablated = std::move(ablated); // a trained model has no switches here
+    static_cast<ModelFacts&>(view) = {}; // made again; the user's choices are kept
+    static_cast<ModelSpots&>(view) = {}; // drawn again by the next frame
     if (model.isReal()) {
-        view.layer = layer;
+        view.step = 0; // a checkpoint has no training steps
         describeRealModel(model, view);
         return;
     }
+    view.ablated.clear(); // a trained model has no switches here
     if (!model.isOpen()) return;
     const core::TrainedRun& run = model.run();
     const core::train::ModelConfig& c = run.model.config;
@@ -133,7 +124,7 @@ void describeModel(const ModelRunner& model, ModelView& view) {
     view.steps = run.steps;
     view.step = run.step;
     view.layers = c.layers;
-    view.layer = std::clamp(layer, 0, c.layers - 1);
+    view.layer = std::clamp(view.layer, 0, c.layers - 1);
     for (const core::train::ModelSentence& s : model.trace().sentences) {
         view.unknownWords.push_back(s.unknown);
         view.predictions.emplace_back();

@@ -26,28 +26,33 @@ namespace app {
 enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens };
 inline constexpr int kModelGridModes = 5;
 
-// What the panels show of the open model and which layer they show: filled by
-// describeModel, which keeps what the user sets here (the layer, L / Shift+L; the grid's
-// mode and score; the heads switched off; the logit lens's token).
-struct ModelView {
+// What the user chooses of the open model's views: the layer (L / Shift+L), the grid's view
+// (G), the detector, value-weighted maps (W), the heads switched off, the lens's token, an
+// encoder's sentence B and which cells of a pair the maps show (B). Kept when the model's
+// description is made again; a panel changes it only through an ExplorerRequest (session
+// applies it) or its own widget.
+struct ModelChoices {
+    int step = 0;                                   // the run's checkpoint shown
+    int layer = 0;                                  // the layer every view shows, from 0
+    ModelGridMode grid = ModelGridMode::EveryLayer; // the middle panel's view (a real model)
+    int detector = 0;                               // the detectors grid's score
+    bool valueWeighted = false;     // the model view shows |alpha f(x)| instead of the weights
+    core::train::HeadLists ablated; // per layer, the heads switched off (sorted)
+    int lensPosition = -1;          // the logit lens's token (-1: the last)
+    std::string pairText;           // sentence B, typed in the sentences panel ("" for none)
+    core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
+};
+
+// What the panels show of the open model, made from the runner by describeModel.
+struct ModelFacts {
     bool open = false;
     bool real = false;        // a Hugging Face checkpoint: one sentence, any text, no steps
     std::string title;        // task, step and run folder
     std::string architecture; // layers, d_model, heads, seq, vocab
     std::string vocabulary;   // the words that may be typed (or a sample of them)
     std::vector<int> steps;   // the run's checkpoints
-    int step = 0;
-    int layer = 0, layers = 0;                      // the layer every view shows, from 0
-    ModelGridMode grid = ModelGridMode::EveryLayer; // kept like the layer (a real model)
-    int detector = 0;                               // the detectors grid's score
-    bool valueWeighted = false;       // the model view shows |alpha f(x)| instead of the weights
-    core::train::HeadLists ablated;   // per layer, the heads switched off (sorted)
-    int lensPosition = -1;            // the logit lens's token (-1: the last)
-    bool detectorsReady = false;      // the detectors' scores are computed
-    float gridRect[4] = {0, 0, 0, 0}; // where the last model grid was drawn (x0 y0 x1 y1), for
-                                      // the state file: a test clicks a cell as a user would
-    float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
-    float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
+    int layers = 0;
+    bool detectorsReady = false;                        // the detectors' scores are computed
     std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
     double loss = 0, lossAllHeads = 0; // a real model's, with the switches and with all heads on
@@ -55,18 +60,28 @@ struct ModelView {
     // An encoder (BERT, RoBERTa, DistilBERT): bidirectional, its MLM head fills [MASK]s, and it
     // reads a sentence pair when `pairText` is set.
     bool encoder = false, hasHead = true, pairs = false;
-    std::string attentionInput;    // what a layer's attention reads, for the Pipeline tab
-    std::string maskText;          // the mask token as typed: "[MASK]", "<mask>"
-    std::string pairText;          // sentence B, typed in the sentences panel ("" for none)
-    float pairFieldAt[2] = {0, 0}; // the centre of sentence B's field (the state file)
-    int pairStart = -1;            // the shown trace's first token of sentence B
-    core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
+    std::string attentionInput; // what a layer's attention reads, for the Pipeline tab
+    std::string maskText;       // the mask token as typed: "[MASK]", "<mask>"
+    std::string outProjection;  // the attention's output projection, as the checkpoint names it
+    int pairStart = -1;         // the shown trace's first token of sentence B
     struct MaskFill {
         int position = 0;                           // the [MASK]'s token index
         std::vector<core::models::TokenChoice> top; // the MLM head's five, most likely first
     };
     std::vector<MaskFill> maskFills; // one per mask token of the shown trace
 };
+
+// Where the last frame drew the model's widgets, for the state file: a test clicks them as a
+// user would.
+struct ModelSpots {
+    float gridRect[4] = {0, 0, 0, 0}; // the last model grid (x0 y0 x1 y1)
+    float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
+    float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
+    float pairFieldAt[2] = {0, 0};    // the centre of sentence B's field
+};
+
+// The open model in the explorer: the three parts side by side (model.layer, model.title, ...).
+struct ModelView : ModelChoices, ModelFacts, ModelSpots {};
 
 // The token the logit lens reads: the one chosen, else an encoder's first mask token, else the
 // last of the n.
@@ -244,6 +259,7 @@ class ModelRunner {
 // What the panels show of the open model: title, architecture, vocabulary, steps, and per
 // sentence its unknown words and the model's next-token guesses. Keeps the layer chosen (clamped
 // to the model's layers).
+// The choices are kept, clamped to the model (its layer, a real model's switched-off heads).
 void describeModel(const ModelRunner& model, ModelView& view);
 
 // The window title while a model is open: "mha-viz — induction, step 1500 (runs/induction-2)".

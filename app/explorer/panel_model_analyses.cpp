@@ -168,9 +168,6 @@ void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
         ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", lens.error.c_str());
     if (lens.generation != runner.generation() || runner.lensComputing())
         ImGui::TextDisabled("computing the lens ...");
-    model.lensTop.clear();
-    if (lens.generation == runner.generation()) // the state file reports the current lens only
-        for (const auto& top : lens.layers) model.lensTop.push_back(top.front().token);
     if (lens.layers.empty()) return;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchSame;
@@ -193,28 +190,27 @@ void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
     ImGui::EndTable();
 }
 
-void drawAblationSummary(const ModelRunner& runner, ModelView& model) {
+bool drawAblationSummary(const ModelRunner& runner, const ModelView& model) {
     int off = 0;
     for (const std::vector<int>& heads : model.ablated) off += int(heads.size());
     if (off == 0) {
-        explanation(model.encoder
-                        ? "Right-click a head to switch it off (its output zeroed before the "
-                          "output dense): what fills the first mask follows."
-                        : "Right-click a head to switch it off (its output zeroed before c_proj): "
-                          "the loss and the next token follow.");
-        return;
+        const std::string hint = "Right-click a head to switch it off (its output zeroed before " +
+                                 model.outProjection +
+                                 (model.encoder ? "): what fills the first mask follows."
+                                                : "): the loss and the next token follow.");
+        explanation(hint.c_str());
+        return false;
     }
     const RealOutcomeSummary &now = runner.outcome(), &all = runner.baseline();
     ImGui::Text("%d head%s off", off, off == 1 ? "" : "s");
     ImGui::SameLine();
-    if (ImGui::SmallButton("All heads on"))
-        for (std::vector<int>& heads : model.ablated) heads.clear();
+    const bool allOn = ImGui::SmallButton("All heads on");
     if (runner.computing()) {
         ImGui::SameLine();
         ImGui::TextDisabled(" computing ...");
-        return; // the numbers shown would be of the switches before
+        return allOn; // the numbers shown would be of the switches before
     }
-    if (!now.valid || !all.valid) return;
+    if (!now.valid || !all.valid) return allOn;
     if (std::isfinite(now.loss)) {
         ImGui::SameLine();
         ImGui::Text(" loss %.3f nats (all heads on: %.3f)", now.loss, all.loss);
@@ -229,6 +225,7 @@ void drawAblationSummary(const ModelRunner& runner, ModelView& model) {
         line += was == all.next.end() ? " (new)" : " (was " + percent(was->probability) + ")";
     }
     ImGui::TextUnformatted(line.c_str());
+    return allOn;
 }
 
 } // namespace app

@@ -124,22 +124,18 @@ void markSwitchedOff(const Grid& g, int l, int h) {
     draw->AddLine(min, max, IM_COL32(255, 90, 80, 255), 2.0f);
 }
 
-// A right-click on cell (l, h) switches that head off, or on again.
-void switchOnRightClick(const Grid& g, int l, int h, ModelView& model) {
+// Whether cell (l, h) was right-clicked: that head switched off, or on again.
+bool rightClicked(const Grid& g, int l, int h) {
     const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
-    if (!ImGui::IsMouseHoveringRect(min, max) || !ImGui::IsWindowHovered() ||
-        !ImGui::IsMouseClicked(ImGuiMouseButton_Right))
-        return;
-    model.ablated.resize(std::size_t(model.layers));
-    std::vector<int>& heads = model.ablated[std::size_t(l)];
-    core::switchHead(heads, h, !core::containsHead(heads, h));
-    std::sort(heads.begin(), heads.end());
+    return ImGui::IsMouseHoveringRect(min, max) && ImGui::IsWindowHovered() &&
+           ImGui::IsMouseClicked(ImGuiMouseButton_Right);
 }
 
-void drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
-                    GlHeatmaps& gl) {
+ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
+                               GlHeatmaps& gl) {
+    ExplorerRequest request;
     const int heads = runner.realModel().config().heads;
-    if (model.layers == 0 || heads == 0) return;
+    if (model.layers == 0 || heads == 0) return request;
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
     if (model.valueWeighted && !runner.valueWeightedReady()) {
         ImGui::SameLine();
@@ -154,7 +150,7 @@ void drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView
                 "A large weight on a token that sends little fades.");
     ImGui::SameLine();
     ImGui::TextDisabled("(W)  G: next view");
-    drawAblationSummary(runner, model);
+    request.allModelHeadsOn = drawAblationSummary(runner, model);
     const Grid g = layoutGrid(model.layers, heads, 2.0f, model);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int tokens = runner.realTrace() ? int(runner.realTrace()->ids.size()) : 0;
@@ -173,8 +169,9 @@ void drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView
                                 (off ? " (switched off)" : "") +
                                 "\nclick to open, right-click to switch " + (off ? "on" : "off"),
                             model, saved);
-            switchOnRightClick(g, l, h, model);
+            if (rightClicked(g, l, h)) request.switchModelHead = std::pair(l, h);
         }
+    return request;
 }
 
 ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores>& detectors,
@@ -266,7 +263,7 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& run
         drawLogitLensView(runner, model);
         break;
     default:
-        drawEveryLayer(runner, model, saved, gl);
+        request |= drawEveryLayer(runner, model, saved, gl);
     }
     ImGui::End();
     return request;

@@ -57,8 +57,9 @@ void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatma
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
                      Selection& selection, GlHeatmaps& gl);
 void drawLogitLensView(const ModelRunner& runner, ModelView& model);
-// "3 heads off [All heads on]  loss 4.2 (all heads on: 4.0)" and the next tokens then and now.
-void drawAblationSummary(const ModelRunner& runner, ModelView& model);
+// "3 heads off [All heads on]  loss 4.2 (all heads on: 4.0)" and the next tokens then and now;
+// true when All heads on was clicked.
+bool drawAblationSummary(const ModelRunner& runner, const ModelView& model);
 
 // The right-hand panel: the tab bar, showing `tab`; `drawTab` draws a tab's content.
 ExplorerRequest drawViewsPanel(const PanelRect& rect, core::ViewTab& tab, TabBarState& bar,

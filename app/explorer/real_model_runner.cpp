@@ -288,6 +288,7 @@ void describeRealModel(const ModelRunner& runner, ModelView& view) {
     view.pairs = model.tokenizer->takesPairs();
     view.attentionInput = model.net->attentionInputName();
     view.maskText = model.maskText();
+    view.outProjection = model.architecture->outProjection;
     describeRealTrace(runner, view);
     view.layers = c.layers;
     view.layer = std::clamp(view.layer, 0, c.layers - 1);

@@ -291,6 +291,7 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
         rect, model_.runner, explorer_.model, explorer_.saved, explorer_.selection, model_.gl);
     if (request.exportDetectors) exportDetectors();
     if (request.exportModel) exportModelViews();
+    applyRequest(request); // a head switched off or on
 }
 
 // "Export all" of a real model: a new folder beside the other exports, written by the export

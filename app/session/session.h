@@ -79,6 +79,8 @@ class Session {
     void drawWindows(); // the legend, the scene picker, the export panel, the notice
     // What a panel asked for, done now.
     void applyRequest(const ExplorerRequest& request);
+    // A real model's head switched off or on, or all on again (the model grid's right-click).
+    void switchModelHeads(const ExplorerRequest& request);
     // A demo scene (by name) or a scene file: it replaces the scene (a trained model gives way),
     // with its view settings; a "train" object opens the Train view and trains. A file that
     // cannot be read leaves everything as it was, with a notice.

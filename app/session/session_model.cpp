@@ -208,6 +208,10 @@ bool Session::followModel() {
         describeModel(model_.runner, explorer_.model);
         model_.shownLayer = -1;
     }
+    explorer_.model.lensTop.clear(); // the lens of the trace shown, once its worker has it
+    const LensRows& lens = model_.runner.lens();
+    if (lens.generation == model_.runner.generation())
+        for (const auto& top : lens.layers) explorer_.model.lensTop.push_back(top.front().token);
     if (!model_.runner.hasTrace()) return false;
     explorer_.model.layer = std::clamp(explorer_.model.layer, 0, explorer_.model.layers - 1);
     if (explorer_.model.layer == model_.shownLayer && model.pairView == model_.shownPairView)

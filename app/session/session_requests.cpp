@@ -21,11 +21,25 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (!request.openModel.empty()) openModelPath(request.openModel);
     if (request.openTrain) train_.active = true;
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
+    if (request.switchModelHead || request.allModelHeadsOn) switchModelHeads(request);
     if (request.closeModel)
         closeModel();
     else if (request.modelStep >= 0 && model_.runner.isOpen() && !model_.runner.isReal() &&
              request.modelStep != model_.runner.run().step)
         openModel(model_.runner.run().dir, request.modelStep);
+}
+
+void Session::switchModelHeads(const ExplorerRequest& request) {
+    core::train::HeadLists& ablated = explorer_.model.ablated;
+    if (request.allModelHeadsOn)
+        for (std::vector<int>& heads : ablated) heads.clear();
+    if (!request.switchModelHead) return;
+    const auto [layer, head] = *request.switchModelHead;
+    if (layer < 0 || layer >= explorer_.model.layers) return;
+    ablated.resize(std::size_t(explorer_.model.layers));
+    std::vector<int>& heads = ablated[std::size_t(layer)];
+    core::switchHead(heads, head, !core::containsHead(heads, head));
+    std::sort(heads.begin(), heads.end());
 }
 
 bool Session::openScene(const std::string& demo, const std::string& path) {
