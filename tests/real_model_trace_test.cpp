@@ -3,8 +3,11 @@
 // thumbnails and layer means that the model view and the rollout read are kept either way, and
 // the JSON written is the same. On the GPT-2 and BERT fixtures.
 #include "build_facts.h"
+#include "io/trace_json.h"
 #include "models/analyses/real_trace_json.h"
 #include "models/real_model.h"
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +97,24 @@ TEST_P(BoundedTrace, ASwitchedOffHeadRerunsFromItsOwnLayer) {
     other.resume = before;
     EXPECT_EQ(traceRealModel(model, text + " too", other).residual,
               traceRealModel(model, text + " too", off).residual);
+}
+
+// A layer's trace says whose weights it holds, not a made-up seed: its config has weights
+// "model", weights_from naming the checkpoint and the layer, no seed, and the heads switched off.
+TEST_P(BoundedTrace, ALayersConfigNamesTheCheckpointNotASeed) {
+    const RealModel& model = fixture(GetParam());
+    RealTraceOptions options;
+    options.ablated = {{}, {0, 2}};
+    const RealTrace t = traceRealModel(model, "the cat sat", options);
+    std::ostringstream text;
+    core::writeTraceJson(*t.layer(1), text);
+    const nlohmann::json config = nlohmann::json::parse(text.str())["config"];
+    EXPECT_EQ(config["weights"], "model");
+    EXPECT_EQ(config["weights_from"], "checkpoint " + model.location.source + ", layer 2");
+    EXPECT_FALSE(config.contains("seed"));
+    EXPECT_FALSE(config.contains("positional"));
+    EXPECT_EQ(config["ablate"], nlohmann::json::array({1, 3}));
+    EXPECT_EQ(config["mask"], model.isEncoder() ? "none" : "causal");
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, BoundedTrace,

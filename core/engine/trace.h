@@ -33,7 +33,11 @@ constexpr std::span<const EnumName<PairView>> enumNames(PairView) {
 }
 
 struct Trace {
-    Scene scene;                            // how this trace was made
+    // How this trace was made: a scene's every setting; for a layer of a model only its sizes,
+    // mask and scale (modelWeights says where the weights come from instead of a seed).
+    Scene scene;
+    std::string modelWeights; // a model's layer: "checkpoint gpt2", "trained (mha-viz train,
+                              // seed 1)"; "" for a scene, whose seed and weights kind made them
     std::vector<std::string> headNames;     // H
     std::vector<Tokenized> sentences;       // B
     std::vector<Tokenized> sources;         // B when cross, else empty
@@ -43,6 +47,7 @@ struct Trace {
     Attention attention;                    // q, k, v, scores, weights, head outputs, output
     int layer = 0;      // which layer of a model this is (0 for a scene): its heads' colours follow
     int pairStart = -1; // an encoder's sentence pair: the first token of sentence B
+    bool isModelLayer() const { return !modelWeights.empty(); }
     PairView pairView = PairView::All;
 
     // Head h's place in its model (modelHeadIndex): the index of its colour.

@@ -18,12 +18,18 @@ namespace {
 
 std::vector<std::string> sceneCaption(const Trace& t, int b) {
     const Scene& s = t.scene;
-    char sizes[200];
-    std::snprintf(sizes, sizeof sizes,
-                  "d_model %d, H %d, d_head %d, mask %s, scale %s, seed %llu, weights %s%s",
-                  s.d_model, s.heads, s.dHead(), std::string(toString(s.mask)).c_str(),
-                  std::string(toString(s.scale)).c_str(), static_cast<unsigned long long>(s.seed),
-                  std::string(toString(s.weights)).c_str(), s.positional ? "" : ", no positions");
+    char sizes[400];
+    if (t.isModelLayer()) // a model's layer: its weights' origin, not a scene's seed
+        std::snprintf(sizes, sizeof sizes, "d_model %d, H %d, d_head %d, mask %s, scale %s, %s",
+                      s.d_model, s.heads, t.attention.d_head, std::string(toString(s.mask)).c_str(),
+                      std::string(toString(s.scale)).c_str(), t.modelWeights.c_str());
+    else
+        std::snprintf(
+            sizes, sizeof sizes,
+            "d_model %d, H %d, d_head %d, mask %s, scale %s, seed %llu, weights %s%s", s.d_model,
+            s.heads, s.dHead(), std::string(toString(s.mask)).c_str(),
+            std::string(toString(s.scale)).c_str(), static_cast<unsigned long long>(s.seed),
+            std::string(toString(s.weights)).c_str(), s.positional ? "" : ", no positions");
     std::vector<std::string> lines{"\"" + t.sentences[std::size_t(b)].text + "\"", sizes};
     if (s.isCross())
         lines.insert(lines.begin() + 1, "keys from \"" + t.sources[std::size_t(b)].text + "\"");

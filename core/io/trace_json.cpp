@@ -49,22 +49,36 @@ void writeBoolMatrix(JsonWriter& w, const BoolMat& m) {
     w.endArray();
 }
 
-// config: every setting that changes the numbers (docs/trace-json.md, "Version 1").
-void writeConfig(JsonWriter& w, const Scene& s) {
+// config: every setting that changes the numbers (docs/trace-json.md, "Version 1"). A layer of
+// a model has no seed, weights kind or positional switch of a scene: "weights" is "model" and
+// "weights_from" says whose.
+void writeConfig(JsonWriter& w, const Trace& t) {
+    const Scene& s = t.scene;
+    const Attention& a = t.attention;
     w.beginObject();
     w.field("d_model", s.d_model);
     w.field("heads", s.heads);
-    w.field("d_head", s.dHead());
+    w.field("d_head", t.isModelLayer() ? a.d_head : s.dHead());
     w.field("mask", toString(s.mask));
     w.field("scale", toString(s.scale));
-    w.field("seed", static_cast<unsigned long long>(s.seed));
-    w.field("weights", toString(s.weights));
-    w.field("positional", s.positional);
+    if (t.isModelLayer()) {
+        w.field("weights", "model");
+        w.field("weights_from", t.modelWeights);
+    } else {
+        w.field("seed", static_cast<unsigned long long>(s.seed));
+        w.field("weights", toString(s.weights));
+        w.field("positional", s.positional);
+    }
     w.field("cross", s.isCross());
     w.field("out_proj", s.outProjection);
     w.key("ablate");
     w.beginArray();
-    for (int h : s.ablatedHeads) w.value(h + 1); // numbered from 1, as the CLI and UI show them
+    if (t.isModelLayer()) { // numbered from 1, as the CLI and the window show them
+        for (int h = 0; h < int(a.headAblated.size()); ++h)
+            if (a.headAblated[std::size_t(h)]) w.value(h + 1);
+    } else {
+        for (int h : s.ablatedHeads) w.value(h + 1);
+    }
     w.endArray();
     w.field("reshape_bug", s.reshapeBug);
     w.endObject();
@@ -135,7 +149,7 @@ void traceObject(JsonWriter& w, const Trace& t) {
     w.field("format", "mha-trace");
     w.field("version", kTraceJsonVersion);
     w.key("config");
-    writeConfig(w, t.scene);
+    writeConfig(w, t);
     w.key("head_names");
     w.beginArray();
     for (const std::string& name : t.headNames) w.value(name);

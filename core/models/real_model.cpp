@@ -88,6 +88,8 @@ std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention
     const RealModel& model = *r.model;
     auto layer = std::make_shared<Trace>();
     layer->scene = realModelScene(model, {r.text});
+    layer->modelWeights =
+        "checkpoint " + model.location.source + ", layer " + std::to_string(l + 1);
     for (int h = 0; h < model.config().heads; ++h)
         layer->headNames.push_back("head " + std::to_string(h + 1));
     layer->sentences = {r.tokens};

@@ -177,6 +177,8 @@ ModelTrace traceModel(const TrainedModel& model, const std::vector<std::string>&
     for (const std::shared_ptr<const Weights>& weights : model.layers) {
         auto layer = std::make_shared<Trace>(base);
         layer->layer = int(out.layers.size());
+        layer->modelWeights = "trained (mha-viz train, seed " + std::to_string(model.seed) +
+                              "), layer " + std::to_string(layer->layer + 1);
         layer->weights = weights;
         layer->input.x = x;
         forward(layer->input, *weights, layer->attention); // the explorer's engine, as training
