@@ -14,6 +14,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>  // renameat2 (glibc, with _GNU_SOURCE as g++ and clang++ define it)
+#include <fcntl.h> // AT_FDCWD
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -191,8 +193,15 @@ TEST(ParallelExport, ErrorHalfWayKeepsTheFilesWritten) {
         try {
             core::exportView(t, request, [&](int done, int) {
                 if (done != 3) return;
-                fs::rename(dir, moved);
-                std::ofstream(dir) << "not a folder";
+                // The folder and a plain file change places at once (RENAME_EXCHANGE): a second
+                // worker writing meanwhile finds the file, never no folder at all.
+                std::ofstream(moved) << "not a folder";
+                if (renameat2(AT_FDCWD, dir.c_str(), AT_FDCWD, moved.c_str(), RENAME_EXCHANGE) !=
+                    0) {
+                    fs::remove(moved); // a file system without the exchange: one step after another
+                    fs::rename(dir, moved);
+                    std::ofstream(dir) << "not a folder";
+                }
             });
         } catch (const core::ExportError& e) {
             message = e.what();
