@@ -71,6 +71,7 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ExportPanel& p
     request.colormap = target.colormap;
     request.caption = panel.caption;
     request.captionLines = target.captionLines;
+    request.pairView = target.pairView;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }

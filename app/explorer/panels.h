@@ -105,6 +105,7 @@ struct ExportTarget {
     core::ColormapId colormap = core::ColormapId::Viridis;
     // A real model's layer: the caption that names the checkpoint, not the scene's seed.
     std::vector<std::string> captionLines;
+    core::PairView pairView = core::PairView::All; // a sentence pair's cells shown
 };
 void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ExportPanel& panel,
                      const ExportTarget& target, Notice& notice, const std::string& defaultFolder);

@@ -85,7 +85,7 @@ bool Session::init() {
     if (explorer_.openModel.recent.empty()) // else --model has just read and written it
         explorer_.openModel.recent = core::models::readRecentModels(recentModelsPath());
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection);
-    uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
+    uploadHeadMaps(*trace_, explorer_.selection.batchIndex, shownPairView(), gl_);
     if (options_.train) startTrainScene(*options_.train); // --scene with a "train" object
     return true;
 }
@@ -197,7 +197,8 @@ void Session::drawWindows() {
                         explorer_.saved.selectedHead,
                         explorer_.saved.compareHead,
                         explorer_.saved.colormap,
-                        {}};
+                        {},
+                        shownPairView()};
     if (model_.runner.isReal() && model_.runner.realTrace()) {
         target.captionLines =
             core::models::realModelCaption(model_.runner.realModel(), *model_.runner.realTrace());
@@ -257,7 +258,7 @@ void Session::drawExplorer() {
     frames_.bench.lap(FramePhase::Engine);
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection); // before any panel indexes
     if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex)) { // or another one
-        uploadHeadMaps(*trace_, explorer_.selection.batchIndex, gl_);
+        uploadHeadMaps(*trace_, explorer_.selection.batchIndex, shownPairView(), gl_);
         frames_.bench.lap(FramePhase::Upload);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());

@@ -109,6 +109,10 @@ class Session {
     void rememberRecentModel(const std::string& dirOrName); // the dialog's recent list
     void setTitle(std::string title); // the window's title from the next frame on
 
+    // The pair view the maps and exports show: the open model's choice, or every cell.
+    core::PairView shownPairView() const {
+        return model_.runner.isReal() ? explorer_.model.pairView : core::PairView::All;
+    }
     RunStatus status() const {
         return model_.runner.isOpen() ? model_.runner.status() : runner_.status();
     }

@@ -220,12 +220,7 @@ bool Session::followModel() {
     std::shared_ptr<const core::Trace> layer = model_.runner.layerTrace(explorer_.model.layer);
     if (!layer) return false;
     model_.shownLayer = explorer_.model.layer;
-    model_.shownPairView = model.pairView;
-    if (layer->pairStart > 0 && model.pairView != core::PairView::All) {
-        auto filtered = std::make_shared<core::Trace>(*layer); // the views mask the other cells
-        filtered->pairView = model.pairView;
-        layer = std::move(filtered);
-    }
+    model_.shownPairView = model.pairView; // the maps are made again with it (shownPairView())
     trace_ = std::move(layer);
     return true;
 }

@@ -93,11 +93,13 @@ ImU32 headColorU32(const core::Trace& trace, int head, float alpha) {
     return paletteColor(trace.headColorIndex(head), alpha);
 }
 
-void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
+void uploadHeadMaps(const core::Trace& trace, int batchIndex, core::PairView pairView,
+                    GlHeatmaps& gl) {
     HeadMaps& maps = gl.maps;
+    maps.pairView = pairView; // the derived maps follow it
     maps.heads.resize(std::size_t(trace.attention.heads));
     for (int h = 0; h < trace.attention.heads; ++h) {
-        maps.heads[std::size_t(h)] = core::attentionMap(trace, batchIndex, h);
+        maps.heads[std::size_t(h)] = core::attentionMap(trace, batchIndex, h, pairView);
         const core::AttentionMap& map = maps.heads[std::size_t(h)];
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
@@ -110,7 +112,7 @@ void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
 void uploadDerivedMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl) {
     HeadMaps& maps = gl.maps;
     if (maps.derivedGeneration == maps.generation) return;
-    maps.mean = core::meanAttentionMap(trace, batchIndex);
+    maps.mean = core::meanAttentionMap(trace, batchIndex, maps.pairView);
     gl.setValues(derivedSlot(maps, DerivedMap::Mean), maps.mean.values.data(), maps.mean.rows,
                  maps.mean.cols);
     core::EntropyMap entropy = core::entropyMap(trace, batchIndex);
@@ -127,7 +129,7 @@ void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& g
     if (maps.differenceGeneration == maps.generation && maps.differenceOf[0] == headA &&
         maps.differenceOf[1] == headB)
         return;
-    maps.difference = core::headDifferenceMap(trace, batchIndex, headA, headB);
+    maps.difference = core::headDifferenceMap(trace, batchIndex, headA, headB, maps.pairView);
     gl.setValues(derivedSlot(maps, DerivedMap::Difference), maps.difference.values.data(),
                  maps.difference.rows, maps.difference.cols);
     maps.differenceGeneration = maps.generation;

@@ -12,7 +12,8 @@ namespace app {
 
 // Rebuilds gl.maps for sentence `batchIndex` and uploads them: after a recompute, or when
 // another sentence is shown (gl.maps.showSentence says whether they are current).
-void uploadHeadMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl);
+void uploadHeadMaps(const core::Trace& trace, int batchIndex, core::PairView pairView,
+                    GlHeatmaps& gl);
 
 // The explorer's maps as its panels draw them: the saved colours and the selected head (a
 // click selects), what the user points at, and the textures with the shown sentence's maps.

@@ -22,7 +22,8 @@ inline int modelHeadIndex(int layer, int head, int heads) {
 
 // Which cells of an encoder's sentence pair ([CLS] A [SEP] B [SEP]) the views show, the rest
 // drawn as masked: every cell, sentence A's tokens attending to B's, or B's to A's (BertViz's
-// sentence-pair view). Only for display: the numbers are the model's.
+// sentence-pair view). Only for display, chosen in the window and passed to the maps and
+// figures (figures/attention_map.h): the numbers and the trace are the model's.
 enum class PairView { All, AToB, BToA };
 inline constexpr EnumName<PairView> kPairViewNames[] = {
     {PairView::All, "all", "all"},
@@ -48,7 +49,6 @@ struct Trace {
     int layer = 0;      // which layer of a model this is (0 for a scene): its heads' colours follow
     int pairStart = -1; // an encoder's sentence pair: the first token of sentence B
     bool isModelLayer() const { return !modelWeights.empty(); }
-    PairView pairView = PairView::All;
 
     // Head h's place in its model (modelHeadIndex): the index of its colour.
     int headColorIndex(int h) const { return modelHeadIndex(layer, h, attention.heads); }

@@ -38,7 +38,7 @@ bool hiddenByPairView(PairView view, int pairStart, int i, int j) {
     return view == PairView::AToB ? !(aQuery && !aKey) : !(!aQuery && aKey);
 }
 
-AttentionMap attentionMap(const Trace& trace, int b, int h) {
+AttentionMap attentionMap(const Trace& trace, int b, int h, PairView pairView) {
     const Attention& a = trace.attention;
     AttentionMap map;
     map.rows = a.queryLen, map.cols = a.keyLen;
@@ -59,12 +59,12 @@ AttentionMap attentionMap(const Trace& trace, int b, int h) {
         // Masked cells are below any weight; NaN weights are passed over, as before.
         map.maxWeight = std::max(map.maxWeight, row.maxCoeff<Eigen::PropagateNumbers>());
     }
-    if (trace.pairView != PairView::All && trace.pairStart > 0) {
+    if (pairView != PairView::All && trace.pairStart > 0) {
         map.maxWeight = 0;
         for (int i = 0; i < map.rows; ++i)
             for (int j = 0; j < map.cols; ++j) {
                 float& v = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
-                if (hiddenByPairView(trace.pairView, trace.pairStart, i, j)) v = kMaskedCell;
+                if (hiddenByPairView(pairView, trace.pairStart, i, j)) v = kMaskedCell;
                 if (v != kMaskedCell) map.maxWeight = std::max(map.maxWeight, v);
             }
     }

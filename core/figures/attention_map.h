@@ -26,12 +26,13 @@ struct AttentionMap {
     int pairStart = -1;  // a sentence pair: where B starts (a divider on both axes), else -1
 };
 
-// Whether cell (i, j) is outside the block a pair view shows (Trace::pairView).
+// Whether cell (i, j) is outside the block a pair view shows (engine/trace.h, PairView).
 bool hiddenByPairView(PairView view, int pairStart, int i, int j);
 
-// The head's weights with masked cells marked; with a pair view, the cells outside its block
-// are marked masked too.
-AttentionMap attentionMap(const Trace& trace, int batchIndex, int head);
+// The head's weights with masked cells marked; with a pair view (a sentence pair's trace), the
+// cells outside its block are marked masked too.
+AttentionMap attentionMap(const Trace& trace, int batchIndex, int head,
+                          PairView pairView = PairView::All);
 // Head `head` of layer `layer` of a trained model's probe maps (causal: later keys masked).
 AttentionMap attentionMap(const train::ProbeMaps& maps, int layer, int head);
 

@@ -80,17 +80,18 @@ float tickValue(const HeatmapFigure& f, int k) {
     return lo + (hi - lo) * float(k) / 4.0f;
 }
 
-HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap) {
-    HeatmapFigure f = mapFigure(trace, b, attentionMap(trace, b, h), headTitle(trace, h), colormap);
+HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap, PairView pairView) {
+    HeatmapFigure f =
+        mapFigure(trace, b, attentionMap(trace, b, h, pairView), headTitle(trace, h), colormap);
     f.valueMax = 1.0f;                // one scale for every figure, so they compare
     f.keyColor = headColor(trace, h); // the window frames this map with it
     return f;
 }
 
-GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap) {
+GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap, PairView pairView) {
     GridFigure g;
     for (int h = 0; h < trace.attention.heads; ++h) {
-        g.panels.push_back(headFigure(trace, b, h, colormap));
+        g.panels.push_back(headFigure(trace, b, h, colormap, pairView));
         g.panels.back().captionLines.clear(); // one caption for the grid
     }
     g.columns = trace.attention.heads <= 4   ? trace.attention.heads
@@ -145,16 +146,16 @@ GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::
     return grid;
 }
 
-HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap) {
+HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap, PairView pairView) {
     HeatmapFigure f =
-        mapFigure(trace, b, meanAttentionMap(trace, b),
+        mapFigure(trace, b, meanAttentionMap(trace, b, pairView),
                   "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
     f.valueLabel = "mean attention weight over the heads";
     return f;
 }
 
-HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB) {
-    const AttentionMap diff = headDifferenceMap(trace, b, headA, headB);
+HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB, PairView pairView) {
+    const AttentionMap diff = headDifferenceMap(trace, b, headA, headB, pairView);
     HeatmapFigure f = mapFigure(
         trace, b, diff, headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
         ColormapId::RdBu);

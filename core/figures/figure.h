@@ -49,10 +49,12 @@ struct GridFigure {
     std::vector<std::string> captionLines;
 };
 
+// `pairView`: a sentence pair's cells outside the block shown drawn as masked (attention_map.h).
 HeatmapFigure headFigure(const Trace& trace, int batchIndex, int head,
-                         ColormapId colormap = ColormapId::Viridis);
-GridFigure gridFigure(const Trace& trace, int batchIndex,
-                      ColormapId colormap = ColormapId::Viridis);
+                         ColormapId colormap = ColormapId::Viridis,
+                         PairView pairView = PairView::All);
+GridFigure gridFigure(const Trace& trace, int batchIndex, ColormapId colormap = ColormapId::Viridis,
+                      PairView pairView = PairView::All);
 
 // A trained model's probe maps (the Train view): a panel per head, titled "L{l}H{h}" in its
 // colour, a row per layer (at most 8 heads a row, so the PNG stays openable).
@@ -61,9 +63,11 @@ GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::
 
 // The views beside the grid (numbers from core/figures/head_views.h).
 HeatmapFigure meanFigure(const Trace& trace, int batchIndex,
-                         ColormapId colormap = ColormapId::Viridis);
+                         ColormapId colormap = ColormapId::Viridis,
+                         PairView pairView = PairView::All);
 // Head a minus head b on the diverging RdBu map, symmetric around 0 (red: a attends more).
-HeatmapFigure differenceFigure(const Trace& trace, int batchIndex, int headA, int headB);
+HeatmapFigure differenceFigure(const Trace& trace, int batchIndex, int headA, int headB,
+                               PairView pairView = PairView::All);
 // Row entropy in bits: one row per head, one column per query token.
 HeatmapFigure entropyFigure(const Trace& trace, int batchIndex,
                             ColormapId colormap = ColormapId::Viridis);
@@ -82,7 +86,8 @@ struct LineFigure {
     float minWeight = 0.01f;    // lighter lines are left out (invisible, and N x M of them)
 };
 
-LineFigure lineFigure(const Trace& trace, int batchIndex, int head);
+LineFigure lineFigure(const Trace& trace, int batchIndex, int head,
+                      PairView pairView = PairView::All);
 std::string lineSvg(const LineFigure& figure);
 Image linePng(const LineFigure& figure, int scale);
 

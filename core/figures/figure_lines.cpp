@@ -12,8 +12,8 @@
 
 namespace core {
 
-LineFigure lineFigure(const Trace& trace, int b, int h) {
-    const AttentionMap map = attentionMap(trace, b, h);
+LineFigure lineFigure(const Trace& trace, int b, int h, PairView pairView) {
+    const AttentionMap map = attentionMap(trace, b, h, pairView);
     const HeatmapFigure heat = headFigure(trace, b, h); // same title and caption as the heatmap
     LineFigure f;
     f.title = heat.title + " \xE2\x80\x94 lines";

@@ -8,9 +8,9 @@
 
 namespace core {
 
-AttentionMap meanAttentionMap(const Trace& trace, int b) {
+AttentionMap meanAttentionMap(const Trace& trace, int b, PairView pairView) {
     const Attention& a = trace.attention;
-    AttentionMap mean = attentionMap(trace, b, 0); // labels and mask
+    AttentionMap mean = attentionMap(trace, b, 0, pairView); // labels and mask
     const int heads = a.heads;
     std::vector<double> sum(mean.values.size(), 0.0); // double: H may be large
     for (int h = 0; h < heads; ++h)
@@ -27,9 +27,9 @@ AttentionMap meanAttentionMap(const Trace& trace, int b) {
     return mean;
 }
 
-AttentionMap headDifferenceMap(const Trace& trace, int b, int headA, int headB) {
-    AttentionMap diff = attentionMap(trace, b, headA);
-    const AttentionMap other = attentionMap(trace, b, headB);
+AttentionMap headDifferenceMap(const Trace& trace, int b, int headA, int headB, PairView pairView) {
+    AttentionMap diff = attentionMap(trace, b, headA, pairView);
+    const AttentionMap other = attentionMap(trace, b, headB, pairView);
     diff.maxWeight = 0;
     for (std::size_t c = 0; c < diff.values.size(); ++c) {
         if (diff.values[c] == kMaskedCell) continue;

@@ -13,10 +13,12 @@ namespace core {
 
 // Mean of every head's weights (switched-off heads included: their weights are still
 // computed). Rows still sum to 1; masked cells stay kMaskedCell.
-AttentionMap meanAttentionMap(const Trace& trace, int batchIndex);
+AttentionMap meanAttentionMap(const Trace& trace, int batchIndex,
+                              PairView pairView = PairView::All);
 
 // Head a minus head b, cell by cell, in [-1, 1]; maxWeight holds the largest |difference|.
-AttentionMap headDifferenceMap(const Trace& trace, int batchIndex, int headA, int headB);
+AttentionMap headDifferenceMap(const Trace& trace, int batchIndex, int headA, int headB,
+                               PairView pairView = PairView::All);
 
 struct RowStatistics {
     double entropyBits = 0; // of the row over the keys it may see; 0 when all are masked

@@ -132,17 +132,19 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
     std::vector<FigureJob> jobs;
     switch (r.what) {
     case ExportWhat::Head:
-        jobs.push_back(heatmapJob(headStem(trace, prefix, head),
-                                  captioned(headFigure(trace, b, head, r.colormap), r)));
+        jobs.push_back(
+            heatmapJob(headStem(trace, prefix, head),
+                       captioned(headFigure(trace, b, head, r.colormap, r.pairView), r)));
         break;
     case ExportWhat::EachHead:
         for (int h = 0; h < heads; ++h)
-            jobs.push_back(heatmapJob(headStem(trace, prefix, h),
-                                      captioned(headFigure(trace, b, h, r.colormap), r)));
+            jobs.push_back(
+                heatmapJob(headStem(trace, prefix, h),
+                           captioned(headFigure(trace, b, h, r.colormap, r.pairView), r)));
         break;
     case ExportWhat::Grid: {
-        auto grid =
-            std::make_shared<const GridFigure>(captioned(gridFigure(trace, b, r.colormap), r));
+        auto grid = std::make_shared<const GridFigure>(
+            captioned(gridFigure(trace, b, r.colormap, r.pairView), r));
         jobs.push_back({prefix + "-grid",
                         [grid] { return gridSvg(*grid); },
                         {},
@@ -150,19 +152,20 @@ std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b
         break;
     }
     case ExportWhat::Mean:
-        jobs.push_back(
-            heatmapJob(prefix + "-mean", captioned(meanFigure(trace, b, r.colormap), r)));
+        jobs.push_back(heatmapJob(prefix + "-mean",
+                                  captioned(meanFigure(trace, b, r.colormap, r.pairView), r)));
         break;
     case ExportWhat::Difference: {
         char stem[64];
         std::snprintf(stem, sizeof stem, "-difference-head-%02d-head-%02d", head + 1, headB + 1);
-        jobs.push_back(
-            heatmapJob(prefix + stem, captioned(differenceFigure(trace, b, head, headB), r)));
+        jobs.push_back(heatmapJob(
+            prefix + stem, captioned(differenceFigure(trace, b, head, headB, r.pairView), r)));
         break;
     }
     case ExportWhat::Lines: {
-        auto lines = std::make_shared<const LineFigure>(captioned(lineFigure(trace, b, head), r));
-        const HeatmapFigure weights = headFigure(trace, b, head, r.colormap);
+        auto lines = std::make_shared<const LineFigure>(
+            captioned(lineFigure(trace, b, head, r.pairView), r));
+        const HeatmapFigure weights = headFigure(trace, b, head, r.colormap, r.pairView);
         jobs.push_back({headStem(trace, prefix + "-lines", head),
                         [lines] { return lineSvg(*lines); },
                         [weights] { return heatmapCsv(weights); },

@@ -59,6 +59,8 @@ struct ExportRequest {
     // With the caption on: these lines instead of the scene's, then the figure's own title. A
     // real model's layer needs them: its scene names no checkpoint (a seed and random weights).
     std::vector<std::string> captionLines;
+    // A sentence pair's cells outside the block shown drawn as masked, as the window shows them.
+    PairView pairView = PairView::All;
 };
 
 // Called after each file with (files done, files in all); may run on a worker thread, never
