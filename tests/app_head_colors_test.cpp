@@ -41,7 +41,7 @@ TEST(HeadColors, OneColourPerHeadInEveryViewFigureAndCurve) {
     const train::TrainSettings settings = testing_support::tinyRunSettings(); // 2 layers, 4 heads
     testing_support::writeTinyRun(dir, settings);
     const core::TrainedRun run = core::loadTrainedRun(dir);
-    const train::ModelTrace trace = train::traceModel(run.model, {"t3 t9 t3 t9"});
+    const core::ModelTrace trace = train::traceModel(run.model, {"t3 t9 t3 t9"});
     const core::CsvTable metrics = core::readMetrics(dir);
     const core::CurveFigure curves = core::headScoreCurves(metrics, "induction");
     const auto setup = train::makeRunSetup(settings);

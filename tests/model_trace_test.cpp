@@ -56,7 +56,7 @@ TEST_F(ModelTrace, EveryLayerIsForwardPassOnTheSameCheckpoint) {
     const train::ModelConfig config = run.model.config;
     const train::Params params =
         core::readCheckpoint(dir_ + "/" + core::checkpointFileName(6), config);
-    const train::ModelTrace trace = train::traceModel(run.model, {"t3 t9 t3 t9 t1 T3"});
+    const core::ModelTrace trace = train::traceModel(run.model, {"t3 t9 t3 t9 t1 T3"});
     const std::vector<int> ids = {3, 9, 3, 9, 1, 3}; // "T3" is t3: case is forgiven
     ASSERT_EQ(trace.sentences[0].ids, ids);
     const train::ForwardPass pass = train::forwardPass(config, params, batchOf(ids));
@@ -88,7 +88,7 @@ TEST_F(ModelTrace, ABatchPadsWithoutChangingAnySentence) {
     const core::TrainedRun run = core::loadTrainedRun(dir_);
     const train::Params params =
         core::readCheckpoint(dir_ + "/" + core::checkpointFileName(6), run.model.config);
-    const train::ModelTrace trace =
+    const core::ModelTrace trace =
         train::traceModel(run.model, {"t1 t2 t3 t4 t5 t6 t7", "t8 t9 t10"});
     const int N = 7;
     const core::Trace& last = *trace.layers.back();
@@ -112,7 +112,7 @@ TEST_F(ModelTrace, ABatchPadsWithoutChangingAnySentence) {
 
 TEST_F(ModelTrace, V2JsonHoldsEveryLayerAsAV1TraceWithTheSameNumbers) {
     const core::TrainedRun run = core::loadTrainedRun(dir_, 0);
-    const train::ModelTrace trace = train::traceModel(run.model, {"t5 t6 cat t5"});
+    const core::ModelTrace trace = train::traceModel(run.model, {"t5 t6 cat t5"});
     const json j = json::parse(core::modelTraceJson(trace, run));
     EXPECT_EQ(j["format"], "mha-trace");
     EXPECT_EQ(j["version"], 2);
@@ -145,7 +145,7 @@ TEST_F(ModelTrace, V2JsonHoldsEveryLayerAsAV1TraceWithTheSameNumbers) {
 TEST(ModelTokens, UnknownWordsAreKeptAsideAndNotFed) {
     const std::vector<std::string> vocab = {".", "the", "cat", "cats", "runs"};
     std::vector<std::string> warnings;
-    const train::ModelSentence s =
+    const core::ModelSentence s =
         train::tokenizeForModel("The big cat runs fast.", vocab, 16, 0, warnings);
     std::vector<std::string> tokens;
     for (const core::Token& t : s.tokens.tokens) tokens.push_back(t.text);
@@ -159,7 +159,7 @@ TEST(ModelTokens, UnknownWordsAreKeptAsideAndNotFed) {
 TEST(ModelTokens, LongSentencesAreCutAtSeqWithAWarning) {
     const std::vector<std::string> vocab = {"a", "b"};
     std::vector<std::string> warnings;
-    const train::ModelSentence s = train::tokenizeForModel("a b x a b a b", vocab, 4, 1, warnings);
+    const core::ModelSentence s = train::tokenizeForModel("a b x a b a b", vocab, 4, 1, warnings);
     EXPECT_EQ(s.ids, std::vector<int>({0, 1, 0, 1}));
     EXPECT_EQ(s.tokens.droppedTokens, 2u);
     EXPECT_EQ(s.unknown, std::vector<std::string>({"x"}));
@@ -181,7 +181,7 @@ TEST(ModelTokens, TheDefaultSentencesAreInTheirTasksVocabulary) {
     for (train::TaskKind task :
          {train::TaskKind::Induction, train::TaskKind::PreviousToken, train::TaskKind::Agreement}) {
         std::vector<std::string> warnings;
-        const train::ModelSentence s = train::tokenizeForModel(
+        const core::ModelSentence s = train::tokenizeForModel(
             train::defaultModelSentence(task), train::Task(task).vocab(), 32, 0, warnings);
         EXPECT_TRUE(s.unknown.empty()) << core::toString(task);
         EXPECT_GE(s.ids.size(), 7u);

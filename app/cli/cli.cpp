@@ -385,7 +385,7 @@ namespace {
 
 // --model DIR --json FILE: the v2 trace of every layer.
 int runModelHeadless(const CliOptions& options) {
-    core::train::ModelTrace trace;
+    core::ModelTrace trace;
     try {
         trace = core::train::traceModel(options.model->model, options.scene.sentences,
                                         options.model->warnings); // e.g. NaN in the checkpoint

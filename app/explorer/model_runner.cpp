@@ -125,10 +125,10 @@ void describeModel(const ModelRunner& model, ModelView& view) {
     view.step = run.step;
     view.layers = c.layers;
     view.layer = std::clamp(view.layer, 0, c.layers - 1);
-    for (const core::train::ModelSentence& s : model.trace().sentences) {
+    for (const core::ModelSentence& s : model.trace().sentences) {
         view.unknownWords.push_back(s.unknown);
         view.predictions.emplace_back();
-        for (const core::train::Prediction& p : s.predictions)
+        for (const core::Prediction& p : s.predictions)
             view.predictions.back().push_back(
                 withProbability(run.model.vocab[std::size_t(p.token)], p.probability));
     }

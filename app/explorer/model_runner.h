@@ -162,7 +162,7 @@ class ModelRunner {
     bool hasTrace() const { return !trace_.layers.empty(); }
     // The layers' traces; a real model's may hold null for a layer its trace did not keep
     // (core::models::kLayerTraceBudget): layerTrace makes it.
-    const core::train::ModelTrace& trace() const { return trace_; }
+    const core::ModelTrace& trace() const { return trace_; }
     // Layer l's trace: kept, or made on a worker from the stream before it (null meanwhile:
     // ask again next frame; the frame never waits).
     std::shared_ptr<const core::Trace> layerTrace(int l);
@@ -200,7 +200,7 @@ class ModelRunner {
 
   private:
     struct RealOutcome {
-        core::train::ModelTrace trace;
+        core::ModelTrace trace;
         std::shared_ptr<const core::models::RealTrace> real; // its residual: the logit lens
         std::vector<std::vector<std::string>> predictions;
         RealAnalyses analyses;
@@ -250,7 +250,7 @@ class ModelRunner {
     std::string lastPair_;
     std::size_t layerBudget_ = core::models::kLayerTraceBudget;
     int generation_ = 0;
-    core::train::ModelTrace trace_;
+    core::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;
     bool attempted_ = false;
     RunStatus status_;

@@ -86,7 +86,7 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         options.resume = std::move(request.resume);
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
-        core::train::ModelSentence s;
+        core::ModelSentence s;
         s.tokens = r->tokens;
         s.ids = r->ids;
         out.predictions.emplace_back();

@@ -186,9 +186,9 @@ void writeModel(JsonWriter& w, const TrainedRun& run) {
 }
 
 // sentences of v2: in-vocab tokens with their ids, the unknown words, the top predictions.
-void writeModelSentences(JsonWriter& w, const train::ModelTrace& t, const TrainedRun& run) {
+void writeModelSentences(JsonWriter& w, const ModelTrace& t, const TrainedRun& run) {
     w.beginArray();
-    for (const train::ModelSentence& s : t.sentences) {
+    for (const ModelSentence& s : t.sentences) {
         w.beginObject();
         w.field("text", s.tokens.text);
         w.key("tokens");
@@ -207,7 +207,7 @@ void writeModelSentences(JsonWriter& w, const train::ModelTrace& t, const Traine
             w.field("dropped_tokens", static_cast<unsigned long long>(s.tokens.droppedTokens));
         w.key("predictions");
         w.beginArray();
-        for (const train::Prediction& p : s.predictions) {
+        for (const Prediction& p : s.predictions) {
             w.beginObject();
             w.field("token", run.model.vocab[std::size_t(p.token)]);
             w.field("probability", p.probability);
@@ -231,7 +231,7 @@ void writeTraceJson(const Trace& t, std::ostream& out) {
     out << '\n';
 }
 
-void writeModelTraceJson(const train::ModelTrace& t, const TrainedRun& run, std::ostream& out) {
+void writeModelTraceJson(const ModelTrace& t, const TrainedRun& run, std::ostream& out) {
     JsonWriter w(out);
     w.beginObject();
     w.field("format", "mha-trace");
@@ -254,7 +254,7 @@ void writeModelTraceJson(const train::ModelTrace& t, const TrainedRun& run, std:
     out << '\n';
 }
 
-std::string modelTraceJson(const train::ModelTrace& trace, const TrainedRun& run) {
+std::string modelTraceJson(const ModelTrace& trace, const TrainedRun& run) {
     std::ostringstream out;
     writeModelTraceJson(trace, run, out);
     return out.str();

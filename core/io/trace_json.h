@@ -23,7 +23,7 @@ std::string traceJson(const Trace& trace);
 inline constexpr int kModelTraceJsonVersion = 2;
 
 // The v2 trace of `run`'s model on the sentences of `trace` (docs/trace-json.md, "Version 2").
-void writeModelTraceJson(const train::ModelTrace& trace, const TrainedRun& run, std::ostream& out);
-std::string modelTraceJson(const train::ModelTrace& trace, const TrainedRun& run);
+void writeModelTraceJson(const ModelTrace& trace, const TrainedRun& run, std::ostream& out);
+std::string modelTraceJson(const ModelTrace& trace, const TrainedRun& run);
 
 } // namespace core

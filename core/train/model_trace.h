@@ -1,9 +1,11 @@
 // A trained model in the explorer: its typed sentences in the model's vocabulary, run through
-// every layer with the explorer's engine, one core::Trace per layer (so every view of the window
-// works on each layer), plus the next-token predictions. The numbers are forwardPass's: the same
+// every layer with the explorer's engine into a core::ModelTrace (engine/model_trace.h: one
+// core::Trace per layer, so every view of the window works on each layer), plus the next-token
+// predictions. The numbers are forwardPass's: the same
 // embedding, the same core::forward per layer, the same residual sum.
 #pragma once
 
+#include "engine/model_trace.h"
 #include "engine/trace.h"
 #include "text/tokenizer.h"
 #include "train/model.h"
@@ -33,33 +35,12 @@ struct TrainedModel {
 TrainedModel makeTrainedModel(const ModelConfig& config, std::vector<std::string> vocab,
                               std::uint64_t seed, Params params);
 
-// The model's guess for the token after a position: the argmax of its logits.
-struct Prediction {
-    int token = 0;         // vocab id
-    float probability = 0; // softmax of the logits at that id
-};
-
-// One typed sentence in the model's vocabulary.
-struct ModelSentence {
-    Tokenized tokens;                    // only the words in the vocabulary (offsets into text)
-    std::vector<int> ids;                // their vocab ids, as fed to the model
-    std::vector<std::string> unknown;    // words not in the vocabulary, in text order; not fed
-    std::vector<Prediction> predictions; // one per token: what the model expects next
-};
-
 // Splits `text` with core::tokenize and looks each word up in `vocab` (exactly, else
 // ASCII-lowercased, so "The" is "the"); words not found go to `unknown`. More than `seq` known
 // words are cut to the first `seq` with a warning naming sentence `index` (from 0). Throws
 // std::invalid_argument for a blank sentence or one with no word the model knows.
 ModelSentence tokenizeForModel(std::string_view text, const std::vector<std::string>& vocab,
                                int seq, int index, std::vector<std::string>& warnings);
-
-struct ModelTrace {
-    std::vector<ModelSentence> sentences;             // B
-    std::vector<std::shared_ptr<const Trace>> layers; // L: x = the residual entering the layer
-    std::vector<std::string> warnings;                // e.g. a sentence cut at seq
-    Mat logits;                                       // (B*N) x V; padded rows are 0
-};
 
 // Runs the model on the sentences (padded to the longest, with a key-padding mask, like the
 // explorer's batches; the causal mask keeps padding from changing any real position). Each
