@@ -146,12 +146,17 @@ Scene demoScene(std::string_view name, SceneView* view) {
     return sceneFromJson(text, view);
 }
 
-Scene loadSceneFile(const std::string& path, SceneView* view) {
-    const TextFile file = readTextFile(path, kSceneFileCap);
+std::string readSceneText(const std::string& path) {
+    TextFile file = readTextFile(path, kSceneFileCap);
     if (file.problem == FileProblem::TooLarge)
-        throw std::invalid_argument("scene '" + path + "' is larger than 16 MB");
+        throw std::invalid_argument("scene '" + path + "' is larger than " +
+                                    std::to_string(kSceneFileCap.maxBytes >> 20) + " MB");
     if (!file.ok()) throw std::runtime_error("cannot read scene '" + path + "'");
-    const std::string& text = file.text;
+    return std::move(file.text);
+}
+
+Scene loadSceneFile(const std::string& path, SceneView* view) {
+    const std::string text = readSceneText(path);
     try {
         return sceneFromJson(text, view);
     } catch (const std::exception& e) { // the file's own one-line message, with its path

@@ -77,6 +77,11 @@ Scene demoScene(std::string_view name, SceneView* view = nullptr);
 Scene loadSceneFile(const std::string& path, SceneView* view = nullptr);
 void saveSceneFile(const std::string& path, const Scene& scene, const SceneView* view = nullptr);
 
+// A scene file's text (io/text_file.h's cap for scenes): std::runtime_error "cannot read scene
+// 'PATH'", std::invalid_argument "scene 'PATH' is larger than 16 MB". loadSceneFile and the
+// train settings of a scene file (train_scene.h) read it so.
+std::string readSceneText(const std::string& path);
+
 // The embedded demo scenes, by path under assets/ (generated at build time).
 std::string_view sceneAsset(std::string_view name);
 

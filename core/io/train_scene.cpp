@@ -1,12 +1,10 @@
 #include "io/train_scene.h"
-#include "io/text_file.h"
 
 #include "io/json_fields.h"
+#include "io/scene_json.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace core {
@@ -51,12 +49,9 @@ std::optional<train::TrainSettings> sceneTrainSettings(std::string_view sceneTex
 }
 
 std::optional<train::TrainSettings> sceneFileTrainSettings(const std::string& path) {
-    const TextFile file = readTextFile(path, kSceneFileCap);
-    if (file.problem == FileProblem::TooLarge)
-        throw std::invalid_argument("scene '" + path + "' is larger than 16 MB");
-    if (!file.ok()) throw std::runtime_error("cannot read scene '" + path + "'");
+    const std::string text = readSceneText(path);
     try {
-        return sceneTrainSettings(file.text);
+        return sceneTrainSettings(text);
     } catch (const std::invalid_argument& e) { // with the file's name, as loadSceneFile says
         throw std::invalid_argument(std::string(e.what()) + " ('" + path + "')");
     }
