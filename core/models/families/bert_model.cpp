@@ -184,10 +184,7 @@ ModelConfig readBertConfig(const JsonFields& fields) {
     if (positions != "absolute")
         fields.bad("position_embedding_type \"" + positions +
                    "\" is not supported (only \"absolute\")");
-    c.layers = fields.integer("num_hidden_layers", 1, kMaxLayers);
-    c.heads = fields.integer("num_attention_heads", 1, kMaxDModel);
-    c.dModel = fields.integer("hidden_size", 1, kMaxDModel);
-    checkHeads(fields, c, "num_attention_heads", "hidden_size");
+    readShape(fields, "num_hidden_layers", "num_attention_heads", "hidden_size", c);
     c.dInner = fields.integer("intermediate_size", 1, kMaxInner);
     c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
     c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);
@@ -213,10 +210,7 @@ ModelConfig readRobertaConfig(const JsonFields& fields) {
 ModelConfig readDistilBertConfig(const JsonFields& fields) {
     using namespace config_fields;
     ModelConfig c;
-    c.layers = fields.integer("n_layers", 1, kMaxLayers);
-    c.heads = fields.integer("n_heads", 1, kMaxDModel);
-    c.dModel = fields.integer("dim", 1, kMaxDModel);
-    checkHeads(fields, c, "n_heads", "dim");
+    readShape(fields, "n_layers", "n_heads", "dim", c);
     c.dInner = fields.integer("hidden_dim", 1, kMaxInner);
     c.nPositions = fields.integer("max_position_embeddings", 1, kMaxPositions);
     c.vocabSize = fields.integer("vocab_size", 1, kMaxVocab);

@@ -80,10 +80,7 @@ Gpt2Weights loadGpt2Weights(const ModelConfig& config, const HfFiles& files) {
 ModelConfig readGpt2Config(const JsonFields& fields) {
     using namespace config_fields;
     ModelConfig c;
-    c.layers = fields.integer("n_layer", 1, kMaxLayers);
-    c.heads = fields.integer("n_head", 1, kMaxDModel);
-    c.dModel = fields.integer("n_embd", 1, kMaxDModel);
-    checkHeads(fields, c, "n_head", "n_embd");
+    readShape(fields, "n_layer", "n_head", "n_embd", c);
     c.dInner = integerOrNull(fields, "n_inner", kMaxInner, 4 * c.dModel);
     // Configs written before n_positions existed call the context length n_ctx.
     c.nPositions = fields.has("n_positions") || !fields.has("n_ctx")

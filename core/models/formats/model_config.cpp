@@ -24,6 +24,14 @@ void checkHeads(const JsonFields& fields, const ModelConfig& c, const char* head
                    dModelName + " " + std::to_string(c.dModel));
 }
 
+void readShape(const JsonFields& fields, const char* layersName, const char* headsName,
+               const char* dModelName, ModelConfig& c) {
+    c.layers = fields.integer(layersName, 1, kMaxLayers);
+    c.heads = fields.integer(headsName, 1, kMaxDModel);
+    c.dModel = fields.integer(dModelName, 1, kMaxDModel);
+    checkHeads(fields, c, headsName, dModelName);
+}
+
 double positiveEpsilon(const JsonFields& fields, const char* name, double fallback) {
     const double eps = fields.number(name, fallback);
     if (!(eps > 0 && eps < 1)) fields.bad(std::string("\"") + name + "\" must be in (0, 1)");

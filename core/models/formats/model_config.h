@@ -58,6 +58,10 @@ int integerOrNull(const JsonFields& fields, const char* name, int high, int fall
 // heads divide d_model, named as the file names them.
 void checkHeads(const JsonFields& fields, const ModelConfig& c, const char* headsName,
                 const char* dModelName);
+// The layers, heads and d_model under the family's names, in that order, heads dividing
+// d_model: what every family's reader starts with.
+void readShape(const JsonFields& fields, const char* layersName, const char* headsName,
+               const char* dModelName, ModelConfig& c);
 // A LayerNorm epsilon in (0, 1), `fallback` when absent.
 double positiveEpsilon(const JsonFields& fields, const char* name, double fallback);
 // pad_token_id within the vocabulary, or -1 when absent or null.
