@@ -344,3 +344,21 @@ TEST_P(AttentionOnEveryPath, GroupedShapesThatDoNotFitAreRejectedByName) {
     in.scoreBias = randomMatrix(4, 4, 47); // not (H*N) x M
     EXPECT_NE(message(groupedWeights(16, 8, 2, 4, 48)).find("score bias"), std::string::npos);
 }
+
+// The exact promises hold with K/V heads shared, a rotation and a score bias as without: a
+// masked weight (causal or padding) is exactly 0 whatever the bias there, a row sums to 1.
+TEST_P(AttentionOnEveryPath, MaskedWeightsStayZeroWithSharedKeysRotationAndBias) {
+    AttentionInput in = paddedInput({70, 41}, 32, 4, 49);
+    in.causal = true;
+    in.rotation = rotaryTables(70, 8);
+    in.scoreBias = 50.0f * randomMatrix(4 * 70, 70, 50); // large: the mask must still win
+    const Attention a = runForward(in, groupedWeights(32, 4, 1, 8, 51));
+    for (int b = 0; b < 2; ++b)
+        for (int h = 0; h < 4; ++h)
+            for (int i = 0; i < 70; ++i) {
+                const Eigen::Index r = a.headRow(b, h, i);
+                for (int j = 0; j < 70; ++j)
+                    if (a.masked(b, i, j)) ASSERT_EQ(a.attention(r, j), 0.0f) << b << h << i << j;
+                EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6) << "row " << r;
+            }
+}
