@@ -265,10 +265,11 @@ void interceptEscape() {
 namespace {
 
 // Esc closes one thing, the top-most: a dropdown or menu, the scene picker, the model dialog,
-// the export panel, the key legend; with none open it unpins the row. A text field keeps its
-// text (see interceptEscape).
+// the export panel, the key legend; with none open it unpins the row. A text field being typed
+// in is left too, keeping its text (see interceptEscape), so the single keys act again.
 void closeOrUnpin(const KeyTargets& t) {
     const ImGuiContext* g = ImGui::GetCurrentContext(); // none in the unit tests
+    if (g && ImGui::GetIO().WantTextInput) ImGui::ClearActiveID();
     if (g && g->OpenPopupStack.Size > 0)
         ImGui::ClosePopupToLevel(g->OpenPopupStack.Size - 1, true);
     else if (t.explorer.scenes.open)
