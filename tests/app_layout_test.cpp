@@ -37,24 +37,45 @@ std::string describe(const WindowSize& s) {
 
 } // namespace
 
+constexpr app::LayoutKind kKinds[] = {app::LayoutKind::Explorer, app::LayoutKind::RealModel,
+                                      app::LayoutKind::ModelGrid};
+
 TEST(AppLayout, PanelsTileTheWindowWithoutGapsOrOverlaps) {
-    for (const WindowSize& s : kSizes) {
-        const app::WindowLayout l = app::layoutFor(s.width, s.height, s.uiScale);
-        const app::PanelRect panels[] = {l.sentences, l.controls, l.heads, l.head};
-        float area = 0;
-        for (const app::PanelRect& p : panels) {
-            EXPECT_GE(p.pos.x, 0) << describe(s);
-            EXPECT_GE(p.pos.y, 0) << describe(s);
-            EXPECT_LE(right(p), s.width + 0.01f) << describe(s);
-            EXPECT_LE(bottom(p), s.height + 0.01f) << describe(s);
-            EXPECT_GT(p.size.x, 0) << describe(s);
-            EXPECT_GT(p.size.y, 0) << describe(s);
-            area += p.size.x * p.size.y;
+    for (const WindowSize& s : kSizes)
+        for (const app::LayoutKind kind : kKinds) {
+            const app::WindowLayout l = app::layoutFor(s.width, s.height, s.uiScale, kind);
+            const app::PanelRect panels[] = {l.sentences, l.controls, l.heads, l.head};
+            float area = 0;
+            for (const app::PanelRect& p : panels) {
+                EXPECT_GE(p.pos.x, 0) << describe(s);
+                EXPECT_GE(p.pos.y, 0) << describe(s);
+                EXPECT_LE(right(p), s.width + 0.01f) << describe(s);
+                EXPECT_LE(bottom(p), s.height + 0.01f) << describe(s);
+                EXPECT_GT(p.size.x, 0) << describe(s);
+                EXPECT_GT(p.size.y, 0) << describe(s);
+                area += p.size.x * p.size.y;
+            }
+            for (int a = 0; a < 4; ++a)
+                for (int b = a + 1; b < 4; ++b)
+                    EXPECT_EQ(overlap(panels[a], panels[b]), 0) << describe(s) << " " << a << b;
+            EXPECT_NEAR(area, s.width * s.height, 1e-4 * s.width * s.height) << describe(s);
         }
-        for (int a = 0; a < 4; ++a)
-            for (int b = a + 1; b < 4; ++b)
-                EXPECT_EQ(overlap(panels[a], panels[b]), 0) << describe(s) << " " << a << b;
-        EXPECT_NEAR(area, s.width * s.height, 1e-4 * s.width * s.height) << describe(s);
+}
+
+// The user's report: with a model open the sentences panel scrolled its error out of sight
+// while the bottom of the window stayed empty, and the every-layer grid did not grow.
+TEST(AppLayout, ARealModelGivesTheSentencesAndTheModelGridMoreRoom) {
+    for (const WindowSize& s : kSizes) {
+        const app::WindowLayout toy = app::layoutFor(s.width, s.height, s.uiScale);
+        const app::WindowLayout model =
+            app::layoutFor(s.width, s.height, s.uiScale, app::LayoutKind::RealModel);
+        const app::WindowLayout grid =
+            app::layoutFor(s.width, s.height, s.uiScale, app::LayoutKind::ModelGrid);
+        EXPECT_GE(model.sentences.size.y, s.height * 0.4f) << describe(s);
+        EXPECT_GT(model.sentences.size.y, toy.sentences.size.y) << describe(s);
+        EXPECT_EQ(model.heads.size.x, toy.heads.size.x) << describe(s);
+        EXPECT_GT(grid.heads.size.x, 1.25f * toy.heads.size.x) << describe(s);
+        EXPECT_GE(grid.head.size.x, 0.3f * (s.width - grid.sentences.size.x)) << describe(s);
     }
 }
 

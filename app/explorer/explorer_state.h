@@ -85,7 +85,6 @@ struct ExplorerState {
     OpenModelState openModel;  // Ctrl+Shift+O
     ExportPanel exportPanel;   // Ctrl+Shift+E
     ModelView model;           // what the panels show of a trained model, when one is open
-    bool focusSentence = true; // give the sentence field the keyboard (once, at start)
 };
 
 // What a panel asks of the session, which applies it in the same frame, right after the panel:

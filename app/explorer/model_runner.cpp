@@ -104,6 +104,8 @@ std::string withProbability(const std::string& token, float probability) {
 void describeModel(const ModelRunner& model, ModelView& view) {
     static_cast<ModelFacts&>(view) = {}; // made again; the user's choices are kept
     static_cast<ModelSpots&>(view) = {}; // drawn again by the next frame
+    for (const core::ModelSentence& s : model.trace().sentences) view.tokens.push_back(s.tokens);
+    view.warnings = model.trace().warnings;
     if (model.isReal()) {
         view.step = 0; // a checkpoint has no training steps
         describeRealModel(model, view);

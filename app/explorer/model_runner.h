@@ -52,9 +52,16 @@ struct ModelFacts {
     std::string vocabulary;   // the words that may be typed (or a sample of them)
     std::vector<int> steps;   // the run's checkpoints
     int layers = 0;
-    bool detectorsReady = false;                        // the detectors' scores are computed
+    bool detectorsReady = false; // the detectors' scores are computed
+    std::string detectorsInput;  // what they score: a repeated random sequence, or the sentence
     std::vector<std::vector<std::string>> unknownWords; // per sentence: not in the vocabulary
     std::vector<std::vector<std::string>> predictions;  // per sentence and token: "t17 (0.93)"
+    // Per sentence, the tokens the shown trace read: the chips show them with the maps, not
+    // the layer trace's (a layer not kept arrives later).
+    std::vector<core::Tokenized> tokens;
+    // What was cut or changed to run (a text past the context, non-finite weights), shown
+    // under the sentence field.
+    std::vector<std::string> warnings;
     double loss = 0, lossAllHeads = 0; // a real model's, with the switches and with all heads on
     std::vector<std::string> lensTop;  // the logit lens shown: the top token after each layer
     // An encoder (BERT, RoBERTa, DistilBERT): bidirectional, its MLM head fills [MASK]s, and it

@@ -142,14 +142,15 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
 
     ImGui::Separator();
     const core::Attention& a = trace.attention;
-    ImGui::TextDisabled("B=%d  N=%d  M=%d  d_model=%d  H=%d  d_head=%d", a.batch, a.queryLen,
-                        a.keyLen, a.d_model, a.heads, a.d_head);
+    flowText({"B=" + std::to_string(a.batch), "N=" + std::to_string(a.queryLen),
+              "M=" + std::to_string(a.keyLen), "d_model=" + std::to_string(a.d_model),
+              "H=" + std::to_string(a.heads), "d_head=" + std::to_string(a.d_head)},
+             true); // each kept whole when the panel is narrow (large type)
     const bool biases = trace.weights && trace.weights->bQ.size() > 0; // a real checkpoint's
     ImGui::TextDisabled("%lld parameters (4 x d_model^2%s)",
                         trace.weights ? trace.weights->parameterCount() : 0LL,
                         biases ? " + biases" : "");
-    ImGui::TextDisabled(
-        "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+    keysHint("Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
     ImGui::End();
     return request;
 }

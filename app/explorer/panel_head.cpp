@@ -1,5 +1,6 @@
 // Tab: the selected head, large, with full token labels, a colour bar and an Export... button.
 #include "explorer/panels.h"
+#include "platform/appearance.h"
 #include "widgets/heatmap_widget.h"
 
 #include "engine/designed_heads.h"
@@ -93,10 +94,19 @@ ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const
             : "",
         ablated ? "  (switched off: its output is zeroed before W_O)" : "");
     ImGui::PopStyleColor();
-    if (model.open) // a trained head has no preset: say which layer it is in
-        ImGui::TextDisabled("layer %d of %d (L / Shift+L)", model.layer + 1, model.layers);
-    else
+    if (model.open) { // a trained head has no preset: say which layer it is in
+        ImGui::TextDisabled("layer %d of %d", model.layer + 1, model.layers);
+        ImGui::SameLine();
+        keysHint("L / Shift+L");
+        if (model.valueWeighted) { // W redraws the model view's grid, not this map: say so
+            ImGui::PushStyleColor(ImGuiCol_Text, warningColor());
+            ImGui::TextWrapped("These are the attention weights: value-weighted (W) shows in the "
+                               "every-layer grid only.");
+            ImGui::PopStyleColor();
+        }
+    } else {
         presetMenu(scene, h);
+    }
     const ExplorerRequest request = exportButton(ExportChoice::Head);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const bool hasLegend =
@@ -113,9 +123,11 @@ ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const
     const float valueMax =
         saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
     drawColorBar(gl, saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
-    ImGui::SameLine();
-    ImGui::TextDisabled("weight%s  \xC2\xB7  hatched = masked",
-                        saved.perHeadScale ? " (this head's range)" : "");
+    const std::string key = std::string("weight") +
+                            (saved.perHeadScale ? " (this head's range)" : "") +
+                            "  \xC2\xB7  hatched = masked";
+    sameLineIfFits(ImGui::CalcTextSize(key.c_str()).x);
+    fittedText(key, true);
     legend(trace);
     return request;
 }

@@ -10,26 +10,28 @@
 
 namespace app {
 
+std::string computingNote(const RunStatus& status) {
+    if (!status.computing) return {};
+    static const char* const kSpinner[] = {"|", "/", "-", "\\"};
+    const double seconds = ImGui::GetTime() - status.computingSince;
+    char text[96];
+    std::snprintf(text, sizeof text, "   %s computing new maps, %.1f s (showing the last)",
+                  kSpinner[int(seconds * 8) % 4], seconds);
+    return text;
+}
+
 void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunStatus& status,
                     ModelView& model, const MapsView& maps) {
     const GlHeatmaps& gl = maps.gl;
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
-    const std::string title = model.open ? "Heads of layer " + std::to_string(model.layer + 1) +
-                                               " of " + std::to_string(model.layers) + "###Heads"
-                                         : std::string("Heads###Heads");
+    // A large scene on the worker is said in the title bar: always in view, over nothing.
+    const std::string title = (model.open ? "Heads of layer " + std::to_string(model.layer + 1) +
+                                                " of " + std::to_string(model.layers)
+                                          : std::string("Heads")) +
+                              computingNote(status) + "###Heads";
     ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     if (model.real) drawModelGridModes(model); // this layer / every layer / detectors
-    if (status.computing) { // a large scene on the worker: said in the title bar, always in view
-        static const char* const kSpinner[] = {"|", "/", "-", "\\"};
-        const double seconds = ImGui::GetTime() - status.computingSince;
-        char text[128];
-        std::snprintf(text, sizeof text,
-                      "%s computing the new maps, %.1f s (these are the last ones)",
-                      kSpinner[int(seconds * 8) % 4], seconds);
-        const ImVec2 at(rect.pos.x + rect.size.x - ImGui::CalcTextSize(text).x - 8, rect.pos.y + 2);
-        ImGui::GetForegroundDrawList()->AddText(at, IM_COL32(120, 190, 255, 255), text);
-    }
     const int heads = int(gl.maps.heads.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // The column count that makes the maps largest. Titles only while a map is wide enough

@@ -183,7 +183,7 @@ void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
         ImGui::Text("layer %d", int(l) + 1);
         for (const core::models::TokenChoice& choice : lens.layers[l]) {
             ImGui::TableNextColumn(); // the token, its probability under it: both stay whole
-            ImGui::TextUnformatted(choice.token.c_str());
+            fittedText(choice.token);
             ImGui::TextDisabled("%s", percent(choice.probability).c_str());
         }
     }
@@ -211,20 +211,27 @@ bool drawAblationSummary(const ModelRunner& runner, const ModelView& model) {
         return allOn; // the numbers shown would be of the switches before
     }
     if (!now.valid || !all.valid) return allOn;
+    std::vector<std::string> pieces; // each kept whole: a number never leaves its words
     if (std::isfinite(now.loss)) {
-        ImGui::SameLine();
-        ImGui::Text(" loss %.3f nats (all heads on: %.3f)", now.loss, all.loss);
+        char loss[96];
+        std::snprintf(loss, sizeof loss, "loss %.3f nats", now.loss);
+        pieces.push_back(loss);
+        std::snprintf(loss, sizeof loss, "(all heads on: %.3f)", all.loss);
+        pieces.push_back(loss);
+        flowText(pieces);
+        pieces.clear();
     }
-    std::string line = model.encoder ? model.maskText + ":" : "next:";
-    if (model.encoder && now.next.empty()) line += " (type one to see it move)";
+    pieces.push_back(model.encoder ? model.maskText + ":" : "next:");
+    if (model.encoder && now.next.empty()) pieces.push_back("(type one to see it move)");
     for (std::size_t k = 0; k < now.next.size() && k < 3; ++k) {
         const core::models::TokenChoice& c = now.next[k];
-        line += "  " + c.token + " " + percent(c.probability);
         const auto was = std::find_if(all.next.begin(), all.next.end(),
                                       [&](const auto& b) { return b.id == c.id; });
-        line += was == all.next.end() ? " (new)" : " (was " + percent(was->probability) + ")";
+        pieces.push_back(
+            c.token + " " + percent(c.probability) +
+            (was == all.next.end() ? " (new)" : " (was " + percent(was->probability) + ")"));
     }
-    ImGui::TextUnformatted(line.c_str());
+    flowText(pieces);
     return allOn;
 }
 

@@ -1,6 +1,6 @@
 // Panel (a real model): every head of every layer at once (the model view), or the head
-// detectors' scores as a layers x heads grid. Hovering names the head; a click opens it: its
-// layer, its head, the Head tab.
+// detectors' scores as a layers x heads grid. Hovering names the head; a click opens it in the
+// Head tab beside the grid (its layer, its head), the grid staying for the next click.
 #include "explorer/panels.h"
 
 #include "figures/attention_map.h"
@@ -11,18 +11,6 @@
 #include <string>
 
 namespace app {
-
-namespace {
-
-// SameLine when an item `width` wide still fits after the last one; else it starts a line.
-void sameLineIfFits(float width) {
-    const ImGuiStyle& style = ImGui::GetStyle();
-    if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <=
-        ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
-        ImGui::SameLine();
-}
-
-} // namespace
 
 void drawModelGridModes(ModelView& model) {
     const char* const labels[] = {"this layer", "every layer", "detectors", "rollout",
@@ -64,9 +52,10 @@ struct Grid {
     }
 };
 
-Grid layoutGrid(int layers, int heads, float gap, ModelView& model) {
+Grid layoutGrid(int layers, int heads, float gap, ModelView& model, float below = 0) {
     const float label = ImGui::CalcTextSize("L88 ").x, header = ImGui::GetTextLineHeight() + 2;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    avail.y -= below; // room kept under the grid (a colour bar)
     const ImVec2 start = ImGui::GetCursorScreenPos();
     Grid g;
     g.layers = layers, g.heads = heads, g.gap = gap;
@@ -91,6 +80,13 @@ Grid layoutGrid(int layers, int heads, float gap, ModelView& model) {
     return g;
 }
 
+// One colour bar for the whole grid (0 to 1: weights and scores alike), under its cells.
+void gridColorBar(const Grid& g, GlHeatmaps& gl, core::ColormapId colormap) {
+    const float width = g.cell(0, g.heads).x - g.origin.x - g.gap;
+    ImGui::SetCursorScreenPos(ImVec2(g.origin.x, g.cell(g.layers, 0).y + 4));
+    drawColorBar(gl, colormap, 0.0f, 1.0f, std::min(width, ImGui::GetFontSize() * 20));
+}
+
 // Hover outline, tooltip and click for cell (l, h): the click opens that head.
 void cellInteraction(const Grid& g, int l, int h, const std::string& tip, ModelView& model,
                      core::SceneView& saved) {
@@ -99,8 +95,7 @@ void cellInteraction(const Grid& g, int l, int h, const std::string& tip, ModelV
     ImGui::GetWindowDrawList()->AddRect(min, max, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
     ImGui::SetTooltip("%s", tip.c_str());
     if (!ImGui::IsMouseClicked(ImGuiMouseButton_Left)) return;
-    model.layer = l;
-    model.grid = ModelGridMode::LayerHeads;
+    model.layer = l; // the grid stays: the Head view beside it shows the head clicked
     saved.selectedHead = h;
     saved.tab = core::ViewTab::Head;
 }
@@ -149,9 +144,10 @@ ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core
                 "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
                 "A large weight on a token that sends little fades.");
     ImGui::SameLine();
-    ImGui::TextDisabled("(W)  G: next view");
+    keysHint("W  \xC2\xB7  G: next view");
     request.allModelHeadsOn = drawAblationSummary(runner, model);
-    const Grid g = layoutGrid(model.layers, heads, 2.0f, model);
+    const Grid g =
+        layoutGrid(model.layers, heads, 2.0f, model, ImGui::GetFrameHeightWithSpacing() * 2);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int tokens = runner.realTrace() ? int(runner.realTrace()->ids.size()) : 0;
     for (int l = 0; l < model.layers; ++l)
@@ -171,11 +167,12 @@ ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core
                             model, saved);
             if (rightClicked(g, l, h)) request.switchModelHead = std::pair(l, h);
         }
+    gridColorBar(g, gl, saved.colormap);
     return request;
 }
 
 ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores>& detectors,
-                              ModelView& model, core::SceneView& saved) {
+                              ModelView& model, core::SceneView& saved, GlHeatmaps& gl) {
     ExplorerRequest request;
     if (detectors.empty()) {
         ImGui::TextDisabled("The detectors run with the model's first trace ...");
@@ -195,10 +192,12 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
     const ImVec2 button = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
     model.exportAt[0] = button.x + size.x / 2, model.exportAt[1] = button.y + size.y / 2;
     itemTooltip("Every head's four scores as a CSV file in the export folder.");
+    ImGui::TextWrapped("%s", model.detectorsInput.c_str()); // not the sentence, for a decoder
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", shown.explanation.c_str());
     ImGui::PopStyleColor();
-    const Grid g = layoutGrid(int(shown.scores.rows()), int(shown.scores.cols()), 2.0f, model);
+    const Grid g = layoutGrid(int(shown.scores.rows()), int(shown.scores.cols()), 2.0f, model,
+                              ImGui::GetFrameHeightWithSpacing() * 2); // the colour bar under it
     ImDrawList* draw = ImGui::GetWindowDrawList();
     for (int l = 0; l < g.layers; ++l)
         for (int h = 0; h < g.heads; ++h) {
@@ -219,6 +218,7 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
                                 std::to_string(h + 1) + ": " + text + " (click to open)",
                             model, saved);
         }
+    gridColorBar(g, gl, saved.colormap);
     return request;
 }
 
@@ -244,17 +244,16 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& run
                                    GlHeatmaps& gl) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
-    static const char* const titles[] = {"", "Every head of every layer###Heads",
-                                         "Head detectors###Heads", "Attention rollout###Heads",
-                                         "Logit lens###Heads"};
-    const char* title = titles[int(model.grid)];
-    ImGui::Begin(title, nullptr, kPanelFlags);
+    static const char* const titles[] = {"", "Every head of every layer", "Head detectors",
+                                         "Attention rollout", "Logit lens"};
+    const std::string title = titles[int(model.grid)] + computingNote(runner.status()) + "###Heads";
+    ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     drawModelGridModes(model);
     ExplorerRequest request;
     request.exportModel = exportAllButton(model);
     switch (model.grid) {
     case ModelGridMode::Detectors:
-        request |= drawDetectors(runner.detectors(), model, saved);
+        request |= drawDetectors(runner.detectors(), model, saved, gl);
         break;
     case ModelGridMode::Rollout:
         drawRolloutView(runner, model, saved, selection, gl);

@@ -110,8 +110,33 @@ struct SentenceContext {
     const core::Trace& trace;
     const ModelView& model;
     Selection& selection;
-    bool& focusSentence;
+    const RunStatus& status;
 };
+
+void wrappedText(ImVec4 color, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+// Under the first field, where the eye is while typing (not below hundreds of chips): why the
+// maps still show the last valid input, and what a model cut to run (a text past its context).
+void fieldMessages(const SentenceContext& c) {
+    if (!c.status.sceneError.empty())
+        wrappedText(errorColor(), c.status.sceneError + " (the maps show the last valid input)");
+    for (const std::string& warning : c.model.warnings) wrappedText(warningColor(), warning);
+}
+
+// The chips' tokens: a model's shown trace (they change with its maps), else the layer's.
+const core::Tokenized* chipTokens(int b, const SentenceContext& c, bool traceMatchesBatch,
+                                  int& paddedLength) {
+    paddedLength = traceMatchesBatch ? c.trace.queryLen() : 0;
+    if (c.model.open && b < int(c.model.tokens.size())) {
+        if (c.model.real) paddedLength = 0; // one sentence, never padded
+        return &c.model.tokens[std::size_t(b)];
+    }
+    return traceMatchesBatch && b < c.trace.batch() ? &c.trace.sentences[std::size_t(b)] : nullptr;
+}
 
 bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
     const core::Trace& trace = c.trace;
@@ -126,15 +151,11 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
         itemTooltip("Show this sentence's attention maps in the heads panels.");
         ImGui::SameLine();
     }
-    // Not on the very first frame: ImGui 1.86 can hand that focus request to another window.
-    if (c.focusSentence && b == 0 && ImGui::GetFrameCount() > 1) {
-        ImGui::SetKeyboardFocusHere();
-        c.focusSentence = false;
-    }
     ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
     textField("##sentence", "Type a sentence", scene.sentences[std::size_t(b)]);
     itemTooltip("Type any sentence: the maps update with every keystroke.");
     glyphsNote(scene.sentences[std::size_t(b)]);
+    if (b == 0) fieldMessages(c);
     if (core::canRemoveSentence(scene)) {
         ImGui::SameLine();
         if (ImGui::Button("x", ImVec2(removeWidth, 0))) {
@@ -144,14 +165,14 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
         }
         itemTooltip("Remove this sentence from the batch.");
     }
-    const core::Tokenized* tokens = traceMatchesBatch ? &trace.sentences[std::size_t(b)] : nullptr;
+    int paddedLength = 0;
+    const core::Tokenized* tokens = chipTokens(b, c, traceMatchesBatch, paddedLength);
     if (tokens) capWarning("sentence", std::size_t(b), *tokens);
     const ModelView& model = c.model;
     const bool described = model.open && b < int(model.predictions.size());
     const ChipGuesses guesses{described ? &model.predictions[std::size_t(b)] : nullptr,
                               model.encoder, model.pairStart};
-    tokenChips(tokens, traceMatchesBatch ? trace.queryLen() : 0, b == selection.batchIndex,
-               selection, guesses);
+    tokenChips(tokens, paddedLength, b == selection.batchIndex, selection, guesses);
     if (described) unknownWordsLine(model.unknownWords[std::size_t(b)]);
     ImGui::PopID();
     ImGui::Spacing();
@@ -233,29 +254,23 @@ void encoderRows(ModelView& model) {
     ImGui::PopStyleColor();
     for (std::size_t k = 0; k < model.maskFills.size(); ++k) {
         const ModelView::MaskFill& fill = model.maskFills[k];
-        std::string line;
+        std::vector<std::string> pieces; // each guess with its share, never split
         for (const core::models::TokenChoice& choice : fill.top) {
             char probability[32];
             std::snprintf(probability, sizeof probability, " %.1f%%", 100.0 * choice.probability);
-            line += (line.empty() ? "" : "   ") + choice.token + probability;
+            pieces.push_back(choice.token + probability);
         }
         ImGui::Text("%s %zu (token %d):", model.maskText.c_str(), k + 1, fill.position + 1);
-        ImGui::SameLine();
-        ImGui::TextWrapped("%s", line.c_str());
+        if (!pieces.empty()) sameLineIfFits(ImGui::CalcTextSize(pieces.front().c_str()).x);
+        flowText(pieces);
     }
 }
 
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings
 // but those shown under their fields (capWarning) or beside their control (the weights').
 void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFields) {
-    auto wrapped = [](ImVec4 color, const std::string& text) {
-        ImGui::PushStyleColor(ImGuiCol_Text, color);
-        ImGui::TextWrapped("%s", text.c_str());
-        ImGui::PopStyleColor();
-    };
-    if (!status.sceneError.empty())
-        wrapped(errorColor(), status.sceneError + " (the maps show the last valid input)");
-    else if (!status.sceneHint.empty())
+    const auto wrapped = wrappedText;
+    if (status.sceneError.empty() && !status.sceneHint.empty()) // the error is under the field
         wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), status.sceneHint);
     std::vector<std::string> shownAtFields{core::designedFallbackWarning(trace.scene)};
     for (std::size_t b = 0; atFields && b < trace.sentences.size(); ++b)
@@ -271,11 +286,11 @@ void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFie
 
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   ModelView& model, Selection& selection, bool& focusSentence) {
+                                   ModelView& model, Selection& selection) {
     ImGui::SetNextWindowPos(rect.pos);
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);
-    const SentenceContext context{trace, model, selection, focusSentence};
+    const SentenceContext context{trace, model, selection, status};
     for (int b = 0; b < int(scene.sentences.size()); ++b)
         if (!sentenceRow(b, scene, context)) break;
     if (model.real && model.encoder) encoderRows(model);

@@ -22,7 +22,7 @@ namespace app {
 // Sentence(s), batch and cross-attention source; token chips that light up rows; the demos.
 ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
                                    const core::Trace& trace, const RunStatus& status,
-                                   ModelView& model, Selection& selection, bool& focusSentence);
+                                   ModelView& model, Selection& selection);
 
 // Sizes, seed, mask, positional encoding, scale, how the maps are coloured, the pitfalls; a
 // trained model's section instead of what the model fixes.
@@ -42,6 +42,10 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
 // or value-weighted; a right-click switches a head off), the head detectors' scores, the
 // rollout or the logit lens; a click opens a head. drawModelGridModes is its mode line, which
 // the heads panel shows too.
+// "  / computing new maps, 2.0 s (showing the last)" while a worker runs, else "": appended
+// to the middle panel's title, where it stays in view and covers nothing.
+std::string computingNote(const RunStatus& status);
+
 ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& runner,
                                    ModelView& model, core::SceneView& saved, Selection& selection,
                                    GlHeatmaps& gl);

@@ -297,6 +297,7 @@ void describeRealModel(const ModelRunner& runner, ModelView& view) {
         view.unknownWords.emplace_back();
     view.predictions = runner.realPredictions();
     view.detectorsReady = !runner.detectors().empty();
+    view.detectorsInput = core::models::detectorsInputLine(model);
     view.loss = runner.outcome().loss;
     view.lossAllHeads = runner.baseline().loss;
 }

@@ -241,9 +241,14 @@ bool Session::screenshotReady() const {
 
 void Session::drawExplorer() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * window_.zoom);
+    const bool real = model_.runner.isReal();
+    const LayoutKind kind = !real ? LayoutKind::Explorer
+                            : explorer_.model.grid == ModelGridMode::LayerHeads
+                                ? LayoutKind::RealModel
+                                : LayoutKind::ModelGrid;
+    const WindowLayout layout = layoutFor(display.x, display.y, uiScale_ * window_.zoom, kind);
     applyRequest(drawSentencesPanel(layout.sentences, scene_, *trace_, status(), explorer_.model,
-                                    explorer_.selection, explorer_.focusSentence));
+                                    explorer_.selection));
     applyRequest(drawControlsPanel(layout.controls, scene_, *trace_, gl_.maps, explorer_.saved,
                                    explorer_.model, explorer_.selection));
     const int headsBefore = trace_->attention.heads;

@@ -138,6 +138,10 @@ class Session {
         core::SceneView saved;
     };
     std::optional<ReplacedScene> replaced_;
+    // The sentences a model switch replaced with the next model's example (undoScene).
+    std::optional<std::vector<std::string>> replacedText_;
+    // The sentence the next real model opens on: the one typed, else its example.
+    std::string sentenceForModel(const core::models::RealModel& next) const;
     core::Scene explorerScene_; // what the explorer showed before the model, and comes back to
     std::shared_ptr<const core::Trace> explorerTrace_;
     bool mapsStale_ = false; // trace_ was swapped outside recompute: upload the maps

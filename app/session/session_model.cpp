@@ -27,7 +27,40 @@ std::string openingNotice(const std::string& name) {
     return std::string(frames[int(ImGui::GetTime() * 8.0) % 4]) + " Opening " + name + " ...";
 }
 
+// Whether `text` is one the app put there, not one the user typed: a model's or the demo's
+// sentence (a mask spelled any way), or nothing at all.
+bool nothingTyped(const std::string& text, const std::string& previousDefault) {
+    if (core::isBlank(text) || text == previousDefault || text == core::kDemoSentence ||
+        text == core::models::kDefaultRealSentence)
+        return true;
+    for (const char* mask : {"[MASK]", "<mask>"})
+        if (text == "The cat sat on the " + std::string(mask) + " because it was tired.")
+            return true;
+    return false;
+}
+
+// The typed text for the next model: a mask spelled as another encoder spells it ("[MASK]"
+// for BERT, "<mask>" for RoBERTa) becomes the next one's, so the blank stays a blank.
+std::string withMaskText(std::string text, const std::string& mask) {
+    if (mask.empty()) return text; // a decoder reads "[MASK]" as the text it is
+    for (const std::string other : {"[MASK]", "<mask>"}) {
+        if (other == mask) continue;
+        for (std::size_t at = text.find(other); at != std::string::npos;
+             at = text.find(other, at + mask.size()))
+            text.replace(at, other.size(), mask);
+    }
+    return text;
+}
+
 } // namespace
+
+std::string Session::sentenceForModel(const core::models::RealModel& next) const {
+    const std::string typed = scene_.sentences.empty() ? std::string() : scene_.sentences.front();
+    const std::string previousDefault =
+        model_.runner.isReal() ? model_.runner.realModel().defaultSentence() : std::string();
+    if (nothingTyped(typed, previousDefault)) return next.defaultSentence();
+    return withMaskText(typed, next.maskText());
+}
 
 // The notice (and stderr line) of a model that could not be opened; what was shown stays.
 bool Session::modelNotOpened(const std::exception& e) {
@@ -91,14 +124,17 @@ void Session::followPendingModel() {
     explorer_.openModel.loading.clear();
     try {
         std::shared_ptr<const core::models::RealModel> model = model_.loading.get();
-        // The same family reads what was typed; another gets its own default (a [MASK] to fill
-        // for an encoder).
-        const bool sameFamily =
-            model_.runner.isReal() && model_.runner.realModel().family == model->family;
-        const std::string first = model->defaultSentence();
-        showRealModel(std::move(model),
-                      sameFamily ? scene_.sentences : std::vector<std::string>{first});
-        showNotice("Opened " + explorer_.model.title, 3.0);
+        // What was typed stays (comparing models on one's own sentence); only the app's own
+        // example gives way to the next model's (a [MASK] to fill for an encoder), and Ctrl+Z
+        // brings it back.
+        const std::vector<std::string> before = scene_.sentences;
+        const std::string first = sentenceForModel(*model);
+        showRealModel(std::move(model), {first});
+        const bool replaced = before.size() != 1 || before.front() != first;
+        if (replaced) replacedText_ = before;
+        showNotice("Opened " + explorer_.model.title +
+                       (replaced ? " \xC2\xB7 its example sentence (Ctrl+Z: the one before)" : ""),
+                   4.0);
         rememberRecentModel(name);
         explorer_.openModel.open = false; // the dialog did its job; it stays open on an error
     } catch (const std::exception& e) {
@@ -181,6 +217,7 @@ void Session::closeModel() {
 void Session::leaveModel(bool keepScene) {
     if (!model_.runner.isOpen()) return;
     model_.runner.close();
+    replacedText_.reset(); // of the model closed
     explorer_.model = {};
     if (!keepScene) scene_ = explorerScene_; // else a scene opened over the model stays
     trace_ = explorerTrace_;                 // the runner recomputes when scene_ differs from it

@@ -69,8 +69,17 @@ bool Session::openScene(const std::string& demo, const std::string& path) {
 }
 
 void Session::undoScene() {
+    if (model_.runner.isReal() && replacedText_) { // the sentences a model switch replaced
+        std::swap(scene_.sentences, *replacedText_);
+        showNotice("Back to the sentence before the switch \xC2\xB7 Ctrl+Z again: the model's "
+                   "example",
+                   4.0);
+        return;
+    }
     if (!replaced_) {
-        showNotice("Nothing to undo: Ctrl+Z brings back a scene a demo or a file replaced", 3.0);
+        showNotice("Nothing to undo: Ctrl+Z brings back a scene a demo or a file replaced, or a "
+                   "sentence a model switch replaced",
+                   3.0);
         return;
     }
     leaveModel(true);

@@ -447,8 +447,9 @@ void drawKeyLegend(bool& open) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("The Ctrl keys, Esc, F1, F9 and F11 work while typing; the others when no "
-                        "text field is being edited.");
+    ImGui::TextDisabled("The Ctrl keys, Esc, F1, F9 and F11 work while typing. The single keys act "
+                        "when no text field has the cursor;\nin a field they type. Esc leaves "
+                        "the field and keeps its text.");
     ImGui::End();
 }
 

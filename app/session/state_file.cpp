@@ -167,6 +167,15 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     if (!model.predictions.empty())
         for (const std::string& p : model.predictions.front()) json.value(p);
     json.endArray();
+    json.key("warnings"); // shown under the sentence field: a text cut to the context, ...
+    json.beginArray();
+    for (const std::string& w : model.warnings) json.value(w);
+    json.endArray();
+    json.key("chips"); // the first sentence's token chips, as drawn
+    json.beginArray();
+    if (!model.tokens.empty())
+        for (const core::Token& t : model.tokens.front().tokens) json.value(t.text);
+    json.endArray();
     writeModelAnalyses(json, model);
     writeEncoder(json, model);
     json.endObject();

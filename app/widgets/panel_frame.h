@@ -4,6 +4,9 @@
 
 #include <imgui.h>
 
+#include <string>
+#include <vector>
+
 namespace app {
 
 // Fixed panels. NoBackground: the frame is cleared to the window colour once instead of
@@ -18,6 +21,22 @@ struct PanelRect {
 
 // A one-sentence tooltip on the last item (every control has one), also when it is disabled.
 void itemTooltip(const char* text);
+
+// The single keys a panel advertises ("G: next view"), dimmed. While a text field has the
+// keyboard those keys type into it, so the hint says Esc comes first; hovering says why.
+void keysHint(const char* keys);
+
+// One line cut to the space left with "...", its whole text in a tooltip when cut: a label
+// never ends mid-glyph at the panel's edge.
+void fittedText(const std::string& text, bool disabled = false);
+
+// Short pieces laid out left to right, each kept whole (a token and its "15.6%" never split
+// across lines): a piece that does not fit starts the next line, one wider than the panel is
+// cut as fittedText cuts it.
+void flowText(const std::vector<std::string>& pieces, bool disabled = false);
+
+// SameLine when an item `width` wide still fits after the last one; else it starts a line.
+void sameLineIfFits(float width);
 
 // A section's title with a rule under it (ImGui 1.86 has no SeparatorText).
 void sectionTitle(const char* text);

@@ -150,7 +150,7 @@ class App:
                 time.sleep(0.05)
         if self.window is None:
             fail(f"no mha-viz window within {TIMEOUT:.0f} s")
-        # Ready: the first frames are drawn (fonts, layout, keyboard focus on the sentence).
+        # Ready: the first frames are drawn (fonts, layout); no text field has the keys yet.
         self.wait_state(lambda s: s["frame"] >= 3, "the first frames drawn")
         xdotool("windowfocus", "--sync", self.window)
         self.sync()

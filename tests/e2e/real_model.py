@@ -38,12 +38,13 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
                            and s["model"]["grid_rect"][2] > s["model"]["grid_rect"][0],
                            "the head detectors' grid on screen")
     app.click(*cell_center(state["model"]["grid_rect"], 2, 4, 1, 2))
-    app.wait_state(lambda s: s["model"]["layer"] == 2 and s["selected_head"] == 3
-                   and s["tab"] == "head" and s["model"]["grid"] == "layer_heads",
-                   "a click on layer 2, head 3 opens that head")
-
-    app.click(*DETECTORS_RADIO)
-    state = app.wait_state(lambda s: s["model"]["grid"] == "detectors", "back to the detectors")
+    state = app.wait_state(lambda s: s["model"]["layer"] == 2 and s["selected_head"] == 3
+                           and s["tab"] == "head", "a click on layer 2, head 3 opens that head")
+    check(state["model"]["grid"] == "detectors", "the grid stays beside the head opened")
+    app.click(*cell_center(state["model"]["grid_rect"], 2, 4, 0, 1))
+    state = app.wait_state(lambda s: s["model"]["layer"] == 1 and s["selected_head"] == 2,
+                           "the next click opens layer 1, head 2: no G in between")
+    check(state["model"]["grid"] == "detectors", "still the detectors' grid")
     app.click(*(int(v) for v in state["model"]["export_at"]))  # "Export CSV", beside the score
     app.wait_state(lambda s: "Wrote" in s["notice"], "the CSV export's notice")
     files = [f for f in os.listdir(app.export_dir) if f.endswith(".csv")]

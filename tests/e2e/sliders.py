@@ -1,16 +1,18 @@
 #!/usr/bin/python3
-"""End-to-end: type at once (the sentence field has focus), then drive the heads and d_model sliders with the mouse in the real window and
+"""End-to-end: click the sentence field and type, then drive the heads and d_model sliders with the mouse in the real window and
 check that each export follows (heads, d_model, d_head and the map count).
 """
 import sys
 
-from harness import (App, D_MODEL_SLIDER_Y, HEADS_SLIDER_Y, SLIDER_LEFT_X, SLIDER_RIGHT_X, check,
+from harness import (App, D_MODEL_SLIDER_Y, HEADS_SLIDER_Y, SENTENCE_FIELD, SLIDER_LEFT_X, SLIDER_RIGHT_X, check,
                      png_info)
 
 with App(sys.argv[1]) as app:
-    app.type("hello world")  # the sentence field has keyboard focus on start, text selected
+    app.click(*SENTENCE_FIELD)  # no field has the keys at launch: a click gives them, as a person would
+    app.chord("ctrl+a")
+    app.type("hello world")
     _, before = app.export()
-    check(before["sentences"][0]["tokens"] == ["hello", "world"], "typing at once replaces the demo sentence")
+    check(before["sentences"][0]["tokens"] == ["hello", "world"], "typing replaces the demo sentence")
     check(before["config"]["heads"] == 8, "starts with 8 heads")
 
     app.click(SLIDER_LEFT_X, HEADS_SLIDER_Y)  # far left of the heads slider: H = 1

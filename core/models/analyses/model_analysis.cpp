@@ -223,10 +223,29 @@ std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace) {
     return out;
 }
 
+namespace {
+
+// The half of detectModelHeads's repeated sequence: TransformerLens's 50, or what fits.
+int repeatedHalf(const RealModel& model) {
+    return std::min(50, (model.config().nPositions - 1) / 2);
+}
+
+} // namespace
+
 std::vector<HeadDetectorScores> detectModelHeads(const RealTrace& trace) {
     const RealModel& model = *trace.model;
     if (model.architecture->detectors == Detectors::SentenceShown) return detectEncoderHeads(trace);
-    return detectHeadsOnRepeatedTokens(model, std::min(50, (model.config().nPositions - 1) / 2), 1);
+    return detectHeadsOnRepeatedTokens(model, repeatedHalf(model), 1);
+}
+
+std::string detectorsInputLine(const RealModel& model) {
+    if (model.architecture->detectors == Detectors::SentenceShown)
+        return "Scored on the sentence shown: they change as you type.";
+    const int half = repeatedHalf(model);
+    const bool bos = model.tokenizer->startId() >= 0;
+    return "Scored on " + std::to_string(half) + " random tokens repeated twice (" +
+           std::to_string(2 * half + (bos ? 1 : 0)) + (bos ? " with the start token" : " tokens") +
+           "), not on the typed sentence: the same whatever you type.";
 }
 
 std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {

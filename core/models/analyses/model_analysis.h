@@ -95,6 +95,10 @@ std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace);
 // tokens after its start token, fewer when the context is shorter (detectHeadsOnRepeatedTokens,
 // seed 1). The window and the CLI both ask this.
 std::vector<HeadDetectorScores> detectModelHeads(const RealTrace& trace);
+// What detectModelHeads scores for this model, said where its scores show: "scored on 50
+// random tokens repeated twice (101 with the start token), not on the typed sentence", or
+// "scored on the sentence shown".
+std::string detectorsInputLine(const RealModel& model);
 
 // "layer,head,<name>..." then one row per head, layers and heads numbered from 1 (as the window
 // names them), layer by layer. Throws std::invalid_argument when the grids differ in shape.
