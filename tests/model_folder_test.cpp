@@ -218,7 +218,8 @@ TEST_F(ModelFolder, BadShardIndexesAreRefused) {
     expectWords(index(R"({"weight_map": {"w": 3}})"), {"tensor 'w'", "file name"});
     expectWords(index(R"({"weight_map": {}})"), {"names no tensors"});
     expectWords(index(R"({"metadata": {}})"), {"missing \"weight_map\""});
-    EXPECT_EQ(index("{\"weight_map\": "), "model.safetensors.index.json: not valid JSON");
+    EXPECT_EQ(index("{\"weight_map\": "),
+              "model.safetensors.index.json: not valid JSON (it ends early, line 1)");
     EXPECT_EQ(index("[1, 2]"), "model.safetensors.index.json: not a JSON object");
 }
 
@@ -280,6 +281,19 @@ TEST_F(ModelFolder, ABareNameIsAlsoTriedUnderOpenaiCommunity) {
     EXPECT_EQ(models::locateModel("openai-community/gpt2").dir, renamed.string());
     const fs::path old = writeCacheEntry(cache, "models--gpt2", "old"); // as named at download
     EXPECT_EQ(models::locateModel("gpt2").dir, old.string());
+}
+
+// The --help example bert-base-uncased, cached by today's hub as google-bert/bert-base-uncased.
+TEST_F(ModelFolder, ABareNameIsFoundUnderTheOneOrganisationThatHasIt) {
+    const fs::path cache = root_ / "hub";
+    setenv("HF_HUB_CACHE", cache.c_str(), 1);
+    const fs::path bert = writeCacheEntry(cache, "models--google-bert--bert-base-uncased", "b1");
+    writeCacheEntry(cache, "models--google-bert--bert-base-cased", "b2");
+    EXPECT_EQ(models::locateModel("bert-base-uncased").dir, bert.string());
+    writeCacheEntry(cache, "models--someone--bert-base-uncased", "b3");
+    expectWords(locateError("bert-base-uncased"),
+                {"google-bert/bert-base-uncased", "someone/bert-base-uncased", "name one"});
+    expectWords(locateError("uncased"), {"models--uncased"}); // a tail of a name is not a name
 }
 
 TEST_F(ModelFolder, ANameNotInTheCacheSaysWhereItLookedAndWhatToDo) {
@@ -376,11 +390,14 @@ TEST_F(ModelFolder, BadConfigsAreRefusedInOneLine) {
     };
     EXPECT_EQ(thrownMessage([&] { models::readModelConfig(path); }),
               "config.json: cannot read " + path);
-    EXPECT_EQ(config("{\"model_type\": "), "config.json: not valid JSON");
-    EXPECT_EQ(config("\"gpt2\""), "config.json: not a JSON object");
+    // Named by the file's path, with where the JSON goes wrong as an editor counts it.
+    EXPECT_EQ(config("{\"model_type\": "), path + ": not valid JSON (it ends early, line 1)");
+    EXPECT_EQ(config("{\n  \"model_type\": \"gpt2\",\n  \"n_layer\": 2,,\n}"),
+              path + ": not valid JSON (line 3, column 16)"); // the second comma
+    EXPECT_EQ(config("\"gpt2\""), path + ": not a JSON object");
     EXPECT_EQ(config(R"({"model_type": "t5", "d_model": 8})"),
-              "config.json: model_type \"t5\" is not supported yet (supported: gpt2, bert, "
-              "roberta, distilbert)");
+              path + ": model_type \"t5\" is not supported yet (supported: gpt2, bert, "
+                     "roberta, distilbert)");
     expectWords(config(R"({"model_type": "bert", "hidden_size": 8})"),
                 {"config.json: ", "missing \"num_hidden_layers\""});
     expectWords(config(R"({"model_type": "bert", "num_hidden_layers": 2, "num_attention_heads": 2,

@@ -19,8 +19,11 @@ const char* spinner() {
 }
 
 void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
-    ImGui::TextUnformatted("A model folder (config.json, model.safetensors, vocab.json, "
-                           "merges.txt) or a name such as gpt2:");
+    ImGui::TextUnformatted("A model folder or a name such as gpt2 or bert-base-uncased:");
+    ImGui::TextDisabled("config.json, model.safetensors (or its shards) and the tokenizer's "
+                        "files:");
+    ImGui::TextDisabled("vocab.json + merges.txt or tokenizer.json (GPT-2, RoBERTa), vocab.txt "
+                        "(BERT, DistilBERT)");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const bool enter = textField("##model-path", "/path/to/model or openai-community/gpt2",
@@ -83,8 +86,8 @@ void cachedModels(OpenModelState& dialog, ExplorerRequest& request, const std::s
     if (dialog.cached.empty()) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
         ImGui::TextDisabled("No models in the Hugging Face cache at %s; download config.json, "
-                            "model.safetensors, vocab.json and merges.txt from the model's page "
-                            "into a folder and type its path.",
+                            "model.safetensors and the tokenizer's files (above) from the "
+                            "model's page into a folder and type its path.",
                             where.c_str());
         ImGui::PopTextWrapPos();
         return;

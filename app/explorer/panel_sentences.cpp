@@ -186,8 +186,12 @@ ExplorerRequest batchButtons(core::Scene& scene, const ModelView& model) {
     if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && model.open)
         scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
     ImGui::EndDisabled();
-    itemTooltip(
-        "Add a sentence to the batch; shorter ones are padded and their padding keys masked.");
+    itemTooltip(model.real ? (model.pairs ? "A checkpoint reads one text here: its batch is its "
+                                            "own. An encoder reads a pair: type sentence B above."
+                                          : "A checkpoint reads one text here: its batch is its "
+                                            "own. Close the model to compare sentences in a batch.")
+                           : "Add a sentence to the batch; shorter ones are padded and their "
+                             "padding keys masked.");
     if (model.open) { // no cross-attention in the model; demos are the explorer's scenes
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s %s", model.real ? "The model reads" : "The model's words:",

@@ -5,6 +5,25 @@
 
 namespace core {
 
+std::string jsonSyntaxProblem(const std::string& text) {
+    try {
+        (void)nlohmann::json::parse(text);
+        return {};
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte counts from 1 and points at the character after the last one read.
+        const std::size_t at = std::min(text.size(), e.byte > 0 ? e.byte - 1 : 0);
+        std::size_t line = 1, column = 1;
+        for (std::size_t i = 0; i < at; ++i, ++column)
+            if (text[i] == '\n') ++line, column = 0;
+        if (at == text.size())
+            return "not valid JSON (it ends early, line " + std::to_string(line) + ")";
+        return "not valid JSON (line " + std::to_string(line) + ", column " +
+               std::to_string(column) + ")";
+    } catch (const std::exception&) { // a number out of range, ...
+        return "not valid JSON";
+    }
+}
+
 using nlohmann::json;
 
 JsonFields::JsonFields(const json& object, std::string where)

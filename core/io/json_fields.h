@@ -13,6 +13,10 @@
 
 namespace core {
 
+// "not valid JSON (line 3, column 14)" for text nlohmann::json refuses, "" for valid JSON:
+// where a hand-edited file (a config.json) went wrong, as an editor shows it.
+std::string jsonSyntaxProblem(const std::string& text);
+
 class JsonFields {
   public:
     // `where` starts every message; `object` must outlive the reader.

@@ -73,7 +73,7 @@ const std::vector<std::string>& readableModelTypes() {
 
 ModelConfig parseModelConfig(const std::string& text, const std::vector<std::string>& families) {
     const nlohmann::json root = nlohmann::json::parse(text, nullptr, false);
-    if (root.is_discarded()) throw std::invalid_argument("config.json: not valid JSON");
+    if (root.is_discarded()) throw std::invalid_argument("config.json: " + jsonSyntaxProblem(text));
     if (!root.is_object()) throw std::invalid_argument("config.json: not a JSON object");
     const JsonFields fields(root, "config.json: ");
     if (!fields.has("model_type"))

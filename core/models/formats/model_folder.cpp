@@ -61,7 +61,7 @@ std::string readSmallFile(const std::string& path, const std::string& where) {
 
 json parseJsonObject(const std::string& text, const std::string& where) {
     json root = json::parse(text, nullptr, false);
-    if (root.is_discarded()) refuse(where + "not valid JSON");
+    if (root.is_discarded()) refuse(where + jsonSyntaxProblem(text));
     if (!root.is_object()) refuse(where + "not a JSON object");
     return root;
 }
@@ -177,6 +177,25 @@ fs::path snapshotOf(const fs::path& repo) {
     return snapshot;
 }
 
+std::string cachedModelName(const std::string& folder); // below: "ORG/NAME" of a folder
+
+// A bare name under any organisation: bert-base-uncased is google-bert/bert-base-uncased in
+// today's hub. The folders of the cache that end in "--NAME", sorted.
+std::vector<std::string> foldersNamed(const fs::path& cache, const std::string& name) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    const std::string tail = "--" + name;
+    for (const fs::directory_entry& entry : fs::directory_iterator(cache, ec)) {
+        const std::string folder = entry.path().filename().string();
+        if (folder.rfind("models--", 0) == 0 && folder.size() > tail.size() + 8 &&
+            folder.compare(folder.size() - tail.size(), tail.size(), tail) == 0 &&
+            entry.is_directory(ec))
+            found.push_back(folder);
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
 fs::path findInCache(const std::string& name) {
     const fs::path cache = hubCache();
     const std::vector<std::string> folders = cacheFolderNames(name);
@@ -184,6 +203,14 @@ fs::path findInCache(const std::string& name) {
     if (!cache.empty())
         for (const std::string& folder : folders)
             if (fs::is_directory(cache / folder, ec)) return snapshotOf(cache / folder);
+    if (!cache.empty() && name.find('/') == std::string::npos) {
+        const std::vector<std::string> any = foldersNamed(cache, name);
+        if (any.size() == 1) return snapshotOf(cache / any.front());
+        if (any.size() > 1)
+            refuse("'" + name + "' is in the Hugging Face cache " + cache.string() + " as " +
+                   cachedModelName(any[0]) + " and " + cachedModelName(any[1]) +
+                   (any.size() > 2 ? " (and more)" : "") + ": name one of them");
+    }
     std::string tried = folders[0] + (folders.size() > 1 ? " or " + folders[1] : "");
     refuse("'" + name + "' is not a folder, and the Hugging Face cache " +
            (cache.empty() ? std::string("(no HF_HOME or HOME set)") : cache.string()) + " has no " +
@@ -365,7 +392,13 @@ HfFiles hfFiles(const ModelLocation& location) {
 }
 
 ModelConfig readModelConfig(const std::string& path) {
-    return parseModelConfig(readSmallFile(path, "config.json: "), supportedModelTypes());
+    try {
+        return parseModelConfig(readSmallFile(path, "config.json: "), supportedModelTypes());
+    } catch (const std::invalid_argument& e) { // named by its path: which model's config
+        const std::string what = e.what(), prefix = "config.json: ";
+        if (what.rfind(prefix, 0) != 0 || what.find(path) != std::string::npos) throw;
+        refuse(path + ": " + what.substr(prefix.size()));
+    }
 }
 
 } // namespace core::models
