@@ -82,9 +82,9 @@ struct ExplorerState {
     PipelineTabState pipeline;
     LinesTabState lines;
     ScenePickerState scenes;
-    OpenModelState openModel;  // Ctrl+Shift+O
-    ExportPanel exportPanel;   // Ctrl+Shift+E
-    ModelView model;           // what the panels show of a trained model, when one is open
+    OpenModelState openModel; // Ctrl+Shift+O
+    ExportPanel exportPanel;  // Ctrl+Shift+E
+    ModelView model;          // what the panels show of a trained model, when one is open
 };
 
 // What a panel asks of the session, which applies it in the same frame, right after the panel:
