@@ -1,6 +1,5 @@
 // Tab: the selected head, large, with full token labels, a colour bar and an Export... button.
 #include "explorer/panels.h"
-#include "platform/appearance.h"
 #include "widgets/heatmap_widget.h"
 
 #include "engine/designed_heads.h"
@@ -98,12 +97,8 @@ ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const
         ImGui::TextDisabled("layer %d of %d", model.layer + 1, model.layers);
         ImGui::SameLine();
         keysHint("L / Shift+L");
-        if (model.valueWeighted) { // W redraws the model view's grid, not this map: say so
-            ImGui::PushStyleColor(ImGuiCol_Text, warningColor());
-            ImGui::TextWrapped("These are the attention weights: value-weighted (W) shows in the "
-                               "every-layer grid only.");
-            ImGui::PopStyleColor();
-        }
+        if (gl.maps.valueWeighted) // W: said where the map is, as the model view's box says it
+            ImGui::TextWrapped("value-weighted |alpha f(x)|, rows rescaled to 1 (W: the weights)");
     } else {
         presetMenu(scene, h);
     }
@@ -123,7 +118,7 @@ ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const
     const float valueMax =
         saved.perHeadScale ? std::max(gl.maps.heads[std::size_t(h)].maxWeight, 1e-6f) : 1.0f;
     drawColorBar(gl, saved.colormap, 0.0f, valueMax, std::min(side, 360.0f));
-    const std::string key = std::string("weight") +
+    const std::string key = std::string(gl.maps.valueWeighted ? "value-weighted" : "weight") +
                             (saved.perHeadScale ? " (this head's range)" : "") +
                             "  \xC2\xB7  hatched = masked";
     sameLineIfFits(ImGui::CalcTextSize(key.c_str()).x);

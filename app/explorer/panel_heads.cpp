@@ -32,6 +32,8 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
                               computingNote(status) + "###Heads";
     ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     if (model.real) drawModelGridModes(model); // this layer / every layer / detectors
+    if (gl.maps.valueWeighted)
+        ImGui::TextDisabled("value-weighted |alpha f(x)|, rows rescaled (W)");
     const int heads = int(gl.maps.heads.size());
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     // The column count that makes the maps largest. Titles only while a map is wide enough

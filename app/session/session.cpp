@@ -262,8 +262,11 @@ void Session::drawExplorer() {
         recomputed ? 0 : frames_.sinceTrace + 1; // the panels above drew the trace before
     frames_.bench.lap(FramePhase::Engine);
     keepViewInRange(*trace_, explorer_.saved, explorer_.selection); // before any panel indexes
-    if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex)) { // or another one
-        uploadHeadMaps(*trace_, explorer_.selection.batchIndex, shownPairView(), gl_);
+    const bool weighted = real && explorer_.model.valueWeighted;    // W: the Head view's maps too
+    if (recomputed || !gl_.maps.showSentence(explorer_.selection.batchIndex) || // or another one
+        weighted != model_.shownValueWeighted) {
+        model_.shownValueWeighted = weighted;
+        uploadHeadMaps(*trace_, explorer_.selection.batchIndex, shownPairView(), gl_, weighted);
         frames_.bench.lap(FramePhase::Upload);
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());
@@ -422,7 +425,7 @@ void Session::afterSwap(GLFWwindow* window) {
         writeStateFile(options_.stateFile,
                        stateLine({frames_.index + 1, inputPending(),
                                   runner_.computing() || model_.runner.computing(), syncMarks(),
-                                  status().sceneError},
+                                  status().sceneError, gl_.maps.valueWeighted},
                                  scene_, *trace_, explorer_, window_.notice, train_));
     if (options_.benchFrames > 0) {
         glFinish(); // count the GPU's (llvmpipe's) work too

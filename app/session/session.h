@@ -151,7 +151,8 @@ class Session {
         GlHeatmaps gl;       // every head of every layer (the model view)
         ModelMapsKey mapsOf; // what gl holds (the runner's generation, the view)
         int shownLayer = -1; // the model's layer in trace_
-        core::PairView shownPairView = core::PairView::All;            // the pair view of trace_
+        core::PairView shownPairView = core::PairView::All; // the pair view of trace_
+        bool shownValueWeighted = false; // gl_ holds value-weighted maps of trace_ (W)
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::string loadingName;                                       // what it loads
     };

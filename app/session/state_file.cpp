@@ -292,6 +292,8 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(notice.visible(ImGui::GetTime()) ? notice.text : std::string());
     json.key("error");
     json.value(facts.error);
+    json.key("head_maps_value_weighted");
+    json.value(facts.headMapsValueWeighted);
     json.key("heap_in_use"); // bytes (platform/heap_in_use.h), -1 where unknown
     json.value(heapInUseBytes());
     writeShown(json, shown);

@@ -22,8 +22,9 @@ struct HeadMaps {
     std::uint64_t generation = 0;
     int batchIndex = -1;
     core::PairView pairView = core::PairView::All; // a sentence pair's cells shown (all maps)
-    std::uint64_t derivedGeneration = 0;           // mean, entropy, statistics
-    std::uint64_t differenceGeneration = 0;        // difference, of the heads differenceOf
+    bool valueWeighted = false;          // heads hold value-weighted attention (W), not the weights
+    std::uint64_t derivedGeneration = 0; // mean, entropy, statistics
+    std::uint64_t differenceGeneration = 0; // difference, of the heads differenceOf
     int differenceOf[2] = {-1, -1};
 
     bool showSentence(int b) const { return generation > 0 && batchIndex == b; }

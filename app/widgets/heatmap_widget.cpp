@@ -1,9 +1,11 @@
 #include "widgets/heatmap_widget.h"
+#include "widgets/panel_frame.h"
 
 #include "figures/palette.h"
 
 #include "engine/attention_stats.h"
 #include "figures/head_views.h"
+#include "models/analyses/model_analysis.h"
 
 #include "text/utf8.h"
 
@@ -17,29 +19,6 @@ namespace {
 
 ImVec2 operator+(ImVec2 a, ImVec2 b) {
     return ImVec2(a.x + b.x, a.y + b.y);
-}
-
-// Cuts text to fit maxWidth, ending in an ellipsis; whole code points only.
-std::string fitText(const std::string& text, float maxWidth) {
-    if (ImGui::CalcTextSize(text.c_str()).x <= maxWidth) return text;
-    const bool hasEllipsis = ImGui::GetFont()->FindGlyphNoFallback(0x2026) != nullptr;
-    const std::string ellipsis = hasEllipsis ? "\xE2\x80\xA6" : "..";
-    const std::u32string points = core::decodeUtf8(text);
-    auto prefix = [&](std::size_t n) {
-        std::string candidate;
-        for (std::size_t k = 0; k < n; ++k) core::appendUtf8(candidate, points[k]);
-        return candidate + ellipsis;
-    };
-    // The longest prefix that fits, by binary search: labels are measured every frame.
-    std::size_t lo = 0, hi = points.size();
-    while (lo < hi) {
-        const std::size_t mid = (lo + hi + 1) / 2;
-        if (ImGui::CalcTextSize(prefix(mid).c_str()).x <= maxWidth)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo == 0 ? std::string() : prefix(lo);
 }
 
 // Text turned 90 degrees counter-clockwise, reading bottom to top, its start at `anchor`.
@@ -65,8 +44,9 @@ float widestLabel(const std::vector<std::string>& labels) {
     return widest;
 }
 
-void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, int batchIndex, int head,
-                 int i, int j) {
+void cellTooltip(const core::Trace& trace, const HeadMaps& maps, int batchIndex, int head, int i,
+                 int j) {
+    const core::AttentionMap& map = maps.heads[std::size_t(head)];
     const core::Attention& a = trace.attention;
     const float value = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
     const float score = a.scores(a.headRow(batchIndex, head, i), j);
@@ -76,6 +56,9 @@ void cellTooltip(const core::Trace& trace, const core::AttentionMap& map, int ba
     ImGui::Text("key    %s  (#%d)", map.keyLabels[std::size_t(j)].c_str(), j + 1);
     if (value == core::kMaskedCell)
         ImGui::TextUnformatted("weight masked (\xE2\x88\x92\xE2\x88\x9E before softmax)");
+    else if (maps.valueWeighted)
+        ImGui::Text("value-weighted %.4f  (weight %.4f)", value,
+                    a.attention(a.headRow(batchIndex, head, i), j));
     else
         ImGui::Text("weight %.4f", value);
     ImGui::Text("score  %.4f  (scaled q\xC2\xB7k, before the mask)", score);
@@ -93,14 +76,35 @@ ImU32 headColorU32(const core::Trace& trace, int head, float alpha) {
     return paletteColor(trace.headColorIndex(head), alpha);
 }
 
+namespace {
+
+// The map's shown cells replaced by value-weighted attention, rows rescaled to sum to 1 as the
+// model view draws it (masked and hidden cells stay marked).
+void weighByValues(const core::Trace& trace, int head, core::AttentionMap& map) {
+    const core::Mat weighted =
+        core::models::normalizedRows(core::models::valueWeightedAttention(trace, head)); // N x N
+    map.maxWeight = 0;
+    for (int i = 0; i < map.rows; ++i)
+        for (int j = 0; j < map.cols; ++j) {
+            float& cell = map.values[std::size_t(i) * std::size_t(map.cols) + std::size_t(j)];
+            if (cell == core::kMaskedCell) continue;
+            cell = float(weighted(i, j));
+            map.maxWeight = std::max(map.maxWeight, cell);
+        }
+}
+
+} // namespace
+
 void uploadHeadMaps(const core::Trace& trace, int batchIndex, core::PairView pairView,
-                    GlHeatmaps& gl) {
+                    GlHeatmaps& gl, bool valueWeighted) {
     HeadMaps& maps = gl.maps;
     maps.pairView = pairView; // the derived maps follow it
+    maps.valueWeighted = valueWeighted && trace.isModelLayer() && trace.batch() == 1;
     maps.heads.resize(std::size_t(trace.attention.heads));
     for (int h = 0; h < trace.attention.heads; ++h) {
         maps.heads[std::size_t(h)] = core::attentionMap(trace, batchIndex, h, pairView);
-        const core::AttentionMap& map = maps.heads[std::size_t(h)];
+        core::AttentionMap& map = maps.heads[std::size_t(h)];
+        if (maps.valueWeighted) weighByValues(trace, h, map);
         gl.setValues(h, map.values.data(), map.rows, map.cols);
     }
     maps.meanEntropyBits = core::natsToBits(core::meanRowEntropy(trace.attention));
@@ -297,7 +301,8 @@ bool drawHeatmap(const core::Trace& trace, const MapsView& maps, int head, ImVec
     const MapHit hit = drawMap(map, style, &maps.selection, size, labels);
     if (ImGui::IsItemHovered())
         maps.selection.nextHoverHead = head; // its slice lights up in the pipeline
-    if (hit.row >= 0) cellTooltip(trace, map, maps.selection.batchIndex, head, hit.row, hit.col);
+    if (hit.row >= 0)
+        cellTooltip(trace, maps.gl.maps, maps.selection.batchIndex, head, hit.row, hit.col);
     if (hit.clicked) maps.saved.selectedHead = head;
     return hit.clicked;
 }

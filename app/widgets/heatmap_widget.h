@@ -11,9 +11,11 @@
 namespace app {
 
 // Rebuilds gl.maps for sentence `batchIndex` and uploads them: after a recompute, or when
-// another sentence is shown (gl.maps.showSentence says whether they are current).
+// another sentence is shown (gl.maps.showSentence says whether they are current). With
+// `valueWeighted` (a real model's W) a model layer's maps are value-weighted attention, rows
+// rescaled to sum to 1, as its model view draws them.
 void uploadHeadMaps(const core::Trace& trace, int batchIndex, core::PairView pairView,
-                    GlHeatmaps& gl);
+                    GlHeatmaps& gl, bool valueWeighted = false);
 
 // The explorer's maps as its panels draw them: the saved colours and the selected head (a
 // click selects), what the user points at, and the textures with the shown sentence's maps.

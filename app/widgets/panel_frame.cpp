@@ -1,5 +1,7 @@
 #include "widgets/panel_frame.h"
 
+#include "text/utf8.h"
+
 namespace app {
 
 void itemTooltip(const char* text) {
@@ -17,18 +19,6 @@ void keysHint(const char* keys) {
 
 namespace {
 
-// The longest prefix of `text` (whole UTF-8 characters) that fits `width` pixels.
-std::size_t fittingPrefix(const std::string& text, float width) {
-    std::size_t best = 0;
-    for (std::size_t end = 1; end <= text.size(); ++end) {
-        if (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-            continue; // inside a character
-        if (ImGui::CalcTextSize(text.data(), text.data() + end).x > width) break;
-        best = end;
-    }
-    return best;
-}
-
 void textLine(const std::string& text, bool disabled) {
     if (disabled)
         ImGui::TextDisabled("%s", text.c_str());
@@ -38,15 +28,33 @@ void textLine(const std::string& text, bool disabled) {
 
 } // namespace
 
-void fittedText(const std::string& text, bool disabled) {
-    const float avail = ImGui::GetContentRegionAvail().x;
-    if (ImGui::CalcTextSize(text.c_str()).x <= avail) {
-        textLine(text, disabled);
-        return;
+// Cuts text to fit maxWidth, ending in an ellipsis; whole code points only.
+std::string fitText(const std::string& text, float maxWidth) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= maxWidth) return text;
+    const bool hasEllipsis = ImGui::GetFont()->FindGlyphNoFallback(0x2026) != nullptr;
+    const std::string ellipsis = hasEllipsis ? "\xE2\x80\xA6" : "..";
+    const std::u32string points = core::decodeUtf8(text);
+    auto prefix = [&](std::size_t n) {
+        std::string candidate;
+        for (std::size_t k = 0; k < n; ++k) core::appendUtf8(candidate, points[k]);
+        return candidate + ellipsis;
+    };
+    // The longest prefix that fits, by binary search: labels are measured every frame.
+    std::size_t lo = 0, hi = points.size();
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (ImGui::CalcTextSize(prefix(mid).c_str()).x <= maxWidth)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
-    const float dots = ImGui::CalcTextSize("...").x;
-    textLine(text.substr(0, fittingPrefix(text, std::max(0.0f, avail - dots))) + "...", disabled);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+    return lo == 0 ? std::string() : prefix(lo);
+}
+
+void fittedText(const std::string& text, bool disabled) {
+    const std::string shown = fitText(text, ImGui::GetContentRegionAvail().x);
+    textLine(shown, disabled);
+    if (shown != text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
 }
 
 void sameLineIfFits(float width) {

@@ -26,8 +26,11 @@ void itemTooltip(const char* text);
 // keyboard those keys type into it, so the hint says Esc comes first; hovering says why.
 void keysHint(const char* keys);
 
-// One line cut to the space left with "...", its whole text in a tooltip when cut: a label
-// never ends mid-glyph at the panel's edge.
+// `text` cut to maxWidth pixels, ending in an ellipsis; whole code points only.
+std::string fitText(const std::string& text, float maxWidth);
+
+// One line cut to the space left with an ellipsis, its whole text in a tooltip when cut: a
+// label never ends mid-glyph at the panel's edge.
 void fittedText(const std::string& text, bool disabled = false);
 
 // Short pieces laid out left to right, each kept whole (a token and its "15.6%" never split

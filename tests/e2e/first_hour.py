@@ -52,7 +52,9 @@ with App(sys.argv[1], "--model", GPT2) as app:
     state = app.wait_state(lambda s: s["model"]["grid"] == "every_layer" and s["model"]["value_weighted"]
                            and s["model"]["layer"] == 2, "Shift+G, W and L act at once")
     check(state["sentences"] == [DEFAULT], f"no key typed into the sentence: {state['sentences']}")
+    app.wait_state(lambda s: s["head_maps_value_weighted"], "W weighs the Head view's maps too")
     app.chord("w")
+    app.wait_state(lambda s: not s["head_maps_value_weighted"], "W again: the weights")
 
     app.click(*SENTENCE_FIELD)
     app.chord("End")
