@@ -161,6 +161,21 @@ TEST(HeadDetectors, RunOnTheUsersSentenceThroughTheFixtureModel) {
     EXPECT_THROW(detectHeads(trace.layers, shorter), std::invalid_argument);
 }
 
+// The detectors view says what it scored: the user took a decoder's scores for the sentence.
+TEST(HeadDetectors, SayWhatTheyScoreAsTheModelRunsThem) {
+    const RealModel& model = fixtureModel(); // 64 positions: 31 tokens twice after the BOS
+    const std::string line = detectorsInputLine(model);
+    EXPECT_NE(line.find("31 random tokens repeated twice"), std::string::npos) << line;
+    EXPECT_NE(line.find("not on the typed sentence"), std::string::npos) << line;
+    const RealTrace trace = traceRealModel(model, "the cat sat");
+    const std::vector<HeadDetectorScores> scores = detectModelHeads(trace);
+    const std::vector<int> ids =
+        repeatedRandomTokens(model.tokenizer->vocabSize(), 31, 1, model.tokenizer->startId());
+    EXPECT_NE(line.find("(" + std::to_string(ids.size())), std::string::npos)
+        << line << " names the " << ids.size() << " tokens run";
+    EXPECT_FALSE(scores.empty());
+}
+
 TEST(RepeatedRandomTokens, IsBosThenRTokensTwiceSeededAndInRange) {
     const std::vector<int> ids = repeatedRandomTokens(50, 20, 7, 49);
     ASSERT_EQ(ids.size(), 41u);
