@@ -150,7 +150,12 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
     ImGui::TextDisabled("%lld parameters (4 x d_model^2%s)",
                         trace.weights ? trace.weights->parameterCount() : 0LL,
                         biases ? " + biases" : "");
-    keysHint("Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+    // Ctrl+E works while typing; the arrows move the caret then, and Esc leaves the field.
+    if (ImGui::GetIO().WantTextInput)
+        ImGui::TextDisabled("Ctrl+E export  \xC2\xB7  Esc leaves the text field");
+    else
+        ImGui::TextDisabled(
+            "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
     ImGui::End();
     return request;
 }
