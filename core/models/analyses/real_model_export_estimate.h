@@ -17,7 +17,7 @@ struct ExportEstimate {
 
 // Draws and counts the first layer's figures and JSON (nothing is written), then scales them to
 // every layer; PNGs of the other views are estimated from their pixel size at the first head's
-// bytes per pixel. Within a few percent for the fixture and GPT-2 small (tests/cli and unit).
+// bytes per pixel. Within a quarter of the bytes written (tests/real_model_figures_test.cpp).
 ExportEstimate estimateRealModelExport(const RealModel& model, const RealTrace& trace,
                                        const std::vector<HeadDetectorScores>& detectors,
                                        const RealExportOptions& options);
