@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using nlohmann::json;
 using testing_support::expectBadInput;
@@ -215,14 +216,15 @@ TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
                    "--export", dir.string(), "--json", json.string(), "--colormap", "magma"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.err.find("exporting figures of"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("wrote 60 files to " + dir.string()), std::string::npos) << r.err;
+    // By default the traces are the attention alone: model-trace.json, no layer's v1 trace.
+    EXPECT_NE(r.err.find("wrote 58 files to " + dir.string()), std::string::npos) << r.err;
     const std::vector<std::string> files = filesUnder(dir);
-    EXPECT_EQ(files.size(), 60u);
+    EXPECT_EQ(files.size(), 58u);
     for (const char* name :
-         {"layer-01/mha-viz-head-01.png", "layer-01/mha-viz-head-04.csv",
-          "layer-02/mha-viz-grid.png", "layer-02/mha-viz-mean.svg",
-          "layer-02/mha-viz-statistics.csv", "layer-02/mha-viz-trace.json", "model-grid.png",
-          "model-grid.svg", "model-grid-value-weighted.png", "model-grid-value-weighted.svg",
+         {"layer-01/mha-viz-f32-L1-H1.png", "layer-01/mha-viz-f32-L1-H4.csv",
+          "layer-02/mha-viz-f32-L2-grid.png", "layer-02/mha-viz-f32-L2-mean.svg",
+          "layer-02/mha-viz-f32-L2-statistics.csv", "model-grid.png", "model-grid.svg",
+          "model-grid-value-weighted.png", "model-grid-value-weighted.svg",
           "detectors-previous_token.png", "detectors-induction.svg", "detectors.csv", "rollout.png",
           "rollout.svg", "rollout.csv", "logit-lens.csv", "model-trace.json"})
         EXPECT_TRUE(std::count(files.begin(), files.end(), name)) << name;
@@ -232,10 +234,15 @@ TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
         }
     EXPECT_EQ(readText(dir / "detectors.csv").rfind("layer,head,previous_token,", 0), 0u);
     EXPECT_EQ(readText(dir / "logit-lens.csv").rfind("layer,rank,token,id,probability\n", 0), 0u);
-    EXPECT_EQ(json::parse(readText(dir / "model-trace.json"))["version"], 2);
+    EXPECT_FALSE(fs::exists(dir / "layer-01" / "mha-viz-trace.json"));
+    const auto trace = nlohmann::json::parse(readText(dir / "model-trace.json"));
+    EXPECT_EQ(trace["version"], 2);
+    EXPECT_EQ(trace["attention_only"], true);
     EXPECT_EQ(json::parse(readText(json))["model"]["layers"], 2); // --json too
-    EXPECT_NE(readText(dir / "model-grid.svg").find("real model " + (kFixtures / "f32").string()),
-              std::string::npos);
+    // Named by its name, not a path; one colour bar for the grid of every head.
+    const std::string grid = readText(dir / "model-grid.svg");
+    EXPECT_NE(grid.find("real model f32: its own weights"), std::string::npos);
+    EXPECT_EQ(grid.find("<linearGradient"), grid.rfind("<linearGradient"));
     fs::remove_all(dir);
     fs::remove(json);
 }
@@ -256,9 +263,80 @@ TEST(CliRealModel, ASecondExportIntoTheSameFolderOverwritesNothing) {
     EXPECT_EQ(both.size(), 2 * first.size());
     EXPECT_EQ(readText(dir / "rollout.csv"), rollout); // the first export's, untouched
     EXPECT_TRUE(fs::exists(dir / "rollout-2.csv"));
-    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-head-01.png"));
+    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-f32-L1-H1.png"));
     EXPECT_TRUE(fs::exists(dir / "model-trace-2.json"));
     fs::remove_all(dir);
+}
+
+std::uintmax_t bytesUnder(const fs::path& dir) {
+    std::uintmax_t bytes = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+        if (entry.is_regular_file()) bytes += entry.file_size();
+    return bytes;
+}
+
+TEST(CliRealModel, ExportTracesChoosesFiguresOnlyAttentionOrFullTraces) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-real-export-traces";
+    fs::remove_all(dir);
+    std::map<std::string, std::uintmax_t> bytes;
+    for (const char* traces : {"none", "attention", "full"}) {
+        const ProcessResult r =
+            runMhaViz({"--model", (kFixtures / "f32").string(), "--sentence", "The cat sat",
+                       "--export", (dir / traces).string(), "--export-traces", traces});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        bytes[traces] = bytesUnder(dir / traces);
+    }
+    EXPECT_FALSE(fs::exists(dir / "none" / "model-trace.json"));
+    EXPECT_TRUE(fs::exists(dir / "attention" / "model-trace.json"));
+    EXPECT_FALSE(fs::exists(dir / "attention" / "layer-02" / "mha-viz-trace.json"));
+    EXPECT_TRUE(fs::exists(dir / "full" / "layer-02" / "mha-viz-trace.json"));
+    EXPECT_TRUE(
+        json::parse(readText(dir / "full" / "model-trace.json"))["layers"][0].contains("w_q"));
+    EXPECT_LT(bytes["none"], bytes["attention"]);
+    EXPECT_LT(bytes["attention"], bytes["full"]);
+    expectBadInput({"--model", (kFixtures / "f32").string(), "--export", (dir / "x").string(),
+                    "--export-traces", "weights"},
+                   "--export-traces");
+    fs::remove_all(dir);
+}
+
+TEST(CliRealModel, JsonAttentionOnlyKeepsTheAttentionAndLeavesOutTheWeights) {
+    const std::string f32 = (kFixtures / "f32").string();
+    const ProcessResult full =
+        runMhaViz({"--model", f32, "--sentence", "The cat sat on the mat", "--json", "-"});
+    const ProcessResult only = runMhaViz({"--model", f32, "--sentence", "The cat sat on the mat",
+                                          "--json", "-", "--json-attention-only"});
+    ASSERT_EQ(only.exitCode, 0) << only.err;
+    const json a = json::parse(full.out), b = json::parse(only.out);
+    EXPECT_EQ(b["attention_only"], true);
+    EXPECT_EQ(b["sentences"], a["sentences"]); // tokens, ids, predictions
+    ASSERT_EQ(b["layers"].size(), 2u);
+    for (int l = 0; l < 2; ++l) {
+        EXPECT_EQ(b["layers"][l]["layer"], l + 1);
+        EXPECT_EQ(b["layers"][l]["attention"], a["layers"][l]["attention"]); // the same floats
+        EXPECT_FALSE(b["layers"][l].contains("w_q"));
+        EXPECT_FALSE(b["layers"][l].contains("x"));
+    }
+    EXPECT_LT(only.out.size() * 5, full.out.size());
+}
+
+TEST(CliRealModel, JsonPrecisionWritesThatManySignificantDigits) {
+    const std::string f32 = (kFixtures / "f32").string();
+    const ProcessResult exact = runMhaViz({"--model", f32, "--sentence", "The cat", "--json", "-"});
+    const ProcessResult three = runMhaViz(
+        {"--model", f32, "--sentence", "The cat", "--json", "-", "--json-precision", "3"});
+    ASSERT_EQ(three.exitCode, 0) << three.err;
+    const json a = json::parse(exact.out), b = json::parse(three.out);
+    EXPECT_EQ(b["precision"], 3);
+    const json& wq = b["layers"][0]["w_q"];
+    for (std::size_t r = 0; r < wq.size(); ++r)
+        for (std::size_t c = 0; c < wq[r].size(); ++c) {
+            const double v = wq[r][c], reference = a["layers"][0]["w_q"][r][c];
+            EXPECT_NEAR(v, reference, std::abs(reference) * 5e-3 + 1e-12) << r << "," << c;
+        }
+    EXPECT_LT(three.out.size() * 3, exact.out.size() * 2); // a third smaller at least
+    expectBadInput({"--model", f32, "--json", "-", "--json-precision", "0"}, "--json-precision");
+    expectBadInput({"--model", f32, "--json", "-", "--json-precision", "12"}, "--json-precision");
 }
 
 TEST(CliRealModel, ExportToABadFolderIsOneLineAndExit2) {

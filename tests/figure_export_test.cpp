@@ -107,6 +107,40 @@ TEST(ExportCaption, OffLeavesEveryFigureItsTitleAlone) {
     std::filesystem::remove_all(dir);
 }
 
+// Issue 36: a head exported from a model said "head 11" and was mha-viz-head-11.png, whatever
+// its layer and model (a second layer's became -2). A model's layer names both.
+TEST(ExportNames, AModelsHeadsNameTheModelLayerAndHead) {
+    core::Scene scene;
+    scene.heads = 4;
+    core::Trace t = core::run(scene);
+    t.layer = 9; // layer 10, as the window counts
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / ("mha-names-" + std::to_string(::getpid())))
+            .string();
+    std::filesystem::remove_all(dir);
+    core::ExportRequest request;
+    request.dir = dir, request.head = 2, request.modelName = "openai-community/gpt2";
+    const std::vector<std::string> head = core::exportView(t, request);
+    ASSERT_EQ(head.size(), 3u);
+    EXPECT_EQ(std::filesystem::path(head[1]).filename(), "mha-viz-gpt2-L10-H3.png");
+    EXPECT_NE(testing_support::readFile(head[0]).find(">gpt2 \xC2\xB7 L10-H3</text>"),
+              std::string::npos);
+    request.caption = false; // the title alone still says it
+    EXPECT_NE(testing_support::readFile(core::exportView(t, request)[0])
+                  .find(">gpt2 \xC2\xB7 L10-H3</text>"),
+              std::string::npos);
+    t.layer = 10; // another layer's head 3 into the same folder: its own name, no -2
+    EXPECT_EQ(std::filesystem::path(core::exportView(t, request)[1]).filename(),
+              "mha-viz-gpt2-L11-H3.png");
+    request.what = ExportWhat::Grid;
+    EXPECT_EQ(std::filesystem::path(core::exportView(t, request)[0]).filename(),
+              "mha-viz-gpt2-L11-grid.svg");
+    request.what = ExportWhat::Head, request.modelName.clear(); // a scene keeps its names
+    EXPECT_EQ(std::filesystem::path(core::exportView(t, request)[1]).filename(),
+              "mha-viz-head-03.png");
+    std::filesystem::remove_all(dir);
+}
+
 namespace fs = std::filesystem;
 
 fs::path tempFolder(const std::string& name) {

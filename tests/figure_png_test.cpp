@@ -279,6 +279,7 @@ TEST(FigurePng, MissingGlyphsAndBadUtf8DoNotBreakRendering) {
 TEST(FigurePng, GridLaysOutPanelsByColumns) {
     core::GridFigure grid;
     grid.columns = 2;
+    grid.sharedColorBar = false; // each panel as wide as its figure drawn alone
     for (int h = 0; h < 3; ++h) {
         core::HeatmapFigure panel = demoFigure("head " + std::to_string(h));
         panel.captionLines.clear();
@@ -314,6 +315,48 @@ TEST(FigurePng, GridLaysOutPanelsByColumns) {
     grid.columns = 8;
     const Image row = core::gridPng(grid, 1);
     EXPECT_EQ(row.width, 3 * panel.width);
+}
+
+// PNG width and height from the IHDR chunk (bytes 16..23, big-endian).
+std::pair<long long, long long> pngSize(const std::vector<std::uint8_t>& png) {
+    const auto word = [&](std::size_t at) {
+        return (long long)png[at] << 24 | png[at + 1] << 16 | png[at + 2] << 8 | png[at + 3];
+    };
+    return {word(16), word(20)};
+}
+
+// Issue 36: every head of GPT-2 small (12 x 12 panels of 14 tokens) at 2x was 10368 x 12344 px
+// with 144 colour bars. Now: one bar under the panels, and at most 25 MP at the scale asked.
+TEST(FigurePng, AGridOfEveryHeadHasOneColourBarAndFitsASlide) {
+    core::GridFigure grid;
+    grid.columns = 12;
+    grid.title = "gpt2 \xC2\xB7 every head of every layer";
+    for (int p = 0; p < 144; ++p) {
+        core::HeatmapFigure panel =
+            demoFigure(std::string("L") // appended: GCC 12 warns on "L" + string (-Wrestrict)
+                           .append(std::to_string(p / 12 + 1))
+                           .append("-H")
+                           .append(std::to_string(p % 12 + 1)));
+        panel.captionLines.clear();
+        grid.panels.push_back(panel);
+    }
+    const std::string svg = core::gridSvg(grid);
+    std::size_t bars = 0;
+    for (std::size_t at = 0; (at = svg.find("<linearGradient", at)) != std::string::npos; ++at)
+        ++bars;
+    EXPECT_EQ(bars, 1u);
+    const core::PixelSize full = core::gridPngSize(grid, 2);
+    EXPECT_GT((long long)full.width * full.height, core::kSlidePixels);
+    core::fitGridToPixels(grid, 2, core::kSlidePixels);
+    const auto [width, height] = pngSize(core::encodeGridPng(grid, 2));
+    EXPECT_LE(width * height, core::kSlidePixels);
+    EXPECT_GT(width * height, core::kSlidePixels / 2); // the cells shrink no more than needed
+    EXPECT_EQ(width, core::gridPngSize(grid, 2).width);
+    // A grid that fits keeps its cells.
+    core::GridFigure small;
+    small.panels = {demoFigure()};
+    core::fitGridToPixels(small, 2, core::kSlidePixels);
+    EXPECT_EQ(small.panels[0].maxCell, 0);
 }
 
 // Drawn and encoded band by band, down to one row per band, a figure is the same file as drawn

@@ -324,3 +324,76 @@ TEST(HeatmapFigure, BadFiguresAreErrorsInBothPictures) {
 }
 
 } // namespace
+
+namespace {
+
+// A scene of seven tokens read as a pair: A is tokens 0-2, B from token 3.
+core::Trace pairTrace() {
+    core::Scene scene;
+    scene.sentences = {"a b c d e f g"};
+    scene.heads = 2;
+    scene.mask = core::MaskKind::None;
+    core::Trace t = core::run(scene);
+    t.pairStart = 3;
+    return t;
+}
+
+} // namespace
+
+// Issue 36: a pair's export lost the A|B divider the window draws, and the A -> B view's hidden
+// cells were hatched as if masked. Now the divider is drawn, hidden cells are blank, and the
+// caption says which view it is.
+TEST(HeatmapFigure, APairKeepsItsDividerAndItsViewsHiddenCellsAreBlank) {
+    const core::Trace t = pairTrace();
+    const core::HeatmapFigure f =
+        core::headFigure(t, 0, 0, core::ColormapId::Viridis, core::PairView::AToB);
+    EXPECT_EQ(f.pairStart, 3);
+    EXPECT_TRUE(contains(f.captionLines, core::pairViewNote(core::PairView::AToB)));
+    const core::Image png = core::heatmapPng(f, 1);
+    const hm::PanelLayout L = hm::layoutHeatmap(f, pngMetrics()).panel;
+    for (int r = 0; r < f.rows; ++r)
+        for (int c = 0; c < f.cols; ++c) {
+            const bool shown = r < 3 && c >= 3; // A's queries reading B's keys
+            EXPECT_EQ(f.values[std::size_t(r * f.cols + c)] == core::kHiddenCell, !shown);
+            const hm::CellBox box = hm::cellBox(L, r, c);
+            if (!shown) // blank through and through: no hatch pixel
+                for (int y = box.y0 + 2; y < box.y1 - 2; ++y)
+                    for (int x = box.x0 + 2; x < box.x1 - 2; ++x)
+                        ASSERT_EQ(pixel(png, x, y), rgb(hm::kHiddenColor)) << r << "," << c;
+        }
+    // The divider between tokens 2 and 3 on both axes, over the cells, as in the PNG.
+    const std::vector<hm::DividerBox> dividers = hm::pairDividers(L, 3);
+    ASSERT_EQ(dividers.size(), 2u);
+    for (const hm::DividerBox& d : dividers)
+        EXPECT_EQ(pixel(png, (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2), rgb(hm::kDividerColor));
+    const std::string svg = core::heatmapSvg(f);
+    EXPECT_NE(svg.find("fill=\"" + core::svg::hex(hm::kDividerColor) + "\""), std::string::npos);
+    EXPECT_EQ(svg.find("<path d=\""), std::string::npos) << "no hatching: nothing is masked";
+    // All: the divider alone, every cell shown.
+    const core::HeatmapFigure all = core::headFigure(t, 0, 0);
+    EXPECT_EQ(all.pairStart, 3);
+    EXPECT_EQ(std::count(all.values.begin(), all.values.end(), core::kHiddenCell), 0);
+}
+
+// Captions wrap at spaces: no word is cut while it fits on a line of its own.
+TEST(HeatmapFigure, CaptionsWrapAtWordsNotInsideThem) {
+    const core::TextMetrics m = core::estimatedMetrics();
+    const std::string text = "scored on repeated random tokens (TransformerLens's test), not on a "
+                             "text, read from a model folder with a long name";
+    const std::vector<std::string> lines = hm::wrapWords(text, m, hm::kCaptionPx, 200);
+    ASSERT_GT(lines.size(), 1u);
+    std::string joined;
+    for (const std::string& line : lines) {
+        EXPECT_LE(m.width(line, hm::kCaptionPx), 200.0f) << line;
+        EXPECT_EQ(line.find("\u2026"), std::string::npos) << line;
+        joined += (joined.empty() ? "" : " ") + line;
+    }
+    EXPECT_EQ(joined, text);
+    core::HeatmapFigure f = causalFigure();
+    f.captionLines = {text};
+    const std::vector<std::string> texts = svgTexts(core::heatmapSvg(f));
+    EXPECT_TRUE(std::any_of(texts.begin(), texts.end(), [](const std::string& t) {
+        return t.find("TransformerLens") != std::string::npos; // whole, on some line
+    }));
+    for (const std::string& t : texts) EXPECT_EQ(t.find("\u2026"), std::string::npos) << t;
+}

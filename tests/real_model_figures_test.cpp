@@ -3,6 +3,7 @@
 // analyses' own numbers, masked cells where the model cannot look, captions that name the model,
 // and an export that writes every file, never over an earlier one.
 #include "models/analyses/real_model_export.h"
+#include "models/analyses/real_model_export_estimate.h"
 #include "models/analyses/real_model_figures.h"
 
 #include "build_facts.h"
@@ -67,7 +68,9 @@ std::string readFile(const fs::path& path) {
 TEST(RealModelCaption, NamesTheTextTheModelItsSourceAndSizesNotASeed) {
     const std::vector<std::string> lines = realModelCaption(fixtureModel(), fixtureTrace());
     EXPECT_EQ(lines[0], "\"The cat sat on the mat\"");
-    EXPECT_TRUE(mentions(lines, "real model " + kFixture)) << lines[1];
+    // By its name, never a local path (which a figure's width would cut).
+    EXPECT_EQ(lines[1], "real model f32: its own weights");
+    EXPECT_FALSE(mentions(lines, build_facts::fixtureDir()));
     EXPECT_TRUE(mentions(lines, "gpt2, 2 layers, H 4, d_model 32, d_head 8, F32")) << lines[2];
     EXPECT_FALSE(mentions(lines, "seed"));
     EXPECT_FALSE(mentions(lines, "random"));
@@ -91,8 +94,8 @@ TEST(ModelGridFigure, HasEveryHeadOfEveryLayerTitledLHWithTheHeadsOwnMap) {
     ASSERT_EQ(grid.panels.size(), 8u); // 2 layers x 4 heads
     EXPECT_EQ(grid.columns, 4);        // a layer a row
     EXPECT_EQ(grid.captionLines, caption);
-    EXPECT_EQ(grid.panels[0].title, "L1H1");
-    EXPECT_EQ(grid.panels[6].title, "L2H3");
+    EXPECT_EQ(grid.panels[0].title, "L1-H1");
+    EXPECT_EQ(grid.panels[6].title, "L2-H3");
     const core::HeatmapFigure& l2h3 = grid.panels[6];
     EXPECT_EQ(l2h3.rowLabels, core::attentionMap(*trace.layers[1], 0, 2).queryLabels);
     expectCausalMap(l2h3, headAttention(trace.layers[1]->attention, 2));
@@ -146,7 +149,7 @@ TEST(RolloutFigure, IsAttentionRolloutMaskedAboveTheDiagonal) {
 TEST(ValueWeightedFigure, IsTheNormalisedValueWeightedAttentionOfTheHead) {
     const RealTrace& trace = fixtureTrace();
     const core::HeatmapFigure f = valueWeightedFigure(trace, 1, 3);
-    EXPECT_EQ(f.title, "L2H4 value-weighted");
+    EXPECT_EQ(f.title, "L2-H4 value-weighted");
     EXPECT_EQ(f.valueLabel, "\xE2\x80\x96\xCE\xB1 f(x)\xE2\x80\x96, rows normalised");
     expectCausalMap(f, normalizedRows(valueWeightedAttention(*trace.layers[1], 3)));
     EXPECT_THROW(valueWeightedFigure(trace, 2, 0), std::invalid_argument);
@@ -171,49 +174,104 @@ TEST(LogitLensCsv, HasARowPerLayerAndRankWithTheLensTokens) {
     EXPECT_NE(csv.find("," + std::to_string(top.id) + ","), std::string::npos);
 }
 
+RealExportOptions exportOptions(ExportTraces traces, bool caption = true) {
+    RealExportOptions o;
+    o.traces = traces, o.caption = caption;
+    return o;
+}
+
+std::uintmax_t totalBytes(const std::vector<std::string>& files) {
+    std::uintmax_t bytes = 0;
+    for (const std::string& f : files) bytes += fs::file_size(f);
+    return bytes;
+}
+
 TEST(ExportRealModel, WritesEveryLayerAndTheModelsViewsAndNeverOverwrites) {
     const fs::path dir = fs::temp_directory_path() / "mha-viz-real-export-unit";
     fs::remove_all(dir);
     const RealModel& model = fixtureModel();
     const RealTrace& trace = fixtureTrace();
     const auto detectors = detectHeadsOnRepeatedTokens(model, 10, 1);
+    const RealExportOptions full = exportOptions(ExportTraces::Full);
     int calls = 0, lastDone = 0, lastTotal = 0;
     const auto files =
-        exportRealModel(model, trace, detectors, dir.string(), 1, core::ColormapId::Viridis, true,
+        exportRealModel(model, trace, detectors, dir.string(), full,
                         [&](int done, int total) { ++calls, lastDone = done, lastTotal = total; });
-    EXPECT_EQ(int(files.size()), realModelExportFileCount(trace, detectors));
+    EXPECT_EQ(int(files.size()), realModelExportFileCount(trace, detectors, full));
     EXPECT_EQ(calls, int(files.size()));
     EXPECT_EQ(lastDone, lastTotal);
     for (const char* name :
-         {"layer-01/mha-viz-head-01.png", "layer-02/mha-viz-grid.svg", "model-grid.png",
+         {"layer-01/mha-viz-f32-L1-H1.png", "layer-02/mha-viz-f32-L2-H4.csv",
+          "layer-02/mha-viz-f32-L2-grid.svg", "layer-01/mha-viz-trace.json", "model-grid.png",
           "model-grid.svg", "model-grid-value-weighted.svg", "detectors-induction.png",
           "detectors.csv", "rollout.csv", "rollout.png", "logit-lens.csv", "model-trace.json"})
         EXPECT_TRUE(fs::exists(dir / name)) << name;
     for (const std::string& f : files) EXPECT_TRUE(fs::exists(f)) << f;
-    // The layer's figures name the model, never the scene's seed and random weights.
-    const std::string headSvg = readFile(dir / "layer-01" / "mha-viz-head-01.svg");
-    EXPECT_NE(headSvg.find("real model"), std::string::npos);
+    // The layer's figures name the model, never the scene's seed and random weights; the title
+    // says model, layer and head (with or without the caption).
+    const std::string headSvg = readFile(dir / "layer-02" / "mha-viz-f32-L2-H3.svg");
+    EXPECT_NE(headSvg.find("real model f32"), std::string::npos);
+    EXPECT_NE(headSvg.find(">f32 \xC2\xB7 L2-H3<"), std::string::npos);
     EXPECT_EQ(headSvg.find("seed"), std::string::npos);
     EXPECT_EQ(readFile(dir / "detectors.csv"), headScoresCsv(detectors));
 
     const std::string before = readFile(dir / "rollout.csv");
-    const auto again =
-        exportRealModel(model, trace, detectors, dir.string(), 1, core::ColormapId::Viridis, false);
+    const auto again = exportRealModel(model, trace, detectors, dir.string(), full);
     EXPECT_EQ(again.size(), files.size());
     for (const std::string& f : again) EXPECT_EQ(std::count(files.begin(), files.end(), f), 0) << f;
-    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-head-01.png"));
+    EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-f32-L1-H1.png"));
     EXPECT_TRUE(fs::exists(dir / "rollout-2.csv"));
     EXPECT_EQ(readFile(dir / "rollout.csv"), before);
     fs::remove_all(dir);
 }
 
+TEST(ExportRealModel, FiguresOnlyWriteNoTraceAndAttentionOnlyNoWeights) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-real-export-traces";
+    fs::remove_all(dir);
+    const RealTrace& trace = fixtureTrace();
+    const auto figures = exportRealModel(fixtureModel(), trace, {}, (dir / "none").string(),
+                                         exportOptions(ExportTraces::None));
+    for (const std::string& f : figures) EXPECT_FALSE(f.ends_with(".json")) << f;
+    const auto attention = exportRealModel(fixtureModel(), trace, {}, (dir / "attention").string(),
+                                           exportOptions(ExportTraces::Attention));
+    EXPECT_EQ(attention.size(), figures.size() + 1);
+    const std::string json = readFile(dir / "attention" / "model-trace.json");
+    EXPECT_NE(json.find("\"attention_only\":true"), std::string::npos);
+    EXPECT_NE(json.find("\"attention\":"), std::string::npos);
+    EXPECT_EQ(json.find("\"w_q\""), std::string::npos);
+    EXPECT_FALSE(fs::exists(dir / "attention" / "layer-01" / "mha-viz-trace.json"));
+    fs::remove_all(dir);
+}
+
+TEST(ExportRealModel, EstimateCountsTheFilesAndIsCloseToTheirBytes) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-real-export-estimate";
+    fs::remove_all(dir);
+    const RealModel& model = fixtureModel();
+    const RealTrace& trace = fixtureTrace();
+    const auto detectors = detectHeadsOnRepeatedTokens(model, 10, 1);
+    for (ExportTraces traces : {ExportTraces::None, ExportTraces::Attention, ExportTraces::Full}) {
+        RealExportOptions o = exportOptions(traces);
+        o.scale = 2;
+        const ExportEstimate e = estimateRealModelExport(model, trace, detectors, o);
+        const auto files =
+            exportRealModel(model, trace, detectors, (dir / core::toString(traces)).string(), o);
+        EXPECT_EQ(e.files, int(files.size())) << core::toString(traces);
+        const double actual = double(totalBytes(files));
+        EXPECT_NEAR(double(e.bytes) / actual, 1.0, 0.25)
+            << core::toString(traces) << ": " << e.bytes << " estimated, " << actual << " written";
+    }
+    EXPECT_EQ(aboutBytes(699'000'000), "about 699 MB");
+    EXPECT_EQ(aboutBytes(1'234'567), "about 1.23 MB");
+    fs::remove_all(dir);
+}
+
 TEST(ExportRealModel, ABadScaleOrFolderIsAnExportError) {
     const auto detectors = std::vector<HeadDetectorScores>{};
-    EXPECT_THROW(exportRealModel(fixtureModel(), fixtureTrace(), detectors, "/tmp/x", 5,
-                                 core::ColormapId::Viridis, true),
+    RealExportOptions badScale;
+    badScale.scale = 5;
+    EXPECT_THROW(exportRealModel(fixtureModel(), fixtureTrace(), detectors, "/tmp/x", badScale),
                  core::ExportError);
     EXPECT_THROW(exportRealModel(fixtureModel(), fixtureTrace(), detectors,
-                                 "/proc/mha-viz-no-such-folder", 1, core::ColormapId::Viridis,
-                                 true),
+                                 "/proc/mha-viz-no-such-folder", RealExportOptions{}),
                  core::ExportError);
 }

@@ -163,6 +163,9 @@ void addOutputOptions(CLI::App& cli, CliOptions& options) {
            "the title alone")
         ->check(CLI::IsMember({"on", "off"}))
         ->default_str("on");
+    cli.add_flag("--export-full-resolution", options.exportFullSize,
+                 "Grids of --export keep their cells however large (else a grid shrinks its "
+                 "cells to at most 25 megapixels at --export-scale, what a slide takes)");
     addEnumOption(cli, "--colormap", options.view.colormap,
                   "The colormap of the --export figures and the window's maps: " +
                       core::describeEnumNames<core::ColormapId>());
@@ -216,6 +219,17 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                    "[CLS] A [SEP] B [SEP]");
     cli.add_flag("--json-logits", options.real.jsonLogits,
                  "With a Hugging Face model and --json: the full logits [B][N][V] (large)");
+    cli.add_flag("--json-attention-only", options.real.jsonAttentionOnly,
+                 "With a Hugging Face model and --json: per layer only the attention weights "
+                 "(no weights, activations or scores): kilobytes instead of megabytes a layer");
+    cli.add_option("--json-precision", options.real.jsonPrecision,
+                   "With a Hugging Face model and --json: D significant digits per float (1 to 9; "
+                   "default: the shortest text that reads back exactly)")
+        ->check(CLI::Range(1, 9));
+    addEnumOption(cli, "--export-traces", options.real.exportTraces,
+                  "With a Hugging Face model and --export: the traces beside the figures: none, "
+                  "attention (model-trace.json with the attention alone) or full (every layer's "
+                  "weights and activations too: hundreds of MB for GPT-2 small)");
     cli.add_option("--bench-forward", options.real.benchForward,
                    "With a Hugging Face model: time loading and the forward on N tokens, print "
                    "load and forward milliseconds, exit")
@@ -271,10 +285,17 @@ constexpr const char* kNotWithModel[] = {
     "--reshape-bug", "--scene",   "--save-scene"};
 
 // What a Hugging Face model can export and a run folder of mha-viz train cannot (yet).
-constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-caption"};
+constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-caption",
+                                        "--export-full-resolution"};
 
 // Flags only a Hugging Face model takes.
-constexpr const char* kRealModelOnly[] = {"--top-k", "--json-logits", "--bench-forward", "--pair"};
+constexpr const char* kRealModelOnly[] = {"--top-k",
+                                          "--json-logits",
+                                          "--json-attention-only",
+                                          "--json-precision",
+                                          "--export-traces",
+                                          "--bench-forward",
+                                          "--pair"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
 // Hugging Face model (the folder, or the cache, says which).
@@ -371,9 +392,11 @@ void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
         core::prepareExportFolder(options.exportPath); // before any progress line: bad input
                                                        // gives exactly one line
         std::cerr << "mha-viz: exporting figures to " << options.exportPath << " ...\n";
-        const std::vector<std::string> files =
-            core::exportFigures(trace, options.exportPath, options.exportScale,
-                                options.view.colormap, 0, options.exportCaption);
+        core::ExportRequest request;
+        request.dir = options.exportPath, request.scale = options.exportScale;
+        request.colormap = options.view.colormap, request.caption = options.exportCaption;
+        request.fullResolution = options.exportFullSize;
+        const std::vector<std::string> files = core::exportFigures(trace, request, {});
         std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
                   << '\n';
     }

@@ -17,19 +17,20 @@ namespace app {
 
 struct CliOptions {
     core::Scene scene;
-    std::string jsonPath;       // --json FILE, "-" for stdout
-    std::string exportPath;     // --export DIR: figures of every head, the grid, the trace
-    int exportScale = 1;        // --export-scale K: PNG resolution x K (1..4)
-    bool exportCaption = true;  // --export-caption on|off: figures with their caption
-    std::string exportDir;      // --export-dir: where the window's Ctrl+E goes (empty = default)
-    std::string screenshotPath; // --screenshot FILE: render until settled, save, exit
-    int benchFrames = 0;        // --bench-frames N: recompute every frame, print timings, exit
-    std::string stateFile;      // --state-file FILE: a JSON line per frame (state_file.h)
-    float uiScale = 0;          // --ui-scale K: text and maps x K; 0 = the monitor's content scale
-    bool weightsGiven = false;  // --weights was given (else the window shows designed heads)
-    core::SceneView view;       // --view sets the tab shown first; a scene file sets all of it
-    std::string scenePath;      // --scene FILE: every setting from a saved scene
-    std::string saveScenePath;  // --save-scene FILE: write the settings as a scene
+    std::string jsonPath;        // --json FILE, "-" for stdout
+    std::string exportPath;      // --export DIR: figures of every head, the grid, the trace
+    int exportScale = 1;         // --export-scale K: PNG resolution x K (1..4)
+    bool exportCaption = true;   // --export-caption on|off: figures with their caption
+    bool exportFullSize = false; // --export-full-resolution: grids past kSlidePixels keep cells
+    std::string exportDir;       // --export-dir: where the window's Ctrl+E goes (empty = default)
+    std::string screenshotPath;  // --screenshot FILE: render until settled, save, exit
+    int benchFrames = 0;         // --bench-frames N: recompute every frame, print timings, exit
+    std::string stateFile;       // --state-file FILE: a JSON line per frame (state_file.h)
+    float uiScale = 0;           // --ui-scale K: text and maps x K; 0 = the monitor's content scale
+    bool weightsGiven = false;   // --weights was given (else the window shows designed heads)
+    core::SceneView view;        // --view sets the tab shown first; a scene file sets all of it
+    std::string scenePath;       // --scene FILE: every setting from a saved scene
+    std::string saveScenePath;   // --save-scene FILE: write the settings as a scene
     // --model DIR [--step S]: a trained model instead of a scene, read (and its sentences
     // checked) by parseCli; scene.sentences holds the sentences to run it on.
     std::string modelDir;

@@ -90,6 +90,8 @@ void writeRealJson(const CliOptions& options, const core::models::RealModel& mod
                    const core::models::RealTrace& trace) {
     core::models::RealTraceJsonOptions json;
     json.logits = options.real.jsonLogits;
+    json.attentionOnly = options.real.jsonAttentionOnly;
+    json.precision = options.real.jsonPrecision;
     if (options.jsonPath == "-") {
         core::models::writeRealTraceJson(model, trace, json, std::cout);
         std::cout.flush();
@@ -118,9 +120,13 @@ void exportRealFigures(const CliOptions& options, const core::models::RealModel&
         quarter = done * 4 / total;
         std::cerr << "mha-viz: " << done << " of " << total << " files\n";
     };
+    core::models::RealExportOptions exportOptions;
+    exportOptions.scale = options.exportScale, exportOptions.colormap = options.view.colormap;
+    exportOptions.caption = options.exportCaption;
+    exportOptions.traces = options.real.exportTraces;
+    exportOptions.fullResolution = options.exportFullSize;
     const std::vector<std::string> files = core::models::exportRealModel(
-        model, trace, detectors, options.exportPath, options.exportScale, options.view.colormap,
-        options.exportCaption, progress);
+        model, trace, detectors, options.exportPath, exportOptions, progress);
     std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath << '\n';
 }
 

@@ -3,6 +3,7 @@
 // train` goes through cli.cpp's trained-model path instead; the folder says which kind it is.
 #pragma once
 
+#include "models/analyses/real_model_export.h"
 #include "models/real_model.h"
 
 #include <memory>
@@ -14,10 +15,15 @@ namespace app {
 struct CliOptions;
 
 struct RealModelFlags {
-    int topK = 1;            // --top-k K: predictions per position
-    bool jsonLogits = false; // --json-logits: the full N x V logits in the trace
-    int benchForward = 0;    // --bench-forward N: time load and forward on N tokens, exit
-    std::string pair;        // --pair TEXT: an encoder's sentence B ([CLS] A [SEP] B [SEP])
+    int topK = 1;                   // --top-k K: predictions per position
+    bool jsonLogits = false;        // --json-logits: the full N x V logits in the trace
+    bool jsonAttentionOnly = false; // --json-attention-only: each layer's attention, no weights
+    int jsonPrecision = 0;          // --json-precision D: significant digits; 0 = exact
+    // --export-traces: the traces beside --export's figures (attention: model-trace.json with
+    // the attention alone, kilobytes where the full traces are gigabytes).
+    core::models::ExportTraces exportTraces = core::models::ExportTraces::Attention;
+    int benchForward = 0; // --bench-forward N: time load and forward on N tokens, exit
+    std::string pair;     // --pair TEXT: an encoder's sentence B ([CLS] A [SEP] B [SEP])
     bool pairGiven = false;
 };
 

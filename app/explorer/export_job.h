@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/trace.h"
+#include "explorer/export_all_dialog.h"
 #include "io/figure_export.h"
 
 #include <atomic>
@@ -73,6 +74,10 @@ struct ExportPanel {
     int captureCountdown = 0; // whole window: frames left until the capture (panel hidden)
     std::vector<std::string> lastFiles;
     std::string lastError;
+    // "Export all": the question before it, and the folder its files go to (in layer folders
+    // below it), which the notice names when it is done.
+    ExportAllDialog exportAll;
+    std::string jobFolder, lastFolder;
 };
 
 } // namespace app

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 namespace app {
 
@@ -33,15 +34,18 @@ void finish(ExportPanel& panel, Notice& notice, std::vector<std::string> files, 
     offerFiles(files);
     panel.lastFiles = std::move(files);
     panel.lastError = std::move(error);
+    // "Export all" spreads its files over layer folders: the notice names the folder of them all.
+    panel.lastFolder = std::exchange(panel.jobFolder, "");
     // One line across the window, as the notice shows it.
     const float room = ImGui::GetIO().DisplaySize.x - ImGui::GetFontSize() * 3;
-    const std::string message =
-        panel.lastError.empty()
-            ? savedMessage(panel.lastFiles,
-                           [room](const std::string& line) {
-                               return ImGui::CalcTextSize(line.c_str()).x <= room;
-                           })
-            : "Export failed: " + panel.lastError;
+    const auto fits = [room](const std::string& line) {
+        return ImGui::CalcTextSize(line.c_str()).x <= room;
+    };
+    const std::string message = !panel.lastError.empty() ? "Export failed: " + panel.lastError
+                                : panel.lastFolder.empty()
+                                    ? savedMessage(panel.lastFiles, fits)
+                                    : "Saved " + std::to_string(panel.lastFiles.size()) +
+                                          " files in " + panel.lastFolder + "/";
     notice.show(message, ImGui::GetTime(), 5.0);
     std::cerr << "mha-viz: " << message << '\n';
 }
@@ -72,6 +76,7 @@ void startExport(const std::shared_ptr<const core::Trace>& trace, ExportPanel& p
     request.caption = panel.caption;
     request.captionLines = target.captionLines;
     request.pairView = target.pairView;
+    request.modelName = target.modelName;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(trace, request);
 }
@@ -165,8 +170,9 @@ void exportStatus(ExportPanel& panel, Notice& notice, bool busy) {
     } else if (!panel.lastFiles.empty()) {
         // Beside the Export button, where it stays whatever the message's length. One file:
         // its path; several: the folder they went to.
-        const std::string& path =
-            panel.lastFiles.size() == 1 ? panel.lastFiles.front() : panel.folder;
+        const std::string& path = panel.lastFiles.size() == 1 ? panel.lastFiles.front()
+                                  : panel.lastFolder.empty()  ? panel.folder
+                                                              : panel.lastFolder;
         ImGui::SameLine();
         if (ImGui::Button("Copy path")) {
             ImGui::SetClipboardText(path.c_str());

@@ -110,6 +110,8 @@ struct ExportTarget {
     // A real model's layer: the caption that names the checkpoint, not the scene's seed.
     std::vector<std::string> captionLines;
     core::PairView pairView = core::PairView::All; // a sentence pair's cells shown
+    // A real model's name (modelDisplayName): file names and titles say model, layer and head.
+    std::string modelName;
 };
 void drawExportPanel(const std::shared_ptr<const core::Trace>& trace, ExportPanel& panel,
                      const ExportTarget& target, Notice& notice, const std::string& defaultFolder);
@@ -117,5 +119,12 @@ void openExportPanel(ExportPanel& panel, ExportChoice what);
 // The whole-window choice is captured by the frame loop; this reports what it wrote.
 void finishWindowCapture(ExportPanel& panel, Notice& notice, const std::string& path,
                          const std::string& error);
+
+// A real model's "Export all" (panel_export_all.cpp): asks first, in a modal, what it will write
+// (the folder, the files and about how many bytes; figures only, with attention-only JSON or
+// full traces; the PNG scale), then starts it as the export panel's job. Enter writes, Esc or
+// Cancel leaves it. Opened by openExportAll; drawn every frame.
+void openExportAll(ExportPanel& panel, ExportAllDialog dialog);
+void drawExportAllDialog(ExportPanel& panel, Notice& notice);
 
 } // namespace app

@@ -198,14 +198,17 @@ void Session::drawWindows() {
                         explorer_.saved.compareHead,
                         explorer_.saved.colormap,
                         {},
-                        shownPairView()};
+                        shownPairView(),
+                        {}};
     if (model_.runner.isReal() && model_.runner.realTrace()) {
         target.captionLines =
             core::models::realModelCaption(model_.runner.realModel(), *model_.runner.realTrace());
         target.captionLines.push_back("layer " + std::to_string(explorer_.model.layer + 1) +
                                       " of " + std::to_string(explorer_.model.layers));
+        target.modelName = core::models::modelDisplayName(model_.runner.realModel().location);
     }
     drawExportPanel(trace_, explorer_.exportPanel, target, window_.notice, exportDir_);
+    drawExportAllDialog(explorer_.exportPanel, window_.notice);
     drawNotice(window_.notice, ImGui::GetTime());
 }
 
@@ -303,9 +306,9 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
     applyRequest(request); // a head switched off or on
 }
 
-// "Export all" of a real model: a new folder beside the other exports, written by the export
-// panel's job (its progress and its "Saved ..." line), the model shared so that one opened
-// meanwhile does not pull it away.
+// "Export all" of a real model: first the question (panel_export_all.cpp) of what goes into a
+// new folder beside the other exports, then the export panel's job, the model shared so that
+// one opened meanwhile does not pull it away.
 void Session::exportModelViews() {
     ExportPanel& panel = explorer_.exportPanel;
     if (panel.job) {
@@ -314,21 +317,13 @@ void Session::exportModelViews() {
     }
     if (!model_.runner.realTrace()) return; // no trace yet: nothing to export
     const std::string folder = panel.folder.empty() ? exportDir_ : panel.folder;
-    const std::string dir = core::freeStem(folder, "mha-viz-model", {""});
-    auto work = [model = model_.runner.realModelShared(), trace = model_.runner.realTrace(),
-                 detectors = model_.runner.detectors(), dir, scale = panel.scale,
-                 colormap = explorer_.saved.colormap,
-                 caption = panel.caption](const core::ExportProgress& progress) {
-        return core::models::exportRealModel(*model, *trace, detectors, dir, scale, colormap,
-                                             caption, progress);
-    };
-    const int total = core::models::realModelExportFileCount(*model_.runner.realTrace(),
-                                                             model_.runner.detectors());
-    panel.lastFiles.clear();
-    panel.lastError.clear();
-    panel.jobStart = ImGui::GetTime();
-    panel.job = std::make_unique<ExportJob>(std::move(work), total);
-    showNotice("Exporting every view of the model into " + dir + " ...", 3.0);
+    ExportAllDialog dialog;
+    dialog.dir = core::freeStem(folder, "mha-viz-model", {""});
+    dialog.model = model_.runner.realModelShared();
+    dialog.trace = model_.runner.realTrace();
+    dialog.detectors = model_.runner.detectors();
+    dialog.options.colormap = explorer_.saved.colormap;
+    openExportAll(panel, std::move(dialog));
 }
 
 void Session::exportDetectors() {

@@ -286,6 +286,13 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(explorer.scenes.open);
     json.key("popup_open"); // a dropdown or menu
     json.value(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    json.key("export_all"); // "Export all"'s question: open, its files and estimated bytes
+    json.beginObject();
+    json.field("open", explorer.exportPanel.exportAll.isOpen);
+    json.field("files", explorer.exportPanel.exportAll.estimate.files);
+    json.field("bytes",
+               static_cast<unsigned long long>(explorer.exportPanel.exportAll.estimate.bytes));
+    json.endObject();
     json.key("exporting");
     json.value(explorer.exportPanel.job != nullptr || explorer.exportPanel.captureCountdown > 0);
     json.key("notice");

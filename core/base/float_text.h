@@ -36,6 +36,17 @@ char* writeShortest(char* buf, std::size_t size, Real value) {
 #endif
 }
 
+// `value` with `digits` significant digits (as "%.*g": 0.1235, 1.235e-05), trailing zeros
+// dropped; returns the end. Finite values only.
+template <class Real>
+char* writeDigits(char* buf, std::size_t size, Real value, int digits) {
+#if MHA_FLOAT_CHARCONV
+    return std::to_chars(buf, buf + size, value, std::chars_format::general, digits).ptr;
+#else
+    return buf + std::snprintf(buf, size, "%.*g", digits, double(value));
+#endif
+}
+
 // A whole field as a double (no leading '+', no spaces); false when it is not one.
 inline bool parseReal(std::string_view text, double& value) {
 #if MHA_FLOAT_CHARCONV

@@ -45,9 +45,11 @@ std::vector<std::string> sceneCaption(const Trace& t, int b) {
     return lines;
 }
 
-// A figure of one sentence's map with the scene's caption plus `what` as the last line.
+// A figure of one sentence's map with the scene's caption plus `what` as the last line. A
+// sentence pair gets its divider; the cells a pair view leaves out are blank, not hatched: they
+// are not masked, only not shown.
 HeatmapFigure mapFigure(const Trace& trace, int b, const AttentionMap& map, std::string title,
-                        ColormapId colormap) {
+                        ColormapId colormap, PairView pairView = PairView::All) {
     HeatmapFigure f;
     f.title = std::move(title);
     f.captionLines = sceneCaption(trace, b);
@@ -58,6 +60,13 @@ HeatmapFigure mapFigure(const Trace& trace, int b, const AttentionMap& map, std:
     f.rows = map.rows, f.cols = map.cols;
     f.values = map.values;
     f.colormap = colormap;
+    f.pairStart = map.pairStart;
+    if (pairView == PairView::All || map.pairStart <= 0) return f;
+    for (int i = 0; i < f.rows; ++i)
+        for (int j = 0; j < f.cols; ++j)
+            if (hiddenByPairView(pairView, map.pairStart, i, j))
+                f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)] = kHiddenCell;
+    f.captionLines.push_back(pairViewNote(pairView));
     return f;
 }
 
@@ -68,6 +77,13 @@ std::string headTitle(const Trace& t, int h) {
 }
 
 } // namespace
+
+std::string pairViewNote(PairView view) {
+    const char* what = view == PairView::AToB ? "sentence A's tokens reading sentence B's"
+                                              : "sentence B's tokens reading sentence A's";
+    return std::string("pair view ").append(labelOf(view)).append(": ").append(what) +
+           "; the blank cells are the other blocks (hatched cells are masked)";
+}
 
 float colorPosition(const HeatmapFigure& f, float v) {
     return colorScalePosition(v, f.valueMin, f.valueMax);
@@ -81,8 +97,8 @@ float tickValue(const HeatmapFigure& f, int k) {
 }
 
 HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap, PairView pairView) {
-    HeatmapFigure f =
-        mapFigure(trace, b, attentionMap(trace, b, h, pairView), headTitle(trace, h), colormap);
+    HeatmapFigure f = mapFigure(trace, b, attentionMap(trace, b, h, pairView), headTitle(trace, h),
+                                colormap, pairView);
     f.valueMax = 1.0f;                // one scale for every figure, so they compare
     f.keyColor = headColor(trace, h); // the window frames this map with it
     return f;
@@ -99,6 +115,8 @@ GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap, PairView p
                                              : 8;
     g.captionLines = sceneCaption(trace, b);
     if (trace.batch() > 1) g.captionLines.push_back("sentence " + std::to_string(b + 1));
+    if (pairView != PairView::All && trace.pairStart > 0)
+        g.captionLines.push_back(pairViewNote(pairView));
     return g;
 }
 
@@ -147,9 +165,9 @@ GridFigure trainMapsFigure(const train::ProbeMaps& maps, const std::vector<std::
 }
 
 HeatmapFigure meanFigure(const Trace& trace, int b, ColormapId colormap, PairView pairView) {
-    HeatmapFigure f =
-        mapFigure(trace, b, meanAttentionMap(trace, b, pairView),
-                  "mean over " + std::to_string(trace.attention.heads) + " heads", colormap);
+    HeatmapFigure f = mapFigure(trace, b, meanAttentionMap(trace, b, pairView),
+                                "mean over " + std::to_string(trace.attention.heads) + " heads",
+                                colormap, pairView);
     f.valueLabel = "mean attention weight over the heads";
     return f;
 }
@@ -158,7 +176,7 @@ HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB, 
     const AttentionMap diff = headDifferenceMap(trace, b, headA, headB, pairView);
     HeatmapFigure f = mapFigure(
         trace, b, diff, headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
-        ColormapId::RdBu);
+        ColormapId::RdBu, pairView);
     // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
     const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
     f.valueMin = -extent, f.valueMax = extent;

@@ -35,18 +35,31 @@ struct HeatmapFigure {
     // A head's colour (figures/palette.h), drawn as a bar under the title, as the window frames
     // the head's map with it; none for views of several heads (mean, difference, entropy).
     std::optional<Rgb> keyColor;
+    // A sentence pair: where sentence B starts, drawn as a divider across both axes (as the
+    // window draws it); -1: none.
+    int pairStart = -1;
+    int maxCell = 0; // the largest cell side (scale-1 px) a grid that must fit allows; 0: any
 };
+
+// A cell a pair view leaves out (drawn blank, unlike a masked cell's hatching); the CSV says 0.
+inline constexpr float kHiddenCell = -3.0f;
+// The caption line a pair view adds: which block is shown and what the blank cells are.
+std::string pairViewNote(PairView view);
 
 // Where value v falls on the figure's colour scale, 0..1 (clamped; non-finite -> 0).
 float colorPosition(const HeatmapFigure& figure, float v);
 // The colour bar's k-th of 5 tick values (k = 0..4), from valueMin to valueMax.
 float tickValue(const HeatmapFigure& figure, int k);
 
-// All heads of one sentence side by side, one shared caption.
+// All heads of one sentence side by side, one shared caption. With `sharedColorBar` the
+// panels (which then share a colormap and a value range) have one colour bar under them all,
+// the first panel's.
 struct GridFigure {
     std::vector<HeatmapFigure> panels;
     int columns = 4;
     std::vector<std::string> captionLines;
+    std::string title; // above the panels; empty: none
+    bool sharedColorBar = true;
 };
 
 // `pairView`: a sentence pair's cells outside the block shown drawn as masked (attention_map.h).
@@ -118,10 +131,17 @@ struct PixelSize {
     int width = 0, height = 0;
 };
 PixelSize gridPngSize(const GridFigure& figure, int scale);
+PixelSize heatmapPngSize(const HeatmapFigure& figure, int scale);
 // The largest scale from `scale` down to 1 whose PNG keeps both sides within kMaxPngSide (1 when
 // none does): ImageMagick's default policy, and many viewers, refuse larger images.
 inline constexpr int kMaxPngSide = 16384;
 int fittingGridScale(const GridFigure& figure, int scale);
+// What a slide takes: a grid larger than this at its scale is not sharper on a projector, only
+// slower to open (a 16:9 slide at 4K is 8.3 MP).
+inline constexpr long long kSlidePixels = 25'000'000;
+// Shrinks the panels' cells (maxCell, down to the smallest cell) until gridPngSize at `scale`
+// has at most `maxPixels`; a grid that fits keeps its cells.
+void fitGridToPixels(GridFigure& figure, int scale, long long maxPixels);
 
 // The font file the rasteriser uses: $MHA_VIZ_FONT, else DejaVuSans.ttf in the usual places.
 std::string findFigureFont();

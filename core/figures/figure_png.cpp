@@ -48,7 +48,9 @@ void drawCells(Canvas& canvas, const HeatmapFigure& f, const PanelLayout& L, Ori
             const float v = f.values[std::size_t(r) * f.cols + c];
             const CellBox box = cellBox(L, r, c);
             const int x0 = (o.x + box.x0) * s, x1 = (o.x + box.x1) * s;
-            if (v == kMaskedCell) { // grey, hatched: the diagonals run on across cells
+            if (v == kHiddenCell) { // left out by a pair view: blank, not masked
+                canvas.fill(x0, y0, x1 - x0, y1 - y0, kHiddenColor);
+            } else if (v == kMaskedCell) { // grey, hatched: the diagonals run on across cells
                 for (int y = std::max(y0, canvas.top);
                      y < std::min(y1, canvas.top + canvas.image.height); ++y)
                     for (int x = x0; x < x1; ++x)
@@ -59,6 +61,9 @@ void drawCells(Canvas& canvas, const HeatmapFigure& f, const PanelLayout& L, Ori
             }
         }
     }
+    for (const DividerBox& d : pairDividers(L, f.pairStart)) // over the cells, as the window's
+        canvas.fill((o.x + d.x0) * s, (o.y + d.y0) * s, (d.x1 - d.x0) * s, (d.y1 - d.y0) * s,
+                    kDividerColor);
 }
 
 // Title, the head's colour, axis titles, row labels, and the column labels turned to read
@@ -86,9 +91,11 @@ void drawLabels(Canvas& canvas, const Font& font, const HeatmapFigure& f, const 
     }
 }
 
-// The colour bar in a thin border, its ticks, their labels and what the colours mean.
+// The colour bar in a thin border, its ticks, their labels and what the colours mean; nothing
+// for a panel without one.
 void drawColorBar(Canvas& canvas, const Font& font, const HeatmapFigure& f, const PanelLayout& L,
                   Origin o) {
+    if (L.barW == 0) return;
     const int s = canvas.scale;
     const int bx = (o.x + L.barLeft) * s, by = (o.y + L.barTop) * s;
     const int bw = L.barW * s, bh = kBarHeight * s;
@@ -164,9 +171,11 @@ GridPlan planGrid(const GridFigure& figure, int scale) {
 }
 
 void drawGrid(Canvas& canvas, const GridFigure& figure, const GridPlan& plan) {
+    drawText(canvas, *plan.font, plan.layout.title, kTitlePx, kTitleColor, Anchor::Left);
     for (std::size_t i = 0; i < figure.panels.size(); ++i)
         drawPanel(canvas, *plan.font, figure.panels[i], plan.layout.panels[i],
                   plan.colMaskWidths[i], panelOrigin(plan.layout, i));
+    drawColorBar(canvas, *plan.font, figure.panels.front(), plan.layout.bar, {});
     drawCaption(canvas, *plan.font, plan.layout.caption);
 }
 
@@ -211,6 +220,31 @@ Image gridPng(const GridFigure& figure, int scale) {
 PixelSize gridPngSize(const GridFigure& figure, int scale) {
     const GridPlan plan = planGrid(figure, scale);
     return {plan.layout.width * scale, plan.layout.height * scale};
+}
+
+void fitGridToPixels(GridFigure& figure, int scale, long long maxPixels) {
+    const auto fits = [&] {
+        const PixelSize size = gridPngSize(figure, scale);
+        return (long long)size.width * size.height <= maxPixels;
+    };
+    if (figure.panels.empty() || fits()) return;
+    // The largest cell that fits: a bisection over kMinCell..kMaxCell (a layout each).
+    int lo = kMinCell, hi = kMaxCell; // lo: the answer when nothing fits
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        for (HeatmapFigure& panel : figure.panels) panel.maxCell = mid;
+        if (fits())
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    for (HeatmapFigure& panel : figure.panels) panel.maxCell = lo;
+}
+
+PixelSize heatmapPngSize(const HeatmapFigure& figure, int scale) {
+    checkScale(scale);
+    const HeatmapLayout layout = layoutHeatmap(figure, fontMetrics(*figureFont()));
+    return {layout.width * scale, layout.height * scale};
 }
 
 int fittingGridScale(const GridFigure& figure, int scale) {

@@ -78,14 +78,19 @@ void writeCells(std::ostringstream& out, const HeatmapFigure& f, const PanelLayo
         for (int j = 0; j < f.cols; ++j) {
             const float v = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
             const CellBox box = cellBox(L, i, j);
+            const bool masked = v == kMaskedCell, hidden = v == kHiddenCell;
             out << "<rect x=\"" << box.x0 << "\" y=\"" << box.y0 << "\" width=\"" << box.x1 - box.x0
                 << "\" height=\"" << box.y1 - box.y0 << "\" fill=\""
-                << (v == kMaskedCell ? hex(kMaskedColor)
-                                     : hex(sampleColormap(f.colormap, colorPosition(f, v))))
+                << (masked   ? hex(kMaskedColor)
+                    : hidden ? hex(kHiddenColor)
+                             : hex(sampleColormap(f.colormap, colorPosition(f, v))))
                 << "\"><title>" << xmlEscape(f.rowLabels[std::size_t(i)]) << " \xE2\x86\x92 "
                 << xmlEscape(f.colLabels[std::size_t(j)]) << ": "
-                << (v == kMaskedCell ? std::string("masked") : number(v)) << "</title></rect>\n";
-            if (v != kMaskedCell) continue;
+                << (masked   ? std::string("masked")
+                    : hidden ? std::string("not in this pair view")
+                             : number(v))
+                << "</title></rect>\n";
+            if (!masked) continue;
             // Strokes, not a pattern: patterns are not rendered everywhere. Appended, not
             // "M" + ...: GCC 12's -Wrestrict.
             for (const Segment& s : hatchSegments(box, origin.x, origin.y)) {
@@ -96,12 +101,15 @@ void writeCells(std::ostringstream& out, const HeatmapFigure& f, const PanelLayo
     if (!hatch.empty())
         out << "<path d=\"" << hatch << "\" stroke=\"" << hex(kHatchColor) << "\" stroke-width=\""
             << num(kHatchWidth) << "\" fill=\"none\"/>\n";
+    for (const DividerBox& d : pairDividers(L, f.pairStart)) // over the cells, as the window's
+        rect(out, d.x0, d.y0, d.x1 - d.x0, d.y1 - d.y0, hex(kDividerColor));
 }
 
 // The colour bar (a gradient through the colormap's samples, as the PNG samples it per pixel)
 // in a thin border, its ticks, their labels and what the colours mean.
 void writeColorBar(std::ostringstream& out, const HeatmapFigure& f, const PanelLayout& L,
                    const TextMetrics& m, int& gradients) {
+    if (L.barW == 0) return; // a grid's panel under the shared bar
     const std::string id = "colorbar-" + std::to_string(++gradients);
     out << "<defs><linearGradient id=\"" << id << "\">";
     for (int k = 0; k <= 64; ++k)
@@ -166,8 +174,10 @@ std::string gridSvg(const GridFigure& grid) {
     const GridLayout L = layoutGrid(grid, m);
     std::ostringstream body;
     int gradients = 0;
+    text(body, L.title, kTitlePx, kTitleColor, nullptr, m);
     for (std::size_t p = 0; p < grid.panels.size(); ++p)
         writePanel(body, grid.panels[p], L.panels[p], panelOrigin(L, p), m, gradients);
+    writeColorBar(body, grid.panels.front(), L.bar, m, gradients);
     writeCaption(body, L.caption, m);
     return document(std::move(body), float(L.width), float(L.height));
 }
@@ -228,7 +238,8 @@ std::string heatmapCsv(const HeatmapFigure& f) {
         for (int j = 0; j < f.cols; ++j) {
             const float v = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
             char buf[32]; // shortest text that reads back as the same float: rows sum to 1
-            const char* end = writeShortest(buf, sizeof buf, v == kMaskedCell ? 0.0f : v);
+            const char* end =
+                writeShortest(buf, sizeof buf, v == kMaskedCell || v == kHiddenCell ? 0.0f : v);
             out << ',' << std::string_view(buf, std::size_t(end - buf));
         }
         out << '\n';

@@ -83,7 +83,7 @@ void placeAroundGrid(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& 
     L.gridTop = labelsTop + (header > 0 ? header + kLabelGap : 0);
 
     const int leftText = ceilPx(std::max(widest(L.rowLabels), L.rowAxis.width));
-    const int firstTick = ceilPx(L.tickLabels.front().width) / 2 + 1;
+    const int firstTick = L.tickLabels.empty() ? 0 : ceilPx(L.tickLabels.front().width) / 2 + 1;
     L.gridLeft = kMargin + std::max(leftText > 0 ? leftText + kLabelGap : 0, firstTick);
     L.colAxis.x = float(L.gridLeft);
     L.rowAxis.x = float(L.gridLeft - kLabelGap);
@@ -102,11 +102,17 @@ void placeAroundGrid(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& 
     }
 }
 
-// The colour bar under the grid, its ticks and labels, and what the colours mean.
-void placeColorBar(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& m) {
-    L.barLeft = L.gridLeft;
-    L.barTop = L.gridTop + L.gridH + kBarGap;
-    L.barW = std::max(L.gridW, kMinBarWidth);
+void measureTicks(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& m) {
+    for (int k = 0; k <= 4; ++k) L.tickLabels.push_back(placed(m, tickText(f, k), kTickPx));
+}
+
+// The colour bar at (left, top), `width` wide, its ticks and labels, and what the colours mean;
+// L.bottom becomes the end of its last line.
+void placeColorBar(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& m, int left, int top,
+                   int width) {
+    L.barLeft = left;
+    L.barTop = top;
+    L.barW = width;
     const int tickTop = L.barTop + kBarHeight + kTickLength + 1;
     for (int k = 0; k <= 4; ++k) {
         L.tickX.push_back(float(L.barLeft + std::min(L.barW - 1, L.barW * k / 4)) + 0.5f);
@@ -124,27 +130,33 @@ void placeColorBar(PanelLayout& L, const HeatmapFigure& f, const TextMetrics& m)
     }
 }
 
-PanelLayout layoutPanel(const HeatmapFigure& f, const TextMetrics& m) {
+// A panel; without its colour bar when `bar` is false (a grid's shared one stands for it).
+PanelLayout layoutPanel(const HeatmapFigure& f, const TextMetrics& m, bool bar = true) {
     checkFigure(f);
     PanelLayout L;
     L.rows = f.rows, L.cols = f.cols;
-    L.cell = std::clamp(kMaxGrid / std::max(f.rows, f.cols), kMinCell, kMaxCell);
+    const int maxCell = f.maxCell > 0 ? std::clamp(f.maxCell, kMinCell, kMaxCell) : kMaxCell;
+    L.cell = std::clamp(kMaxGrid / std::max(f.rows, f.cols), kMinCell, maxCell);
     L.seam = L.cell >= kSeamMinCell ? 1 : 0;
     L.gridW = L.cell * f.cols, L.gridH = L.cell * f.rows;
     measureLabels(L, f, m);
-    for (int k = 0; k <= 4; ++k) L.tickLabels.push_back(placed(m, tickText(f, k), kTickPx));
+    if (bar) measureTicks(L, f, m);
     placeAroundGrid(L, f, m);
-    placeColorBar(L, f, m);
-    const float right = std::max({float(L.gridLeft + L.gridW),
-                                  L.tickLabels.back().x + L.tickLabels.back().width / 2 + 1,
-                                  L.title.x + L.title.width, L.colAxis.x + L.colAxis.width,
-                                  L.barLabel.x + L.barLabel.width / 2});
+    L.bottom = L.gridTop + L.gridH;
+    if (bar)
+        placeColorBar(L, f, m, L.gridLeft, L.bottom + kBarGap, std::max(L.gridW, kMinBarWidth));
+    const float lastTick =
+        L.tickLabels.empty() ? 0 : L.tickLabels.back().x + L.tickLabels.back().width / 2 + 1;
+    const float right =
+        std::max({float(L.gridLeft + L.gridW), lastTick, L.title.x + L.title.width,
+                  L.colAxis.x + L.colAxis.width, L.barLabel.x + L.barLabel.width / 2});
     L.width = ceilPx(right) + kMargin;
     L.height = L.bottom + kMargin;
     return L;
 }
 
-// Caption lines under `top`, cut to fit `width` (the figure's); may widen a narrow figure first.
+// Caption lines under `top`, wrapped at spaces to fit `width` (the figure's); may widen a
+// narrow figure first.
 std::vector<PlacedText> layoutCaption(const std::vector<std::string>& lines, const TextMetrics& m,
                                       int top, int& width) {
     int widestLine = 0;
@@ -154,13 +166,13 @@ std::vector<PlacedText> layoutCaption(const std::vector<std::string>& lines, con
         width = std::max(width, std::min(widestLine + 2 * kMargin, kCaptionMinWidth));
     std::vector<PlacedText> caption;
     const int step = ceilPx(m.lineHeight(kCaptionPx)) + kCaptionLineGap;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        PlacedText t =
-            placed(m, m.cut(lines[i], kCaptionPx, float(width - 2 * kMargin)), kCaptionPx);
-        t.x = kMargin;
-        t.y = float(top + kCaptionGap + int(i) * step);
-        caption.push_back(std::move(t));
-    }
+    for (const std::string& line : lines)
+        for (std::string& part : wrapWords(line, m, kCaptionPx, float(width - 2 * kMargin))) {
+            PlacedText t = placed(m, std::move(part), kCaptionPx);
+            t.x = kMargin;
+            t.y = float(top + kCaptionGap + int(caption.size()) * step);
+            caption.push_back(std::move(t));
+        }
     return caption;
 }
 
@@ -170,6 +182,28 @@ int captionHeight(const std::vector<PlacedText>& caption, const TextMetrics& m) 
 }
 
 } // namespace
+
+std::vector<std::string> wrapWords(const std::string& text, const TextMetrics& m, float px,
+                                   float maxWidth) {
+    std::vector<std::string> lines;
+    std::string line;
+    for (std::size_t pos = 0; pos <= text.size();) {
+        const std::size_t end = std::min(text.find(' ', pos), text.size());
+        const std::string word = text.substr(pos, end - pos);
+        std::string longer = line.empty() ? word : line + " " + word;
+        if (line.empty() || m.width(longer, px) <= maxWidth) {
+            line = std::move(longer);
+        } else {
+            lines.push_back(std::move(line));
+            line = word;
+        }
+        pos = end + 1;
+    }
+    lines.push_back(std::move(line));
+    for (std::string& l : lines) // a word that fits on no line: cut, as a token label is
+        if (m.width(l, px) > maxWidth) l = m.cut(l, px, maxWidth);
+    return lines;
+}
 
 std::string tickText(const HeatmapFigure& f, int k) {
     char buffer[32];
@@ -182,6 +216,22 @@ CellBox cellBox(const PanelLayout& L, int row, int col) {
     return {L.gridLeft + col * L.cell + (col > 0 ? L.seam : 0),
             L.gridTop + row * L.cell + (row > 0 ? L.seam : 0), L.gridLeft + (col + 1) * L.cell,
             L.gridTop + (row + 1) * L.cell};
+}
+
+std::vector<DividerBox> pairDividers(const PanelLayout& L, int pairStart) {
+    std::vector<DividerBox> boxes;
+    const int half = kDividerWidth / 2;
+    if (pairStart > 0 && pairStart < L.cols) {
+        const int x = L.gridLeft + pairStart * L.cell;
+        boxes.push_back({x - half, L.gridTop - kDividerOverhang, x - half + kDividerWidth,
+                         L.gridTop + L.gridH + kDividerOverhang});
+    }
+    if (pairStart > 0 && pairStart < L.rows) {
+        const int y = L.gridTop + pairStart * L.cell;
+        boxes.push_back({L.gridLeft - kDividerOverhang, y - half,
+                         L.gridLeft + L.gridW + kDividerOverhang, y - half + kDividerWidth});
+    }
+    return boxes;
 }
 
 std::vector<Segment> hatchSegments(const CellBox& box, int dx, int dy) {
@@ -211,23 +261,38 @@ HeatmapLayout layoutHeatmap(const HeatmapFigure& figure, const TextMetrics& metr
 GridLayout layoutGrid(const GridFigure& figure, const TextMetrics& metrics) {
     if (figure.panels.empty()) throw std::invalid_argument("grid figure has no panels");
     GridLayout L;
+    const bool shared = figure.sharedColorBar;
     for (const HeatmapFigure& panel : figure.panels) {
-        L.panels.push_back(layoutPanel(panel, metrics));
+        L.panels.push_back(layoutPanel(panel, metrics, !shared));
         L.panelW = std::max(L.panelW, L.panels.back().width);
         L.panelH = std::max(L.panelH, L.panels.back().height);
+    }
+    if (!figure.title.empty()) { // above the panels, in the first panel's margin
+        L.title = placed(metrics, figure.title, kTitlePx);
+        L.title.x = kMargin, L.title.y = kMargin;
+        L.top = ceilPx(metrics.lineHeight(kTitlePx)) + kTitleGap;
     }
     const int count = int(figure.panels.size());
     L.columns = std::clamp(figure.columns, 1, count);
     const int rows = (count + L.columns - 1) / L.columns;
-    L.width = L.columns * L.panelW;
-    const int gridBottom = rows * L.panelH - kMargin; // the last panel's margin is the caption's
-    L.caption = layoutCaption(figure.captionLines, metrics, gridBottom, L.width);
-    L.height = gridBottom + captionHeight(L.caption, metrics) + kMargin;
+    L.width = std::max(L.columns * L.panelW, ceilPx(L.title.width) + 2 * kMargin);
+    int bottom = L.top + rows * L.panelH - kMargin; // the last panel's margin is the caption's
+    if (shared) { // under the first column's grids, as wide as two of them
+        const PanelLayout& first = L.panels.front();
+        measureTicks(L.bar, figure.panels.front(), metrics);
+        placeColorBar(
+            L.bar, figure.panels.front(), metrics, first.gridLeft, bottom + kBarGap,
+            std::max(std::min(2 * first.gridW, L.width - first.gridLeft - kMargin), kMinBarWidth));
+        bottom = L.bar.bottom;
+        L.width = std::max(L.width, ceilPx(L.bar.barLabel.x + L.bar.barLabel.width / 2) + kMargin);
+    }
+    L.caption = layoutCaption(figure.captionLines, metrics, bottom, L.width);
+    L.height = bottom + captionHeight(L.caption, metrics) + kMargin;
     return L;
 }
 
 Origin panelOrigin(const GridLayout& L, std::size_t i) {
-    return {int(i) % L.columns * L.panelW, int(i) / L.columns * L.panelH};
+    return {int(i) % L.columns * L.panelW, L.top + int(i) / L.columns * L.panelH};
 }
 
 } // namespace core::heatmaps

@@ -34,7 +34,10 @@ constexpr int kCaptionMinWidth = 520; // captions may widen a narrow figure up t
 
 const Rgb kTitleColor{40, 40, 45}, kLabelColor{50, 50, 55}, kAxisTitleColor{85, 85, 95},
     kTickColor{70, 70, 75}, kCaptionColor{105, 105, 110}, kSeamColor{250, 250, 252},
-    kMaskedColor{205, 205, 208}, kHatchColor{140, 140, 145}, kBarBorder{150, 150, 155};
+    kMaskedColor{205, 205, 208}, kHatchColor{140, 140, 145}, kBarBorder{150, 150, 155},
+    kHiddenColor{243, 243, 245}, kDividerColor{235, 90, 60};
+constexpr int kDividerWidth = 2;    // a sentence pair's A|B divider, across the cells
+constexpr int kDividerOverhang = 4; // past the grid's edges, so it shows between the labels
 
 // A cell's coloured square, without the gap to its neighbours: [x0, x1) x [y0, y1).
 struct CellBox {
@@ -55,6 +58,7 @@ struct PanelLayout {
     // where the text starts (its bottom end, just above the grid).
     std::vector<PlacedText> colLabels;
     int barLeft = 0, barTop = 0, barW = 0;
+    // No colour bar (a grid's panels under a shared one): barW 0, no ticks, no labels.
     std::vector<float> tickX;           // the middle of each 1 px tick mark under the bar
     std::vector<PlacedText> tickLabels; // centred on their tick
     PlacedText barLabel;                // what the colours mean, centred under the tick labels
@@ -62,6 +66,13 @@ struct PanelLayout {
 };
 
 CellBox cellBox(const PanelLayout& layout, int row, int col);
+
+// A sentence pair's divider: the line between the cells before and after `pairStart` (none
+// when the figure has no pair), on the columns (vertical) or the rows.
+struct DividerBox {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+std::vector<DividerBox> pairDividers(const PanelLayout& layout, int pairStart);
 
 // The hatching of a masked cell: diagonals x + y = k * kHatchPeriod in figure coordinates (so
 // they run on from cell to cell), kHatchWidth wide, clipped to `box`, which lies at (dx, dy) in
@@ -81,16 +92,20 @@ inline bool onHatch(int x, int y, int scale) {
 // whose values do not match rows x cols.
 struct HeatmapLayout {
     PanelLayout panel;
-    std::vector<PlacedText> caption; // left-aligned, cut to the width
+    std::vector<PlacedText> caption; // left-aligned, wrapped at spaces to the width
     int width = 0, height = 0;
 };
 HeatmapLayout layoutHeatmap(const HeatmapFigure& figure, const TextMetrics& metrics);
 
-// Panels on a regular grid of panelW x panelH cells, one caption under them all. Throws like
+// The title on top, panels on a regular grid of panelW x panelH cells below it, the shared
+// colour bar (when the figure has one) and one caption under them all. Throws like
 // layoutHeatmap, and for a grid without panels.
 struct GridLayout {
+    PlacedText title;
+    int top = 0; // where the first row of panels starts
     std::vector<PanelLayout> panels;
     int panelW = 0, panelH = 0, columns = 1;
+    PanelLayout bar; // the shared colour bar's parts (barW 0: each panel has its own)
     std::vector<PlacedText> caption;
     int width = 0, height = 0;
 };
@@ -101,6 +116,11 @@ struct Origin {
 };
 // Where panel i's top-left corner lies in the grid figure.
 Origin panelOrigin(const GridLayout& layout, std::size_t i);
+
+// `text` broken at spaces into lines at most maxWidth wide at `px`; a word wider than that on
+// its own is cut with an ellipsis. Never a cut inside a word that fits on a line.
+std::vector<std::string> wrapWords(const std::string& text, const TextMetrics& metrics, float px,
+                                   float maxWidth);
 
 // The colour bar's k-th tick label (k = 0..4), as both writers print it.
 std::string tickText(const HeatmapFigure& figure, int k);

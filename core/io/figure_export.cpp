@@ -101,6 +101,50 @@ std::string headStem(const Trace& trace, const std::string& prefix, int h) {
     return stem;
 }
 
+// How a request names its files and titles: a scene's "mha-viz-head-03", or a model layer's
+// "mha-viz-gpt2-L10-H11" titled "gpt2 · L10-H11".
+struct Names {
+    const Trace& trace;
+    const ExportRequest& r;
+    std::string prefix; // of every file of the sentence
+    bool model() const { return !r.modelName.empty(); }
+    // "gpt2" of "openai-community/gpt2".
+    std::string shortModel() const { return r.modelName.substr(r.modelName.rfind('/') + 1); }
+    // Appended: GCC 12 warns on "L" + string (-Wrestrict).
+    std::string layer() const { return std::string("L").append(std::to_string(trace.layer + 1)); }
+    std::string layerHead(int h) const { return layer() + "-H" + std::to_string(h + 1); }
+    std::string stem(int h, const std::string& view = "") const {
+        if (model()) return prefix + "-H" + std::to_string(h + 1) + view;
+        return headStem(trace, view.empty() ? prefix : prefix + view, h);
+    }
+    // " · A → B" when a pair view hides part of the map: the title says which part it shows.
+    std::string pairView() const {
+        if (r.pairView == PairView::All || trace.pairStart <= 0) return "";
+        return std::string(" \xC2\xB7 ").append(labelOf(r.pairView));
+    }
+    std::string headTitle(const std::string& title, int h) const {
+        return (model() ? shortModel() + " \xC2\xB7 " + layerHead(h) : title) + pairView();
+    }
+    // A view of the whole layer: "gpt2 · L10 · mean over 12 heads".
+    std::string viewTitle(const std::string& title) const {
+        return (model() ? shortModel() + " \xC2\xB7 " + layer() + " \xC2\xB7 " + title : title) +
+               pairView();
+    }
+};
+
+Names namesFor(const Trace& trace, const ExportRequest& r, int b) {
+    Names n{trace, r, trace.batch() > 1 ? "mha-viz-sentence-" + std::to_string(b + 1) : "mha-viz"};
+    if (n.model()) n.prefix = "mha-viz-" + slug(n.shortModel()) + "-" + n.layer();
+    return n;
+}
+
+// A head's figure titled as `names` says.
+HeatmapFigure namedHead(const Names& names, int b, int h) {
+    HeatmapFigure f = headFigure(names.trace, b, h, names.r.colormap, names.r.pairView);
+    f.title = names.headTitle(f.title, h);
+    return f;
+}
+
 FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
     auto f = std::make_shared<const HeatmapFigure>(std::move(figure));
     FigureJob job{std::move(stem),
@@ -112,69 +156,107 @@ FigureJob heatmapJob(std::string stem, HeatmapFigure figure, bool csv = true) {
 }
 
 // The figure with its caption, or with its title alone when the request turns captions off.
+// The caller's lines replace the scene's, the pair view's note kept.
 template <class Figure>
 Figure captioned(Figure figure, const ExportRequest& r) {
     if (!r.caption) {
         figure.captionLines.clear();
     } else if (!r.captionLines.empty()) { // the caller's own description, and which figure
+        const bool pairNote = r.pairView != PairView::All &&
+                              std::count(figure.captionLines.begin(), figure.captionLines.end(),
+                                         pairViewNote(r.pairView)) > 0;
         figure.captionLines = r.captionLines;
-        if constexpr (!std::is_same_v<Figure, GridFigure>)
+        if constexpr (std::is_same_v<Figure, GridFigure>) {
+            if (!figure.title.empty()) figure.captionLines.push_back(figure.title);
+        } else {
             figure.captionLines.push_back(figure.title);
+        }
+        if (pairNote) figure.captionLines.push_back(pairViewNote(r.pairView));
     }
     return figure;
 }
 
+// The layer's heads side by side under one colour bar, titled as `names` says, shrunk to a
+// slide's pixels at the request's scale unless it asks for full resolution.
+GridFigure namedGrid(const Names& names, int b) {
+    GridFigure grid = gridFigure(names.trace, b, names.r.colormap, names.r.pairView);
+    for (int h = 0; h < int(grid.panels.size()); ++h)
+        grid.panels[std::size_t(h)].title =
+            names.model() ? names.layerHead(h) + names.pairView()
+                          : names.headTitle(grid.panels[std::size_t(h)].title, h);
+    if (names.model()) grid.title = names.viewTitle("every head");
+    return grid;
+}
+
+FigureJob gridJob(std::string stem, GridFigure figure, const ExportRequest& r) {
+    if (!r.fullResolution) fitGridToPixels(figure, r.scale, kSlidePixels);
+    auto grid = std::make_shared<const GridFigure>(captioned(std::move(figure), r));
+    return {std::move(stem),
+            [grid] { return gridSvg(*grid); },
+            {},
+            [grid](int scale) { return encodeGridPng(*grid, fittingGridScale(*grid, scale)); }};
+}
+
+FigureJob differenceJob(const Names& names, int b, int head, int headB) {
+    const ExportRequest& r = names.r;
+    HeatmapFigure f = differenceFigure(names.trace, b, head, headB, r.pairView);
+    if (names.model())
+        f.title = names.shortModel() + " \xC2\xB7 " + names.layerHead(head) + " \xE2\x88\x92 " +
+                  names.layerHead(headB) + names.pairView();
+    else
+        f.title += names.pairView();
+    char stem[64];
+    if (names.model())
+        std::snprintf(stem, sizeof stem, "-difference-H%d-H%d", head + 1, headB + 1);
+    else
+        std::snprintf(stem, sizeof stem, "-difference-head-%02d-head-%02d", head + 1, headB + 1);
+    return heatmapJob(names.prefix + stem, captioned(std::move(f), r));
+}
+
+FigureJob linesJob(const Names& names, int b, int head) {
+    const ExportRequest& r = names.r;
+    LineFigure line = lineFigure(names.trace, b, head, r.pairView);
+    line.title = names.headTitle(line.title, head);
+    auto lines = std::make_shared<const LineFigure>(captioned(std::move(line), r));
+    const HeatmapFigure weights = headFigure(names.trace, b, head, r.colormap, r.pairView);
+    return {names.stem(head, "-lines"), [lines] { return lineSvg(*lines); },
+            [weights] { return heatmapCsv(weights); },
+            [lines](int scale) { return encodePng(linePng(*lines, scale)); }};
+}
+
 std::vector<FigureJob> jobsFor(const Trace& trace, const ExportRequest& r, int b) {
-    const std::string prefix =
-        trace.batch() > 1 ? "mha-viz-sentence-" + std::to_string(b + 1) : "mha-viz";
+    const Names names = namesFor(trace, r, b);
+    const std::string& prefix = names.prefix;
     const int heads = trace.attention.heads;
     const int head = std::clamp(r.head, 0, heads - 1), headB = std::clamp(r.headB, 0, heads - 1);
     std::vector<FigureJob> jobs;
     switch (r.what) {
     case ExportWhat::Head:
-        jobs.push_back(
-            heatmapJob(headStem(trace, prefix, head),
-                       captioned(headFigure(trace, b, head, r.colormap, r.pairView), r)));
+        jobs.push_back(heatmapJob(names.stem(head), captioned(namedHead(names, b, head), r)));
         break;
     case ExportWhat::EachHead:
         for (int h = 0; h < heads; ++h)
-            jobs.push_back(
-                heatmapJob(headStem(trace, prefix, h),
-                           captioned(headFigure(trace, b, h, r.colormap, r.pairView), r)));
+            jobs.push_back(heatmapJob(names.stem(h), captioned(namedHead(names, b, h), r)));
         break;
-    case ExportWhat::Grid: {
-        auto grid = std::make_shared<const GridFigure>(
-            captioned(gridFigure(trace, b, r.colormap, r.pairView), r));
-        jobs.push_back({prefix + "-grid",
-                        [grid] { return gridSvg(*grid); },
-                        {},
-                        [grid](int scale) { return encodeGridPng(*grid, scale); }});
+    case ExportWhat::Grid:
+        jobs.push_back(gridJob(prefix + "-grid", namedGrid(names, b), r));
+        break;
+    case ExportWhat::Mean: {
+        HeatmapFigure mean = meanFigure(trace, b, r.colormap, r.pairView);
+        mean.title = names.viewTitle(mean.title);
+        jobs.push_back(heatmapJob(prefix + "-mean", captioned(std::move(mean), r)));
         break;
     }
-    case ExportWhat::Mean:
-        jobs.push_back(heatmapJob(prefix + "-mean",
-                                  captioned(meanFigure(trace, b, r.colormap, r.pairView), r)));
+    case ExportWhat::Difference:
+        jobs.push_back(differenceJob(names, b, head, headB));
         break;
-    case ExportWhat::Difference: {
-        char stem[64];
-        std::snprintf(stem, sizeof stem, "-difference-head-%02d-head-%02d", head + 1, headB + 1);
-        jobs.push_back(heatmapJob(
-            prefix + stem, captioned(differenceFigure(trace, b, head, headB, r.pairView), r)));
+    case ExportWhat::Lines:
+        jobs.push_back(linesJob(names, b, head));
         break;
-    }
-    case ExportWhat::Lines: {
-        auto lines = std::make_shared<const LineFigure>(
-            captioned(lineFigure(trace, b, head, r.pairView), r));
-        const HeatmapFigure weights = headFigure(trace, b, head, r.colormap, r.pairView);
-        jobs.push_back({headStem(trace, prefix + "-lines", head),
-                        [lines] { return lineSvg(*lines); },
-                        [weights] { return heatmapCsv(weights); },
-                        [lines](int scale) { return encodePng(linePng(*lines, scale)); }});
-        break;
-    }
     case ExportWhat::Statistics: {
-        FigureJob job = heatmapJob(prefix + "-statistics",
-                                   captioned(entropyFigure(trace, b, r.colormap), r), false);
+        HeatmapFigure entropy = entropyFigure(trace, b, r.colormap);
+        entropy.title = names.viewTitle(entropy.title);
+        FigureJob job = heatmapJob(prefix + "-statistics", captioned(std::move(entropy), r), false);
         job.csv = [&trace, b] { return statisticsCsv(trace, b); };
         jobs.push_back(std::move(job));
         break;
@@ -383,7 +465,7 @@ std::vector<std::string> exportFigures(const Trace& trace, const ExportRequest& 
         for (ExportWhat what :
              {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
             request.what = what;
-            request.formats.json = what == ExportWhat::Statistics; // once, at the end
+            request.formats.json = what == ExportWhat::Statistics && base.traceJson; // at the end
             for (FileTask& task : fileTasks(trace, request)) all.push_back(std::move(task));
         }
         return all;

@@ -59,8 +59,16 @@ struct ExportRequest {
     // With the caption on: these lines instead of the scene's, then the figure's own title. A
     // real model's layer needs them: its scene names no checkpoint (a seed and random weights).
     std::vector<std::string> captionLines;
-    // A sentence pair's cells outside the block shown drawn as masked, as the window shows them.
+    // A sentence pair's cells outside the block shown left blank (not hatched as masked), the
+    // view named in each title.
     PairView pairView = PairView::All;
+    // A model's layer (trace.layer): its name ("openai-community/gpt2"; the part after the last
+    // '/' is used) names each file and title, "mha-viz-gpt2-L10-H11.png" titled "gpt2 · L10-H11",
+    // so heads of different layers and models never share a name. Empty: a scene's names.
+    std::string modelName;
+    // Grids larger than kSlidePixels at this scale keep their cells; else cells shrink to fit.
+    bool fullResolution = false;
+    bool traceJson = true; // exportFigures: the layer's trace JSON beside the figures
 };
 
 // Called after each file with (files done, files in all); may run on a worker thread, never

@@ -53,7 +53,8 @@ void JsonWriter::value(Scalar number) {
         return;
     }
     char buf[32];
-    const char* end = writeShortest(buf, sizeof buf, number);
+    const char* end = digits_ > 0 ? writeDigits(buf, sizeof buf, number, digits_)
+                                  : writeShortest(buf, sizeof buf, number);
     out_.write(buf, end - buf);
 }
 

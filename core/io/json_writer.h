@@ -13,6 +13,10 @@ class JsonWriter {
   public:
     explicit JsonWriter(std::ostream& out) : out_(out) {}
 
+    // Floats with this many significant digits (1..9), for a smaller file that reads back
+    // close; 0 (the default): the shortest text that reads back as the same float.
+    void setPrecision(int digits) { digits_ = digits; }
+
     void beginObject() {
         separate();
         out_ << '{';
@@ -69,6 +73,7 @@ class JsonWriter {
     std::ostream& out_;
     bool first_ = true;
     bool afterKey_ = false;
+    int digits_ = 0;
 };
 
 } // namespace core

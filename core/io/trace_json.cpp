@@ -225,6 +225,10 @@ void writeTraceObject(JsonWriter& w, const Trace& t) {
     traceObject(w, t);
 }
 
+void writeAttentionTensor(JsonWriter& w, const Trace& t) {
+    writePerHead(w, t.attention.attention, t.attention);
+}
+
 void writeTraceJson(const Trace& t, std::ostream& out) {
     JsonWriter w(out);
     traceObject(w, t);

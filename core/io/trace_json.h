@@ -19,6 +19,9 @@ class JsonWriter;
 // The v1 object into an open writer: a file of its own, or an entry of a v2 trace's "layers".
 void writeTraceObject(JsonWriter& w, const Trace& trace);
 std::string traceJson(const Trace& trace);
+// The softmax weights alone, "attention" [B][H][N][M] as in the v1 object: a trace that
+// leaves out the weights and activations (--json-attention-only).
+void writeAttentionTensor(JsonWriter& w, const Trace& trace);
 
 inline constexpr int kModelTraceJsonVersion = 2;
 

@@ -4,9 +4,8 @@ tests/make_bert_fixtures.py, not BERT's weights) in the window. A sentence with 
 and the MLM head's five guesses for it appear; a sentence B typed in its field makes a pair
 (its first token known to the window); B walks the pair view to A -> B, whose Head tab export
 shows only that block; the detectors of an encoder (Clark et al.'s) are listed; "Export all"
-writes every view. Usage: tests/e2e/bert_model.py build/app/mha-viz
+asks, then Enter writes every view, each head's map with the pair's A|B divider. Usage: tests/e2e/bert_model.py build/app/mha-viz
 """
-import json
 import os
 import sys
 
@@ -57,18 +56,19 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
     app.chord("g")
     state = app.wait_state(lambda s: s["model"]["grid"] == "every_layer", "G: every layer")
     app.click(*(int(v) for v in state["model"]["export_all_at"]))
-    app.wait_state(lambda s: s["notice"].startswith("Saved"), "Export all: the saved notice")
+    app.wait_state(lambda s: s["export_all"]["open"], "Export all asks first")
+    app.chord("Return")
+    app.wait_state(lambda s: s["notice"].startswith("Saved"), "Enter: the saved notice")
     folder = os.path.join(app.export_dir, "mha-viz-model")
     written = sorted(os.listdir(folder))
-    for name in ("layer-01", "model-grid.png", "detectors.csv", "rollout.png", "logit-lens.csv",
-                 "model-trace.json"):
+    for name in ("layer-01", "model-grid.png", "detectors.csv", "rollout.png", "logit-lens.csv"):
         check(name in written, f"{name} in the exported folder")
     with open(os.path.join(folder, "detectors.csv")) as f:
         header = f.readline().strip()
     check(header == "layer,head,previous_token,next_token,self,cls,sep", f"Clark et al.'s scores: {header}")
-    with open(os.path.join(folder, "model-trace.json")) as f:
-        model_trace = json.load(f)
-    sentence = model_trace["sentences"][0]
-    check(sentence["pair"] == PAIR and sentence["pair_start"] == 9, "the trace keeps the pair")
-    check(sentence["token_types"][9:] == [1] * 6, "B's token types are 1")
+    heads = [n for n in os.listdir(os.path.join(folder, "layer-01")) if n.endswith("-L1-H1.svg")]
+    check(len(heads) == 1, f"layer 1's head 1 named for model, layer and head: {heads}")
+    with open(os.path.join(folder, "layer-01", heads[0])) as f:
+        svg = f.read()
+    check('fill="#eb5a3c"' in svg, "the pair's A|B divider is drawn, as the window draws it")
 print("1 passed, 0 failed")

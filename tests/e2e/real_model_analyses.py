@@ -3,8 +3,9 @@
 tests/make_gpt2_fixtures.py (not GPT-2's weights). W shows the model view value-weighted; a
 right-click switches a head off and the sentence's loss moves away from the all-heads loss, then
 comes back when it is switched on again; G walks to the rollout and to the logit lens, whose
-last row is the model's own guess for the last token. "Export all" writes every view of the
-model into a new folder, each caption naming the model.
+last row is the model's own guess for the last token. "Export all" first asks (the files and
+about how many bytes; Esc leaves it, nothing written), then Enter writes every view of the model
+into a new folder, figures only by default, each head named for the model, layer and head.
 Usage: tests/e2e/real_model_analyses.py build/app/mha-viz
 """
 import os
@@ -58,14 +59,31 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
     app.chord("shift+g")
     state = app.wait_state(lambda s: s["model"]["grid"] == "rollout", "Shift+G: back to the rollout")
 
-    app.click(*(int(v) for v in state["model"]["export_all_at"]))
-    app.wait_state(lambda s: s["notice"].startswith("Saved"), "Export all: the saved notice")
     folder = os.path.join(app.export_dir, "mha-viz-model")
+    export_all = tuple(int(v) for v in state["model"]["export_all_at"])
+    app.click(*export_all)
+    state = app.wait_state(lambda s: s["export_all"]["open"], "Export all asks first")
+    check(state["export_all"]["files"] > 0 and state["export_all"]["bytes"] > 0,
+          f"it says how many files and bytes: {state['export_all']}")
+    app.chord("Escape")
+    app.wait_state(lambda s: not s["export_all"]["open"], "Esc leaves the question")
+    app.sync()
+    check(not os.path.exists(folder), "nothing written after Esc")
+
+    app.click(*export_all)
+    state = app.wait_state(lambda s: s["export_all"]["open"], "Export all asks again")
+    files = state["export_all"]["files"]
+    app.chord("Return")
+    state = app.wait_state(lambda s: s["notice"].startswith("Saved"), "Enter writes: the saved notice")
+    check(state["notice"] == f"Saved {files} files in {folder}/",
+          f"the notice names the folder, not a layer's: {state['notice']}")
     written = sorted(os.listdir(folder))
     for name in ("layer-01", "layer-02", "model-grid.png", "model-grid-value-weighted.svg",
-                 "detectors.csv", "rollout.png", "logit-lens.csv", "model-trace.json"):
+                 "detectors.csv", "rollout.png", "logit-lens.csv"):
         check(name in written, f"{name} in the exported folder")
-    with open(os.path.join(folder, "layer-01", "mha-viz-head-01.svg")) as f:
+    check("model-trace.json" not in written, "figures only by default: no trace")
+    with open(os.path.join(folder, "layer-01", "mha-viz-f32-L1-H1.svg")) as f:
         svg = f.read()
-    check("real model" in svg and "seed" not in svg, "a layer's figure names the model, not a seed")
+    check("real model f32" in svg and "seed" not in svg, "a layer's figure names the model, not a seed")
+    check("f32 \u00b7 L1-H1" in svg, "the head's title names model, layer and head")
 print("1 passed, 0 failed")

@@ -4,6 +4,7 @@
 #include "io/atomic_file.h"
 #include "models/analyses/real_model_figures.h"
 #include "models/analyses/real_trace_json.h"
+#include "models/formats/model_folder.h"
 
 #include <cctype>
 #include <cstdio>
@@ -46,14 +47,14 @@ struct ModelFiles {
 };
 
 // The files exportFigures writes for one layer (the same views it lists).
-int layerFileCount(const Trace& layer) {
+int layerFileCount(const Trace& layer, bool traceJson) {
     ExportRequest request;
     request.batchIndex = -1;
     int files = 0;
     for (ExportWhat what :
          {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
         request.what = what;
-        request.formats.json = what == ExportWhat::Statistics;
+        request.formats.json = what == ExportWhat::Statistics && traceJson;
         files += exportFileCount(layer, request);
     }
     return files;
@@ -79,6 +80,7 @@ void exportLayers(const RealModel& model, const RealTrace& trace, const ExportRe
         std::snprintf(stem, sizeof stem, "layer-%02d", int(l + 1));
         ExportRequest request = base;
         request.dir = freeStem(files.dir, stem, {""}); // a folder of an earlier export: -2
+        request.modelName = modelDisplayName(model.location);
         request.captionLines = modelLines;
         request.captionLines.push_back("layer " + std::to_string(l + 1) + " of " +
                                        std::to_string(layers));
@@ -104,24 +106,35 @@ std::string fileName(const std::string& name) {
     return out;
 }
 
-// The model grid, the detectors, rollout, logit lens and the v2 trace, after the layers.
-void exportModelViews(const RealModel& model, const RealTrace& trace,
-                      const std::vector<HeadDetectorScores>& detectors, const ExportRequest& r,
-                      ModelFiles& files) {
-    const std::vector<std::string> modelLines = realModelCaption(model, trace);
+// model-grid.png/svg and its value-weighted twin: every head of every layer, titled with the
+// model, one colour bar, shrunk to a slide unless asked for full resolution.
+void exportModelGrids(const RealModel& model, const RealTrace& trace, const RealExportOptions& o,
+                      const std::vector<std::string>& modelLines, ModelFiles& files) {
+    const std::string name = modelDisplayName(model.location);
     for (const bool weighted : {false, true}) { // the weights, then value-weighted
-        std::vector<std::string> lines = r.caption ? modelLines : std::vector<std::string>{};
-        if (weighted && r.caption)
+        std::vector<std::string> lines = o.caption ? modelLines : std::vector<std::string>{};
+        if (weighted && o.caption)
             lines.push_back("value-weighted: |alpha_ij f(x_j)| per head, rows normalised "
                             "(Kobayashi et al. 2020)");
-        const GridFigure grid = modelGridFigure(trace, lines, r.colormap, weighted);
+        GridFigure grid = modelGridFigure(trace, lines, o.colormap, weighted);
+        grid.title = name.substr(name.rfind('/') + 1) + " \xC2\xB7 every head of every layer" +
+                     (weighted ? ", value-weighted" : "");
+        if (!o.fullResolution) fitGridToPixels(grid, o.scale, kSlidePixels);
         const std::string gridStem = freeStem(
             files.dir, weighted ? "model-grid-value-weighted" : "model-grid", {".svg", ".png"});
         writeFileAtomically(gridStem + ".svg", gridSvg(grid));
         files.done(gridStem + ".svg");
-        writeGridPng(gridStem + ".png", grid, r.scale); // lowers the scale if it would not open
+        writeGridPng(gridStem + ".png", grid, o.scale); // lowers the scale if it would not open
         files.done(gridStem + ".png");
     }
+}
+
+// The model grids, the detectors, rollout, logit lens and the v2 trace, after the layers.
+void exportModelViews(const RealModel& model, const RealTrace& trace,
+                      const std::vector<HeadDetectorScores>& detectors, const RealExportOptions& o,
+                      ModelFiles& files) {
+    const std::vector<std::string> modelLines = realModelCaption(model, trace);
+    exportModelGrids(model, trace, o, modelLines, files);
     // A decoder's detectors ran on their own sequence, not on the text: its line is left out.
     std::vector<std::string> detectorLines = modelLines;
     if (!model.isEncoder()) {
@@ -131,17 +144,20 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
     }
     for (const HeadDetectorScores& d : detectors)
         files.figure("detectors-" + fileName(d.name),
-                     captioned(detectorFigure(d, r.colormap), detectorLines, r.caption), r.scale,
+                     captioned(detectorFigure(d, o.colormap), detectorLines, o.caption), o.scale,
                      false);
     if (!detectors.empty()) files.text("detectors", ".csv", headScoresCsv(detectors));
     const int layers = trace.layerCount();
     files.figure("rollout",
-                 captioned(rolloutFigure(trace, layers, r.colormap), modelLines, r.caption),
-                 r.scale, true);
+                 captioned(rolloutFigure(trace, layers, o.colormap), modelLines, o.caption),
+                 o.scale, true);
     if (model.net->hasHead()) // an encoder without its MLM head has nothing to read through
         files.text("logit-lens", ".csv", logitLensCsv(model, trace, lensPosition(trace), kLensTop));
+    if (o.traces == ExportTraces::None) return;
     std::ostringstream json;
-    writeRealTraceJson(model, trace, {}, json);
+    RealTraceJsonOptions jsonOptions;
+    jsonOptions.attentionOnly = o.traces == ExportTraces::Attention;
+    writeRealTraceJson(model, trace, jsonOptions, json);
     files.text("model-trace", ".json", json.str());
 }
 
@@ -153,21 +169,24 @@ int lensPosition(const RealTrace& trace) {
 }
 
 int realModelExportFileCount(const RealTrace& trace,
-                             const std::vector<HeadDetectorScores>& detectors) {
+                             const std::vector<HeadDetectorScores>& detectors,
+                             const RealExportOptions& options) {
     // Every layer writes what the first does: the same heads and views.
+    const bool layerJson = options.traces == ExportTraces::Full;
     const int files =
-        trace.layerCount() * (trace.layerCount() ? layerFileCount(*trace.layer(0)) : 0);
+        trace.layerCount() * (trace.layerCount() ? layerFileCount(*trace.layer(0), layerJson) : 0);
     const int detectorFiles = detectors.empty() ? 0 : 2 * int(detectors.size()) + 1;
     const int lens = trace.model && trace.model->net->hasHead() ? 1 : 0;
-    return files + 4 + detectorFiles + 3 + lens + 1; // grids; detectors; rollout; lens; JSON
+    const int json = options.traces == ExportTraces::None ? 0 : 1;
+    return files + 4 + detectorFiles + 3 + lens + json; // grids; detectors; rollout; lens; JSON
 }
 
 std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace& trace,
                                          const std::vector<HeadDetectorScores>& detectors,
-                                         const std::string& dir, int scale, ColormapId colormap,
-                                         bool caption, const ExportProgress& progress) {
-    if (scale < 1 || scale > 4)
-        throw ExportError("export scale " + std::to_string(scale) + " must be 1 to 4", {});
+                                         const std::string& dir, const RealExportOptions& options,
+                                         const ExportProgress& progress) {
+    if (options.scale < 1 || options.scale > 4)
+        throw ExportError("export scale " + std::to_string(options.scale) + " must be 1 to 4", {});
     if (trace.layerCount() == 0 || trace.ids.empty())
         throw ExportError("nothing to export: the trace has no layers", {});
     try {
@@ -175,12 +194,14 @@ std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace
     } catch (const std::runtime_error& e) {
         throw ExportError(e.what(), {});
     }
-    ModelFiles files{dir, {}, progress, realModelExportFileCount(trace, detectors)};
+    ModelFiles files{dir, {}, progress, realModelExportFileCount(trace, detectors, options)};
     ExportRequest request;
-    request.scale = scale, request.colormap = colormap, request.caption = caption;
+    request.scale = options.scale, request.colormap = options.colormap;
+    request.caption = options.caption, request.fullResolution = options.fullResolution;
+    request.traceJson = options.traces == ExportTraces::Full;
     try {
         exportLayers(model, trace, request, files);
-        exportModelViews(model, trace, detectors, request, files);
+        exportModelViews(model, trace, detectors, options, files);
     } catch (const ExportError&) {
         throw;
     } catch (const std::bad_alloc&) {

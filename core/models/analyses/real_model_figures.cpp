@@ -4,6 +4,7 @@
 #include "base/csv_field.h"
 #include "figures/attention_map.h"
 #include "figures/palette.h"
+#include "models/formats/model_folder.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -11,11 +12,12 @@
 namespace core::models {
 namespace {
 
-// "L3H7" for layer 2, head 6 (from 0). Appended: GCC 12 warns on "L" + string (-Wrestrict).
+// "L3-H7" for layer 2, head 6 (from 0), as the export's file names and titles say it.
+// Appended: GCC 12 warns on "L" + string (-Wrestrict).
 std::string layerHeadName(int layer, int head) {
     return std::string("L")
         .append(std::to_string(layer + 1))
-        .append("H")
+        .append("-H")
         .append(std::to_string(head + 1));
 }
 
@@ -43,6 +45,7 @@ HeatmapFigure tokenMapFigure(const Trace& layer, int head, const Mat& values, Co
     f.rows = map.rows, f.cols = map.cols;
     f.rowLabels = map.queryLabels, f.colLabels = map.keyLabels;
     f.values = map.values;
+    f.pairStart = map.pairStart;
     for (int i = 0; i < f.rows; ++i)
         for (int j = 0; j < f.cols; ++j) {
             float& cell = f.values[std::size_t(i) * std::size_t(f.cols) + std::size_t(j)];
@@ -87,8 +90,8 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
     std::snprintf(sizes, sizeof sizes, "%s, %d layers, H %d, d_model %d, d_head %d, %s, %s",
                   model.family.c_str(), c.layers, c.heads, c.dModel, c.dModel / c.heads,
                   model.dtype().c_str(), model.isEncoder() ? "bidirectional" : "causal");
-    std::string what = "real model " + model.location.source + ": its own weights";
-    if (model.location.dir != model.location.source) what += ", read from " + model.location.dir;
+    // Its name, never a local path: a path cut to the figure's width says nothing.
+    const std::string what = "real model " + modelDisplayName(model.location) + ": its own weights";
     std::string text = "\"" + trace.text + "\"";
     if (!trace.pair.empty()) text = "A: " + text + "  B: \"" + trace.pair + "\"";
     std::vector<std::string> lines = {text, what, sizes};
@@ -119,6 +122,7 @@ GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string
             f.rows = map.rows, f.cols = map.cols;
             f.rowLabels = map.queryLabels, f.colLabels = map.keyLabels;
             f.values = map.values;
+            f.pairStart = map.pairStart;
             f.colormap = colormap;
             f.keyColor = headColor(l, h, heads); // as the window frames the head's map
             grid.panels.push_back(std::move(f));

@@ -13,14 +13,14 @@
 
 namespace core::models {
 
-// What every figure of a real model says under it: the text, which model this is (the source
-// as the user gave it, and the folder it was read from), its family, sizes and dtype, and the
+// What every figure of a real model says under it: the text, which model this is (its name,
+// modelDisplayName: the hub id or the folder's name), its family, sizes and dtype, and the
 // heads switched off when the trace ran with some (the window's ablation). A
 // real model's layer traces carry a scene (seed, random weights) only to reuse the views; a
 // caption from it would pass the checkpoint off as a toy scene.
 std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace);
 
-// Every head of every layer: L x H panels titled "L{l}H{h}" (from 1) in the head's colour, each
+// Every head of every layer: L x H panels titled "L{l}-H{h}" (from 1) in the head's colour, each
 // layer starting a row, at most 12 heads a row (so the PNG stays openable; writeGridPng also
 // lowers the scale when needed). Masked cells as headFigure's. `valueWeighted`: each panel is
 // valueWeightedFigure's instead of the weights.

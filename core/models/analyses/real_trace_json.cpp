@@ -80,14 +80,32 @@ void writeSentence(JsonWriter& w, const RealModel& model, const RealTrace& t) {
     w.endObject();
 }
 
+// A layer of an attention-only trace: its number (from 1), its heads switched off and the
+// weights; what the full v1 object says beside them is left out.
+void writeAttentionLayer(JsonWriter& w, const Trace& layer, int number) {
+    w.beginObject();
+    w.field("layer", number);
+    w.key("ablate");
+    w.beginArray();
+    for (int h = 0; h < int(layer.attention.headAblated.size()); ++h)
+        if (layer.attention.headAblated[std::size_t(h)]) w.value(h + 1);
+    w.endArray();
+    w.key("attention");
+    writeAttentionTensor(w, layer);
+    w.endObject();
+}
+
 } // namespace
 
 void writeRealTraceJson(const RealModel& model, const RealTrace& t,
                         const RealTraceJsonOptions& options, std::ostream& out) {
     JsonWriter w(out);
+    w.setPrecision(options.precision);
     w.beginObject();
     w.field("format", "mha-trace");
     w.field("version", kModelTraceJsonVersion);
+    if (options.attentionOnly) w.field("attention_only", true);
+    if (options.precision > 0) w.field("precision", options.precision);
     w.key("model");
     writeModel(w, model);
     w.key("warnings");
@@ -106,8 +124,12 @@ void writeRealTraceJson(const RealModel& model, const RealTrace& t,
     w.key("layers");
     w.beginArray();
     for (int l = 0; l < t.layerCount(); ++l) {
-        writeTraceObject(w, *t.layer(l)); // kept, or recomputed and dropped once written
-        out.flush();                      // layer by layer: a reader sees each as it is written
+        const std::shared_ptr<const Trace> layer = t.layer(l); // kept, or recomputed and dropped
+        if (options.attentionOnly)
+            writeAttentionLayer(w, *layer, l + 1);
+        else
+            writeTraceObject(w, *layer);
+        out.flush(); // layer by layer: a reader sees each as it is written
     }
     w.endArray();
     w.endObject();

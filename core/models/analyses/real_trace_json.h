@@ -11,6 +11,10 @@ namespace core::models {
 
 struct RealTraceJsonOptions {
     bool logits = false; // "logits": [B][N][V]
+    // Each layer only its "attention" [B][H][N][M] (no weights, activations or scores): a
+    // trace of GPT-2 small is then kilobytes per token instead of tens of megabytes per layer.
+    bool attentionOnly = false;
+    int precision = 0; // significant digits of every float, 1..9; 0: the shortest exact text
 };
 
 void writeRealTraceJson(const RealModel& model, const RealTrace& trace,

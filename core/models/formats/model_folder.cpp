@@ -352,6 +352,19 @@ ModelLocation locateModel(const std::string& dirOrName) {
     return classify(findInCache(dirOrName).string(), dirOrName);
 }
 
+std::string modelDisplayName(const ModelLocation& location) {
+    std::error_code ec; // "." names the folder it is
+    fs::path dir = fs::absolute(location.dir, ec).lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path(); // "gpt2/" names "gpt2"
+    // <cache>/models--ORG--NAME/snapshots/<hash>: the repository's id.
+    if (dir.parent_path().filename() == "snapshots")
+        if (std::string name = cachedModelName(dir.parent_path().parent_path().filename().string());
+            !name.empty())
+            return name;
+    const std::string base = dir.filename().string();
+    return base.empty() ? location.source : base;
+}
+
 std::string hubCacheDir() {
     return hubCache().string();
 }

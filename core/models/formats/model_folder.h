@@ -28,6 +28,11 @@ struct ModelLocation {
 // only weights are pytorch_model.bin (the message says to download model.safetensors).
 ModelLocation locateModel(const std::string& dirOrName);
 
+// The model's name for captions, titles and file names: the hub id of a folder in the cache
+// (".../models--openai-community--gpt2/snapshots/<hash>" -> "openai-community/gpt2"), else the
+// folder's own name ("runs/gpt2-medium/" -> "gpt2-medium"). A cut local path says nothing.
+std::string modelDisplayName(const ModelLocation& location);
+
 // The Hugging Face cache folder locateModel searches (the same variables, in the same order);
 // "" when no variable says where one could be.
 std::string hubCacheDir();
