@@ -20,6 +20,7 @@ class PanelText : public ::testing::Test {
     void SetUp() override {
         context_ = ImGui::CreateContext();
         ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr; // no imgui.ini left in the working directory
         io.Fonts->AddFontDefault();
         unsigned char* pixels = nullptr;
         int w = 0, h = 0;
