@@ -13,8 +13,10 @@
 #include "train/model.h"
 #include "train/model_trace.h"
 
+#include <atomic>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,7 @@ struct ModelMapsKey {
     bool valueWeighted = false; // shown and ready
     int layer = -1;
     core::PairView pairView = core::PairView::All;
+    bool analyses = false; // the rollout of this generation is there (ModelRunner::analysesReady)
     bool operator==(const ModelMapsKey& o) const = default;
 };
 
@@ -144,15 +147,20 @@ class ModelRunner {
                 const core::train::HeadLists& ablated = {}, const std::string& pair = {});
     RunStatus status() const {
         RunStatus status = status_;
-        status.computing = worker_.valid();
+        status.computing = computing();
         return status;
     }
-    bool computing() const { return worker_.valid(); }
+    // The forward or the analyses of the shown trace under way. The maps show as soon as the
+    // forward is done (generation() moves); the rollout, the baseline and an encoder's detectors
+    // follow (analysesReady()).
+    bool computing() const { return worker_.valid() || analysesWorker_.valid(); }
+    // The rollout, the baseline and the detectors shown are of the shown trace.
+    bool analysesReady() const { return analysesGeneration_ == generation_; }
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
     // the frame loop keeps drawing to show their results.
     bool working() const {
-        return worker_.valid() || lensWorker_.valid() || weightedWorker_.valid() ||
-               layerWorker_.valid();
+        return worker_.valid() || analysesWorker_.valid() || lensWorker_.valid() ||
+               weightedWorker_.valid() || layerWorker_.valid();
     }
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
@@ -175,7 +183,8 @@ class ModelRunner {
     const std::vector<std::vector<std::string>>& realPredictions() const {
         return realPredictions_;
     }
-    // A real model's rollout and value-weighted maps of the shown trace.
+    // A real model's rollout and value-weighted maps; the rollout is of the shown trace once
+    // analysesReady(), until then of an earlier one.
     const RealAnalyses& analyses() const { return analyses_; }
     // The shown real trace (its text, ids, residual stream), null before the first.
     const std::shared_ptr<const core::models::RealTrace>& realTrace() const { return realTrace_; }
@@ -199,22 +208,41 @@ class ModelRunner {
     bool lensComputing() const { return lensWorker_.valid(); }
 
   private:
-    struct RealOutcome {
+    using Cancel = std::shared_ptr<std::atomic<bool>>; // set: the work is superseded
+    struct RealOutcome {                               // the forward's: what the maps show, first
         core::ModelTrace trace;
         std::shared_ptr<const core::models::RealTrace> real; // its residual: the logit lens
         std::vector<std::vector<std::string>> predictions;
-        RealAnalyses analyses;
-        RealOutcomeSummary summary, baseline;                    // baseline: only when asked for
-        std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
+        RealOutcomeSummary summary;
         std::string error;
+        bool cancelled = false; // a newer sentence replaced it: dropped
     };
     struct RealRequest {
         std::vector<std::string> sentences;
         core::train::HeadLists ablated;
         std::string pair; // an encoder's sentence B
-        bool detect = false, baseline = false;
-        // The trace shown: a switched-off head reruns from its own layer (RealTraceOptions).
+        // The trace shown: a switched-off head reruns from its own layer, text added at the end
+        // of a decoder's runs its new tokens only (RealTraceOptions::resume).
         std::shared_ptr<const core::models::RealTrace> resume;
+    };
+    struct AnalysesRequest { // what follows the maps
+        int generation = -1;
+        std::shared_ptr<const core::models::RealTrace> trace;
+        std::string pair;
+        bool detect = false, baseline = false;
+        // The last rollout made and its trace: the rows a decoder's texts share are taken from
+        // it. Points into analyses_, which changes only when this worker is done.
+        const std::vector<core::Mat>* earlierRollout = nullptr;
+        std::shared_ptr<const core::models::RealTrace> earlierTrace;
+    };
+    struct AnalysesOutcome {
+        int generation = -1;
+        std::shared_ptr<const core::models::RealTrace> trace;
+        std::vector<core::Mat> rollout;                          // L, N x N
+        RealOutcomeSummary baseline;                             // only when asked for
+        std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
+        std::string error;
+        bool cancelled = false;
     };
     struct MadeLayer { // a layer the trace did not keep, made again
         int generation = -1, layer = -1;
@@ -222,7 +250,11 @@ class ModelRunner {
         std::string error;
     };
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
-                               RealRequest request, std::size_t layerBudget);
+                               RealRequest request, std::size_t layerBudget, Cancel cancel);
+    static AnalysesOutcome runAnalyses(std::shared_ptr<const core::models::RealModel> model,
+                                       AnalysesRequest request, Cancel cancel);
+    void startAnalyses(bool baseline);
+    void pollAnalyses();
     bool updateReal(const std::vector<std::string>& sentences, double now,
                     const core::train::HeadLists& ablated, const std::string& pair);
     void pollLayer();
@@ -233,6 +265,12 @@ class ModelRunner {
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
     std::future<RealOutcome> worker_;
+    Cancel cancel_;                               // worker_'s
+    std::future<AnalysesOutcome> analysesWorker_; // one at a time
+    Cancel analysesCancel_;
+    std::optional<AnalysesRequest> nextAnalyses_; // waiting for a superseded one to stop
+    int analysesGeneration_ = -1;                 // the trace the analyses shown are of
+    std::shared_ptr<const core::models::RealTrace> rolloutTrace_; // analyses_.rollout's
     std::vector<std::vector<std::string>> realPredictions_;
     std::vector<core::models::HeadDetectorScores> detectors_;
     std::shared_ptr<const core::models::RealTrace> realTrace_;

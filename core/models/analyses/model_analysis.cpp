@@ -306,6 +306,34 @@ std::vector<Mat> attentionRollouts(const std::vector<Mat>& means) {
     return out;
 }
 
+std::vector<Mat> attentionRolloutsAfter(const std::vector<Mat>& means,
+                                        const std::vector<Mat>& earlier, int P) {
+    if (means.empty() || earlier.size() != means.size())
+        throw std::invalid_argument("attentionRolloutsAfter: the rollouts are of other layers");
+    const Eigen::Index n = means[0].rows();
+    for (std::size_t l = 0; l < means.size(); ++l)
+        if (means[l].rows() != n || means[l].cols() != n || P < 0 || P >= n ||
+            earlier[l].rows() < P || earlier[l].cols() < P)
+            throw std::invalid_argument("attentionRolloutsAfter: the rows do not fit");
+    const Eigen::Index fresh = n - P;
+    Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(n, n); // N x N: after the layers so far
+    std::vector<Mat> out;                                      // L of N x N
+    for (std::size_t l = 0; l < means.size(); ++l) {
+        Eigen::MatrixXd mix = 0.5 * means[l].bottomRows(fresh).cast<double>(); // n x N
+        mix.rightCols(fresh).diagonal().array() += 0.5;      // the residual carries each on
+        const Eigen::VectorXd rowSums = mix.rowwise().sum(); // n
+        mix = rowSums.cwiseInverse().asDiagonal() * mix;
+        const Eigen::MatrixXd rows = mix * rollout; // n x N
+        Mat after = Mat::Zero(n, n);                // N x N: the causal rows above are lower
+        after.topLeftCorner(P, P) = earlier[l].topLeftCorner(P, P);
+        after.bottomRows(fresh) = rows.cast<Scalar>();
+        rollout.topRows(P) = after.topRows(P).cast<double>();
+        rollout.bottomRows(fresh) = rows;
+        out.push_back(std::move(after));
+    }
+    return out;
+}
+
 Mat valueWeightedAttention(const Trace& layer, int head) {
     const Attention& a = layer.attention;
     checkOneSentence(a, "valueWeightedAttention");
