@@ -252,6 +252,9 @@ TEST(AttentionRollout, RowsAfterAnEarlierTextsEqualTheWholeRollout) {
     ASSERT_EQ(resumed.size(), whole.size());
     for (std::size_t l = 0; l < whole.size(); ++l)
         EXPECT_LT((resumed[l] - whole[l]).cwiseAbs().maxCoeff(), 1e-6) << "after layer " << l + 1;
+    const std::vector<Mat> fromNothing = attentionRolloutsAfter(after.meanAttention, {}, 0);
+    for (std::size_t l = 0; l < whole.size(); ++l)
+        EXPECT_LT((fromNothing[l] - whole[l]).cwiseAbs().maxCoeff(), 1e-6) << "P = 0";
     EXPECT_THROW(attentionRolloutsAfter(after.meanAttention, {}, P), std::invalid_argument);
     EXPECT_THROW(attentionRolloutsAfter(after.meanAttention, whole, int(after.ids.size())),
                  std::invalid_argument);

@@ -10,10 +10,12 @@
 #include "io/trained_run.h"
 #include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
+#include "platform/background_task.h"
 #include "train/model.h"
 #include "train/model_trace.h"
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -206,6 +208,11 @@ class ModelRunner {
     // rest is made again when shown. Tests make it small.
     void setLayerBudget(std::size_t bytes) { layerBudget_ = bytes; }
     bool lensComputing() const { return lensWorker_.valid(); }
+    // Called on a worker's thread as it finishes (the window posts an event): the frame loop
+    // need not spin while the model computes. Its result is ready a moment later.
+    void setWake(std::function<void()> wake) { wake_ = std::move(wake); }
+    // A worker has ended whose result no update has taken yet: the next frame takes it.
+    bool finishing() const { return finished_->load() > taken_; }
 
   private:
     using Cancel = std::shared_ptr<std::atomic<bool>>; // set: the work is superseded
@@ -249,6 +256,21 @@ class ModelRunner {
         std::shared_ptr<const core::Trace> trace;
         std::string error;
     };
+    // startTask, with wake_ called as the work ends.
+    template <class F>
+    auto startWorker(F work) {
+        return startTask([work = std::move(work), wake = wake_, finished = finished_]() mutable {
+            auto result = work();
+            ++*finished;
+            if (wake) wake();
+            return result;
+        });
+    }
+    template <class T>
+    T take(std::future<T>& worker) { // a finished worker's result
+        ++taken_;
+        return worker.get();
+    }
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
                                RealRequest request, std::size_t layerBudget, Cancel cancel);
     static AnalysesOutcome runAnalyses(std::shared_ptr<const core::models::RealModel> model,
@@ -264,6 +286,9 @@ class ModelRunner {
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
+    std::function<void()> wake_;
+    std::shared_ptr<std::atomic<int>> finished_ = std::make_shared<std::atomic<int>>(0);
+    int taken_ = 0; // results taken: finished_ - taken_ workers are ready or about to be
     std::future<RealOutcome> worker_;
     Cancel cancel_;                               // worker_'s
     std::future<AnalysesOutcome> analysesWorker_; // one at a time

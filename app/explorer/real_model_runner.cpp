@@ -47,16 +47,22 @@ int sharedRows(const core::models::RealTrace& earlier, const core::models::RealT
     return int(std::min(shared, later.ids.size() - 1));
 }
 
+const std::vector<core::Mat>& none() {
+    static const std::vector<core::Mat> empty;
+    return empty;
+}
+
 // The rollout after each layer, from each layer's mean attention (kept by the trace); a
 // decoder's rows that an earlier rollout has are taken from it.
 std::vector<core::Mat> rollouts(const core::models::RealTrace& r,
                                 const std::vector<core::Mat>* earlier,
                                 const core::models::RealTrace* earlierTrace) {
+    if (r.model->isEncoder()) return core::models::attentionRollouts(r.meanAttention);
     const int P = earlier && earlierTrace && earlier->size() == r.meanAttention.size()
                       ? sharedRows(*earlierTrace, r)
                       : 0;
-    if (P > 0) return core::models::attentionRolloutsAfter(r.meanAttention, *earlier, P);
-    return core::models::attentionRollouts(r.meanAttention); // L of N x N
+    return core::models::attentionRolloutsAfter(r.meanAttention, P > 0 ? *earlier : none(),
+                                                P); // L of N x N
 }
 
 // Every head's value-weighted attention, rows normalised to the weights' scale so the colours
@@ -184,8 +190,8 @@ void ModelRunner::startAnalyses(bool baseline) {
 
 void ModelRunner::pollAnalyses() {
     if (taskReady(analysesWorker_)) {
-        AnalysesOutcome a = analysesWorker_.get();
-        if (!a.cancelled && a.error.empty() && !a.rollout.empty()) {
+        AnalysesOutcome a = take(analysesWorker_);
+        if (a.error.empty() && !a.rollout.empty()) {  // made whole, even if no longer shown
             analyses_.rollout = std::move(a.rollout); // kept: the next text's shared rows
             rolloutTrace_ = a.trace;
         }
@@ -209,7 +215,7 @@ void ModelRunner::pollAnalyses() {
         request.earlierTrace = rolloutTrace_;
     }
     analysesCancel_ = std::make_shared<std::atomic<bool>>(false);
-    analysesWorker_ = startTask(
+    analysesWorker_ = startWorker(
         [model = real_, request = std::move(request), cancel = analysesCancel_]() mutable {
             return runAnalyses(std::move(model), std::move(request), std::move(cancel));
         });
@@ -218,7 +224,7 @@ void ModelRunner::pollAnalyses() {
 // Takes a finished worker's result: the new trace (or the error, the last trace staying); its
 // analyses follow on their own worker.
 bool ModelRunner::takeRealOutcome() {
-    RealOutcome outcome = worker_.get();
+    RealOutcome outcome = take(worker_);
     if (outcome.cancelled) {
         attempted_ = false; // the sentence now typed runs next, whatever it is
         return false;
@@ -279,8 +285,8 @@ bool ModelRunner::updateReal(const std::vector<std::string>& sentences, double n
     if (analysesCancel_) analysesCancel_->store(true); // of a trace about to be replaced
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     RealRequest request{sentences, ablated, pair, realTrace_};
-    worker_ = startTask([model = real_, request = std::move(request), budget = layerBudget_,
-                         cancel = cancel_]() mutable {
+    worker_ = startWorker([model = real_, request = std::move(request), budget = layerBudget_,
+                           cancel = cancel_]() mutable {
         return runReal(std::move(model), std::move(request), budget, std::move(cancel));
     });
     return replaced;
@@ -300,7 +306,7 @@ void ModelRunner::requestLens(int position) {
     position = std::clamp(position, 0, n - 1); // the caller's lensPositionShown
     if (lens_.generation == generation_ && lens_.position == position) return;
     lensWorker_ =
-        startTask([model = real_, trace = realTrace_, position, generation = generation_] {
+        startWorker([model = real_, trace = realTrace_, position, generation = generation_] {
             LensRows rows;
             rows.generation = generation, rows.position = position;
             try {
@@ -313,14 +319,14 @@ void ModelRunner::requestLens(int position) {
 }
 
 void ModelRunner::pollLens() {
-    if (taskReady(lensWorker_)) lens_ = lensWorker_.get();
+    if (taskReady(lensWorker_)) lens_ = take(lensWorker_);
 }
 
 void ModelRunner::requestValueWeighted() {
     pollValueWeighted();
     if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
     weightedAsked_ = generation_;
-    weightedWorker_ = startTask([trace = realTrace_] { return valueWeighted(trace); });
+    weightedWorker_ = startWorker([trace = realTrace_] { return valueWeighted(trace); });
 }
 
 std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
@@ -329,7 +335,7 @@ std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
     if (trace_.layers[std::size_t(l)]) return trace_.layers[std::size_t(l)];
     if (made_.generation == generation_ && made_.layer == l) return made_.trace;
     if (!realTrace_ || layerWorker_.valid()) return nullptr; // asked again when it is done
-    layerWorker_ = startTask([trace = realTrace_, l, g = generation_] {
+    layerWorker_ = startWorker([trace = realTrace_, l, g = generation_] {
         MadeLayer made;
         made.generation = g, made.layer = l;
         try {
@@ -344,7 +350,7 @@ std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
 
 void ModelRunner::pollLayer() {
     if (!taskReady(layerWorker_)) return;
-    MadeLayer made = layerWorker_.get();
+    MadeLayer made = take(layerWorker_);
     if (!made.error.empty()) status_.sceneError = made.error;
     if (made.trace) made_ = std::move(made); // the one layer beyond the kept ones
 }
@@ -352,7 +358,7 @@ void ModelRunner::pollLayer() {
 void ModelRunner::pollValueWeighted() {
     if (!taskReady(weightedWorker_)) return;
     try {
-        std::vector<core::Mat> maps = weightedWorker_.get(); // L x H of N x N
+        std::vector<core::Mat> maps = take(weightedWorker_); // L x H of N x N
         if (weightedAsked_ != generation_) return;           // of a trace no longer shown
         analyses_.valueWeighted = std::move(maps);
         weightedGeneration_ = weightedAsked_;

@@ -26,6 +26,8 @@ struct GLFWwindow;
 
 namespace app {
 
+class TypingBench;
+
 class Session {
   public:
     Session(const CliOptions& options, float uiScale);
@@ -165,6 +167,7 @@ class Session {
         bool trainShown = false; // the Train view was on screen last frame
     };
     Frames frames_;
+    std::unique_ptr<TypingBench> typingBench_; // --bench-typing
     int exitCode_ = 0;
 };
 

@@ -62,18 +62,26 @@ namespace {
 // topTokens from a row's log-probabilities, which the caller may need for the loss too.
 std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
                                                const Eigen::RowVectorXd& logp, int k) {
-    std::vector<int> order(std::size_t(logp.size()));
-    std::iota(order.begin(), order.end(), 0);
-    k = std::clamp(k, 0, int(order.size()));
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+    k = std::clamp(k, 0, int(logp.size()));
+    const auto before = [&](int a, int b) { // most likely first, then the lower id
         return logp(a) > logp(b) || (logp(a) == logp(b) && a < b);
-    });
+    };
+    std::vector<int> order; // the best k so far, in order: one pass, no sort of V ids
+    order.reserve(std::size_t(k) + 1);
+    for (int id = 0; id < int(logp.size()) && k > 0; ++id) {
+        if (int(order.size()) == k && !before(id, order.back())) continue;
+        order.insert(std::upper_bound(order.begin(), order.end(), id, before), id);
+        if (int(order.size()) > k) order.pop_back();
+    }
     std::vector<TokenChoice> top;
     for (int i = 0; i < k; ++i) {
         const int id = order[std::size_t(i)];
-        const bool named = id < model.tokenizer->vocabSize();
-        top.push_back({id, named ? model.tokenizer->readable(id) : "<" + std::to_string(id) + ">",
-                       float(std::exp(logp(id)))});
+        std::string token; // an id past the tokenizer's (a padded vocabulary): "<50300>"
+        if (id < model.tokenizer->vocabSize())
+            token = model.tokenizer->readable(id);
+        else
+            token.append("<").append(std::to_string(id)).append(">");
+        top.push_back({id, std::move(token), float(std::exp(logp(id)))});
     }
     return top;
 }
@@ -114,13 +122,20 @@ void stopIfCancelled(const RealTraceOptions& options) {
 }
 
 void predictRows(const RealModel& model, const Mat& logits, int first, int topK, RealTrace& r) {
-    const int N = int(r.ids.size());
-    for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const int N = int(r.ids.size()), rows = int(logits.rows());
+    std::vector<std::vector<TokenChoice>> top(std::size_t(rows), std::vector<TokenChoice>{});
+    std::vector<double> target(std::size_t(rows), 0.0);
+    // Rows are independent: spread over the cores (a pasted text's thousand rows of V).
+#pragma omp parallel for schedule(dynamic, 8) if (rows > 16)
+    for (int i = 0; i < rows; ++i) {
         const Eigen::RowVectorXd logp = logSoftmax(logits.row(i)); // 1 x V
-        r.predictions.push_back(topOfLogProbabilities(model, logp, topK));
-        const int at = first + int(i);
-        if (!model.isEncoder() && at + 1 < N)
-            r.targetLogProbs.push_back(logp(r.ids[std::size_t(at + 1)]));
+        top[std::size_t(i)] = topOfLogProbabilities(model, logp, topK);
+        if (first + i + 1 < N) target[std::size_t(i)] = logp(r.ids[std::size_t(first + i + 1)]);
+    }
+    for (int i = 0; i < rows; ++i) {
+        r.predictions.push_back(std::move(top[std::size_t(i)]));
+        if (!model.isEncoder() && first + i + 1 < N)
+            r.targetLogProbs.push_back(target[std::size_t(i)]);
     }
 }
 

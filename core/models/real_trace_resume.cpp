@@ -81,12 +81,14 @@ void keepTail(RealTrace& r, const RealTrace& old, int l, int P, Attention&& tail
     }
     mean.bottomRows(n) = tailMean / Scalar(std::max(H, 1));
     r.meanAttention.push_back(std::move(mean));
-    r.keys.push_back(tail.k); // N x (H_kv*d_head)
-    r.values.push_back(tail.v);
-    if (l > 0) {
+    if (l > 0) {                             // made again from its stream when shown
+        r.keys.push_back(std::move(tail.k)); // N x (H_kv*d_head)
+        r.values.push_back(std::move(tail.v));
         r.layers.push_back(nullptr);
         return;
     }
+    r.keys.push_back(tail.k);
+    r.values.push_back(tail.v);
     const Trace& first = *old.layers[0];
     Mat x = stacked(first.input.x, P, input); // N x d
     r.layers.push_back(

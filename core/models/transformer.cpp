@@ -66,7 +66,7 @@ ForwardResult runForwardFrom(const Transformer& model, Mat x /* N x d */, int fi
     return out;
 }
 
-void Transformer::layerAfter(int, Mat&, const Mat&, const Mat&, const std::vector<int>&, Attention&,
+void Transformer::layerAfter(int, Mat&, Mat&&, Mat&&, const std::vector<int>&, Attention&,
                              Mat&) const {
     throw std::logic_error("only a decoder's layers run after cached keys and values");
 }
@@ -82,14 +82,14 @@ ForwardResult runForwardAfter(const Transformer& model, Mat x /* n x d */,
         throw std::invalid_argument("a decoder resumes after P >= 1 tokens, on n x d");
     ForwardResult out;
     for (int l = 0; l < L; ++l) {
-        const Mat& k = pastKeys[std::size_t(l)];
-        const Mat& v = pastValues[std::size_t(l)];
-        if (k.rows() < P || v.rows() < P)
+        if (pastKeys[std::size_t(l)].rows() < P || pastValues[std::size_t(l)].rows() < P)
             throw std::invalid_argument("the cached keys and values end before the new tokens");
+        Mat k = pastKeys[std::size_t(l)].topRows(P); // P x (H_kv*d_head), handed on, not copied
+        Mat v = pastValues[std::size_t(l)].topRows(P);
         out.stream.push_back(x);
         Attention attention;
         Mat attentionInput; // n x d
-        model.layerAfter(l, x, k.topRows(P), v.topRows(P), ablatedIn(options.ablated, l), attention,
+        model.layerAfter(l, x, std::move(k), std::move(v), ablatedIn(options.ablated, l), attention,
                          attentionInput);
         if (sink) sink(l, std::move(attention), std::move(attentionInput));
     }

@@ -42,7 +42,7 @@ class Transformer {
     // layer() replaces it), after the P tokens whose keys and values (P x (H_kv*d_head) each) an
     // earlier forward's layer l made; `attention` holds the n new queries against all P + n
     // keys. Throws std::logic_error for a model that is not causal (this base's answer).
-    virtual void layerAfter(int l, Mat& stream, const Mat& pastKeys, const Mat& pastValues,
+    virtual void layerAfter(int l, Mat& stream, Mat&& pastKeys, Mat&& pastValues,
                             const std::vector<int>& ablated, Attention& attention,
                             Mat& attentionInput) const;
     // rows x V: the logits of stream rows (after the last layer, or any layer for the lens).

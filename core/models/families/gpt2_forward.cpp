@@ -29,13 +29,13 @@ void Gpt2Model::layer(int l, Mat& x, const std::vector<int>& ablated, Attention&
     block(l, x, in, attention, attentionInput);
 }
 
-void Gpt2Model::layerAfter(int l, Mat& x, const Mat& pastKeys, const Mat& pastValues,
+void Gpt2Model::layerAfter(int l, Mat& x, Mat&& pastKeys, Mat&& pastValues,
                            const std::vector<int>& ablated, Attention& attention,
                            Mat& attentionInput) const {
     AttentionInput in;
     in.ablatedHeads = ablated;
-    in.pastKeys = pastKeys;     // P x d
-    in.pastValues = pastValues; // P x d
+    in.pastKeys = std::move(pastKeys);     // P x d
+    in.pastValues = std::move(pastValues); // P x d
     block(l, x, in, attention, attentionInput);
 }
 

@@ -75,7 +75,7 @@ class Gpt2Model final : public Transformer {
     void layer(int l, Mat& stream, const std::vector<int>& ablated, Attention& attention,
                Mat& attentionInput) const override;
     // The same block on the new tokens alone, after cached keys and values.
-    void layerAfter(int l, Mat& stream, const Mat& pastKeys, const Mat& pastValues,
+    void layerAfter(int l, Mat& stream, Mat&& pastKeys, Mat&& pastValues,
                     const std::vector<int>& ablated, Attention& attention,
                     Mat& attentionInput) const override;
     // ln_f, then the unembedding (lm_head, or wte when tied).
