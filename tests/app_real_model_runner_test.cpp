@@ -187,3 +187,22 @@ TEST_F(AppRealModelRunner, TypingDropsSupersededWorkAndResumesAfterTheSharedStar
     EXPECT_NEAR(runner.outcome().loss, whole.loss, 1e-5);
     EXPECT_EQ(runner.trace().sentences.at(0).ids, whole.ids);
 }
+
+// An encoder's detectors are of the sentence shown: typed while they are made, they follow the
+// last text (a run stopped by the next key never leaves the grid without scores).
+TEST(AppRealEncoderRunner, DetectorsFollowTheLastTextTyped) {
+    const std::shared_ptr<const models::RealModel> bert = models::openRealModel(
+        (std::filesystem::path(build_facts::fixtureDir()) / "bert" / "bert_f32").string());
+    app::ModelRunner runner;
+    runner.openReal(bert);
+    std::string text = "the cat";
+    updateUntilIdle(runner, {text});
+    for (const std::string pair : {"P", "Pa", "Par", "Pari", "Paris"}) {
+        runner.update({text}, 0, {}, pair);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    updateUntilIdle(runner, {text}, {}, "Paris");
+    EXPECT_TRUE(runner.analysesReady());
+    ASSERT_EQ(runner.detectors().size(), 5u);
+    EXPECT_EQ(runner.realTrace()->pair, "Paris");
+}

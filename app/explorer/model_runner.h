@@ -119,6 +119,11 @@ struct RealAnalyses {
                                           // (requestValueWeighted)
 };
 
+// How much of a real trace's layers the window keeps whole (core::models::kLayerTraceBudget is
+// the CLI's): the views show one layer at a time, and writing a gigabyte of maps for a pasted
+// text cost its first maps a second; a layer not kept is made on a worker when shown.
+inline constexpr std::size_t kWindowLayerBudget = std::size_t(128) << 20;
+
 // The logit lens of one token (model_analysis.h): the top tokens after each layer.
 struct LensRows {
     int generation = -1, position = -1; // the trace and token they belong to
@@ -158,6 +163,7 @@ class ModelRunner {
     bool computing() const { return worker_.valid() || analysesWorker_.valid(); }
     // The rollout, the baseline and the detectors shown are of the shown trace.
     bool analysesReady() const { return analysesGeneration_ == generation_; }
+    int analysesGeneration() const { return analysesGeneration_; } // the trace they are of
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
     // the frame loop keeps drawing to show their results.
     bool working() const {
@@ -204,8 +210,8 @@ class ModelRunner {
     }
     const std::string& valueWeightedError() const { return weightedError_; }
     const LensRows& lens() const { return lens_; }
-    // How much of a real trace's layers is kept whole (core::models::kLayerTraceBudget); the
-    // rest is made again when shown. Tests make it small.
+    // How much of a real trace's layers is kept whole (kWindowLayerBudget); the rest is made
+    // again when shown. Tests make it small.
     void setLayerBudget(std::size_t bytes) { layerBudget_ = bytes; }
     bool lensComputing() const { return lensWorker_.valid(); }
     // Called on a worker's thread as it finishes (the window posts an event): the frame loop
@@ -311,7 +317,7 @@ class ModelRunner {
     std::future<MadeLayer> layerWorker_;
     MadeLayer made_;
     std::string lastPair_;
-    std::size_t layerBudget_ = core::models::kLayerTraceBudget;
+    std::size_t layerBudget_ = kWindowLayerBudget;
     int generation_ = 0;
     core::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

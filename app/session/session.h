@@ -146,9 +146,10 @@ class Session {
     // The open model (a trained run or a checkpoint): what runs it, what shows it, what loads.
     struct OpenModel {
         ModelRunner runner;
-        GlHeatmaps gl;       // every head of every layer (the model view)
-        ModelMapsKey mapsOf; // what gl holds (the runner's generation, the view)
-        int shownLayer = -1; // the model's layer in trace_
+        GlHeatmaps gl;              // every head of every layer (the model view)
+        ModelMapsKey mapsOf;        // what gl holds (the runner's generation, the view)
+        int shownLayer = -1;        // the model's layer in trace_
+        int describedAnalyses = -1; // the analyses' generation the panels' description has
         core::PairView shownPairView = core::PairView::All;            // the pair view of trace_
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::string loadingName;                                       // what it loads
