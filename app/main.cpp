@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     app::restartWithSleepingWorkers(argv); // the cores are llvmpipe's while it draws
 
     // Set up: the window and its GL context, Dear ImGui with its backends, the session.
-    GLFWwindow* window = app::openWindow(options->uiScale, options->benchFrames > 0);
+    GLFWwindow* window =
+        app::openWindow(options->uiScale, options->benchFrames > 0 || options->benchTyping > 0);
     if (!window) return 1;
     const float uiScale = app::initialUiScale(window, options->uiScale);
     app::startImGui(window, uiScale, "#version 330 core");

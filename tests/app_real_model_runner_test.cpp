@@ -159,3 +159,50 @@ TEST(AppRealEncoderRunner, APairAndItsMaskFillsAndTheDetectorsOfTheSentenceShown
 }
 
 } // namespace
+
+// Typing while a forward runs: the superseded run stops (it is not shown) and the text typed
+// last is what the maps, the rollout and the predictions show; a character added at the end
+// resumes the shown trace (its prefix's rows reused) and equals a whole forward.
+TEST_F(AppRealModelRunner, TypingDropsSupersededWorkAndResumesAfterTheSharedStart) {
+    app::ModelRunner runner;
+    runner.openReal(model_);
+    std::string text = "The cat sat on the mat because it was tired";
+    updateUntilIdle(runner, {text});
+    ASSERT_TRUE(runner.analysesReady());
+    for (const char c : std::string(" and")) { // no waiting between the keys
+        text += c;
+        runner.update({text}, 0);
+    }
+    updateUntilIdle(runner, {text});
+    const auto& shown = runner.realTrace();
+    ASSERT_NE(shown, nullptr);
+    EXPECT_EQ(shown->text, text);
+    EXPECT_GT(shown->reusedRows, 0) << "the earlier text's rows are taken";
+    ASSERT_TRUE(runner.analysesReady());
+    const models::RealTrace whole = models::traceRealModel(*model_, text);
+    const std::vector<core::Mat> rollout = models::attentionRollouts(whole.meanAttention);
+    ASSERT_EQ(runner.analyses().rollout.size(), rollout.size());
+    for (std::size_t l = 0; l < rollout.size(); ++l)
+        EXPECT_LT((runner.analyses().rollout[l] - rollout[l]).cwiseAbs().maxCoeff(), 1e-5);
+    EXPECT_NEAR(runner.outcome().loss, whole.loss, 1e-5);
+    EXPECT_EQ(runner.trace().sentences.at(0).ids, whole.ids);
+}
+
+// An encoder's detectors are of the sentence shown: typed while they are made, they follow the
+// last text (a run stopped by the next key never leaves the grid without scores).
+TEST(AppRealEncoderRunner, DetectorsFollowTheLastTextTyped) {
+    const std::shared_ptr<const models::RealModel> bert = models::openRealModel(
+        (std::filesystem::path(build_facts::fixtureDir()) / "bert" / "bert_f32").string());
+    app::ModelRunner runner;
+    runner.openReal(bert);
+    std::string text = "the cat";
+    updateUntilIdle(runner, {text});
+    for (const std::string pair : {"P", "Pa", "Par", "Pari", "Paris"}) {
+        runner.update({text}, 0, {}, pair);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    updateUntilIdle(runner, {text}, {}, "Paris");
+    EXPECT_TRUE(runner.analysesReady());
+    ASSERT_EQ(runner.detectors().size(), 5u);
+    EXPECT_EQ(runner.realTrace()->pair, "Paris");
+}

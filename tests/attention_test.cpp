@@ -362,3 +362,87 @@ TEST_P(AttentionOnEveryPath, MaskedWeightsStayZeroWithSharedKeysRotationAndBias)
                 EXPECT_NEAR(a.attention.row(r).sum(), 1.0, 1e-6) << "row " << r;
             }
 }
+
+namespace {
+
+// Rows [first, first + rows) of each sentence of a (B*len) x width matrix.
+core::Mat sentenceRows(const core::Mat& m, int batch, int first, int rows) {
+    const Eigen::Index len = m.rows() / batch;
+    core::Mat out(Eigen::Index(batch) * rows, m.cols()); // (B*rows) x width
+    for (int b = 0; b < batch; ++b)
+        out.middleRows(b * rows, rows) = m.middleRows(b * len + first, rows);
+    return out;
+}
+
+// The forward of tokens [P, N) of `whole` after the keys and values `full` gave tokens [0, P).
+AttentionInput afterCache(const AttentionInput& whole, const Attention& full, int P) {
+    AttentionInput in = whole;
+    const int B = whole.batch, N = whole.queryLen;
+    in.queryLen = N - P; // keyLen stays N
+    in.x = sentenceRows(whole.x, B, P, N - P);
+    in.pastKeys = sentenceRows(full.k, B, 0, P);
+    in.pastValues = sentenceRows(full.v, B, 0, P);
+    in.keyPadding = {};
+    return in;
+}
+
+} // namespace
+
+// A decoder's cache: the queries after P cached tokens see keys up to P + i and are turned as
+// tokens P + i, so their rows are the whole forward's rows [P, N), and the reference agrees.
+TEST_P(AttentionOnEveryPath, QueriesAfterCachedKeysAreTheWholeForwardsLaterRows) {
+    for (const int P : {1, 37, 69}) {
+        AttentionInput whole = paddedInput({70, 70}, 32, 4, 52);
+        whole.causal = true;
+        whole.keyPadding = {};
+        whole.rotation = rotaryTables(70, 8);
+        core::Weights w = groupedWeights(32, 4, 2, 8, 53);
+        w.bK = randomMatrix(1, 2 * 8, 54);
+        w.bV = randomMatrix(1, 2 * 8, 55);
+        const Attention full = runForward(whole, w);
+        const AttentionInput in = afterCache(whole, full, P);
+        const Attention tail = runForward(in, w);
+        ASSERT_EQ(tail.queryOffset, P);
+        ASSERT_EQ(tail.keyLen, 70);
+        testing_support::expectWeightsAndOutputMatch(tail, core::reference::forward(in, w));
+        double worst = 0; // the same rows of the whole forward
+        for (int b = 0; b < 2; ++b) {
+            for (int h = 0; h < 4; ++h)
+                worst = std::max(worst,
+                                 double((tail.attention.middleRows(tail.headRow(b, h), 70 - P) -
+                                         full.attention.middleRows(full.headRow(b, h, P), 70 - P))
+                                            .cwiseAbs()
+                                            .maxCoeff()));
+            worst = std::max(worst, double((tail.output.middleRows(b * (70 - P), 70 - P) -
+                                            full.output.middleRows(b * 70 + P, 70 - P))
+                                               .cwiseAbs()
+                                               .maxCoeff()));
+        }
+        EXPECT_LE(worst, testing_support::kReferenceTolerance) << "P " << P;
+        for (int i = 0; i < 70 - P; ++i) // exactly 0 past the query's own token
+            for (int j = P + i + 1; j < 70; ++j)
+                ASSERT_EQ(tail.attention(tail.headRow(1, 3, i), j), 0.0f);
+    }
+}
+
+TEST_P(AttentionOnEveryPath, CachedKeysOfTheWrongShapeAreRejected) {
+    AttentionInput whole = paddedInput({12}, 16, 4, 56);
+    whole.causal = true;
+    const core::Weights w = groupedWeights(16, 4, 2, 4, 57);
+    const Attention full = runForward(whole, w);
+    AttentionInput in = afterCache(whole, full, 5);
+    Attention out;
+    in.keyLen = 12 - 5; // M must be P + N
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+    in.keyLen = 12;
+    in.pastValues = in.pastValues.topRows(4); // not as many as the keys
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+    in = afterCache(whole, full, 5);
+    in.pastKeys = randomMatrix(5, 16, 58); // K/V are 2 heads of 4: 8 wide
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+    in = afterCache(whole, full, 5);
+    in.rotation = rotaryTables(10, 2); // tables for 10 tokens, the queries reach token 11
+    EXPECT_THROW(core::forward(in, w, out), std::invalid_argument);
+    in.rotation = rotaryTables(12, 2);
+    EXPECT_NO_THROW(core::forward(in, w, out));
+}

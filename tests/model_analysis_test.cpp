@@ -253,6 +253,28 @@ TEST(AttentionRollout, OnTheFixtureModelRowsSumToOneAndStayCausal) {
     }
 }
 
+// A text that starts as an earlier one did: its rollouts from the earlier rows on equal the
+// whole ones (what the window computes after a character typed at the end).
+TEST(AttentionRollout, RowsAfterAnEarlierTextsEqualTheWholeRollout) {
+    const RealTrace before = traceRealModel(fixtureModel(), "the cat sat on the mat");
+    const RealTrace after = traceRealModel(fixtureModel(), "the cat sat on the mat, the dog");
+    const int P = int(before.ids.size()) - 1; // its last token's next one changed
+    ASSERT_EQ(std::vector<int>(before.ids.begin(), before.ids.begin() + P),
+              std::vector<int>(after.ids.begin(), after.ids.begin() + P));
+    const std::vector<Mat> whole = attentionRollouts(after.meanAttention);
+    const std::vector<Mat> resumed =
+        attentionRolloutsAfter(after.meanAttention, attentionRollouts(before.meanAttention), P);
+    ASSERT_EQ(resumed.size(), whole.size());
+    for (std::size_t l = 0; l < whole.size(); ++l)
+        EXPECT_LT((resumed[l] - whole[l]).cwiseAbs().maxCoeff(), 1e-6) << "after layer " << l + 1;
+    const std::vector<Mat> fromNothing = attentionRolloutsAfter(after.meanAttention, {}, 0);
+    for (std::size_t l = 0; l < whole.size(); ++l)
+        EXPECT_LT((fromNothing[l] - whole[l]).cwiseAbs().maxCoeff(), 1e-6) << "P = 0";
+    EXPECT_THROW(attentionRolloutsAfter(after.meanAttention, {}, P), std::invalid_argument);
+    EXPECT_THROW(attentionRolloutsAfter(after.meanAttention, whole, int(after.ids.size())),
+                 std::invalid_argument);
+}
+
 // |alpha_ij (x_j W_V,h + b_V,h) W_O,h| in double with plain loops, from the layer's input and
 // weights (not the engine's V).
 Eigen::MatrixXd bruteForceValueWeighted(const core::Trace& t, int head) {

@@ -234,6 +234,10 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                    "With a Hugging Face model: time loading and the forward on N tokens, print "
                    "load and forward milliseconds, exit")
         ->check(CLI::Range(1, 100000));
+    cli.add_option("--bench-typing", options.benchTyping,
+                   "With a Hugging Face model: open the window, paste a text of N tokens, type 20 "
+                   "characters at its end, print the milliseconds to each one's maps, exit")
+        ->check(CLI::Range(1, 100000));
 }
 
 // Output flags given without a value, or headless output mixed with window-only flags.
@@ -242,9 +246,12 @@ std::string outputError(const CLI::App& cli, const CliOptions& options) {
         return "--json needs a file name, or - for stdout";
     if (cli.count("--export") > 0 && options.exportPath.empty())
         return "--export needs a folder name";
-    const bool windowOnly = !options.screenshotPath.empty() || options.benchFrames > 0;
+    const bool windowOnly =
+        !options.screenshotPath.empty() || options.benchFrames > 0 || options.benchTyping > 0;
     if (options.headless() && windowOnly)
         return "--json and --export run headless; --screenshot and --bench-frames need the window";
+    if (options.benchFrames > 0 && options.benchTyping > 0)
+        return "--bench-frames and --bench-typing are two benchmarks: give one";
     return {};
 }
 
@@ -289,13 +296,10 @@ constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-
                                         "--export-full-resolution"};
 
 // Flags only a Hugging Face model takes.
-constexpr const char* kRealModelOnly[] = {"--top-k",
-                                          "--json-logits",
-                                          "--json-attention-only",
-                                          "--json-precision",
-                                          "--export-traces",
-                                          "--bench-forward",
-                                          "--pair"};
+constexpr const char* kRealModelOnly[] = {
+    "--top-k",          "--json-logits",   "--json-attention-only",
+    "--json-precision", "--export-traces", "--bench-forward",
+    "--pair",           "--bench-typing"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
 // Hugging Face model (the folder, or the cache, says which).

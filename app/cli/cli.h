@@ -25,12 +25,13 @@ struct CliOptions {
     std::string exportDir;       // --export-dir: where the window's Ctrl+E goes (empty = default)
     std::string screenshotPath;  // --screenshot FILE: render until settled, save, exit
     int benchFrames = 0;         // --bench-frames N: recompute every frame, print timings, exit
-    std::string stateFile;       // --state-file FILE: a JSON line per frame (state_file.h)
-    float uiScale = 0;           // --ui-scale K: text and maps x K; 0 = the monitor's content scale
-    bool weightsGiven = false;   // --weights was given (else the window shows designed heads)
-    core::SceneView view;        // --view sets the tab shown first; a scene file sets all of it
-    std::string scenePath;       // --scene FILE: every setting from a saved scene
-    std::string saveScenePath;   // --save-scene FILE: write the settings as a scene
+    int benchTyping = 0;   // --bench-typing N: paste N tokens, type at the end, print times, exit
+    std::string stateFile; // --state-file FILE: a JSON line per frame (state_file.h)
+    float uiScale = 0;     // --ui-scale K: text and maps x K; 0 = the monitor's content scale
+    bool weightsGiven = false; // --weights was given (else the window shows designed heads)
+    core::SceneView view;      // --view sets the tab shown first; a scene file sets all of it
+    std::string scenePath;     // --scene FILE: every setting from a saved scene
+    std::string saveScenePath; // --save-scene FILE: write the settings as a scene
     // --model DIR [--step S]: a trained model instead of a scene, read (and its sentences
     // checked) by parseCli; scene.sentences holds the sentences to run it on.
     std::string modelDir;

@@ -7,11 +7,18 @@
 namespace app {
 
 void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
-    if (worker_.valid()) worker_.wait(); // its result belongs to the model being replaced
+    if (cancel_) cancel_->store(true); // its result belongs to the model being replaced
+    if (analysesCancel_) analysesCancel_->store(true);
+    if (worker_.valid()) worker_.wait();
+    if (analysesWorker_.valid()) analysesWorker_.wait();
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
     if (layerWorker_.valid()) layerWorker_.wait();
     worker_ = {};
+    analysesWorker_ = {};
+    nextAnalyses_.reset();
+    analysesGeneration_ = -1;
+    rolloutTrace_ = nullptr;
     lensWorker_ = {};
     weightedWorker_ = {};
     layerWorker_ = {};

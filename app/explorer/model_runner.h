@@ -10,11 +10,15 @@
 #include "io/trained_run.h"
 #include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
+#include "platform/background_task.h"
 #include "train/model.h"
 #include "train/model_trace.h"
 
+#include <atomic>
+#include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +104,7 @@ struct ModelMapsKey {
     bool valueWeighted = false; // shown and ready
     int layer = -1;
     core::PairView pairView = core::PairView::All;
+    bool analyses = false; // the rollout of this generation is there (ModelRunner::analysesReady)
     bool operator==(const ModelMapsKey& o) const = default;
 };
 
@@ -120,6 +125,11 @@ struct RealAnalyses {
                                           // as RealTrace::thumbnails; empty until asked for
                                           // (requestValueWeighted)
 };
+
+// How much of a real trace's layers the window keeps whole (core::models::kLayerTraceBudget is
+// the CLI's): the views show one layer at a time, and writing a gigabyte of maps for a pasted
+// text cost its first maps a second; a layer not kept is made on a worker when shown.
+inline constexpr std::size_t kWindowLayerBudget = std::size_t(128) << 20;
 
 // The logit lens of one token (model_analysis.h): the top tokens after each layer.
 struct LensRows {
@@ -151,15 +161,21 @@ class ModelRunner {
                 const core::train::HeadLists& ablated = {}, const std::string& pair = {});
     RunStatus status() const {
         RunStatus status = status_;
-        status.computing = worker_.valid();
+        status.computing = computing();
         return status;
     }
-    bool computing() const { return worker_.valid(); }
+    // The forward or the analyses of the shown trace under way. The maps show as soon as the
+    // forward is done (generation() moves); the rollout, the baseline and an encoder's detectors
+    // follow (analysesReady()).
+    bool computing() const { return worker_.valid() || analysesWorker_.valid(); }
+    // The rollout, the baseline and the detectors shown are of the shown trace.
+    bool analysesReady() const { return analysesGeneration_ == generation_; }
+    int analysesGeneration() const { return analysesGeneration_; } // the trace they are of
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
     // the frame loop keeps drawing to show their results.
     bool working() const {
-        return worker_.valid() || lensWorker_.valid() || weightedWorker_.valid() ||
-               layerWorker_.valid();
+        return worker_.valid() || analysesWorker_.valid() || lensWorker_.valid() ||
+               weightedWorker_.valid() || layerWorker_.valid();
     }
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
@@ -182,7 +198,8 @@ class ModelRunner {
     const std::vector<std::vector<std::string>>& realPredictions() const {
         return realPredictions_;
     }
-    // A real model's rollout and value-weighted maps of the shown trace.
+    // A real model's rollout and value-weighted maps; the rollout is of the shown trace once
+    // analysesReady(), until then of an earlier one.
     const RealAnalyses& analyses() const { return analyses_; }
     // The shown real trace (its text, ids, residual stream), null before the first.
     const std::shared_ptr<const core::models::RealTrace>& realTrace() const { return realTrace_; }
@@ -200,36 +217,79 @@ class ModelRunner {
     }
     const std::string& valueWeightedError() const { return weightedError_; }
     const LensRows& lens() const { return lens_; }
-    // How much of a real trace's layers is kept whole (core::models::kLayerTraceBudget); the
-    // rest is made again when shown. Tests make it small.
+    // How much of a real trace's layers is kept whole (kWindowLayerBudget); the rest is made
+    // again when shown. Tests make it small.
     void setLayerBudget(std::size_t bytes) { layerBudget_ = bytes; }
     bool lensComputing() const { return lensWorker_.valid(); }
+    // Called on a worker's thread as it finishes (the window posts an event): the frame loop
+    // need not spin while the model computes. Its result is ready a moment later.
+    void setWake(std::function<void()> wake) { wake_ = std::move(wake); }
+    // A worker has ended whose result no update has taken yet: the next frame takes it.
+    bool finishing() const { return finished_->load() > taken_; }
 
   private:
-    struct RealOutcome {
+    using Cancel = std::shared_ptr<std::atomic<bool>>; // set: the work is superseded
+    struct RealOutcome {                               // the forward's: what the maps show, first
         core::ModelTrace trace;
         std::shared_ptr<const core::models::RealTrace> real; // its residual: the logit lens
         std::vector<std::vector<std::string>> predictions;
-        RealAnalyses analyses;
-        RealOutcomeSummary summary, baseline;                    // baseline: only when asked for
-        std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
+        RealOutcomeSummary summary;
         std::string error;
+        bool cancelled = false; // a newer sentence replaced it: dropped
     };
     struct RealRequest {
         std::vector<std::string> sentences;
         core::train::HeadLists ablated;
         std::string pair; // an encoder's sentence B
-        bool detect = false, baseline = false;
-        // The trace shown: a switched-off head reruns from its own layer (RealTraceOptions).
+        // The trace shown: a switched-off head reruns from its own layer, text added at the end
+        // of a decoder's runs its new tokens only (RealTraceOptions::resume).
         std::shared_ptr<const core::models::RealTrace> resume;
+    };
+    struct AnalysesRequest { // what follows the maps
+        int generation = -1;
+        std::shared_ptr<const core::models::RealTrace> trace;
+        std::string pair;
+        bool detect = false, baseline = false;
+        // The last rollout made and its trace: the rows a decoder's texts share are taken from
+        // it. Points into analyses_, which changes only when this worker is done.
+        const std::vector<core::Mat>* earlierRollout = nullptr;
+        std::shared_ptr<const core::models::RealTrace> earlierTrace;
+    };
+    struct AnalysesOutcome {
+        int generation = -1;
+        std::shared_ptr<const core::models::RealTrace> trace;
+        std::vector<core::Mat> rollout;                          // L, N x N
+        RealOutcomeSummary baseline;                             // only when asked for
+        std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
+        std::string error;
+        bool cancelled = false;
     };
     struct MadeLayer { // a layer the trace did not keep, made again
         int generation = -1, layer = -1;
         std::shared_ptr<const core::Trace> trace;
         std::string error;
     };
+    // startTask, with wake_ called as the work ends.
+    template <class F>
+    auto startWorker(F work) {
+        return startTask([work = std::move(work), wake = wake_, finished = finished_]() mutable {
+            auto result = work();
+            ++*finished;
+            if (wake) wake();
+            return result;
+        });
+    }
+    template <class T>
+    T take(std::future<T>& worker) { // a finished worker's result
+        ++taken_;
+        return worker.get();
+    }
     static RealOutcome runReal(std::shared_ptr<const core::models::RealModel> model,
-                               RealRequest request, std::size_t layerBudget);
+                               RealRequest request, std::size_t layerBudget, Cancel cancel);
+    static AnalysesOutcome runAnalyses(std::shared_ptr<const core::models::RealModel> model,
+                                       AnalysesRequest request, Cancel cancel);
+    void startAnalyses(bool baseline);
+    void pollAnalyses();
     bool updateReal(const std::vector<std::string>& sentences, double now,
                     const core::train::HeadLists& ablated, const std::string& pair);
     void pollLayer();
@@ -239,7 +299,16 @@ class ModelRunner {
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
+    std::function<void()> wake_;
+    std::shared_ptr<std::atomic<int>> finished_ = std::make_shared<std::atomic<int>>(0);
+    int taken_ = 0; // results taken: finished_ - taken_ workers are ready or about to be
     std::future<RealOutcome> worker_;
+    Cancel cancel_;                               // worker_'s
+    std::future<AnalysesOutcome> analysesWorker_; // one at a time
+    Cancel analysesCancel_;
+    std::optional<AnalysesRequest> nextAnalyses_; // waiting for a superseded one to stop
+    int analysesGeneration_ = -1;                 // the trace the analyses shown are of
+    std::shared_ptr<const core::models::RealTrace> rolloutTrace_; // analyses_.rollout's
     std::vector<std::vector<std::string>> realPredictions_;
     std::vector<core::models::HeadDetectorScores> detectors_;
     std::shared_ptr<const core::models::RealTrace> realTrace_;
@@ -255,7 +324,7 @@ class ModelRunner {
     std::future<MadeLayer> layerWorker_;
     MadeLayer made_;
     std::string lastPair_;
-    std::size_t layerBudget_ = core::models::kLayerTraceBudget;
+    std::size_t layerBudget_ = kWindowLayerBudget;
     int generation_ = 0;
     core::ModelTrace trace_;
     std::vector<std::string> lastAttempt_;

@@ -33,7 +33,8 @@ core::AttentionMap mapWithValues(core::AttentionMap pattern, const core::Mat& va
 core::AttentionMap rolloutMap(const ModelRunner& runner, int layer) {
     const std::vector<core::Mat>& rollout = runner.analyses().rollout;
     const auto& layers = runner.trace().layers;
-    if (layers.empty() || !layers[0] || rollout.size() != layers.size()) return {};
+    if (!runner.analysesReady() || layers.empty() || !layers[0] || rollout.size() != layers.size())
+        return {}; // an earlier trace's, or none yet
     layer = std::clamp(layer, 0, int(layers.size()) - 1);
     return mapWithValues(core::attentionMap(*layers[0], 0, 0), rollout[std::size_t(layer)]);
 }
@@ -94,7 +95,7 @@ void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatma
 
 ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model) {
     return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer,
-            model.pairView};
+            model.pairView, runner.analysesReady()};
 }
 
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
@@ -109,7 +110,10 @@ void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneVie
     if (ImGui::SliderInt("after layer (L / Shift+L)", &shown, 1, std::max(1, model.layers)))
         model.layer = shown - 1;
     const core::AttentionMap map = rolloutMap(runner, model.layer);
-    if (map.rows == 0) return;
+    if (map.rows == 0) {
+        if (runner.computing()) ImGui::TextDisabled("computing the rollout of this text ...");
+        return;
+    }
     MapStyle style;
     style.gl = &gl;
     style.slot = int(runner.trace().layers.size()) * runner.realModel().config().heads;

@@ -31,11 +31,38 @@ RealOutcomeSummary summarize(const core::models::RealTrace& r) {
     return s;
 }
 
-// The rollout after each layer, from each layer's mean attention (kept by the trace).
-RealAnalyses analyze(const core::models::RealTrace& r) {
-    RealAnalyses a;
-    a.rollout = core::models::attentionRollouts(r.meanAttention); // L of N x N
-    return a;
+// The rows of `later` that `earlier` has the same (a decoder, the same switches, the ids it
+// starts with; one row at least left to make), else 0.
+int sharedRows(const core::models::RealTrace& earlier, const core::models::RealTrace& later) {
+    if (earlier.model != later.model || earlier.model->isEncoder() ||
+        earlier.layerCount() != later.layerCount())
+        return 0;
+    for (int l = 0; l < later.layerCount(); ++l)
+        if (core::models::ablatedIn(earlier.ablated, l) !=
+            core::models::ablatedIn(later.ablated, l))
+            return 0;
+    const std::size_t n = std::min(earlier.ids.size(), later.ids.size());
+    std::size_t shared = 0;
+    while (shared < n && earlier.ids[shared] == later.ids[shared]) ++shared;
+    return int(std::min(shared, later.ids.size() - 1));
+}
+
+const std::vector<core::Mat>& none() {
+    static const std::vector<core::Mat> empty;
+    return empty;
+}
+
+// The rollout after each layer, from each layer's mean attention (kept by the trace); a
+// decoder's rows that an earlier rollout has are taken from it.
+std::vector<core::Mat> rollouts(const core::models::RealTrace& r,
+                                const std::vector<core::Mat>* earlier,
+                                const core::models::RealTrace* earlierTrace) {
+    if (r.model->isEncoder()) return core::models::attentionRollouts(r.meanAttention);
+    const int P = earlier && earlierTrace && earlier->size() == r.meanAttention.size()
+                      ? sharedRows(*earlierTrace, r)
+                      : 0;
+    return core::models::attentionRolloutsAfter(r.meanAttention, P > 0 ? *earlier : none(),
+                                                P); // L of N x N
 }
 
 // Every head's value-weighted attention, rows normalised to the weights' scale so the colours
@@ -63,7 +90,10 @@ std::string choicesLine(const std::vector<core::models::TokenChoice>& top) {
 } // namespace
 
 ModelRunner::~ModelRunner() {
+    if (cancel_) cancel_->store(true); // nobody waits for their results any more
+    if (analysesCancel_) analysesCancel_->store(true);
     if (worker_.valid()) worker_.wait();
+    if (analysesWorker_.valid()) analysesWorker_.wait();
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
     if (layerWorker_.valid()) layerWorker_.wait();
@@ -75,7 +105,8 @@ void ModelRunner::openReal(std::shared_ptr<const core::models::RealModel> model)
 }
 
 ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models::RealModel> model,
-                                              RealRequest request, std::size_t layerBudget) {
+                                              RealRequest request, std::size_t layerBudget,
+                                              Cancel cancel) {
     RealOutcome out;
     try {
         core::models::RealTraceOptions options;
@@ -84,6 +115,7 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         options.pair = request.pair;
         options.keepBytes = layerBudget;
         options.resume = std::move(request.resume);
+        options.cancel = std::move(cancel);
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
         core::ModelSentence s;
@@ -98,20 +130,10 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         out.trace.layers = r->layers; // a layer not kept is null: requestLayer makes it
         out.trace.warnings = model->net->warnings();
         out.trace.warnings.insert(out.trace.warnings.end(), r->warnings.begin(), r->warnings.end());
-        out.analyses = analyze(*r);
         out.summary = summarize(*r);
-        if (request.baseline) { // the same text with every head on
-            core::models::RealTraceOptions all;
-            all.topK = 5, all.pair = request.pair, all.keepBytes = 0;
-            all.resume = r; // the layers before the first switched-off head are the same
-            out.baseline =
-                summarize(core::models::traceRealModel(*model, request.sentences.at(0), all));
-        }
-        // An encoder's scores are of the sentence shown; a decoder's test sequence runs on request.
-        if (request.detect ||
-            model->architecture->detectors == core::models::Detectors::SentenceShown)
-            out.detectors = core::models::detectModelHeads(*r);
         out.real = std::move(r);
+    } catch (const core::models::TraceCancelled&) {
+        out.cancelled = true;
     } catch (const std::bad_alloc&) {
         out.error = "not enough memory for this model and this sentence";
     } catch (const std::exception& e) {
@@ -120,10 +142,93 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
     return out;
 }
 
-// Takes a finished worker's result: the new trace (or the error, the last trace staying).
+ModelRunner::AnalysesOutcome
+ModelRunner::runAnalyses(std::shared_ptr<const core::models::RealModel> model,
+                         AnalysesRequest request, Cancel cancel) {
+    AnalysesOutcome out;
+    out.generation = request.generation;
+    out.trace = request.trace;
+    const core::models::RealTrace& r = *request.trace;
+    try {
+        out.rollout = rollouts(r, request.earlierRollout, request.earlierTrace.get());
+        if (request.baseline && !cancel->load()) { // the same text with every head on
+            core::models::RealTraceOptions all;
+            all.topK = 5, all.pair = request.pair, all.keepBytes = 0;
+            all.resume = request.trace; // the layers before the first switched-off head
+            all.cancel = cancel;
+            out.baseline = summarize(core::models::traceRealModel(*model, r.text, all));
+        }
+        // An encoder's scores are of the sentence shown; a decoder's test sequence runs once.
+        if (!cancel->load() && (request.detect || model->architecture->detectors ==
+                                                      core::models::Detectors::SentenceShown))
+            out.detectors = core::models::detectModelHeads(r);
+        out.cancelled = cancel->load();
+    } catch (const core::models::TraceCancelled&) {
+        out.cancelled = true;
+    } catch (const std::bad_alloc&) {
+        out.error = "not enough memory for the analyses of this sentence";
+    } catch (const std::exception& e) {
+        out.error = e.what();
+    }
+    return out;
+}
+
+// The analyses of the trace just shown: now, or once a superseded run has stopped (a task's
+// future waits for it when dropped, and the frame never waits).
+void ModelRunner::startAnalyses(bool baseline) {
+    AnalysesRequest request;
+    request.generation = generation_;
+    request.trace = realTrace_;
+    request.pair = lastPair_;
+    request.detect = detectors_.empty() ||
+                     real_->architecture->detectors == core::models::Detectors::SentenceShown;
+    request.baseline = baseline;
+    if (analysesCancel_) analysesCancel_->store(true);
+    nextAnalyses_ = std::move(request);
+    pollAnalyses();
+}
+
+void ModelRunner::pollAnalyses() {
+    if (taskReady(analysesWorker_)) {
+        AnalysesOutcome a = take(analysesWorker_);
+        if (a.error.empty() && !a.rollout.empty()) {  // made whole, even if no longer shown
+            analyses_.rollout = std::move(a.rollout); // kept: the next text's shared rows
+            rolloutTrace_ = a.trace;
+        }
+        const bool shown = !a.cancelled && a.generation == generation_;
+        // A decoder's detectors read a test sequence of their own: any trace's are the model's.
+        if (!a.detectors.empty() && !a.cancelled &&
+            (shown || real_->architecture->detectors != core::models::Detectors::SentenceShown))
+            detectors_ = std::move(a.detectors);
+        if (shown) {
+            if (!a.error.empty()) status_.sceneError = a.error;
+            if (a.baseline.valid) baselineText_ = a.trace->text + '\n' + a.trace->pair;
+            if (a.baseline.valid) baseline_ = std::move(a.baseline);
+            analysesGeneration_ = a.generation;
+        }
+    }
+    if (analysesWorker_.valid() || !nextAnalyses_) return;
+    AnalysesRequest request = std::move(*nextAnalyses_);
+    nextAnalyses_.reset();
+    if (rolloutTrace_) { // read by the worker; analyses_ changes only once it is done
+        request.earlierRollout = &analyses_.rollout;
+        request.earlierTrace = rolloutTrace_;
+    }
+    analysesCancel_ = std::make_shared<std::atomic<bool>>(false);
+    analysesWorker_ = startWorker(
+        [model = real_, request = std::move(request), cancel = analysesCancel_]() mutable {
+            return runAnalyses(std::move(model), std::move(request), std::move(cancel));
+        });
+}
+
+// Takes a finished worker's result: the new trace (or the error, the last trace staying); its
+// analyses follow on their own worker.
 bool ModelRunner::takeRealOutcome() {
-    RealOutcome outcome = worker_.get();
-    if (!outcome.detectors.empty()) detectors_ = std::move(outcome.detectors);
+    RealOutcome outcome = take(worker_);
+    if (outcome.cancelled) {
+        attempted_ = false; // the sentence now typed runs next, whatever it is
+        return false;
+    }
     if (!outcome.error.empty()) {
         status_.sceneError = outcome.error; // the last traces stay on screen
         return false;
@@ -131,15 +236,21 @@ bool ModelRunner::takeRealOutcome() {
     trace_ = std::move(outcome.trace);
     realTrace_ = std::move(outcome.real);
     realPredictions_ = std::move(outcome.predictions);
-    analyses_ = std::move(outcome.analyses);
     outcome_ = std::move(outcome.summary);
-    if (outcome.baseline.valid) baseline_ = std::move(outcome.baseline);
-    if (std::all_of(lastAblated_.begin(), lastAblated_.end(),
-                    [](const std::vector<int>& l) { return l.empty(); }))
-        baseline_ = outcome_; // nothing switched off: this is the baseline
-    baselineText_ = lastAttempt_.at(0) + '\n' + lastPair_;
+    const bool ablated = std::any_of(lastAblated_.begin(), lastAblated_.end(),
+                                     [](const std::vector<int>& l) { return !l.empty(); });
+    const std::string text = realTrace_->text + '\n' + realTrace_->pair;
+    if (!ablated) { // nothing switched off: this is the baseline
+        baseline_ = outcome_;
+        baselineText_ = text;
+    } else if (baselineText_ != text) {
+        baseline_ = {}; // another text's: not shown until the analyses make this one's
+    }
+    if (real_->architecture->detectors == core::models::Detectors::SentenceShown)
+        detectors_.clear(); // of the sentence before
     ++generation_;
     status_.sceneError.clear();
+    startAnalyses(ablated && baselineText_ != text);
     return true;
 }
 
@@ -148,10 +259,15 @@ bool ModelRunner::updateReal(const std::vector<std::string>& sentences, double n
     pollLens();
     pollValueWeighted();
     pollLayer();
+    pollAnalyses();
     const bool replaced = taskReady(worker_) && takeRealOutcome();
-    if (worker_.valid()) return replaced; // one forward at a time; the next one after it
-    if (attempted_ && sentences == lastAttempt_ && ablated == lastAblated_ && pair == lastPair_)
+    const bool same =
+        attempted_ && sentences == lastAttempt_ && ablated == lastAblated_ && pair == lastPair_;
+    if (worker_.valid()) { // one forward at a time: a superseded one stops at its next layer
+        if (!same && cancel_) cancel_->store(true);
         return replaced;
+    }
+    if (same) return replaced;
     attempted_ = true;
     lastAttempt_ = sentences;
     lastAblated_ = ablated;
@@ -166,14 +282,13 @@ bool ModelRunner::updateReal(const std::vector<std::string>& sentences, double n
         return replaced;
     }
     status_.computingSince = now;
-    RealRequest request{sentences, ablated, pair, detectors_.empty(), false, realTrace_};
-    request.baseline = std::any_of(ablated.begin(), ablated.end(),
-                                   [](const std::vector<int>& l) { return !l.empty(); }) &&
-                       !(baseline_.valid && baselineText_ == sentences[0] + '\n' + pair);
-    worker_ =
-        startTask([model = real_, request = std::move(request), budget = layerBudget_]() mutable {
-            return runReal(std::move(model), std::move(request), budget);
-        });
+    if (analysesCancel_) analysesCancel_->store(true); // of a trace about to be replaced
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    RealRequest request{sentences, ablated, pair, realTrace_};
+    worker_ = startWorker([model = real_, request = std::move(request), budget = layerBudget_,
+                           cancel = cancel_]() mutable {
+        return runReal(std::move(model), std::move(request), budget, std::move(cancel));
+    });
     return replaced;
 }
 
@@ -191,7 +306,7 @@ void ModelRunner::requestLens(int position) {
     position = std::clamp(position, 0, n - 1); // the caller's lensPositionShown
     if (lens_.generation == generation_ && lens_.position == position) return;
     lensWorker_ =
-        startTask([model = real_, trace = realTrace_, position, generation = generation_] {
+        startWorker([model = real_, trace = realTrace_, position, generation = generation_] {
             LensRows rows;
             rows.generation = generation, rows.position = position;
             try {
@@ -204,14 +319,14 @@ void ModelRunner::requestLens(int position) {
 }
 
 void ModelRunner::pollLens() {
-    if (taskReady(lensWorker_)) lens_ = lensWorker_.get();
+    if (taskReady(lensWorker_)) lens_ = take(lensWorker_);
 }
 
 void ModelRunner::requestValueWeighted() {
     pollValueWeighted();
     if (!realTrace_ || weightedWorker_.valid() || weightedAsked_ == generation_) return;
     weightedAsked_ = generation_;
-    weightedWorker_ = startTask([trace = realTrace_] { return valueWeighted(trace); });
+    weightedWorker_ = startWorker([trace = realTrace_] { return valueWeighted(trace); });
 }
 
 std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
@@ -220,7 +335,7 @@ std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
     if (trace_.layers[std::size_t(l)]) return trace_.layers[std::size_t(l)];
     if (made_.generation == generation_ && made_.layer == l) return made_.trace;
     if (!realTrace_ || layerWorker_.valid()) return nullptr; // asked again when it is done
-    layerWorker_ = startTask([trace = realTrace_, l, g = generation_] {
+    layerWorker_ = startWorker([trace = realTrace_, l, g = generation_] {
         MadeLayer made;
         made.generation = g, made.layer = l;
         try {
@@ -235,7 +350,7 @@ std::shared_ptr<const core::Trace> ModelRunner::layerTrace(int l) {
 
 void ModelRunner::pollLayer() {
     if (!taskReady(layerWorker_)) return;
-    MadeLayer made = layerWorker_.get();
+    MadeLayer made = take(layerWorker_);
     if (!made.error.empty()) status_.sceneError = made.error;
     if (made.trace) made_ = std::move(made); // the one layer beyond the kept ones
 }
@@ -243,7 +358,7 @@ void ModelRunner::pollLayer() {
 void ModelRunner::pollValueWeighted() {
     if (!taskReady(weightedWorker_)) return;
     try {
-        std::vector<core::Mat> maps = weightedWorker_.get(); // L x H of N x N
+        std::vector<core::Mat> maps = take(weightedWorker_); // L x H of N x N
         if (weightedAsked_ != generation_) return;           // of a trace no longer shown
         analyses_.valueWeighted = std::move(maps);
         weightedGeneration_ = weightedAsked_;

@@ -18,6 +18,7 @@
 #include "platform/window_capture.h"
 #include "session/shortcuts.h"
 #include "session/state_file.h"
+#include "session/typing_bench.h"
 #include "widgets/heatmap_widget.h"
 
 #include "platform/gl.h"
@@ -71,7 +72,8 @@ bool Session::init() {
         return false;
     }
     runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
-    if (options_.model) {                                    // --model: checked by parseCli
+    model_.runner.setWake([] { glfwPostEmptyEvent(); });
+    if (options_.model) { // --model: checked by parseCli
         showModel(options_.model, options_.scene.sentences);
         explorer_.model.layer = options_.modelLayer - 1; // --layer, from 1
         recompute(false);
@@ -81,6 +83,10 @@ bool Session::init() {
         rememberRecentModel(options_.realModel->location.source);
         explorer_.model.layer = options_.modelLayer - 1;
         recompute(false);
+        if (options_.benchTyping > 0) { // it edits the sentence: the field must not hold it
+            typingBench_ = std::make_unique<TypingBench>(*options_.realModel, options_.benchTyping);
+            explorer_.focusSentence = false;
+        }
     }
     if (explorer_.openModel.recent.empty()) // else --model has just read and written it
         explorer_.openModel.recent = core::models::readRecentModels(recentModelsPath());
@@ -98,6 +104,8 @@ constexpr double kTrainFrameSeconds = 1.0 / 60.0;
 constexpr double kCaretFrameSeconds = 0.2;
 // While a model loads: the spinner turns and the frame notices the load's end within 0.125 s.
 constexpr double kSpinnerFrameSeconds = 0.125;
+// A model's worker has ended but its result was not quite ready when its event woke the loop.
+constexpr double kWorkerFrameSeconds = 0.002;
 
 void Session::pollEvents() {
     const double now = ImGui::GetTime();
@@ -107,11 +115,10 @@ void Session::pollEvents() {
     // frames then (see below), not the 60 a second a drag or an animation does.
     const bool onlyTyping = ImGui::GetIO().WantTextInput && !ImGui::IsAnyMouseDown();
     const bool interacting = frames_.toSettle > 0 || (ImGui::IsAnyItemActive() && !onlyTyping) ||
-                             animating || exporting || runner_.computing() ||
-                             model_.runner.working() || inputPending();
+                             animating || exporting || runner_.computing() || inputPending();
     const bool training = trainMoving(train_);
-    const bool busy =
-        options_.benchFrames > 0 || !options_.screenshotPath.empty() || interacting || training;
+    const bool busy = options_.benchFrames > 0 || (typingBench_ && !typingBench_->waiting()) ||
+                      !options_.screenshotPath.empty() || interacting || training;
     const double sinceLast =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_.start).count();
     if (busy && training && !interacting && sinceLast < kTrainFrameSeconds) {
@@ -124,6 +131,10 @@ void Session::pollEvents() {
             window_.notice.visible(now) ? std::min(0.5, window_.notice.until - now) : 0.5;
         if (onlyTyping) timeout = std::min(timeout, kCaretFrameSeconds);
         if (model_.loading.valid()) timeout = std::min(timeout, kSpinnerFrameSeconds);
+        // A model's worker wakes the loop as it ends (setWake); frames meanwhile would take
+        // its cores (llvmpipe draws on them).
+        if (model_.runner.working()) timeout = std::min(timeout, kSpinnerFrameSeconds);
+        if (model_.runner.finishing()) timeout = std::min(timeout, kWorkerFrameSeconds);
         glfwWaitEventsTimeout(timeout);
         // ImGui needs a frame or two to settle after input; a caret's blink needs one frame.
         frames_.toSettle = onlyTyping && !inputPending() ? 0 : 2;
@@ -260,6 +271,7 @@ void Session::drawExplorer() {
     // --bench-frames edits every frame as fast typing would; the run goes to the worker as
     // any edit's does, so the frames timed are the ones a user gets.
     if (options_.benchFrames > 0) varyForBenchmark(scene_, frames_.index);
+    if (typingBench_) typingBench_->edit(scene_.sentences.front(), model_.runner);
     const bool recomputed = recompute(true);
     frames_.sinceTrace =
         recomputed ? 0 : frames_.sinceTrace + 1; // the panels above drew the trace before
@@ -435,6 +447,9 @@ void Session::afterSwap(GLFWwindow* window) {
             glfwSetWindowShouldClose(window, GLFW_TRUE);
         }
     }
+    if (typingBench_ &&
+        typingBench_->frameShown(model_.runner, model_.mapsOf.generation, std::cout))
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (train_.run) train_.run->endFrame(); // the frame is drawn: updates may run
     ++frames_.index;
 }

@@ -26,6 +26,8 @@ struct GLFWwindow;
 
 namespace app {
 
+class TypingBench;
+
 class Session {
   public:
     Session(const CliOptions& options, float uiScale);
@@ -148,9 +150,10 @@ class Session {
     // The open model (a trained run or a checkpoint): what runs it, what shows it, what loads.
     struct OpenModel {
         ModelRunner runner;
-        GlHeatmaps gl;       // every head of every layer (the model view)
-        ModelMapsKey mapsOf; // what gl holds (the runner's generation, the view)
-        int shownLayer = -1; // the model's layer in trace_
+        GlHeatmaps gl;              // every head of every layer (the model view)
+        ModelMapsKey mapsOf;        // what gl holds (the runner's generation, the view)
+        int shownLayer = -1;        // the model's layer in trace_
+        int describedAnalyses = -1; // the analyses' generation the panels' description has
         core::PairView shownPairView = core::PairView::All; // the pair view of trace_
         bool shownValueWeighted = false; // gl_ holds value-weighted maps of trace_ (W)
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
@@ -170,6 +173,7 @@ class Session {
         bool trainShown = false; // the Train view was on screen last frame
     };
     Frames frames_;
+    std::unique_ptr<TypingBench> typingBench_; // --bench-typing
     int exitCode_ = 0;
 };
 

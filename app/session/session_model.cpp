@@ -240,11 +240,14 @@ bool Session::followModel() {
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
     const ModelView& model = explorer_.model;
-    if (model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
-                             model.pairs ? model.pairText : std::string())) {
+    const bool replaced = model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
+                                               model.pairs ? model.pairText : std::string());
+    // The analyses (detectors, the all-heads loss) arrive after the trace: described again then.
+    if (replaced || model_.runner.analysesGeneration() != model_.describedAnalyses) {
         describeModel(model_.runner, explorer_.model);
-        model_.shownLayer = -1;
+        model_.describedAnalyses = model_.runner.analysesGeneration();
     }
+    if (replaced) model_.shownLayer = -1;
     explorer_.model.lensTop.clear(); // the lens of the trace shown, once its worker has it
     const LensRows& lens = model_.runner.lens();
     if (lens.generation == model_.runner.generation())

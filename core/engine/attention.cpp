@@ -58,23 +58,35 @@ void checkWeights(const AttentionInput& in, const Weights& w) {
     if (w.bO.size() != 0 && w.bO.size() != d_model) fail("b_O must be 1 x d_model");
     const Rotation& r = in.rotation;
     if (!r.empty() && (r.dims() > d_head || r.sin.rows() != r.cos.rows() ||
-                       r.sin.cols() != r.cos.cols() || r.cos.rows() < in.queryLen))
-        fail("the rotation's cos and sin must be equal tables of at least N rows and at most "
+                       r.sin.cols() != r.cos.cols() || r.cos.rows() < in.pastLen() + in.queryLen))
+        fail("the rotation's cos and sin must be equal tables of at least P + N rows and at most "
              "d_head / 2 columns");
     if (!r.empty() && in.isCross()) fail("a rotation is for self-attention");
+}
+
+// The cached keys and values of AttentionInput::pastKeys: P rows per sentence of each, K/V wide.
+void checkPast(const AttentionInput& in, const Weights& w) {
+    const Mat &k = in.pastKeys, &v = in.pastValues;
+    if (k.size() == 0 && v.size() == 0) return;
+    if (in.isCross() || in.reshapeBug) fail("cached keys are for self-attention without the bug");
+    if (k.rows() != v.rows() || k.rows() % in.batch != 0 || k.cols() != w.wK.cols() ||
+        v.cols() != w.wV.cols())
+        fail("cached keys and values must both be (B*P) x (H_kv*d_head)");
 }
 
 void checkShapes(const AttentionInput& in, const Weights& w) {
     const int d_model = w.dModel();
     if (in.batch < 1 || in.queryLen < 1 || in.keyLen < 1) fail("batch and lengths must be >= 1");
     checkWeights(in, w);
+    checkPast(in, w);
     if (in.x.rows() != Eigen::Index(in.batch) * in.queryLen || in.x.cols() != d_model)
         fail("x must be (B*N) x d_model");
     if (in.isCross()) {
         if (in.xSource.rows() != Eigen::Index(in.batch) * in.keyLen || in.xSource.cols() != d_model)
             fail("x_source must be (B*M) x d_model");
-    } else if (in.keyLen != in.queryLen) {
-        fail("self-attention needs M = N");
+    } else if (in.keyLen != in.pastLen() + in.queryLen) {
+        fail(in.pastKeys.size() > 0 ? "self-attention after cached keys needs M = P + N"
+                                    : "self-attention needs M = N");
     }
     if (in.keyPadding.size() > 0 &&
         (in.keyPadding.rows() != in.batch || in.keyPadding.cols() != in.keyLen))
@@ -129,6 +141,7 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     out.batch = B, out.queryLen = N, out.keyLen = M, out.heads = H;
     out.d_model = d_model, out.d_head = d_head, out.kvHeads = int(w.wK.cols()) / d_head;
     out.causal = in.causal;
+    out.queryOffset = in.pastLen();
     out.cross = in.isCross();
     out.rotated = !in.rotation.empty();
     out.scoreBias = in.scoreBias.size() > 0;

@@ -67,8 +67,17 @@ struct AttentionInput {
     // false (training, core/train): Attention::scores and headOutputs stay empty, which saves
     // their stores and copies; every other field has the very same bits either way.
     bool intermediates = true;
+    // A decoder's cache (self-attention): the keys and values of the P tokens before x's, as an
+    // earlier forward projected (and turned) them, (B*P) x (H_kv*d_head) each, or empty. The
+    // keys are those P and x's N, M = P + N, sentence b's rows [b*M, b*M + P) the cached ones.
+    // Query i is token P + i: the causal mask lets it see keys j <= P + i and the rotation turns
+    // it (and its key) by row P + i of the tables. Only x's rows are computed: text added at the
+    // end of a sentence reruns its new tokens alone.
+    Mat pastKeys;
+    Mat pastValues;
 
     bool isCross() const { return xSource.size() > 0; }
+    int pastLen() const { return batch > 0 ? int(pastKeys.rows()) / batch : 0; } // P
 };
 
 // Every intermediate of one forward pass. Per-head tensors stack the (b, h) blocks:
@@ -78,6 +87,7 @@ struct Attention {
     int batch = 0, queryLen = 0, keyLen = 0, d_model = 0, heads = 0, d_head = 0, kvHeads = 0;
     Scalar scale = 1; // the factor the scores were multiplied by
     bool causal = false;
+    int queryOffset = 0;    // P: query i is token P + i (AttentionInput::pastKeys)
     bool cross = false;     // keys and values came from AttentionInput::xSource
     bool rotated = false;   // q and k were turned (AttentionInput::rotation)
     bool scoreBias = false; // the scores include AttentionInput::scoreBias
@@ -104,12 +114,12 @@ struct Attention {
     int kvHeadOf(int h) const { return kvHeads > 0 ? h / (heads / kvHeads) : h; }
     // True when query i of sentence b may not see key j (padding or causal).
     bool masked(int b, int i, int j) const {
-        return (causal && j > i) || (keyPadding.size() > 0 && keyPadding(b, j));
+        return (causal && j > queryOffset + i) || (keyPadding.size() > 0 && keyPadding(b, j));
     }
     // Whether sentence b has padded keys. Without them query i sees exactly the keys
     // [0, leadingKeys(i)), so a row's mask is its tail and needs no per-key test.
     bool paddedKeys(int b) const { return keyPadding.size() > 0 && keyPadding.row(b).any(); }
-    int leadingKeys(int i) const { return causal ? std::min(i + 1, keyLen) : keyLen; }
+    int leadingKeys(int i) const { return causal ? std::min(queryOffset + i + 1, keyLen) : keyLen; }
 };
 
 // The scores' factor for a scale kind: 1/sqrt(d_head), 1/sqrt(d_model) or 1.

@@ -346,12 +346,13 @@ void addBias(Mat& m /* rows x d_model */, const RowVec& bias /* 1 x d_model */) 
 }
 
 // Rotary positions: the first r dimensions of each d_head-wide head of every row of m,
-// (B*len) x (heads*d_head), turned pair by pair by token t's angles (t = the row within its
-// sentence): (a, b) -> (a cos - b sin, b cos + a sin), Hugging Face's q cos + rotate_half(q) sin.
-void rotate(Mat& m, const Rotation& turn, int len, int heads, int d_head) {
+// (B*len) x (heads*d_head), turned pair by pair by token t's angles (t = offset + the row within
+// its sentence, offset the cached tokens before it): (a, b) -> (a cos - b sin, b cos + a sin),
+// Hugging Face's q cos + rotate_half(q) sin.
+void rotate(Mat& m, const Rotation& turn, int len, int heads, int d_head, int offset) {
     const int half = int(turn.cos.cols());
     for (Eigen::Index row = 0; row < m.rows(); ++row) {
-        const Eigen::Index t = row % len;
+        const Eigen::Index t = offset + row % len;
         for (int h = 0; h < heads; ++h) {
             Scalar* x = m.row(row).data() + Eigen::Index(h) * d_head; // row-major: contiguous
             for (int j = 0; j < half; ++j) {
@@ -374,21 +375,44 @@ void project(const Attention& out, const Weights& w, Mat& result /* (B*N) x d_mo
     }
 }
 
+// Sentence by sentence, the cached rows (P per sentence) and then the new ones (N): the keys or
+// values of every token, (B*(P + N)) x width.
+void stackAfterPast(const Mat& past, const Mat& fresh, int batch, Mat& out) {
+    const Eigen::Index P = past.rows() / batch, N = fresh.rows() / batch;
+    out.resize(batch * (P + N), fresh.cols());
+    for (int b = 0; b < batch; ++b) {
+        out.middleRows(b * (P + N), P) = past.middleRows(b * P, P);
+        out.middleRows(b * (P + N) + P, N) = fresh.middleRows(b * N, N);
+    }
+}
+
+// q, k and v for all tokens and all heads at once: q (B*N) x (H*d_head), k and v
+// (B*M) x (H_kv*d_head), biased and turned; after cached keys only x's rows are projected.
+void projectQkv(const AttentionInput& in, const Weights& w, Attention& out) {
+    const Mat& source = in.isCross() ? in.xSource : in.x; // (B*M) x d_model, or x after a cache
+    const bool past = in.pastKeys.size() > 0;
+    Mat k, v; // (B*N) x (H_kv*d_head): the new tokens' keys and values after a cache
+    multiplyChunked(std::array<Product, 3>{{{&in.x, &w.wQ, &out.q},
+                                            {&source, &w.wK, past ? &k : &out.k},
+                                            {&source, &w.wV, past ? &v : &out.v}}});
+    addBias(out.q, w.bQ);
+    addBias(past ? k : out.k, w.bK);
+    addBias(past ? v : out.v, w.bV);
+    const int P = out.queryOffset;
+    if (!in.rotation.empty()) {
+        rotate(out.q, in.rotation, out.queryLen, out.heads, out.d_head, P);
+        rotate(past ? k : out.k, in.rotation, past ? out.queryLen : out.keyLen, out.kvHeads,
+               out.d_head, P);
+    }
+    if (!past) return;
+    stackAfterPast(in.pastKeys, k, out.batch, out.k);
+    stackAfterPast(in.pastValues, v, out.batch, out.v);
+}
+
 } // namespace
 
 void forward(const AttentionInput& in, const Weights& w, Attention& out) {
-    const Mat& source = in.isCross() ? in.xSource : in.x; // (B*M) x d_model
-    // The projections for all tokens and all heads at once: q (B*N) x d_model, k and v
-    // (B*M) x d_model.
-    multiplyChunked(std::array<Product, 3>{
-        {{&in.x, &w.wQ, &out.q}, {&source, &w.wK, &out.k}, {&source, &w.wV, &out.v}}});
-    addBias(out.q, w.bQ);
-    addBias(out.k, w.bK);
-    addBias(out.v, w.bV);
-    if (!in.rotation.empty()) {
-        rotate(out.q, in.rotation, out.queryLen, out.heads, out.d_head);
-        rotate(out.k, in.rotation, out.keyLen, out.kvHeads, out.d_head);
-    }
+    projectQkv(in, w, out);
     attendPerHead(out, in.scoreBias);
     if (in.ablatedHeads.empty()) {
         project(out, w, out.output);

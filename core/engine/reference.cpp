@@ -41,7 +41,7 @@ MatD project(const MatD& x, const MatD& w, const MatD& b) {
     return projected;
 }
 
-void rotate(MatD& m, const Rotation& rotation, int len, int heads) {
+void rotate(MatD& m, const Rotation& rotation, int len, int heads, int offset) {
     const int half = int(rotation.cos.cols()), d_head = int(m.cols()) / heads;
     for (Eigen::Index row = 0; row < m.rows(); ++row)
         for (int h = 0; h < heads; ++h)
@@ -49,11 +49,26 @@ void rotate(MatD& m, const Rotation& rotation, int len, int heads) {
                 // The pair: (j, j + r/2) as Hugging Face's rotate_half, or (2j, 2j + 1).
                 const int a = h * d_head + (rotation.interleaved ? 2 * j : j);
                 const int b = rotation.interleaved ? a + 1 : a + half;
-                const double c = rotation.cos(row % len, j), s = rotation.sin(row % len, j);
+                const Eigen::Index t = offset + row % len; // the token's index in its sentence
+                const double c = rotation.cos(t, j), s = rotation.sin(t, j);
                 const double xa = m(row, a), xb = m(row, b);
                 m(row, a) = xa * c - xb * s;
                 m(row, b) = xb * c + xa * s;
             }
+}
+
+MatD afterPast(const Mat& past, const MatD& fresh, int batch) {
+    const Eigen::Index P = past.rows() / batch, N = fresh.rows() / batch;
+    MatD all(batch * (P + N), fresh.cols()); // (B*(P+N)) x width
+    for (int b = 0; b < batch; ++b) {
+        for (Eigen::Index r = 0; r < P; ++r)
+            for (Eigen::Index c = 0; c < fresh.cols(); ++c)
+                all(b * (P + N) + r, c) = double(past(b * P + r, c));
+        for (Eigen::Index r = 0; r < N; ++r)
+            for (Eigen::Index c = 0; c < fresh.cols(); ++c)
+                all(b * (P + N) + P + r, c) = fresh(b * N + r, c);
+    }
+    return all;
 }
 
 Place headPlace(int b, int h, int r, int c, int len, int width, int heads, bool reshapeBug) {
@@ -109,7 +124,7 @@ void addScoreBias(MatD& scores, const AttentionInput& in, int h) {
 
 bool masked(const AttentionInput& in, int b, int i, int j) {
     const bool padding = in.keyPadding.size() > 0 && in.keyPadding(b, j);
-    return (in.causal && j > i) || padding;
+    return (in.causal && j > in.pastLen() + i) || padding;
 }
 
 MatD maskScores(const MatD& scores, const AttentionInput& in, int b) {
@@ -215,11 +230,16 @@ Forward forward(const AttentionInput& in, const Tensors& t) {
     Forward f = shaped(in, t);
     const MatD& source = t.xSource.size() > 0 ? t.xSource : t.x; // (B*M) x d_model
     f.q = project(t.x, t.wQ, t.bQ);
-    f.k = project(source, t.wK, t.bK);
+    f.k = project(source, t.wK, t.bK); // (B*N) x (H_kv*d_head) after cached keys
     f.v = project(source, t.wV, t.bV);
+    const int P = in.pastLen();
     if (!in.rotation.empty()) {
-        rotate(f.q, in.rotation, f.queryLen, f.heads);
-        rotate(f.k, in.rotation, f.keyLen, f.kvHeads);
+        rotate(f.q, in.rotation, f.queryLen, f.heads, P);
+        rotate(f.k, in.rotation, P > 0 ? f.queryLen : f.keyLen, f.kvHeads, P);
+    }
+    if (P > 0) { // the cached rows first: they were projected and turned when they were new
+        f.k = afterPast(in.pastKeys, f.k, f.batch);
+        f.v = afterPast(in.pastValues, f.v, f.batch);
     }
     MatD everyHead = f.concat; // (B*N) x d_model: the concat with no head ablated
     for (int b = 0; b < f.batch; ++b)

@@ -56,10 +56,14 @@ MatD multiply(const MatD& a, const MatD& b);
 // rows x w's columns.
 MatD project(const MatD& x, const MatD& w, const MatD& b = {});
 
-// 1b. Rotary positions: in each of the `heads` d_head-wide heads of row t of a sentence, the
-// pairs (a, b) of the first r dimensions turned by token t's angle: (a cos - b sin, b cos + a sin).
+// 1b. Rotary positions: in each of the `heads` d_head-wide heads of row r of a sentence, the
+// pairs (a, b) of the first r dimensions turned by token t = offset + r's angle: (a cos - b sin,
+// b cos + a sin). offset: the cached tokens before the rows (AttentionInput::pastKeys).
 // m: (B*len) x (heads*d_head), changed in place.
-void rotate(MatD& m, const Rotation& rotation, int len, int heads);
+void rotate(MatD& m, const Rotation& rotation, int len, int heads, int offset = 0);
+// 1c. After cached keys (AttentionInput::pastKeys, P per sentence): sentence by sentence the P
+// cached rows, then the N new ones. past (B*P) x width, fresh (B*N) x width -> (B*(P+N)) x width.
+MatD afterPast(const Mat& past, const MatD& fresh, int batch);
 
 // 2. Split: where head h's element (r, c) lives in sentence b's rows of a (B*len) x width
 // matrix, width = heads * d_head. Correct: token r, column h*d_head + c. Reshape bug: the
@@ -78,7 +82,8 @@ MatD scores(const MatD& qHead, const MatD& kHead, double scale);
 // 3b. The score bias: head h's N x M block of AttentionInput::scoreBias added, when there is one.
 void addScoreBias(MatD& scores, const AttentionInput& in, int h);
 
-// 4. Mask: query i of sentence b may not see key j when it is causal (j > i) or padding.
+// 4. Mask: query i of sentence b may not see key j when it is causal (j > P + i, P the cached
+// tokens before the queries) or padding.
 bool masked(const AttentionInput& in, int b, int i, int j);
 // Sentence b's N x M scores with -inf where masked.
 MatD maskScores(const MatD& scores, const AttentionInput& in, int b);

@@ -2,6 +2,7 @@
 #include "models/real_model.h"
 
 #include "models/architectures.h"
+#include "models/real_trace_parts.h"
 #include "models/tensor_ops.h"
 
 #include <algorithm>
@@ -61,24 +62,32 @@ namespace {
 // topTokens from a row's log-probabilities, which the caller may need for the loss too.
 std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
                                                const Eigen::RowVectorXd& logp, int k) {
-    std::vector<int> order(std::size_t(logp.size()));
-    std::iota(order.begin(), order.end(), 0);
-    k = std::clamp(k, 0, int(order.size()));
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+    k = std::clamp(k, 0, int(logp.size()));
+    const auto before = [&](int a, int b) { // most likely first, then the lower id
         return logp(a) > logp(b) || (logp(a) == logp(b) && a < b);
-    });
+    };
+    std::vector<int> order; // the best k so far, in order: one pass, no sort of V ids
+    order.reserve(std::size_t(k) + 1);
+    for (int id = 0; id < int(logp.size()) && k > 0; ++id) {
+        if (int(order.size()) == k && !before(id, order.back())) continue;
+        order.insert(std::upper_bound(order.begin(), order.end(), id, before), id);
+        if (int(order.size()) > k) order.pop_back();
+    }
     std::vector<TokenChoice> top;
     for (int i = 0; i < k; ++i) {
         const int id = order[std::size_t(i)];
-        const bool named = id < model.tokenizer->vocabSize();
-        top.push_back({id, named ? model.tokenizer->readable(id) : "<" + std::to_string(id) + ">",
-                       float(std::exp(logp(id)))});
+        std::string token; // an id past the tokenizer's (a padded vocabulary): "<50300>"
+        if (id < model.tokenizer->vocabSize())
+            token = model.tokenizer->readable(id);
+        else
+            token.append("<").append(std::to_string(id)).append(">");
+        top.push_back({id, std::move(token), float(std::exp(logp(id)))});
     }
     return top;
 }
 
-// Floats a layer's full trace holds: q, k, v, concat, output, the head outputs and the input
-// (7 N d), scores and weights (2 H N^2).
+} // namespace
+
 std::size_t layerTraceBytes(const ModelConfig& c, std::size_t n) {
     return 4 * (7 * n * std::size_t(c.dModel) + 2 * std::size_t(c.heads) * n * n);
 }
@@ -104,22 +113,64 @@ std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention
     return layer;
 }
 
-// Head h's N x N block of a layer's weights.
 Mat headMap(const Attention& a, int h) {
     return a.attention.middleRows(a.headRow(0, h), a.queryLen);
 }
 
-// Per layer as the forward makes it: the mean over heads and the thumbnails always, the whole
-// trace while the budget lasts.
+void stopIfCancelled(const RealTraceOptions& options) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw TraceCancelled();
+}
+
+void predictRows(const RealModel& model, const Mat& logits, int first, int topK, RealTrace& r) {
+    const int N = int(r.ids.size()), rows = int(logits.rows());
+    std::vector<std::vector<TokenChoice>> top(std::size_t(rows), std::vector<TokenChoice>{});
+    std::vector<double> target(std::size_t(rows), 0.0);
+    // Rows are independent: spread over the cores (a pasted text's thousand rows of V).
+#pragma omp parallel for schedule(dynamic, 8) if (rows > 16)
+    for (int i = 0; i < rows; ++i) {
+        const Eigen::RowVectorXd logp = logSoftmax(logits.row(i)); // 1 x V
+        top[std::size_t(i)] = topOfLogProbabilities(model, logp, topK);
+        if (first + i + 1 < N) target[std::size_t(i)] = logp(r.ids[std::size_t(first + i + 1)]);
+    }
+    for (int i = 0; i < rows; ++i) {
+        r.predictions.push_back(std::move(top[std::size_t(i)]));
+        if (!model.isEncoder() && first + i + 1 < N)
+            r.targetLogProbs.push_back(target[std::size_t(i)]);
+    }
+}
+
+void finishLoss(const RealModel& model, RealTrace& r) {
+    r.loss = 0;
+    if (model.isEncoder()) {
+        r.loss = std::nan("");
+        return;
+    }
+    for (double logp : r.targetLogProbs) r.loss -= logp; // in order: the same sum every way
+    if (!r.targetLogProbs.empty()) r.loss /= double(r.targetLogProbs.size());
+}
+
+std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
+                                   int k) {
+    return topOfLogProbabilities(model, logSoftmax(logits), k);
+}
+
+namespace {
+
+// Per layer as the forward makes it: the mean over heads and the thumbnails always, a decoder's
+// keys and values, the whole trace while the budget lasts.
 void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, Mat&& input) {
     const int n = attention.queryLen;
     Mat mean = Mat::Zero(n, n); // N x N
     for (int h = 0; h < attention.heads; ++h) {
         const Mat map = headMap(attention, h); // N x N
         mean += map;
-        r.thumbnails.push_back(thumbnailOf(map));
+        r.thumbnails.push_back(poolMap(map, r.thumbnailStep));
     }
     r.meanAttention.push_back(mean / Scalar(std::max(attention.heads, 1)));
+    if (attention.causal) { // what a longer text's trace starts from
+        r.keys.push_back(attention.k);
+        r.values.push_back(attention.v);
+    }
     const std::size_t bytes = layerTraceBytes(r.model->config(), std::size_t(n));
     if (bytes <= budget || r.layers.empty()) { // layer 1 always: the views' labels and mask
         budget -= std::min(bytes, budget);
@@ -130,35 +181,14 @@ void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, 
     }
 }
 
-void predict(const RealModel& model, const Mat& logits, int topK, RealTrace& r) {
-    const Eigen::Index N = Eigen::Index(r.ids.size());
-    for (Eigen::Index i = 0; i < N; ++i) {
-        const Eigen::RowVectorXd logp = logSoftmax(logits.row(i)); // 1 x V
-        r.predictions.push_back(topOfLogProbabilities(model, logp, topK));
-        if (!model.isEncoder() && i + 1 < N) r.loss -= logp(r.ids[std::size_t(i + 1)]);
-    }
-    if (model.isEncoder())
-        r.loss = std::nan("");
-    else if (N > 1)
-        r.loss /= double(N - 1);
-}
-
-} // namespace
-
-std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
-                                   int k) {
-    return topOfLogProbabilities(model, logSoftmax(logits), k);
-}
-
-namespace {
-
 // The first layer whose switched-off heads differ between `resume` and `options` (L when none
 // does), or 0 when `resume` is not a trace of this model on exactly these ids.
 int firstChangedLayer(const RealTrace& r, const RealTraceOptions& options) {
     const RealTrace* old = options.resume.get();
     if (!old || old->model != r.model || old->ids != r.ids || old->types != r.types ||
         old->layerCount() != r.model->config().layers ||
-        old->thumbnails.size() != std::size_t(old->layerCount() * r.model->config().heads))
+        old->thumbnails.size() != std::size_t(old->layerCount() * r.model->config().heads) ||
+        old->thumbnailStep != r.thumbnailStep || old->topK != r.topK)
         return 0;
     int l = 0;
     while (l < old->layerCount() && ablatedIn(old->ablated, l) == ablatedIn(options.ablated, l))
@@ -172,6 +202,10 @@ void takeLayers(RealTrace& r, const RealTrace& old, int first, std::size_t& budg
     for (int l = 0; l < first; ++l) {
         r.residual.push_back(old.residual[std::size_t(l)]);
         r.meanAttention.push_back(old.meanAttention[std::size_t(l)]);
+        if (std::size_t(l) < old.keys.size()) {
+            r.keys.push_back(old.keys[std::size_t(l)]);
+            r.values.push_back(old.values[std::size_t(l)]);
+        }
         r.layers.push_back(std::size_t(l) < old.layers.size() ? old.layers[std::size_t(l)]
                                                               : nullptr);
         if (r.layers.back())
@@ -180,6 +214,31 @@ void takeLayers(RealTrace& r, const RealTrace& old, int first, std::size_t& budg
             budget = 0; // what is kept stays a prefix
     }
     r.thumbnails.assign(old.thumbnails.begin(), old.thumbnails.begin() + first * heads);
+}
+
+// The trace of r's tokens through every layer, or from the first whose switches changed.
+void traceLayers(RealTrace& r, const RealTraceOptions& options) {
+    const RealModel& model = *r.model;
+    ForwardOptions run;
+    run.ablated = options.ablated;
+    std::size_t budget = options.keepBytes;
+    const int first = firstChangedLayer(r, options);
+    if (first > 0) takeLayers(r, *options.resume, first, budget);
+    const LayerSink sink = [&](int l, Attention&& attention, Mat&& input) {
+        keepLayer(r, budget, l, std::move(attention), std::move(input));
+        stopIfCancelled(options);
+    };
+    stopIfCancelled(options);
+    ForwardResult out =
+        first > 0 ? runForwardFrom(*model.net, options.resume->residual[std::size_t(first)], first,
+                                   r.ids, r.types, run, sink)
+                  : runForward(*model.net, r.ids, r.types, run, sink);
+    if (out.logits.size() > 0) {
+        predictRows(model, out.logits, 0, options.topK, r);
+        finishLoss(model, r);
+    }
+    for (Mat& stream : out.stream) r.residual.push_back(std::move(stream));
+    if (options.keepLogits) r.logits = std::move(out.logits);
 }
 
 } // namespace
@@ -196,21 +255,12 @@ RealTrace traceRealModel(const RealModel& model, const std::string& text,
     r.special = std::move(e.special), r.pairStart = e.pairStart;
     r.warnings = std::move(e.warnings);
     r.ablated = options.ablated;
-    ForwardOptions run;
-    run.ablated = options.ablated;
-    std::size_t budget = options.keepBytes;
-    const int first = firstChangedLayer(r, options);
-    if (first > 0) takeLayers(r, *options.resume, first, budget);
-    const LayerSink sink = [&](int l, Attention&& attention, Mat&& input) {
-        keepLayer(r, budget, l, std::move(attention), std::move(input));
-    };
-    ForwardResult out =
-        first > 0 ? runForwardFrom(*model.net, options.resume->residual[std::size_t(first)], first,
-                                   r.ids, r.types, run, sink)
-                  : runForward(*model.net, r.ids, r.types, run, sink);
-    if (out.logits.size() > 0) predict(model, out.logits, options.topK, r);
-    for (Mat& stream : out.stream) r.residual.push_back(std::move(stream));
-    if (options.keepLogits) r.logits = std::move(out.logits);
+    r.topK = options.topK;
+    r.thumbnailStep = thumbnailStep(Eigen::Index(r.ids.size()), options.thumbnailSide);
+    if (const int first = reusableRows(r, options); first > 0)
+        traceAfterPrefix(r, first, options); // a decoder's text with more at its end
+    else
+        traceLayers(r, options);
     return r;
 }
 
@@ -233,12 +283,15 @@ std::vector<int> RealTrace::maskPositions() const {
     return positions;
 }
 
-Mat thumbnailOf(const Mat& map, int side) {
-    const Eigen::Index n = std::max(map.rows(), map.cols());
-    if (n <= side) return map;
-    const Eigen::Index step = (n + side - 1) / side; // cells per pixel, each way
+int thumbnailStep(Eigen::Index n, int side) {
+    side = std::max(side, 1);
+    return n <= side ? 1 : int((n + side - 1) / side);
+}
+
+Mat poolMap(const Mat& map, Eigen::Index step) {
+    if (step <= 1) return map;
     const Eigen::Index rows = (map.rows() + step - 1) / step, cols = (map.cols() + step - 1) / step;
-    Mat out(rows, cols); // at most side x side
+    Mat out(rows, cols); // rows x cols, each cell a step x step block's largest
     for (Eigen::Index i = 0; i < rows; ++i)
         for (Eigen::Index j = 0; j < cols; ++j) {
             const Eigen::Index h = std::min(step, map.rows() - i * step);
@@ -246,6 +299,10 @@ Mat thumbnailOf(const Mat& map, int side) {
             out(i, j) = map.block(i * step, j * step, h, w).maxCoeff();
         }
     return out;
+}
+
+Mat thumbnailOf(const Mat& map, int side) {
+    return poolMap(map, thumbnailStep(std::max(map.rows(), map.cols()), side));
 }
 
 } // namespace core::models

@@ -17,8 +17,10 @@
 #include "models/tokenizers/model_tokenizer.h"
 #include "models/transformer.h"
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,16 +72,28 @@ inline constexpr int kThumbnailSide = 128;
 
 struct RealTrace;
 
+// What a trace throws when RealTraceOptions::cancel was set while it ran (between layers).
+struct TraceCancelled : std::runtime_error {
+    TraceCancelled() : std::runtime_error("the trace was cancelled: a newer one replaces it") {}
+};
+
 struct RealTraceOptions {
     int topK = 1;                              // predictions kept per position
     std::vector<std::vector<int>> ablated;     // per layer, 0-based heads switched off
     bool keepLogits = false;                   // RealTrace::logits filled (N x V)
     std::size_t keepBytes = kLayerTraceBudget; // layer traces kept up to this size
     std::string pair;                          // an encoder's sentence B ("" for none)
-    // A trace of the same model on the same text (and pair): the layers before the first whose
-    // switched-off heads differ are taken from it, not run again (a head switched off in layer
-    // 9 reruns layers 9 to L only). Ignored when it does not match.
+    // A trace of the same model that this one starts from. On the same text (and pair): the
+    // layers before the first whose switched-off heads differ are taken from it, not run again
+    // (a head switched off in layer 9 reruns layers 9 to L only). A decoder on another text
+    // with the same switches: the rows of the tokens both texts start with (down to whole
+    // thumbnail cells, and one token at least left to run) are taken from it and only the later
+    // tokens run, on its keys and values (a KV cache: typing at the end of a long text).
+    // Ignored when neither fits; the result equals a whole forward's either way.
     std::shared_ptr<const RealTrace> resume;
+    int thumbnailSide = kThumbnailSide; // RealTrace::thumbnails' largest side
+    // Set by another thread: the trace stops at its next layer and throws TraceCancelled.
+    std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
 struct RealTrace {
@@ -99,8 +113,16 @@ struct RealTrace {
                                                       // the first)
     std::vector<Mat> residual;      // L + 1, N x d: the stream before each layer and after the last
     std::vector<Mat> meanAttention; // L, N x N: each layer's attention averaged over its heads
-    std::vector<Mat> thumbnails;    // L x H maps (layer-major), at most kThumbnailSide square
-    Mat logits;                     // N x V when kept
+    std::vector<Mat> thumbnails;    // L x H maps (layer-major), at most thumbnailSide square
+    int thumbnailStep = 1;          // tokens per thumbnail cell, each way
+    // A decoder's keys and values per layer (L, N x (H_kv*d_head)): what a trace of a longer
+    // text starts from (RealTraceOptions::resume). Empty for an encoder.
+    std::vector<Mat> keys, values;
+    // A decoder: N - 1, log p(ids[i + 1]) after token i, the loss's terms.
+    std::vector<double> targetLogProbs;
+    int topK = 0;       // RealTraceOptions::topK
+    int reusedRows = 0; // tokens whose rows were taken from RealTraceOptions::resume, else 0
+    Mat logits;         // N x V when kept
     std::vector<std::string> warnings;
 
     int layerCount() const { return int(residual.empty() ? 0 : residual.size() - 1); }
@@ -124,5 +146,9 @@ std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<cons
 // Each N x N map pooled to at most side x side, each cell the largest it covers (so a one-token
 // diagonal stays visible); a map that fits is copied as it is.
 Mat thumbnailOf(const Mat& map, int side = kThumbnailSide);
+// The tokens per cell thumbnailOf pools an N x N map by: 1 when it fits, else ceil(N / side).
+int thumbnailStep(Eigen::Index n, int side = kThumbnailSide);
+// `map` pooled by `step` cells each way, each cell the largest it covers.
+Mat poolMap(const Mat& map, Eigen::Index step);
 
 } // namespace core::models

@@ -66,6 +66,38 @@ ForwardResult runForwardFrom(const Transformer& model, Mat x /* N x d */, int fi
     return out;
 }
 
+void Transformer::layerAfter(int, Mat&, Mat&&, Mat&&, const std::vector<int>&, Attention&,
+                             Mat&) const {
+    throw std::logic_error("only a decoder's layers run after cached keys and values");
+}
+
+ForwardResult runForwardAfter(const Transformer& model, Mat x /* n x d */,
+                              const std::vector<int>& ids, const std::vector<Mat>& pastKeys,
+                              const std::vector<Mat>& pastValues, const ForwardOptions& options,
+                              const LayerSink& sink) {
+    checkInput(model, ids, {}, options);
+    const int L = model.config().layers, P = int(ids.size()) - int(x.rows());
+    if (!model.causal() || P < 1 || x.rows() < 1 || x.cols() != model.config().dModel ||
+        int(pastKeys.size()) != L || int(pastValues.size()) != L)
+        throw std::invalid_argument("a decoder resumes after P >= 1 tokens, on n x d");
+    ForwardResult out;
+    for (int l = 0; l < L; ++l) {
+        if (pastKeys[std::size_t(l)].rows() < P || pastValues[std::size_t(l)].rows() < P)
+            throw std::invalid_argument("the cached keys and values end before the new tokens");
+        Mat k = pastKeys[std::size_t(l)].topRows(P); // P x (H_kv*d_head), handed on, not copied
+        Mat v = pastValues[std::size_t(l)].topRows(P);
+        out.stream.push_back(x);
+        Attention attention;
+        Mat attentionInput; // n x d
+        model.layerAfter(l, x, std::move(k), std::move(v), ablatedIn(options.ablated, l), attention,
+                         attentionInput);
+        if (sink) sink(l, std::move(attention), std::move(attentionInput));
+    }
+    if (options.logits && model.hasHead()) out.logits = model.head(x);
+    out.stream.push_back(std::move(x));
+    return out;
+}
+
 CollectedForward collectForward(const Transformer& model, const std::vector<int>& ids,
                                 const std::vector<int>& types, const ForwardOptions& options) {
     CollectedForward out;

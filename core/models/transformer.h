@@ -38,6 +38,13 @@ class Transformer {
     // of the layer's attention, `attentionInput` (N x d) what it read.
     virtual void layer(int l, Mat& stream, const std::vector<int>& ablated, Attention& attention,
                        Mat& attentionInput) const = 0;
+    // A decoder's cache: layer l on the stream of tokens [P, P + n) alone (n x d, replaced as
+    // layer() replaces it), after the P tokens whose keys and values (P x (H_kv*d_head) each) an
+    // earlier forward's layer l made; `attention` holds the n new queries against all P + n
+    // keys. Throws std::logic_error for a model that is not causal (this base's answer).
+    virtual void layerAfter(int l, Mat& stream, Mat&& pastKeys, Mat&& pastValues,
+                            const std::vector<int>& ablated, Attention& attention,
+                            Mat& attentionInput) const;
     // rows x V: the logits of stream rows (after the last layer, or any layer for the lens).
     // Throws std::logic_error when !hasHead().
     virtual Mat head(const Mat& stream) const = 0;
@@ -74,6 +81,14 @@ ForwardResult runForward(const Transformer& model, const std::vector<int>& ids,
 ForwardResult runForwardFrom(const Transformer& model, Mat stream, int first,
                              const std::vector<int>& ids, const std::vector<int>& types,
                              const ForwardOptions& options, const LayerSink& sink);
+
+// The forward of tokens [P, N) after the first P, a decoder's cache: `tail` (n x d, n = N - P)
+// the embeddings of the new tokens, pastKeys and pastValues per layer the keys and values of
+// the first P tokens (at least P rows; the first P are read). The result's stream holds L + 1
+// entries of the new rows alone, its logits theirs. ids are checked as runForward checks them.
+ForwardResult runForwardAfter(const Transformer& model, Mat tail, const std::vector<int>& ids,
+                              const std::vector<Mat>& pastKeys, const std::vector<Mat>& pastValues,
+                              const ForwardOptions& options, const LayerSink& sink);
 
 // runForward keeping every layer's attention (small inputs: tests, the detectors' sequence).
 struct CollectedForward {

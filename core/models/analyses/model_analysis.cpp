@@ -325,6 +325,48 @@ std::vector<Mat> attentionRollouts(const std::vector<Mat>& means) {
     return out;
 }
 
+namespace {
+
+// Rows [a, b) of a causal layer's rollout, mix (n x N, n = b - a: the layer's normalised mixing
+// of those rows) times the rollout before the layer: row i reads rows <= i only, and those are
+// zero past column i, so only the b x b corner takes part.
+Eigen::MatrixXd causalRows(const Eigen::MatrixXd& mix, const Eigen::MatrixXd& before, int b) {
+    return mix.leftCols(b) * before.topLeftCorner(b, b); // n x b
+}
+
+} // namespace
+
+std::vector<Mat> attentionRolloutsAfter(const std::vector<Mat>& means,
+                                        const std::vector<Mat>& earlier, int P) {
+    if (means.empty() || (P > 0 && earlier.size() != means.size()))
+        throw std::invalid_argument("attentionRolloutsAfter: the rollouts are of other layers");
+    const Eigen::Index n = means[0].rows();
+    for (std::size_t l = 0; l < means.size(); ++l)
+        if (means[l].rows() != n || means[l].cols() != n || P < 0 || P >= n ||
+            (P > 0 && (earlier[l].rows() < P || earlier[l].cols() < P)))
+            throw std::invalid_argument("attentionRolloutsAfter: the rows do not fit");
+    constexpr Eigen::Index kBlock = 64; // rows at a time: each block reads its own corner
+    Eigen::MatrixXd rollout = Eigen::MatrixXd::Identity(n, n); // N x N: after the layers so far
+    std::vector<Mat> out;                                      // L of N x N
+    for (std::size_t l = 0; l < means.size(); ++l) {
+        Eigen::MatrixXd next(n, n); // N x N
+        if (P > 0) next.topRows(P) = earlier[l].topLeftCorner(P, n).cast<double>();
+        for (Eigen::Index a = P; a < n; a += kBlock) {
+            const Eigen::Index rows = std::min(kBlock, n - a), b = a + rows;
+            Eigen::MatrixXd mix = 0.5 * means[l].middleRows(a, rows).cast<double>(); // rows x N
+            mix.middleCols(a, rows).diagonal().array() += 0.5; // the residual carries each on
+            const Eigen::VectorXd rowSums = mix.rowwise().sum();
+            mix = rowSums.cwiseInverse().asDiagonal() * mix;
+            next.middleRows(a, rows).setZero();
+            next.block(a, 0, rows, b) = causalRows(mix, rollout, int(b));
+        }
+        if (P > 0) next.topRightCorner(P, n - P).setZero(); // later keys: a causal model's 0
+        rollout = std::move(next);
+        out.push_back(rollout.cast<Scalar>());
+    }
+    return out;
+}
+
 Mat valueWeightedAttention(const Trace& layer, int head) {
     const Attention& a = layer.attention;
     checkOneSentence(a, "valueWeightedAttention");

@@ -118,6 +118,13 @@ Mat attentionRollout(const std::vector<Mat>& layerMeans, int upToLayer);
 // attentionRollout after each layer 1..L (entry l: after layer l + 1), in one pass: each layer's
 // mixing multiplied once, not again for every later layer.
 std::vector<Mat> attentionRollouts(const std::vector<Mat>& layerMeans);
+// attentionRollouts of a causal model (lower-triangular means), whose rows [0, P) are those of
+// `earlier` (L entries of at least P rows: the rollouts of a text the new one starts with), or
+// all made when P = 0 (`earlier` empty). Under the causal mask row i reads rows <= i only, so
+// just rows [P, N) are multiplied, each block of rows by the corner it reads (a third of the
+// whole product's work for P = 0). Throws std::invalid_argument when `earlier` does not fit.
+std::vector<Mat> attentionRolloutsAfter(const std::vector<Mat>& layerMeans,
+                                        const std::vector<Mat>& earlier, int P);
 // Each layer's attention averaged over its heads (N x N), for the rollout. Throws
 // std::invalid_argument for a layer that is not one self-attention sentence of the same length.
 std::vector<Mat> layerMeans(const std::vector<std::shared_ptr<const Trace>>& layers);

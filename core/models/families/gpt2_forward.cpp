@@ -24,14 +24,30 @@ Mat Gpt2Model::embed(const std::vector<int>& ids, const std::vector<int>& types)
 
 void Gpt2Model::layer(int l, Mat& x, const std::vector<int>& ablated, Attention& attention,
                       Mat& attentionInput) const {
+    AttentionInput in;
+    in.ablatedHeads = ablated;
+    block(l, x, in, attention, attentionInput);
+}
+
+void Gpt2Model::layerAfter(int l, Mat& x, Mat&& pastKeys, Mat&& pastValues,
+                           const std::vector<int>& ablated, Attention& attention,
+                           Mat& attentionInput) const {
+    AttentionInput in;
+    in.ablatedHeads = ablated;
+    in.pastKeys = std::move(pastKeys);     // P x d
+    in.pastValues = std::move(pastValues); // P x d
+    block(l, x, in, attention, attentionInput);
+}
+
+void Gpt2Model::block(int l, Mat& x, AttentionInput& in, Attention& attention,
+                      Mat& attentionInput) const {
     const ModelConfig& c = w_.config;
     const Gpt2Block& b = w_.blocks.at(std::size_t(l));
-    AttentionInput in;
-    in.queryLen = in.keyLen = int(x.rows());
+    in.queryLen = int(x.rows());
+    in.keyLen = in.pastLen() + in.queryLen;
     in.heads = c.heads;
     in.causal = true;
     in.x = layerNorm(x, *b.ln1Weight, *b.ln1Bias, c.layerNormEpsilon); // N x d
-    in.ablatedHeads = ablated;
     forward(in, *b.attention, attention);
     x += attention.output;
     attentionInput = std::move(in.x);

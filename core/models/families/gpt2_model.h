@@ -74,6 +74,10 @@ class Gpt2Model final : public Transformer {
     // x += attn(ln_1(x)); x += mlp(ln_2(x)).
     void layer(int l, Mat& stream, const std::vector<int>& ablated, Attention& attention,
                Mat& attentionInput) const override;
+    // The same block on the new tokens alone, after cached keys and values.
+    void layerAfter(int l, Mat& stream, Mat&& pastKeys, Mat&& pastValues,
+                    const std::vector<int>& ablated, Attention& attention,
+                    Mat& attentionInput) const override;
     // ln_f, then the unembedding (lm_head, or wte when tied).
     Mat head(const Mat& stream) const override;
     std::shared_ptr<const Weights> attentionWeights(int l) const override {
@@ -83,6 +87,8 @@ class Gpt2Model final : public Transformer {
     const Gpt2Weights& weights() const { return w_; }
 
   private:
+    // layer() and layerAfter(): `in` holds the cached keys and values, or none.
+    void block(int l, Mat& x, AttentionInput& in, Attention& attention, Mat& attentionInput) const;
     Gpt2Weights w_;
 };
 
