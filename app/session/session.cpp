@@ -83,10 +83,8 @@ bool Session::init() {
         rememberRecentModel(options_.realModel->location.source);
         explorer_.model.layer = options_.modelLayer - 1;
         recompute(false);
-        if (options_.benchTyping > 0) { // it edits the sentence: the field must not hold it
+        if (options_.benchTyping > 0) // it edits the sentence as typing would
             typingBench_ = std::make_unique<TypingBench>(*options_.realModel, options_.benchTyping);
-            explorer_.focusSentence = false;
-        }
     }
     if (explorer_.openModel.recent.empty()) // else --model has just read and written it
         explorer_.openModel.recent = core::models::readRecentModels(recentModelsPath());
