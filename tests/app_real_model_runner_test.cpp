@@ -29,6 +29,17 @@ void updateUntilIdle(app::ModelRunner& runner, const std::vector<std::string>& s
     }
 }
 
+// The same with the rollout view on screen: it asks for the rollout every frame.
+void updateShowingRollout(app::ModelRunner& runner, const std::vector<std::string>& sentences) {
+    runner.requestRollout();
+    runner.update(sentences, 0);
+    while (runner.computing() || !runner.rolloutReady()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        runner.requestRollout();
+        runner.update(sentences, 0);
+    }
+}
+
 class AppRealModelRunner : public testing::Test {
   protected:
     static void SetUpTestSuite() { model_ = models::openRealModel(kFixture); }
@@ -42,6 +53,8 @@ TEST_F(AppRealModelRunner, TheAnalysesAreTheCoreOnesOfTheShownTrace) {
     runner.openReal(model_);
     updateUntilIdle(runner, kSentence);
     ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
+    EXPECT_FALSE(runner.rolloutReady()) << "made only while its view is shown";
+    updateShowingRollout(runner, kSentence);
     const auto& layers = runner.trace().layers;
     const app::RealAnalyses& a = runner.analyses();
     const int heads = model_->config().heads;
@@ -167,13 +180,14 @@ TEST_F(AppRealModelRunner, TypingDropsSupersededWorkAndResumesAfterTheSharedStar
     app::ModelRunner runner;
     runner.openReal(model_);
     std::string text = "The cat sat on the mat because it was tired";
-    updateUntilIdle(runner, {text});
+    updateShowingRollout(runner, {text}); // the rollout view on screen while typing
     ASSERT_TRUE(runner.analysesReady());
     for (const char c : std::string(" and")) { // no waiting between the keys
         text += c;
+        runner.requestRollout();
         runner.update({text}, 0);
     }
-    updateUntilIdle(runner, {text});
+    updateShowingRollout(runner, {text});
     const auto& shown = runner.realTrace();
     ASSERT_NE(shown, nullptr);
     EXPECT_EQ(shown->text, text);

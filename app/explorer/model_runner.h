@@ -170,6 +170,12 @@ class ModelRunner {
     bool computing() const { return worker_.valid() || analysesWorker_.valid(); }
     // The rollout, the baseline and the detectors shown are of the shown trace.
     bool analysesReady() const { return analysesGeneration_ == generation_; }
+    // The rollout is made only while its view is shown (it costs a forward's share of a core
+    // at 1000 tokens, and typing should not wait for it): the view asks each frame.
+    void requestRollout();
+    bool rolloutReady() const {
+        return realTrace_ && rolloutTrace_ == realTrace_ && !analyses_.rollout.empty();
+    }
     int analysesGeneration() const { return analysesGeneration_; } // the trace they are of
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
     // the frame loop keeps drawing to show their results.
@@ -250,6 +256,7 @@ class ModelRunner {
         std::shared_ptr<const core::models::RealTrace> trace;
         std::string pair;
         bool detect = false, baseline = false;
+        bool rollout = false; // the rollout view is shown: only then is it made
         // The last rollout made and its trace: the rows a decoder's texts share are taken from
         // it. Points into analyses_, which changes only when this worker is done.
         const std::vector<core::Mat>* earlierRollout = nullptr;
@@ -309,6 +316,8 @@ class ModelRunner {
     std::optional<AnalysesRequest> nextAnalyses_; // waiting for a superseded one to stop
     int analysesGeneration_ = -1;                 // the trace the analyses shown are of
     std::shared_ptr<const core::models::RealTrace> rolloutTrace_; // analyses_.rollout's
+    bool rolloutAsked_ = false;  // requestRollout since the last update
+    bool rolloutWanted_ = false; // asked in the frame before this update: made with the trace
     std::vector<std::vector<std::string>> realPredictions_;
     std::vector<core::models::HeadDetectorScores> detectors_;
     std::shared_ptr<const core::models::RealTrace> realTrace_;

@@ -33,7 +33,7 @@ core::AttentionMap mapWithValues(core::AttentionMap pattern, const core::Mat& va
 core::AttentionMap rolloutMap(const ModelRunner& runner, int layer) {
     const std::vector<core::Mat>& rollout = runner.analyses().rollout;
     const auto& layers = runner.trace().layers;
-    if (!runner.analysesReady() || layers.empty() || !layers[0] || rollout.size() != layers.size())
+    if (!runner.rolloutReady() || layers.empty() || !layers[0] || rollout.size() != layers.size())
         return {}; // an earlier trace's, or none yet
     layer = std::clamp(layer, 0, int(layers.size()) - 1);
     return mapWithValues(core::attentionMap(*layers[0], 0, 0), rollout[std::size_t(layer)]);
@@ -95,7 +95,7 @@ void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatma
 
 ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model) {
     return {runner.generation(), model.valueWeighted && runner.valueWeightedReady(), model.layer,
-            model.pairView, runner.analysesReady()};
+            model.pairView, runner.rolloutReady()};
 }
 
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,

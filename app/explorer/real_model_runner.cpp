@@ -150,7 +150,8 @@ ModelRunner::runAnalyses(std::shared_ptr<const core::models::RealModel> model,
     out.trace = request.trace;
     const core::models::RealTrace& r = *request.trace;
     try {
-        out.rollout = rollouts(r, request.earlierRollout, request.earlierTrace.get());
+        if (request.rollout)
+            out.rollout = rollouts(r, request.earlierRollout, request.earlierTrace.get());
         if (request.baseline && !cancel->load()) { // the same text with every head on
             core::models::RealTraceOptions all;
             all.topK = 5, all.pair = request.pair, all.keepBytes = 0;
@@ -183,6 +184,7 @@ void ModelRunner::startAnalyses(bool baseline) {
     request.detect = detectors_.empty() ||
                      real_->architecture->detectors == core::models::Detectors::SentenceShown;
     request.baseline = baseline;
+    request.rollout = rolloutWanted_;
     if (analysesCancel_) analysesCancel_->store(true);
     nextAnalyses_ = std::move(request);
     pollAnalyses();
@@ -254,8 +256,24 @@ bool ModelRunner::takeRealOutcome() {
     return true;
 }
 
+void ModelRunner::requestRollout() {
+    rolloutAsked_ = true;
+    pollAnalyses();
+    if (!realTrace_ || rolloutReady() || analysesWorker_.valid() || nextAnalyses_ ||
+        worker_.valid())
+        return; // there, or on its way (a trace's analyses make it while the view is shown)
+    AnalysesRequest request;
+    request.generation = generation_;
+    request.trace = realTrace_;
+    request.pair = lastPair_;
+    request.rollout = true;
+    nextAnalyses_ = std::move(request);
+    pollAnalyses();
+}
+
 bool ModelRunner::updateReal(const std::vector<std::string>& sentences, double now,
                              const core::train::HeadLists& ablated, const std::string& pair) {
+    rolloutWanted_ = std::exchange(rolloutAsked_, false);
     pollLens();
     pollValueWeighted();
     pollLayer();

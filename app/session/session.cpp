@@ -299,6 +299,7 @@ void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
     if (explorer_.model.grid == ModelGridMode::LogitLens && model_.runner.hasTrace())
         model_.runner.requestLens(lensPositionShown(
             explorer_.model, int(model_.runner.trace().sentences.front().tokens.tokens.size())));
+    if (explorer_.model.grid == ModelGridMode::Rollout) model_.runner.requestRollout();
     if (explorer_.model.valueWeighted && explorer_.model.grid == ModelGridMode::EveryLayer)
         model_.runner.requestValueWeighted(); // only while shown: as many maps as the weights
     if (const ModelMapsKey key = modelMapsKey(model_.runner, explorer_.model);
