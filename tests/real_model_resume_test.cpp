@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 
 namespace {
@@ -183,4 +185,36 @@ TEST(ResumedTraceCancel, ACancelledTraceStopsWithTraceCancelled) {
     EXPECT_THROW(traceRealModel(model(), kText + " more", options), TraceCancelled);
     cancel->store(false);
     EXPECT_GT(traceRealModel(model(), kText + " more", options).reusedRows, 0);
+}
+
+// The window's maps first: a whole forward leaves its head to withPredictions, and a trace
+// resumed after such a trace leaves its own too; made, both equal the whole forward's.
+TEST_P(ResumedTrace, DeferredPredictionsAreTheWholeForwardsOnceMade) {
+    RealTraceOptions options;
+    options.topK = 3;
+    options.deferPredictions = true;
+    const auto pasted = std::make_shared<const RealTrace>(traceRealModel(model(), kText, options));
+    EXPECT_TRUE(pasted->predictionsPending);
+    EXPECT_TRUE(pasted->predictions.empty());
+    EXPECT_TRUE(std::isnan(pasted->loss)) << "no loss shown before it is made";
+    RealTraceOptions whole;
+    whole.topK = 3;
+    expectSameTrace(*withPredictions(pasted), traceRealModel(model(), kText, whole));
+
+    options.resume = pasted; // a key typed before the guesses were made
+    const auto typed =
+        std::make_shared<const RealTrace>(traceRealModel(model(), kText + " well", options));
+    EXPECT_GT(typed->reusedRows, 0) << "the maps still resume after the shared tokens";
+    EXPECT_TRUE(typed->predictionsPending);
+    expectSameTrace(*withPredictions(typed), traceRealModel(model(), kText + " well", whole));
+
+    options.resume = withPredictions(typed); // after a complete one: the new rows' at once
+    const RealTrace next = traceRealModel(model(), kText + " well.", options);
+    EXPECT_FALSE(next.predictionsPending);
+    expectSameTrace(next, traceRealModel(model(), kText + " well.", whole));
+
+    RealTraceOptions stop;
+    stop.cancel = std::make_shared<std::atomic<bool>>(true);
+    EXPECT_THROW(withPredictions(pasted, stop), TraceCancelled) << "typing stops them";
+    EXPECT_EQ(withPredictions(options.resume), options.resume) << "nothing pending: itself";
 }

@@ -110,7 +110,8 @@ std::string withProbability(const std::string& token, float probability) {
 
 void describeModel(const ModelRunner& model, ModelView& view) {
     static_cast<ModelFacts&>(view) = {}; // made again; the user's choices are kept
-    static_cast<ModelSpots&>(view) = {}; // drawn again by the next frame
+    // ModelSpots stay: the panels set them as they draw, and a description made after they
+    // drew this frame (the analyses arrived) must not blank what the state line reports.
     for (const core::ModelSentence& s : model.trace().sentences) view.tokens.push_back(s.tokens);
     view.warnings = model.trace().warnings;
     if (model.isReal()) {

@@ -264,9 +264,12 @@ class ModelRunner {
     };
     struct AnalysesOutcome {
         int generation = -1;
+        // The trace they are of: the shown one, or its copy with the predictions it deferred
+        // (made first: the chips' guesses and the loss follow the maps within a second).
         std::shared_ptr<const core::models::RealTrace> trace;
-        std::vector<core::Mat> rollout;                          // L, N x N
-        RealOutcomeSummary baseline;                             // only when asked for
+        bool completed = false;         // trace is the shown one's copy with its predictions
+        std::vector<core::Mat> rollout; // L, N x N
+        RealOutcomeSummary baseline;    // only when asked for
         std::vector<core::models::HeadDetectorScores> detectors; // empty when not asked for
         std::string error;
         bool cancelled = false;
@@ -301,6 +304,7 @@ class ModelRunner {
                     const core::train::HeadLists& ablated, const std::string& pair);
     void pollLayer();
     bool takeRealOutcome();
+    void takePredictions(std::shared_ptr<const core::models::RealTrace> completed);
     void pollLens();
     void pollValueWeighted();
 

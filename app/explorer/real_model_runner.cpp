@@ -10,10 +10,14 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace app {
 
 namespace {
+
+// How long the deferred predictions wait for the next key before they take the cores.
+constexpr int kTypingPauseMillis = 200;
 
 // A decoder's loss and five guesses after the last token; an encoder's five guesses at its
 // first mask token (what ablation moves).
@@ -116,6 +120,7 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         options.keepBytes = layerBudget;
         options.resume = std::move(request.resume);
         options.cancel = std::move(cancel);
+        options.deferPredictions = true; // the maps first; the analyses worker makes them
         auto r = std::make_shared<core::models::RealTrace>(
             core::models::traceRealModel(*model, request.sentences.at(0), options));
         core::ModelSentence s;
@@ -148,8 +153,17 @@ ModelRunner::runAnalyses(std::shared_ptr<const core::models::RealModel> model,
     AnalysesOutcome out;
     out.generation = request.generation;
     out.trace = request.trace;
-    const core::models::RealTrace& r = *request.trace;
     try {
+        if (request.trace->predictionsPending) {
+            // Typing keeps both cores for its maps: the guesses start once it pauses.
+            for (int wait = 0; wait < kTypingPauseMillis / 10 && !cancel->load(); ++wait)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            core::models::RealTraceOptions stop;
+            stop.cancel = cancel;
+            out.trace = core::models::withPredictions(request.trace, stop);
+            out.completed = true;
+        }
+        const core::models::RealTrace& r = *out.trace;
         if (request.rollout)
             out.rollout = rollouts(r, request.earlierRollout, request.earlierTrace.get());
         if (request.baseline && !cancel->load()) { // the same text with every head on
@@ -202,6 +216,7 @@ void ModelRunner::pollAnalyses() {
         if (!a.detectors.empty() && !a.cancelled &&
             (shown || real_->architecture->detectors != core::models::Detectors::SentenceShown))
             detectors_ = std::move(a.detectors);
+        if (shown && a.completed) takePredictions(a.trace);
         if (shown) {
             if (!a.error.empty()) status_.sceneError = a.error;
             if (a.baseline.valid) baselineText_ = a.trace->text + '\n' + a.trace->pair;
@@ -221,6 +236,23 @@ void ModelRunner::pollAnalyses() {
         [model = real_, request = std::move(request), cancel = analysesCancel_]() mutable {
             return runAnalyses(std::move(model), std::move(request), std::move(cancel));
         });
+}
+
+// The shown trace's deferred predictions, made by the analyses worker: the chips' guesses, the
+// loss and the last token's five (or the mask's), as if the forward had made them.
+void ModelRunner::takePredictions(std::shared_ptr<const core::models::RealTrace> completed) {
+    realTrace_ = std::move(completed);
+    realPredictions_.assign(1, {});
+    core::ModelSentence& s = trace_.sentences.at(0);
+    s.predictions.clear();
+    for (const std::vector<core::models::TokenChoice>& top : realTrace_->predictions) {
+        s.predictions.push_back({top.front().id, top.front().probability});
+        realPredictions_.back().push_back(choicesLine(top));
+    }
+    outcome_ = summarize(*realTrace_);
+    const bool ablated = std::any_of(lastAblated_.begin(), lastAblated_.end(),
+                                     [](const std::vector<int>& l) { return !l.empty(); });
+    if (!ablated) baseline_ = outcome_; // nothing switched off: this is the baseline
 }
 
 // Takes a finished worker's result: the new trace (or the error, the last trace staying); its

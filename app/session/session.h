@@ -51,6 +51,7 @@ class Session {
     void afterSwap(GLFWwindow* window);
 
     void shutdown() { // while the GL context still exists
+        model_.runner.close(); // its workers wake the loop as they end: not once GLFW is gone
         gl_.shutdown();
         trainGl_.shutdown();
         model_.gl.shutdown();

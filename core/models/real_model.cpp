@@ -149,6 +149,29 @@ void finishLoss(const RealModel& model, RealTrace& r) {
     if (!r.targetLogProbs.empty()) r.loss /= double(r.targetLogProbs.size());
 }
 
+std::shared_ptr<const RealTrace> withPredictions(std::shared_ptr<const RealTrace> r,
+                                                 const RealTraceOptions& options) {
+    if (!r || !r->predictionsPending) return r;
+    RealTrace made; // the predictions alone, until they are whole
+    made.model = r->model, made.ids = r->ids;
+    const RealModel& model = *r->model;
+    const Mat& last = r->residual.back(); // N x d
+    // In blocks of rows, so that text typed meanwhile stops it within a block's time.
+    constexpr Eigen::Index kRows = 128;
+    for (Eigen::Index a = 0; a < last.rows(); a += kRows) {
+        stopIfCancelled(options);
+        const Eigen::Index rows = std::min(kRows, last.rows() - a);
+        predictRows(model, model.net->head(last.middleRows(a, rows)), int(a), r->topK, made);
+    }
+    stopIfCancelled(options);
+    auto done = std::make_shared<RealTrace>(*r); // copied once, when it is kept
+    done->predictionsPending = false;
+    done->predictions = std::move(made.predictions);
+    done->targetLogProbs = std::move(made.targetLogProbs);
+    finishLoss(model, *done);
+    return done;
+}
+
 std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
                                    int k) {
     return topOfLogProbabilities(model, logSoftmax(logits), k);
@@ -221,6 +244,9 @@ void traceLayers(RealTrace& r, const RealTraceOptions& options) {
     const RealModel& model = *r.model;
     ForwardOptions run;
     run.ablated = options.ablated;
+    run.logits = !options.deferPredictions || options.keepLogits;
+    r.predictionsPending = !run.logits && model.net->hasHead();
+    if (r.predictionsPending) r.loss = std::nan("");
     std::size_t budget = options.keepBytes;
     const int first = firstChangedLayer(r, options);
     if (first > 0) takeLayers(r, *options.resume, first, budget);

@@ -94,6 +94,10 @@ struct RealTraceOptions {
     int thumbnailSide = kThumbnailSide; // RealTrace::thumbnails' largest side
     // Set by another thread: the trace stops at its next layer and throws TraceCancelled.
     std::shared_ptr<const std::atomic<bool>> cancel;
+    // The window: the maps first. A trace that runs its whole forward leaves the head (N x V
+    // logits, a quarter of GPT-2 small's forward at 1000 tokens) and the predictions to
+    // completePredictions; one resumed after a complete trace makes its few new rows' at once.
+    bool deferPredictions = false;
 };
 
 struct RealTrace {
@@ -120,6 +124,9 @@ struct RealTrace {
     std::vector<Mat> keys, values;
     // A decoder: N - 1, log p(ids[i + 1]) after token i, the loss's terms.
     std::vector<double> targetLogProbs;
+    // The predictions, their log-probabilities and the loss are still to be made
+    // (RealTraceOptions::deferPredictions): predictions empty, loss NaN.
+    bool predictionsPending = false;
     int topK = 0;       // RealTraceOptions::topK
     int reusedRows = 0; // tokens whose rows were taken from RealTraceOptions::resume, else 0
     Mat logits;         // N x V when kept
@@ -138,6 +145,12 @@ struct RealTrace {
 // than the context is cut to it with a warning.
 RealTrace traceRealModel(const RealModel& model, const std::string& text,
                          const RealTraceOptions& options = {});
+
+// A copy of `r` with its deferred predictions made (RealTraceOptions::deferPredictions): the
+// head on the last stream, every row's top k and the loss, as the whole forward makes them.
+// `r` itself when nothing is pending. Throws TraceCancelled once options.cancel is set.
+std::shared_ptr<const RealTrace> withPredictions(std::shared_ptr<const RealTrace> r,
+                                                 const RealTraceOptions& options = {});
 
 // The top k of a row of logits, most likely first.
 std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,

@@ -107,7 +107,8 @@ bool resumable(const RealTrace& r, const RealTrace& old, const RealTraceOptions&
         !old.layers[0] || old.layers[0]->attention.scoreBias)
         return false;
     if (old.thumbnailStep != r.thumbnailStep || old.topK != r.topK ||
-        (model.net->hasHead() && old.predictions.size() != old.ids.size()))
+        (model.net->hasHead() && !old.predictionsPending &&
+         old.predictions.size() != old.ids.size()))
         return false; // the thumbnails' cells or the predictions differ
     for (int l = 0; l < L; ++l)
         if (ablatedIn(old.ablated, l) != ablatedIn(options.ablated, l)) return false;
@@ -150,6 +151,11 @@ void traceAfterPrefix(RealTrace& r, int P, const RealTraceOptions& options) {
     for (int l = 1; l <= L; ++l)
         r.residual.push_back(stacked(old.residual[std::size_t(l)], P, out.stream[std::size_t(l)]));
     if (!model.net->hasHead()) return;
+    if (old.predictionsPending) { // the earlier rows' are not made yet: all of them later
+        r.predictionsPending = true;
+        r.loss = std::nan("");
+        return;
+    }
     // Row P - 1's next token may have changed: its loss term is made again with the new rows'.
     const Mat rows = stacked(old.residual[std::size_t(L)].middleRows(P - 1, 1), 1,
                              out.stream[std::size_t(L)]); // (n + 1) x d
