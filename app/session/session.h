@@ -50,7 +50,7 @@ class Session {
     // The --state-file line and --bench-frames timings, once the frame is on screen.
     void afterSwap(GLFWwindow* window);
 
-    void shutdown() { // while the GL context still exists
+    void shutdown() {          // while the GL context still exists
         model_.runner.close(); // its workers wake the loop as they end: not once GLFW is gone
         gl_.shutdown();
         trainGl_.shutdown();
