@@ -7,7 +7,7 @@ namespace core {
 
 std::string jsonSyntaxProblem(const std::string& text) {
     try {
-        (void)nlohmann::json::parse(text);
+        [[maybe_unused]] const nlohmann::json parsed = nlohmann::json::parse(text);
         return {};
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte counts from 1 and points at the character after the last one read.

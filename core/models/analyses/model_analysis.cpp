@@ -350,7 +350,8 @@ std::vector<Mat> attentionRolloutsAfter(const std::vector<Mat>& means,
     std::vector<Mat> out;                                      // L of N x N
     for (std::size_t l = 0; l < means.size(); ++l) {
         Eigen::MatrixXd next(n, n); // N x N
-        if (P > 0) next.topRows(P) = earlier[l].topLeftCorner(P, n).cast<double>();
+        // The earlier text may be shorter: its rows [0, P) end at key P - 1 (causal).
+        if (P > 0) next.topLeftCorner(P, P) = earlier[l].topLeftCorner(P, P).cast<double>();
         for (Eigen::Index a = P; a < n; a += kBlock) {
             const Eigen::Index rows = std::min(kBlock, n - a), b = a + rows;
             Eigen::MatrixXd mix = 0.5 * means[l].middleRows(a, rows).cast<double>(); // rows x N
