@@ -91,6 +91,17 @@ std::string choicesLine(const std::vector<core::models::TokenChoice>& top) {
     return line;
 }
 
+// Each token's guess (the top one) and its chip's line of all k, from the trace's predictions.
+void guessesOf(const core::models::RealTrace& r, std::vector<core::Prediction>& top,
+               std::vector<std::string>& lines) {
+    top.clear();
+    lines.clear();
+    for (const std::vector<core::models::TokenChoice>& choices : r.predictions) {
+        top.push_back({choices.front().id, choices.front().probability});
+        lines.push_back(choicesLine(choices));
+    }
+}
+
 } // namespace
 
 ModelRunner::~ModelRunner() {
@@ -126,11 +137,8 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         core::ModelSentence s;
         s.tokens = r->tokens;
         s.ids = r->ids;
-        out.predictions.emplace_back();
-        for (const std::vector<core::models::TokenChoice>& top : r->predictions) {
-            s.predictions.push_back({top.front().id, top.front().probability});
-            out.predictions.back().push_back(choicesLine(top));
-        }
+        out.predictions.assign(1, {});
+        guessesOf(*r, s.predictions, out.predictions.back());
         out.trace.sentences.push_back(std::move(s));
         out.trace.layers = r->layers; // a layer not kept is null: requestLayer makes it
         out.trace.warnings = model->net->warnings();
@@ -243,12 +251,7 @@ void ModelRunner::pollAnalyses() {
 void ModelRunner::takePredictions(std::shared_ptr<const core::models::RealTrace> completed) {
     realTrace_ = std::move(completed);
     realPredictions_.assign(1, {});
-    core::ModelSentence& s = trace_.sentences.at(0);
-    s.predictions.clear();
-    for (const std::vector<core::models::TokenChoice>& top : realTrace_->predictions) {
-        s.predictions.push_back({top.front().id, top.front().probability});
-        realPredictions_.back().push_back(choicesLine(top));
-    }
+    guessesOf(*realTrace_, trace_.sentences.at(0).predictions, realPredictions_.back());
     outcome_ = summarize(*realTrace_);
     const bool ablated = std::any_of(lastAblated_.begin(), lastAblated_.end(),
                                      [](const std::vector<int>& l) { return !l.empty(); });
