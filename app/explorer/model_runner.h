@@ -80,6 +80,7 @@ struct ModelFacts {
         std::vector<core::models::TokenChoice> top; // the MLM head's five, most likely first
     };
     std::vector<MaskFill> maskFills; // one per mask token of the shown trace
+    bool guessesPending = false;     // the shown trace's guesses follow its maps (deferred)
 };
 
 // Where the last frame drew the model's widgets, for the state file: a test clicks them as a

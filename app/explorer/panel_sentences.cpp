@@ -252,6 +252,8 @@ void encoderRows(ModelView& model) {
     if (!model.hasHead)
         ImGui::TextWrapped("This checkpoint has no MLM head (a bare encoder), so nothing fills a "
                            "mask: open one saved with its head (...ForMaskedLM).");
+    else if (model.maskFills.empty() && model.guessesPending)
+        ImGui::TextWrapped("Filling the blanks ..."); // the maps came first
     else if (model.maskFills.empty())
         ImGui::TextWrapped("Type %s in the sentence to see what the model fills in.",
                            model.maskText.c_str());

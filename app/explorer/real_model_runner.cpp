@@ -432,6 +432,7 @@ void describeRealTrace(const ModelRunner& runner, ModelView& view) {
     const std::shared_ptr<const core::models::RealTrace>& r = runner.realTrace();
     if (!r) return;
     view.pairStart = r->pairStart;
+    view.guessesPending = r->predictionsPending;
     if (r->predictions.empty()) return;
     for (int position : r->maskPositions())
         view.maskFills.push_back({position, r->predictions[std::size_t(position)]});
