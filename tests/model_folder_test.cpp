@@ -397,7 +397,8 @@ TEST_F(ModelFolder, BadConfigsAreRefusedInOneLine) {
     EXPECT_EQ(config("\"gpt2\""), path + ": not a JSON object");
     EXPECT_EQ(config(R"({"model_type": "t5", "d_model": 8})"),
               path + ": model_type \"t5\" is not supported yet (supported: gpt2, bert, "
-                     "roberta, distilbert)");
+                     "roberta, distilbert, llama, mistral, qwen2, qwen3, gemma, gemma2, "
+                     "gemma3_text, gemma3, phi3, olmo2)");
     expectWords(config(R"({"model_type": "bert", "hidden_size": 8})"),
                 {"config.json: ", "missing \"num_hidden_layers\""});
     expectWords(config(R"({"model_type": "bert", "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -432,7 +433,9 @@ TEST_F(ModelFolder, BadConfigsAreRefusedInOneLine) {
 
 TEST_F(ModelFolder, BertFamiliesAreRead) {
     EXPECT_EQ(models::supportedModelTypes(),
-              (std::vector<std::string>{"gpt2", "bert", "roberta", "distilbert"}));
+              (std::vector<std::string>{"gpt2", "bert", "roberta", "distilbert", "llama", "mistral",
+                                        "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text",
+                                        "gemma3", "phi3", "olmo2"}));
     const std::vector<std::string>& all = models::readableModelTypes();
     const models::ModelConfig bert = models::parseModelConfig(
         R"({"model_type": "bert", "num_hidden_layers": 12, "num_attention_heads": 12,

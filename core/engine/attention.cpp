@@ -91,6 +91,7 @@ void checkShapes(const AttentionInput& in, const Weights& w) {
     if (in.keyPadding.size() > 0 &&
         (in.keyPadding.rows() != in.batch || in.keyPadding.cols() != in.keyLen))
         fail("key padding must be B x M");
+    if (in.window < 0 || in.scoreCap < 0) fail("the window and the score cap must be >= 0");
     if (in.scoreBias.size() > 0 && (in.scoreBias.rows() != Eigen::Index(in.heads) * in.queryLen ||
                                     in.scoreBias.cols() != in.keyLen))
         fail("the score bias must be (H*N) x M");
@@ -134,17 +135,20 @@ std::vector<SplitBlock> splitBlocks(int head, int len, int d_model, int heads, b
     return blocks;
 }
 
-void forward(const AttentionInput& in, const Weights& w, Attention& out) {
-    checkShapes(in, w);
+namespace {
+
+// Everything of `out` but the arithmetic: sizes, flags, the mask, buffers sized.
+void prepare(const AttentionInput& in, int d_model, int d_head, int kvHeads, Attention& out) {
     const int B = in.batch, N = in.queryLen, M = in.keyLen, H = in.heads;
-    const int d_model = w.dModel(), d_head = int(w.wQ.cols()) / H;
     out.batch = B, out.queryLen = N, out.keyLen = M, out.heads = H;
-    out.d_model = d_model, out.d_head = d_head, out.kvHeads = int(w.wK.cols()) / d_head;
+    out.d_model = d_model, out.d_head = d_head, out.kvHeads = kvHeads;
     out.causal = in.causal;
     out.queryOffset = in.pastLen();
     out.cross = in.isCross();
     out.rotated = !in.rotation.empty();
     out.scoreBias = in.scoreBias.size() > 0;
+    out.window = in.window;
+    out.scoreCap = in.scoreCap;
     out.scale = in.scaleValue > 0 ? in.scaleValue : scaleFactor(in.scale, d_model, d_head);
     out.outProjection = in.outProjection;
     out.reshapeBug = in.reshapeBug;
@@ -161,7 +165,64 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
     out.attention.resize(headRows, M);                                // (B*H*N) x M
     out.headOutputs.resize(kept ? headRows : 0, d_head);              // (B*H*N) x d_head
     out.concat.resize(Eigen::Index(B) * N, Eigen::Index(H) * d_head); // (B*N) x (H*d_head)
+}
+
+// attendProjected's input: q, k and v of one head size, K/V heads dividing the query heads,
+// the rows of the new tokens; the rest as checkShapes checks it.
+void checkProjected(const AttentionInput& in) {
+    const int H = in.heads;
+    if (in.batch < 1 || in.queryLen < 1 || in.keyLen < 1) fail("batch and lengths must be >= 1");
+    if (H < 1 || in.q.cols() % H != 0 || in.q.cols() == 0)
+        fail("q's " + std::to_string(in.q.cols()) + " columns are not " + std::to_string(H) +
+             " heads");
+    const Eigen::Index d_head = in.q.cols() / H, kvCols = in.k.cols();
+    const Eigen::Index kvHeads = kvCols % d_head == 0 ? kvCols / d_head : 0;
+    if (kvHeads < 1 || H % kvHeads != 0 || in.v.cols() != kvCols)
+        fail("k and v must be K/V heads of d_head " + std::to_string(d_head) + " dividing the " +
+             std::to_string(H) + " query heads");
+    const Eigen::Index fresh = Eigen::Index(in.batch) * (in.keyLen - in.pastLen());
+    if (in.q.rows() != Eigen::Index(in.batch) * in.queryLen || in.k.rows() != fresh ||
+        in.v.rows() != fresh)
+        fail("q must be (B*N) rows and k, v (B*(M - P)) rows");
+    if (in.pastKeys.size() > 0 &&
+        (in.pastKeys.cols() != kvCols || in.pastValues.cols() != kvCols ||
+         in.pastKeys.rows() != in.pastValues.rows() || in.pastKeys.rows() % in.batch != 0))
+        fail("cached keys and values must both be (B*P) x (H_kv*d_head)");
+    const Rotation& r = in.rotation;
+    if (!r.empty() && (r.dims() > d_head || r.sin.rows() != r.cos.rows() ||
+                       r.sin.cols() != r.cos.cols() || r.cos.rows() < in.keyLen))
+        fail("the rotation's cos and sin must be equal tables of at least P + N rows and at most "
+             "d_head / 2 columns");
+    if (in.keyPadding.size() > 0 &&
+        (in.keyPadding.rows() != in.batch || in.keyPadding.cols() != in.keyLen))
+        fail("key padding must be B x M");
+    if (in.window < 0 || in.scoreCap < 0) fail("the window and the score cap must be >= 0");
+    if (in.scoreBias.size() > 0 &&
+        (in.scoreBias.rows() != Eigen::Index(H) * in.queryLen || in.scoreBias.cols() != in.keyLen))
+        fail("the score bias must be (H*N) x M");
+    for (int h : in.ablatedHeads)
+        if (h < 0 || h >= H)
+            fail("ablated head " + std::to_string(h + 1) +
+                 " does not exist (heads = " + std::to_string(H) + ")");
+}
+
+} // namespace
+
+void forward(const AttentionInput& in, const Weights& w, Attention& out) {
+    checkShapes(in, w);
+    const int d_head = int(w.wQ.cols()) / in.heads;
+    prepare(in, w.dModel(), d_head, int(w.wK.cols()) / d_head, out);
     kernel::active().forward(in, w, out); // the arithmetic, on this CPU's SIMD path
+}
+
+void attendProjected(AttentionInput& in, Attention& out) {
+    checkProjected(in);
+    if (in.reshapeBug || !in.outProjection) fail("a model's own projections have no pitfalls");
+    const int d_head = int(in.q.cols()) / in.heads;
+    prepare(in, int(in.x.cols()), d_head, int(in.k.cols()) / d_head, out);
+    out.output.resize(0, 0);
+    out.outputShift.resize(0);
+    kernel::active().attendProjected(in, out);
 }
 
 void engineMultiply(const Mat& a, const Mat& b, Mat& c) {
@@ -174,6 +235,13 @@ void engineMultiply(const Mat& a, Transposed which, const Mat& b, Mat& c) {
 
 void engineMultiply(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c) {
     kernel::active().multiplyMapped(a, b, transposedB, c);
+}
+
+void engineMultiply(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c) {
+    if (a.cols() != (transposedB ? b.cols : b.rows))
+        fail("the product's depths differ: " + std::to_string(a.cols()) + " and " +
+             std::to_string(transposedB ? b.cols : b.rows));
+    kernel::active().multiplyHalf(a, b, transposedB, c);
 }
 
 } // namespace core

@@ -7,6 +7,7 @@
 #include "engine/weights.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,11 @@ struct AttentionInput {
     Mat xSource;         // (B*M) x d_model, keys and values; empty means self-attention
     BoolMat keyPadding;  // B x M, true where the key is padding; empty means none
     bool causal = false; // key j > query i is masked
+    // > 0: query i (token P + i) sees only keys j > P + i - window as well, a sliding window
+    // (Mistral's, Gemma's local layers), as Hugging Face's mask builds it.
+    int window = 0;
+    // > 0: scores = tanh(scores / cap) * cap after the scale and bias, before the mask (Gemma 2).
+    Scalar scoreCap = 0;
     ScaleKind scale = ScaleKind::SqrtDHead;
     Scalar scaleValue = 0; // > 0: the scores' factor in place of `scale` (a model's own choice)
     Rotation rotation;     // empty: none; turns q and k after their projections (self-attention)
@@ -75,6 +81,9 @@ struct AttentionInput {
     // end of a sentence reruns its new tokens alone.
     Mat pastKeys;
     Mat pastValues;
+    // attendProjected's input, the model's own projections (before the rotation): q
+    // (B*N) x (H*d_head), k and v (B*N) x (H_kv*d_head). Empty for forward().
+    Mat q, k, v;
 
     bool isCross() const { return xSource.size() > 0; }
     int pastLen() const { return batch > 0 ? int(pastKeys.rows()) / batch : 0; } // P
@@ -91,6 +100,8 @@ struct Attention {
     bool cross = false;     // keys and values came from AttentionInput::xSource
     bool rotated = false;   // q and k were turned (AttentionInput::rotation)
     bool scoreBias = false; // the scores include AttentionInput::scoreBias
+    int window = 0;         // AttentionInput::window
+    Scalar scoreCap = 0;    // AttentionInput::scoreCap
     BoolMat keyPadding;     // B x M
     Mat q;                  // (B*N) x (H*d_head), projected (and turned), before the split
     Mat k;                  // (B*M) x (H_kv*d_head)
@@ -114,11 +125,16 @@ struct Attention {
     int kvHeadOf(int h) const { return kvHeads > 0 ? h / (heads / kvHeads) : h; }
     // True when query i of sentence b may not see key j (padding or causal).
     bool masked(int b, int i, int j) const {
-        return (causal && j > queryOffset + i) || (keyPadding.size() > 0 && keyPadding(b, j));
+        return (causal && j > queryOffset + i) || (window > 0 && j <= queryOffset + i - window) ||
+               (keyPadding.size() > 0 && keyPadding(b, j));
     }
-    // Whether sentence b has padded keys. Without them query i sees exactly the keys
-    // [0, leadingKeys(i)), so a row's mask is its tail and needs no per-key test.
-    bool paddedKeys(int b) const { return keyPadding.size() > 0 && keyPadding.row(b).any(); }
+    // Whether sentence b has padded keys, or a window that hides some key's start. Without them
+    // query i sees exactly the keys [0, leadingKeys(i)), so a row's mask is its tail and needs no
+    // per-key test.
+    bool paddedKeys(int b) const {
+        return (window > 0 && queryOffset + queryLen > window) ||
+               (keyPadding.size() > 0 && keyPadding.row(b).any());
+    }
     int leadingKeys(int i) const { return causal ? std::min(queryOffset + i + 1, keyLen) : keyLen; }
 };
 
@@ -164,6 +180,27 @@ using ConstMatMap = Eigen::Map<const Mat>;
 // (an unembedding by a V x d table): on the active SIMD path, with the columns of c cut into
 // chunks spread over OpenMP threads. The real models' linear layers.
 void engineMultiply(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c);
+
+// The attention of q, k and v a model projected itself (in.q, in.k, in.v: its weights stay in
+// their file's BF16, or it normalises q and k per head before the rotation): the rotation,
+// scores, softmax, weights * V and the merge, as forward() does them after its projections.
+// in.q is (B*N) x (H*d_head), in.k and in.v (B*N) x (H_kv*d_head) for self-attention (after
+// cached keys, only the new tokens'); they are moved into `out`. in.x stays the record of what
+// the layer read. W_O is the caller's: out.output is left empty and out.concat keeps every
+// head, ablated ones included (see projectOut in core/models/tensor_ops.h). Throws
+// std::invalid_argument when the shapes do not fit together.
+void attendProjected(AttentionInput& in, Attention& out);
+
+// A weight matrix held in a mapped file as 16-bit floats, rows x cols row-major.
+struct HalfMatrix {
+    const std::uint16_t* data = nullptr;
+    Eigen::Index rows = 0, cols = 0;
+    bool bf16 = true; // bfloat16, else IEEE half
+};
+
+// c = a * b, or a * b^T with b cols x depth when transposedB, b converted to float a panel at a
+// time inside each thread's chunk of columns (never whole): a BF16 checkpoint's linear layers.
+void engineMultiply(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c);
 
 // FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model);

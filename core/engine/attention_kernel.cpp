@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -243,6 +244,10 @@ void attendTile(Attention& out, const PackedHeads& packed, const Mat& bias, int 
                          gemm::Rhs::packed(packed.k(b, g), d_head), M, out.scale, scores, M);
     if (bias.size() > 0) // rows x M, head h's rows of the (H*N) x M bias
         Eigen::Map<Mat>(scores, rows, M) += bias.middleRows(Eigen::Index(h) * N + i0, rows);
+    if (out.scoreCap > 0) { // Gemma 2's soft cap, before the mask as Hugging Face's
+        Eigen::Map<Eigen::ArrayX<Scalar>> s(scores, Eigen::Index(rows) * M);
+        s = (s * (1 / out.scoreCap)).tanh() * out.scoreCap;
+    }
     maskedSoftmax(out, b, i0, rows, scores, weights.data());
     if (!out.intermediates) {
         gemm::multiplyPanels(weights.data(), M, rows, M, gemm::Rhs::packed(packed.v(b, g), M),
@@ -386,6 +391,21 @@ void stackAfterPast(const Mat& past, const Mat& fresh, int batch, Mat& out) {
     }
 }
 
+// The rotation and the cache on q and the new keys and values (`k`, `v`: (B*N) x (H_kv*d_head)
+// after cached keys, else already out.k and out.v).
+void turnAndStack(const AttentionInput& in, Mat& k, Mat& v, Attention& out) {
+    const bool past = in.pastKeys.size() > 0;
+    const int P = out.queryOffset;
+    if (!in.rotation.empty()) {
+        rotate(out.q, in.rotation, out.queryLen, out.heads, out.d_head, P);
+        rotate(past ? k : out.k, in.rotation, past ? out.queryLen : out.keyLen, out.kvHeads,
+               out.d_head, P);
+    }
+    if (!past) return;
+    stackAfterPast(in.pastKeys, k, out.batch, out.k);
+    stackAfterPast(in.pastValues, v, out.batch, out.v);
+}
+
 // q, k and v for all tokens and all heads at once: q (B*N) x (H*d_head), k and v
 // (B*M) x (H_kv*d_head), biased and turned; after cached keys only x's rows are projected.
 void projectQkv(const AttentionInput& in, const Weights& w, Attention& out) {
@@ -398,15 +418,7 @@ void projectQkv(const AttentionInput& in, const Weights& w, Attention& out) {
     addBias(out.q, w.bQ);
     addBias(past ? k : out.k, w.bK);
     addBias(past ? v : out.v, w.bV);
-    const int P = out.queryOffset;
-    if (!in.rotation.empty()) {
-        rotate(out.q, in.rotation, out.queryLen, out.heads, out.d_head, P);
-        rotate(past ? k : out.k, in.rotation, past ? out.queryLen : out.keyLen, out.kvHeads,
-               out.d_head, P);
-    }
-    if (!past) return;
-    stackAfterPast(in.pastKeys, k, out.batch, out.k);
-    stackAfterPast(in.pastValues, v, out.batch, out.v);
+    turnAndStack(in, k, v, out);
 }
 
 } // namespace
@@ -430,6 +442,15 @@ void forward(const AttentionInput& in, const Weights& w, Attention& out) {
                 headView(out.concat, b, h, out.queryLen, out.d_head, out.reshapeBug).setZero();
     project(out, w, out.output);
     out.outputShift = (out.output - unablated).rowwise().norm().transpose(); // 1 x (B*N)
+}
+
+void attendProjected(AttentionInput& in, Attention& out) {
+    const bool past = in.pastKeys.size() > 0;
+    out.q = std::move(in.q);
+    Mat k = std::move(in.k), v = std::move(in.v); // (B*N) x (H_kv*d_head)
+    if (!past) out.k = std::move(k), out.v = std::move(v);
+    turnAndStack(in, k, v, out);
+    attendPerHead(out, in.scoreBias);
 }
 
 void multiply(const Mat& a, const Mat& b, Mat& c) {
@@ -483,6 +504,66 @@ void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB
     for (int item = 0; item < chunks; ++item) chunk(item);
 }
 
+namespace {
+
+// Rows [r0, r0 + rows) of b as floats, rows x b.cols: a BF16 value is the top half of a float's
+// bits; a half goes through Eigen's conversion (F16C where this level has it).
+void widenRows(const HalfMatrix& b, Eigen::Index r0, Eigen::Index rows, Mat& out) {
+    out.resize(rows, b.cols);
+    const std::uint16_t* src = b.data + r0 * b.cols;
+    Scalar* dst = out.data();
+    const Eigen::Index n = rows * b.cols;
+    if (b.bf16) {
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const std::uint32_t bits = std::uint32_t(src[i]) << 16;
+            std::memcpy(dst + i, &bits, sizeof bits);
+        }
+        return;
+    }
+    for (Eigen::Index i = 0; i < n; ++i)
+        dst[i] = float(Eigen::half(Eigen::half_impl::raw_uint16_to_half(src[i])));
+}
+
+// Columns [c0, c0 + width) of b as floats, b.rows x width.
+void widenCols(const HalfMatrix& b, Eigen::Index c0, Eigen::Index width, Mat& out) {
+    Mat row; // 1 x b.cols
+    out.resize(b.rows, width);
+    for (Eigen::Index r = 0; r < b.rows; ++r) {
+        widenRows(b, r, 1, row);
+        out.row(r) = row.middleCols(c0, width);
+    }
+}
+
+} // namespace
+
+// Like multiplyMapped, each chunk first widening its panel of b into a buffer of its thread's
+// (kept between calls, so its pages are not faulted in again for every layer).
+void multiplyHalf(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c) {
+    const Eigen::Index cols = transposedB ? b.rows : b.cols;
+    c.resize(a.rows(), cols); // rows x cols
+    const Eigen::Index chunkCols = kChunkCols;
+    const int chunks = int((cols + chunkCols - 1) / chunkCols);
+    const auto chunk = [&](int item) {
+        thread_local Mat panel; // width x depth (transposedB) or depth x width
+        const Eigen::Index c0 = Eigen::Index(item) * chunkCols;
+        const Eigen::Index width = std::min(chunkCols, cols - c0);
+        if (transposedB) {
+            widenRows(b, c0, width, panel);
+            c.middleCols(c0, width).noalias() = a * panel.transpose();
+        } else {
+            widenCols(b, c0, width, panel);
+            c.middleCols(c0, width).noalias() = a * panel;
+        }
+    };
+    const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(cols);
+    if (chunks == 1 || flops <= kSerialFlops) {
+        for (int item = 0; item < chunks; ++item) chunk(item);
+        return;
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int item = 0; item < chunks; ++item) chunk(item);
+}
+
 int compiledLevel() {
 #if !defined(EIGEN_VECTORIZE)
     return int(SimdLevel::Scalar);
@@ -500,10 +581,17 @@ int compiledLevel() {
 #ifdef MHA_ENGINE_VARIANT
 // The one symbol the shared object exports (everything else is hidden, then made local).
 extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_engine_kernel_v1() {
-    static const MhaEngineKernel kernel{
-        core::kernel::kAbi,       core::kernel::compiledLevel(),    core::kernel::forward,
-        core::kernel::multiply,   core::kernel::multiplyTransposed, core::kernel::backward,
-        core::kernel::rowEntropy, core::kernel::meanRowEntropy,     core::kernel::multiplyMapped};
+    static const MhaEngineKernel kernel{core::kernel::kAbi,
+                                        core::kernel::compiledLevel(),
+                                        core::kernel::forward,
+                                        core::kernel::multiply,
+                                        core::kernel::multiplyTransposed,
+                                        core::kernel::backward,
+                                        core::kernel::rowEntropy,
+                                        core::kernel::meanRowEntropy,
+                                        core::kernel::multiplyMapped,
+                                        core::kernel::attendProjected,
+                                        core::kernel::multiplyHalf};
     return &kernel;
 }
 #endif

@@ -23,6 +23,10 @@ void multiply(const Mat& a, const Mat& b, Mat& c);
 void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c);
 // c = a * b or a * b^T on arrays held elsewhere, threaded (core::engineMultiply with maps).
 void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c);
+// The attention of a model's own projections (core::attendProjected), shapes checked there.
+void attendProjected(AttentionInput& in, Attention& out);
+// c = a * b or a * b^T, b widened from 16-bit floats a panel at a time (core::engineMultiply).
+void multiplyHalf(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c);
 
 // The backward pass (attention_backward.h, attention_backward_kernel.cpp). The caller
 // (core::backward) has checked the shapes and that `a` is a self-attention without the bug.
@@ -60,6 +64,8 @@ struct MhaEngineKernel {
     double (*rowEntropy)(const core::Attention&, int, int, int);
     double (*meanRowEntropy)(const core::Attention&);
     void (*multiplyMapped)(const core::ConstMatMap&, const core::ConstMatMap&, bool, core::Mat&);
+    void (*attendProjected)(core::AttentionInput&, core::Attention&);
+    void (*multiplyHalf)(const core::ConstMatMap&, const core::HalfMatrix&, bool, core::Mat&);
 };
 extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
 

@@ -122,9 +122,16 @@ void addScoreBias(MatD& scores, const AttentionInput& in, int h) {
             scores(i, j) += double(in.scoreBias(first + i, j));
 }
 
+void capScores(MatD& scores, const AttentionInput& in) {
+    if (in.scoreCap <= 0) return;
+    const double cap = in.scoreCap;
+    scores = (scores.array() / cap).tanh() * cap;
+}
+
 bool masked(const AttentionInput& in, int b, int i, int j) {
     const bool padding = in.keyPadding.size() > 0 && in.keyPadding(b, j);
-    return (in.causal && j > in.pastLen() + i) || padding;
+    const bool outside = in.window > 0 && j <= in.pastLen() + i - in.window;
+    return (in.causal && j > in.pastLen() + i) || outside || padding;
 }
 
 MatD maskScores(const MatD& scores, const AttentionInput& in, int b) {
@@ -215,6 +222,7 @@ void attendHead(const AttentionInput& in, int b, int h, Forward& f, MatD& everyH
     const MatD vHead = splitHead(f.v, b, g, M, G, bug); // M x d_head
     MatD s = scores(qHead, kHead, f.scale);             // N x M
     addScoreBias(s, in, h);
+    capScores(s, in);
     const MatD weights = softmax(maskScores(s, in, b));     // N x M
     const MatD headOutput = weightedValues(weights, vHead); // N x d_head
     f.scores.middleRows(f.headRow(b, h), N) = s;

@@ -81,9 +81,11 @@ double scaleOf(ScaleKind scale, int d_model, int d_head);
 MatD scores(const MatD& qHead, const MatD& kHead, double scale);
 // 3b. The score bias: head h's N x M block of AttentionInput::scoreBias added, when there is one.
 void addScoreBias(MatD& scores, const AttentionInput& in, int h);
+// 3c. The soft cap: tanh(scores / cap) * cap, when AttentionInput::scoreCap is set.
+void capScores(MatD& scores, const AttentionInput& in);
 
 // 4. Mask: query i of sentence b may not see key j when it is causal (j > P + i, P the cached
-// tokens before the queries) or padding.
+// tokens before the queries), outside its window (j <= P + i - window) or padding.
 bool masked(const AttentionInput& in, int b, int i, int j);
 // Sentence b's N x M scores with -inf where masked.
 MatD maskScores(const MatD& scores, const AttentionInput& in, int b);

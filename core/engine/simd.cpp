@@ -93,10 +93,17 @@ struct Registry {
     std::atomic<const MhaEngineKernel*> active{nullptr};
 
     Registry() {
-        static const MhaEngineKernel builtIn{
-            kernel::kAbi,       kernel::compiledLevel(),    kernel::forward,
-            kernel::multiply,   kernel::multiplyTransposed, kernel::backward,
-            kernel::rowEntropy, kernel::meanRowEntropy,     kernel::multiplyMapped};
+        static const MhaEngineKernel builtIn{kernel::kAbi,
+                                             kernel::compiledLevel(),
+                                             kernel::forward,
+                                             kernel::multiply,
+                                             kernel::multiplyTransposed,
+                                             kernel::backward,
+                                             kernel::rowEntropy,
+                                             kernel::meanRowEntropy,
+                                             kernel::multiplyMapped,
+                                             kernel::attendProjected,
+                                             kernel::multiplyHalf};
         const auto dir = kernelDir();
         for (SimdLevel level : kLevels) {
             if (!cpuRuns(level)) continue;

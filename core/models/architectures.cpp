@@ -3,10 +3,12 @@
 
 #include "models/families/bert_model.h"
 #include "models/families/gpt2_model.h"
+#include "models/families/llama_model.h"
 #include "models/tokenizers/byte_level_tokenizer.h"
 #include "models/tokenizers/wordpiece_tokenizer.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace core::models {
 namespace {
@@ -17,6 +19,14 @@ std::unique_ptr<const ModelTokenizer> byteLevel(const HfFiles& files, const Mode
 
 std::unique_ptr<const ModelTokenizer> byteLevelSentences(const HfFiles& files, const ModelConfig&) {
     return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::Sentence);
+}
+
+// The Llama family's tokenizer.json (any of its models, BPE byte-level or SentencePiece-style).
+std::unique_ptr<const ModelTokenizer> tokenizerJson(const HfFiles& files, const ModelConfig&) {
+    if (files.tokenizerJson.empty())
+        throw std::invalid_argument("the folder has no tokenizer.json (this family's tokenizer "
+                                    "is read from it)");
+    return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::None);
 }
 
 std::unique_ptr<const ModelTokenizer> wordPiece(const HfFiles& files, const ModelConfig& c) {
@@ -30,6 +40,20 @@ std::unique_ptr<const Transformer> loadEncoder(const ModelConfig& c, const HfFil
 
 std::unique_ptr<const Transformer> loadGpt2(const ModelConfig& c, const HfFiles& files) {
     return std::make_unique<Gpt2Model>(loadGpt2Weights(c, files));
+}
+
+std::unique_ptr<const Transformer> loadLlama(const ModelConfig& c, const HfFiles& files) {
+    return std::make_unique<LlamaModel>(loadLlamaWeights(c, files));
+}
+
+// A modern decoder's entry: tokenizer.json, the shared forward, rotary positions.
+Architecture decoder(const char* name, const char* type, ModelConfig (*read)(const JsonFields&),
+                     NormPlace norm = NormPlace::PreNorm) {
+    return {name,      {type},
+            read,      tokenizerJson,
+            loadLlama, Stack::Decoder,
+            norm,      Positions::Rotary,
+            "o_proj",  Detectors::RepeatedSequence};
 }
 
 const Architecture kArchitectures[] = {
@@ -73,6 +97,24 @@ const Architecture kArchitectures[] = {
      Positions::Learned,
      "the output dense",
      Detectors::SentenceShown},
+    decoder("Llama", "llama", readLlamaConfig),
+    decoder("Mistral", "mistral", readMistralConfig),
+    decoder("Qwen2", "qwen2", readQwen2Config),
+    decoder("Qwen3", "qwen3", readQwen3Config),
+    decoder("Gemma", "gemma", readGemmaConfig),
+    decoder("Gemma 2", "gemma2", readGemma2Config),
+    {"Gemma 3",
+     {"gemma3_text", "gemma3"},
+     readGemma3Config,
+     tokenizerJson,
+     loadLlama,
+     Stack::Decoder,
+     NormPlace::PreNorm,
+     Positions::Rotary,
+     "o_proj",
+     Detectors::RepeatedSequence},
+    decoder("Phi-3", "phi3", readPhi3Config),
+    decoder("OLMo 2", "olmo2", readOlmo2Config, NormPlace::OnOutput),
 };
 
 } // namespace

@@ -22,9 +22,12 @@ class JsonFields;
 
 namespace core::models {
 
-enum class Stack { Decoder, Encoder };      // causal next-token, or bidirectional
-enum class NormPlace { PreNorm, PostNorm }; // LayerNorm before each sublayer, or after its residual
-enum class Positions { Learned, LearnedAfterPad }; // a table; RoBERTa's counts from pad + 1
+enum class Stack { Decoder, Encoder }; // causal next-token, or bidirectional
+// The norm before each sublayer, after its residual (BERT), or on the sublayer's output
+// before the residual (OLMo 2: x + norm(f(x))).
+enum class NormPlace { PreNorm, PostNorm, OnOutput };
+// A table (RoBERTa's counts from pad + 1), or rotary positions on q and k.
+enum class Positions { Learned, LearnedAfterPad, Rotary };
 // The head detectors a family runs (model_analysis.h): a decoder's on a repeated random
 // sequence (induction, previous token), an encoder's on the sentence shown (Clark et al.).
 enum class Detectors { RepeatedSequence, SentenceShown };

@@ -3,6 +3,7 @@
 
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -44,11 +45,19 @@ namespace {
 
 // The product on the engine's SIMD path, threaded, reading the mapped weights in place: in
 // mha_models' baseline SSE2 build Eigen's GEMM ran at a fraction of the machine's rate.
+// BF16 and F16 weights stay as they are mapped: each thread widens the panel its chunk needs.
 Mat product(const Mat& x, const TensorView& weight, const TensorView* bias, bool transposed) {
-    Mat scratchW, scratchB;
-    const Eigen::Map<const Mat> w = tensorAsFloat(weight, scratchW); // in x out, or out x in
-    Mat y;                                                           // rows x out
-    engineMultiply(mapOf(x), w, transposed, y);
+    Mat y; // rows x out
+    if (weight.dtype == Dtype::F16 || weight.dtype == Dtype::BF16) {
+        const HalfMatrix half{reinterpret_cast<const std::uint16_t*>(weight.data),
+                              weight.shape.front(), weight.elements() / weight.shape.front(),
+                              weight.dtype == Dtype::BF16};
+        engineMultiply(mapOf(x), half, transposed, y);
+    } else {
+        Mat scratchW;
+        engineMultiply(mapOf(x), tensorAsFloat(weight, scratchW), transposed, y);
+    }
+    Mat scratchB;
     if (bias) y.rowwise() += tensorAsFloat(*bias, scratchB).row(0);
     return y;
 }
@@ -61,6 +70,54 @@ Mat conv1d(const Mat& x /* rows x in */, const TensorView& weight, const TensorV
 
 Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias) {
     return product(x, weight, bias, true);
+}
+
+Mat rmsNorm(const Mat& x /* rows x d */, const TensorView& weight, double eps, bool onePlus) {
+    Mat scratch;
+    const Eigen::Map<const Mat> w = tensorAsFloat(weight, scratch); // 1 x d
+    if (w.cols() != x.cols()) throw std::invalid_argument("RMSNorm: weight and rows differ");
+    const RowVec gain = onePlus ? RowVec((w.array() + Scalar(1)).matrix()) : RowVec(w.row(0));
+    Mat out(x.rows(), x.cols()); // rows x d
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const double meanSquare = x.row(r).cast<double>().squaredNorm() / double(x.cols());
+        const Scalar inv = Scalar(1.0 / std::sqrt(meanSquare + eps));
+        out.row(r) = (x.row(r) * inv).cwiseProduct(gain);
+    }
+    return out;
+}
+
+void rmsNormHeads(Mat& x /* rows x (heads*d_head) */, const TensorView& weight, double eps,
+                  bool onePlus) {
+    const Eigen::Index d_head = weight.elements();
+    if (d_head < 1 || x.cols() % d_head != 0)
+        throw std::invalid_argument("RMSNorm per head: the weight is not a head wide");
+    Mat block(x.rows(), d_head); // rows x d_head
+    for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += d_head) {
+        block = x.middleCols(c0, d_head);
+        x.middleCols(c0, d_head) = rmsNorm(block, weight, eps, onePlus);
+    }
+}
+
+void projectOut(Attention& a, const TensorView& weight, const TensorView* bias) {
+    const bool ablated =
+        std::find(a.headAblated.begin(), a.headAblated.end(), true) != a.headAblated.end();
+    if (!ablated) {
+        a.output = linear(a.concat, weight, bias);
+        a.outputShift.resize(0);
+        return;
+    }
+    const Mat unablated = linear(a.concat, weight, bias); // (B*N) x d_model
+    for (int h = 0; h < a.heads; ++h)
+        if (a.headAblated[std::size_t(h)])
+            a.concat.middleCols(Eigen::Index(h) * a.d_head, a.d_head).setZero();
+    a.output = linear(a.concat, weight, bias);
+    a.outputShift = (a.output - unablated).rowwise().norm().transpose(); // 1 x (B*N)
+}
+
+void softCap(Mat& x, double cap) {
+    if (cap <= 0) return;
+    const Scalar c = Scalar(cap);
+    x = ((x.array() / c).tanh() * c).matrix();
 }
 
 namespace {

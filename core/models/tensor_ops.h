@@ -27,6 +27,21 @@ Mat conv1d(const Mat& x /* rows x in */, const TensorView& weight, const TensorV
 // y = x W^T + b, W stored out x in (torch.nn.Linear). `bias` may be null.
 Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias);
 
+// x / sqrt(mean(x^2) + eps) * weight over each row (Llama's RMSNorm, mean in double), or
+// * (1 + weight) with onePlus (Gemma's).
+Mat rmsNorm(const Mat& x /* rows x d */, const TensorView& weight, double eps, bool onePlus);
+// The same over each head's d_head-wide block of every row, the weight d_head long (Qwen 3's
+// and Gemma 3's q_norm and k_norm).
+void rmsNormHeads(Mat& x /* rows x (heads*d_head) */, const TensorView& weight, double eps,
+                  bool onePlus);
+
+// a.output = a.concat W^T + b after attendProjected (engine/attention.h), W out x in: with
+// ablated heads, their columns of concat zeroed first and a.outputShift set, as forward() does.
+void projectOut(Attention& a, const TensorView& weight, const TensorView* bias);
+
+// x = tanh(x / cap) * cap (Gemma 2's soft-capping); nothing when cap <= 0.
+void softCap(Mat& x, double cap);
+
 // The activations config files name: "gelu" (exact, with erf), "gelu_new" / "gelu_pytorch_tanh"
 // / "gelu_fast" (the tanh approximation), "relu", "quick_gelu", "silu" / "swish". Throws
 // std::invalid_argument for any other name.

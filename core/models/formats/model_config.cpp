@@ -85,6 +85,7 @@ ModelConfig parseModelConfig(const std::string& text, const std::vector<std::str
                    "\" is not supported yet (supported: " + joined(families) + ")");
     ModelConfig config = family->readConfig(fields);
     config.modelType = type;
+    config.family = family->name;
     if (config.positionRows == 0) config.positionRows = config.nPositions;
     return config;
 }

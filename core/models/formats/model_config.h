@@ -4,6 +4,9 @@
 // architecture registry (models/architectures.h); the checks every family shares are here.
 #pragma once
 
+#include "models/rotary.h"
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,27 @@ class JsonFields;
 }
 
 namespace core::models {
+
+// What the modern decoders (the Llama family, families/llama_model.h) vary, as their
+// config.json says it; GPT-2 and the BERT family leave it as it is.
+struct DecoderSpec {
+    RopeSpec rope;                // every layer's, or Gemma 3's global layers'
+    RopeSpec localRope;           // Gemma 3's sliding layers' (rope_local_base_freq)
+    std::vector<int> window;      // per layer: 0 full causal, W: keys j with i - W < j <= i
+    std::vector<char> localLayer; // per layer: 1 where localRope turns q and k
+    bool gemmaNorm = false;       // RMSNorm times (1 + w)
+    bool sandwichNorms = false;   // Gemma 2 / 3: a norm after attention and after the MLP too
+    bool normAfter = false;       // OLMo 2: x + norm(attn(x)), no norm before the sublayer
+    enum class QkNorm { None, PerHead, Whole } qkNorm = QkNorm::None;
+    bool embedScale = false;     // Gemma: embeddings times sqrt(d_model)
+    double attentionSoftcap = 0; // Gemma 2: scores = tanh(scores / cap) * cap; 0 none
+    double finalSoftcap = 0;     // Gemma 2: the logits' cap; 0 none
+    double queryScale = 0;   // the scores' factor (query_pre_attn_scalar^-1/2); 0: 1/sqrt(d_head)
+    bool fused = false;      // Phi-3: qkv_proj and gate_up_proj
+    bool tied = false;       // tie_word_embeddings
+    int bosTokenId = -1;     // config.json's bos_token_id, -1 when absent
+    bool multimodal = false; // Gemma 3 with a vision tower: its language_model is read
+};
 
 struct ModelConfig {
     std::string modelType; // config.json's model_type, as the file says
@@ -25,9 +49,16 @@ struct ModelConfig {
     std::string activation; // one of tensor_ops.h's activations
     int typeVocabSize = 0;  // token types (BERT's segments; 0 when the family has none)
     int padTokenId = -1;    // -1 when absent (RoBERTa's positions count from it)
+    int kvHeads = 0;        // K/V heads (grouped-query attention); 0 means heads
+    int headDim = 0;        // a head's width; 0 means dModel / heads
+    std::string family;     // the registry's name for people ("Llama", "GPT-2"), set on parse
+    DecoderSpec decoder;    // the modern decoders' variants (empty rope for GPT-2 and BERT)
     int positionRows = 0;   // rows of the position table: nPositions, but RoBERTa's
                             // max_position_embeddings, of which the first pad + 1 are never a
                             // token's (its nPositions is max_position_embeddings - pad - 1)
+
+    int kvHeadCount() const { return kvHeads > 0 ? kvHeads : heads; }
+    int headSize() const { return headDim > 0 ? headDim : dModel / std::max(heads, 1); }
 };
 
 // The model_types this build opens, in the registry's order, for messages ("supported: gpt2").

@@ -1,0 +1,138 @@
+// The modern decoders' weights bound from the mapping (llama_model.h).
+#include "models/families/llama_model.h"
+
+#include "models/formats/tensor_binding.h"
+#include "models/tensor_ops.h"
+
+#include <stdexcept>
+
+namespace core::models {
+namespace {
+
+// Rows [first, first + rows) of a 2-D tensor, as a view of its own (Phi-3's fused tensors).
+TensorView rowsOf(const TensorView& t, std::int64_t first, std::int64_t rows, const char* part) {
+    TensorView v = t;
+    v.name = t.name + " (" + part + ")";
+    v.shape = {rows, t.shape.at(1)};
+    v.data = t.data + first * t.shape[1] * std::int64_t(t.elementBytes);
+    return v;
+}
+
+// Where the checkpoint keeps the decoder: "model.", nothing, or Gemma 3's language model.
+std::string findPrefix(const TensorStore& store) {
+    for (const char* prefix : {"model.", "", "language_model.model.", "model.language_model."})
+        if (store.find(std::string(prefix) + "embed_tokens.weight")) return prefix;
+    throw std::invalid_argument("the checkpoint has no model.embed_tokens.weight (nor "
+                                "embed_tokens.weight): not a Llama-family decoder");
+}
+
+void bindAttention(const TensorBinder& bind, const std::string& a, const ModelConfig& c,
+                   LlamaBlock& b) {
+    const std::int64_t d = c.dModel, hd = c.headSize(), q = c.heads * hd, kv = c.kvHeadCount() * hd;
+    if (c.decoder.fused) { // Phi-3: q rows, then k, then v
+        const TensorView* qkv = bind.get(a + "qkv_proj.weight", {q + 2 * kv, d});
+        b.q = rowsOf(*qkv, 0, q, "q rows");
+        b.k = rowsOf(*qkv, q, kv, "k rows");
+        b.v = rowsOf(*qkv, q + kv, kv, "v rows");
+    } else {
+        b.q = *bind.get(a + "q_proj.weight", {q, d});
+        b.k = *bind.get(a + "k_proj.weight", {kv, d});
+        b.v = *bind.get(a + "v_proj.weight", {kv, d});
+        b.qBias = bind.optional(a + "q_proj.bias", {q}); // Qwen 2's, attention_bias
+        b.kBias = bind.optional(a + "k_proj.bias", {kv});
+        b.vBias = bind.optional(a + "v_proj.bias", {kv});
+    }
+    b.o = *bind.get(a + "o_proj.weight", {d, q});
+    b.oBias = bind.optional(a + "o_proj.bias", {d});
+    using QkNorm = DecoderSpec::QkNorm;
+    if (c.decoder.qkNorm == QkNorm::PerHead) {
+        b.qNorm = bind.get(a + "q_norm.weight", {hd});
+        b.kNorm = bind.get(a + "k_norm.weight", {hd});
+    } else if (c.decoder.qkNorm == QkNorm::Whole) {
+        b.qNorm = bind.get(a + "q_norm.weight", {q});
+        b.kNorm = bind.get(a + "k_norm.weight", {kv});
+    }
+}
+
+void bindMlp(const TensorBinder& bind, const std::string& m, const ModelConfig& c, LlamaBlock& b) {
+    const std::int64_t d = c.dModel, inner = c.dInner;
+    if (c.decoder.fused) { // Phi-3: gate rows, then up
+        const TensorView* gateUp = bind.get(m + "gate_up_proj.weight", {2 * inner, d});
+        b.gate = rowsOf(*gateUp, 0, inner, "gate rows");
+        b.up = rowsOf(*gateUp, inner, inner, "up rows");
+    } else {
+        b.gate = *bind.get(m + "gate_proj.weight", {inner, d});
+        b.up = *bind.get(m + "up_proj.weight", {inner, d});
+        b.gateBias = bind.optional(m + "gate_proj.bias", {inner}); // mlp_bias
+        b.upBias = bind.optional(m + "up_proj.bias", {inner});
+    }
+    b.down = *bind.get(m + "down_proj.weight", {d, inner});
+    b.downBias = bind.optional(m + "down_proj.bias", {d});
+}
+
+LlamaBlock bindBlock(const TensorBinder& bind, const std::string& h, const ModelConfig& c) {
+    LlamaBlock b;
+    const std::int64_t d = c.dModel;
+    const DecoderSpec& s = c.decoder;
+    if (!s.normAfter) b.inputNorm = bind.get(h + "input_layernorm.weight", {d});
+    b.attentionNorm = bind.get(h + "post_attention_layernorm.weight", {d});
+    if (s.sandwichNorms) b.preMlpNorm = bind.get(h + "pre_feedforward_layernorm.weight", {d});
+    if (s.sandwichNorms || s.normAfter)
+        b.postMlpNorm = bind.get(h + "post_feedforward_layernorm.weight", {d});
+    bindAttention(bind, h + "self_attn.", c, b);
+    bindMlp(bind, h + "mlp.", c, b);
+    return b;
+}
+
+} // namespace
+
+LlamaWeights loadLlamaWeights(const ModelConfig& config, const HfFiles& files) {
+    checkActivation(config.activation, "hidden_act");
+    LlamaWeights w;
+    w.config = config;
+    mapWeights(files, w.store);
+    w.prefix = findPrefix(w.store);
+    const std::int64_t d = config.dModel, V = config.vocabSize;
+    const TensorBinder bind(w.store, w.config, w.prefix);
+    w.embed = bind.get("embed_tokens.weight", {V, d});
+    w.norm = bind.get("norm.weight", {d});
+    w.lmHead = w.embed;
+    if (!config.decoder.tied) {
+        const TensorBinder top(w.store, w.config, "");
+        const TensorView* head = top.optional("lm_head.weight", {V, d});
+        if (!head) head = top.optional("language_model.lm_head.weight", {V, d});
+        if (!head)
+            throw std::invalid_argument("the checkpoint has no lm_head.weight and config.json's "
+                                        "tie_word_embeddings is false");
+        w.lmHead = head;
+        w.tiedHead = false;
+    }
+    for (int l = 0; l < config.layers; ++l)
+        w.blocks.push_back(bindBlock(bind, "layers." + std::to_string(l) + ".", w.config));
+    w.warnings = nonFiniteWarnings(w.store);
+    return w;
+}
+
+std::shared_ptr<const Weights> LlamaModel::attentionWeights(int l) const {
+    const LlamaBlock& b = w_.blocks.at(std::size_t(l));
+    auto shared = std::make_shared<Weights>();
+    Mat scratch;
+    // torch.nn.Linear stores out x in; the engine's convention is x W (in x out).
+    shared->wQ = tensorAsFloat(b.q, scratch).transpose(); // d x (H*hd)
+    shared->wK = tensorAsFloat(b.k, scratch).transpose(); // d x (H_kv*hd)
+    shared->wV = tensorAsFloat(b.v, scratch).transpose(); // d x (H_kv*hd)
+    shared->wO = tensorAsFloat(b.o, scratch).transpose(); // (H*hd) x d
+    const auto bias = [&](const TensorView* t, RowVec& out) {
+        if (t) out = tensorAsFloat(*t, scratch).row(0);
+    };
+    bias(b.qBias, shared->bQ), bias(b.kBias, shared->bK), bias(b.vBias, shared->bV);
+    bias(b.oBias, shared->bO);
+    return shared;
+}
+
+std::string LlamaModel::attentionInputName() const {
+    return w_.config.decoder.normAfter ? "the residual stream (OLMo 2 normalises after attention)"
+                                       : "input_layernorm (RMSNorm) of the residual stream";
+}
+
+} // namespace core::models
