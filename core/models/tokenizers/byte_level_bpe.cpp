@@ -453,7 +453,10 @@ std::string ByteLevelBpe::bytesOf(int id) const {
 
 std::string ByteLevelBpe::readable(int id) const {
     const std::string& bytes = entry(id);
-    if (special_[id]) return bytes;
+    return special_[id] ? bytes : readableBytes(bytes);
+}
+
+std::string readableBytes(std::string_view bytes) {
     std::string out;
     for (std::size_t i = 0; i < bytes.size();) {
         const unsigned char c = static_cast<unsigned char>(bytes[i]);

@@ -87,6 +87,11 @@ class ByteLevelBpe {
     bool addPrefixSpace_ = false;
 };
 
+// A token's bytes for display: each space as "␣" (U+2423: no text uses it, where "·" is a real
+// letter in Catalan), newline, tab and carriage return as \n \t \r, other control bytes and
+// bytes that are not a whole UTF-8 character as <E2><80> (every tokenizer shows them so).
+std::string readableBytes(std::string_view bytes);
+
 // The text of a run of ids, decoded (byte pieces joined, invalid UTF-8 replaced by U+FFFD).
 std::string decodeTokens(const ByteLevelBpe& tokenizer, const std::vector<int>& ids);
 
