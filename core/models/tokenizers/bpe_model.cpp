@@ -72,9 +72,9 @@ void BpeModel::readVocab(const TokenizerJsonFile& file) {
                                 ", outside 0.." + std::to_string(kMaxId));
         if (std::size_t(id) >= tokens_.size()) tokens_.resize(std::size_t(id) + 1);
         if (tokens_[std::size_t(id)].empty()) tokens_[std::size_t(id)] = token;
-        ids_[token] = int(id); // a key given twice: the later, as a JSON map reads
+        ids_.set(token, int(id)); // a key given twice: the later, as a JSON map reads
     }
-    if (ids_.empty()) fail(file.path, "model.vocab is empty");
+    if (ids_.size() == 0) fail(file.path, "model.vocab is empty");
 }
 
 void BpeModel::readMerges(TokenizerJsonFile& file) {
@@ -99,15 +99,14 @@ void BpeModel::readMerges(TokenizerJsonFile& file) {
             right.compare(0, prefix_.size(), prefix_) == 0 ? prefix_.size() : 0;
         joined.assign(left).append(right, skip);
         const int result = require(joined);
-        merges_[(std::uint64_t(unsigned(a)) << 32) | unsigned(b)] = Merge{std::uint32_t(i), result};
+        merges_.set(a, b, Merge{std::uint32_t(i), result});
     }
     file.merges.clear();
     file.merges.shrink_to_fit();
 }
 
 int BpeModel::idOf(std::string_view token) const {
-    const auto found = ids_.find(token);
-    return found == ids_.end() ? -1 : found->second;
+    return ids_.find(token);
 }
 
 const std::string& BpeModel::tokenOf(int id) const {
@@ -116,8 +115,7 @@ const std::string& BpeModel::tokenOf(int id) const {
 }
 
 const BpeModel::Merge* BpeModel::mergeOf(int left, int right) const {
-    const auto found = merges_.find((std::uint64_t(unsigned(left)) << 32) | unsigned(right));
-    return found == merges_.end() ? nullptr : &found->second;
+    return merges_.find(left, right);
 }
 
 void BpeModel::addUnknown(std::vector<Symbol>& symbols, std::optional<Symbol>& unk) const {

@@ -8,13 +8,13 @@
 // (ids would be random). Immutable once built.
 #pragma once
 
+#include "models/tokenizers/flat_tables.h"
 #include "models/tokenizers/tokenizer_json_reader.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace core::models {
@@ -39,16 +39,7 @@ class BpeModel {
     bool byteFallback() const { return byteFallback_; }
 
   private:
-    struct Merge {
-        std::uint32_t rank;
-        int result;
-    };
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>()(s);
-        }
-    };
+    using Merge = PairTable::Value;
     struct Symbol {
         int id, prev, next;
         std::uint32_t begin, end;
@@ -61,9 +52,9 @@ class BpeModel {
     void mergeAll(std::vector<Symbol>& symbols) const;
     const Merge* mergeOf(int left, int right) const;
 
-    std::unordered_map<std::string, int, Hash, std::equal_to<>> ids_;
-    std::vector<std::string> tokens_;                 // id -> entry
-    std::unordered_map<std::uint64_t, Merge> merges_; // left << 32 | right
+    TokenIndex ids_;
+    std::vector<std::string> tokens_; // id -> entry
+    PairTable merges_;
     std::optional<std::string> unk_;
     std::string prefix_, suffix_;
     bool fuseUnk_ = false, byteFallback_ = false, ignoreMerges_ = false;
