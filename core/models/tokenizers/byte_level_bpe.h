@@ -1,6 +1,7 @@
 // The byte-level BPE of GPT-2, id for id the same as the reference (OpenAI's encoder.py,
 // Hugging Face's GPT2Tokenizer, tiktoken "gpt2") on any valid UTF-8 text. Also reads the
-// other byte-level BPE vocabularies stored the same way (RoBERTa, GPT-J ...).
+// other byte-level BPE vocabularies stored the same way (RoBERTa, GPT-J ...). A tokenizer.json
+// goes to the tokenizer.json engine (tokenizer_json.h) instead.
 //
 // encode: added tokens (`<|endoftext|>`) typed in the text are split out first and kept as
 // their ids; each stretch between them is cut into pre-tokens by GPT-2's pattern
@@ -40,10 +41,6 @@ class ByteLevelBpe {
     static ByteLevelBpe fromVocabAndMerges(const std::string& vocabJsonPath,
                                            const std::string& mergesPath,
                                            const std::vector<AddedToken>& added = {});
-    // tokenizer.json: model.vocab, model.merges ("a b" strings or ["a", "b"] pairs) and
-    // added_tokens (split out of the text before pre-tokenization, with their lstrip / rstrip);
-    // a ByteLevel pre_tokenizer's add_prefix_space.
-    static ByteLevelBpe fromTokenizerJson(const std::string& path);
 
     // Throws std::invalid_argument "the text is not valid UTF-8 (byte N)", N counted from 0.
     std::vector<int> encode(std::string_view utf8) const;

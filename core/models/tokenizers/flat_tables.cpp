@@ -35,8 +35,9 @@ void TokenIndex::reserve(std::size_t count) {
         std::vector<Slot> old = std::move(slots_);
         slots_.assign(tableSize(count), Slot{});
         for (const Slot& s : old)
-            if (s.id >= 0) slots_[slotOf(std::string_view(arena_).substr(s.offset, s.length),
-                                         hash(std::string_view(arena_).substr(s.offset, s.length)))] = s;
+            if (s.id >= 0)
+                slots_[slotOf(std::string_view(arena_).substr(s.offset, s.length),
+                              hash(std::string_view(arena_).substr(s.offset, s.length)))] = s;
     }
 }
 

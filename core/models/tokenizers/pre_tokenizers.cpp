@@ -294,6 +294,11 @@ bool PreTokenizer::byteLevel() const {
     return false;
 }
 
+void PreTokenizer::setAddPrefixSpace(bool on) {
+    if (kind_ == Kind::ByteLevel) prefixSpace_ = on;
+    for (PreTokenizer& step : steps_) step.setAddPrefixSpace(on);
+}
+
 char32_t PreTokenizer::metaspace() const {
     if (kind_ == Kind::Metaspace) return replacement_;
     for (const PreTokenizer& step : steps_)

@@ -60,6 +60,7 @@ class PreTokenizer {
     bool byteLevel() const;
     // Metaspace's replacement character, or 0.
     char32_t metaspace() const;
+    void setAddPrefixSpace(bool on); // every ByteLevel step's add_prefix_space
 
   private:
     enum class Kind {

@@ -163,6 +163,8 @@ void TokenizerJson::applyConfig(const std::string& configPath, const std::string
         const std::string where = configPath.empty() ? "tokenizer_config.json" : configPath;
         config = parseTokenizerConfig(configText, where);
     }
+    if (options_.prefixSpaceFromConfig)
+        preTokenizer_.setAddPrefixSpace(config.addPrefixSpace.value_or(false));
     const bool gemma = config.tokenizerClass.rfind("Gemma", 0) == 0;
     if (rebuildsTemplate(config.tokenizerClass)) {
         const std::string bos = config.token("bos_token", gemma ? "<bos>" : "<s>");

@@ -39,6 +39,9 @@ struct TokenizerJsonOptions {
     // (<|endoftext|>), RoBERTa's <s> A </s> marks when tokenizer.json has no post_processor.
     std::string defaultStartToken;
     bool sentenceMarks = false;
+    // GPT2TokenizerFast and RobertaTokenizerFast set the ByteLevel pre-tokenizer's
+    // add_prefix_space to tokenizer_config.json's (default false).
+    bool prefixSpaceFromConfig = false;
 };
 
 class TokenizerJson final : public ModelTokenizer {
