@@ -48,25 +48,26 @@ json metaspaceFile() {
         std::snprintf(name, sizeof name, "<0x%02X>", b);
         vocab[name] = 6 + b;
     }
-    return {{"normalizer",
-             {{"type", "Sequence"},
-              {"normalizers",
-               {{{"type", "NFKC"}},
-                {{"type", "Prepend"}, {"prepend", "\u2581"}},
-                {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}}}}},
-            {"pre_tokenizer", {{"type", "Metaspace"}, {"prepend_scheme", "first"}, {"split", true}}},
-            {"model",
-             {{"type", "BPE"},
-              {"vocab", vocab},
-              {"merges", {"\u2581 a"}},
-              {"unk_token", "<unk>"},
-              {"fuse_unk", true},
-              {"byte_fallback", true}}},
-            {"post_processor",
-             {{"type", "TemplateProcessing"},
-              {"single", {"<s>", "$A"}},
-              {"pair", {"<s>", "$A", "<s>:1", "$B:1"}},
-              {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}}};
+    return {
+        {"normalizer",
+         {{"type", "Sequence"},
+          {"normalizers",
+           {{{"type", "NFKC"}},
+            {{"type", "Prepend"}, {"prepend", "\u2581"}},
+            {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}}}}},
+        {"pre_tokenizer", {{"type", "Metaspace"}, {"prepend_scheme", "first"}, {"split", true}}},
+        {"model",
+         {{"type", "BPE"},
+          {"vocab", vocab},
+          {"merges", {"\u2581 a"}},
+          {"unk_token", "<unk>"},
+          {"fuse_unk", true},
+          {"byte_fallback", true}}},
+        {"post_processor",
+         {{"type", "TemplateProcessing"},
+          {"single", {"<s>", "$A"}},
+          {"pair", {"<s>", "$A", "<s>:1", "$B:1"}},
+          {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}}}};
 }
 
 std::string fileOf(std::uint8_t mode, const std::string& part) {
@@ -83,17 +84,21 @@ std::string fileOf(std::uint8_t mode, const std::string& part) {
     }
     json root = metaspaceFile();
     const std::size_t newline = clean.find('\n');
-    root["normalizer"]["normalizers"].push_back(
-        {{"type", "Replace"}, {"pattern", {{"Regex", clean.substr(0, newline)}}}, {"content", "a"}});
+    root["normalizer"]["normalizers"].push_back({{"type", "Replace"},
+                                                 {"pattern", {{"Regex", clean.substr(0, newline)}}},
+                                                 {"content", "a"}});
     json added = json::array();
     for (std::size_t start = newline; start < clean.size();) {
         const std::size_t end = std::min(clean.find('\n', start + 1), clean.size());
         const std::string line = clean.substr(start + 1, end - start - 1);
         if (!line.empty()) {
             const unsigned flags = static_cast<unsigned char>(line[0]);
-            added.push_back({{"id", 300 + added.size()}, {"content", core::sanitizeUtf8(line.substr(1))},
-                             {"special", bool(flags & 1)}, {"lstrip", bool(flags & 2)},
-                             {"rstrip", bool(flags & 4)}, {"normalized", bool(flags & 8)},
+            added.push_back({{"id", 300 + added.size()},
+                             {"content", core::sanitizeUtf8(line.substr(1))},
+                             {"special", bool(flags & 1)},
+                             {"lstrip", bool(flags & 2)},
+                             {"rstrip", bool(flags & 4)},
+                             {"normalized", bool(flags & 8)},
                              {"single_word", bool(flags & 16)}});
         }
         start = end;
