@@ -16,26 +16,12 @@ repository and no ICU is linked (the app also targets WebAssembly).
 import os
 import sys
 
+from wordpiece_unicode import unicode_data  # (first, last, fields) of UnicodeData.txt
+
 CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps",
               "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs",
               "Co", "Cn"]
 WHITE_SPACE, ALPHABETIC = 1, 2
-
-
-def unicode_data(path):
-    """Yields (first, last, fields) for each line or First/Last pair of UnicodeData.txt."""
-    first = None
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            fields = line.rstrip("\n").split(";")
-            if len(fields) < 15:
-                continue
-            code, name = int(fields[0], 16), fields[1]
-            if name.endswith(", First>"):
-                first = code
-                continue
-            yield (first if name.endswith(", Last>") else code), code, fields
-            first = None
 
 
 def property_ranges(path, wanted):

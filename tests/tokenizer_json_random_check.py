@@ -18,9 +18,10 @@ says so, unless MHA_NO_GPT2_REFERENCE=1 (then it exits 77: skipped).
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
+
+from tokenizer_random_check import ids_of  # the filters' JSON-lines exchange
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = ["llama3", "llama2", "qwen3", "gemma3", "gpt2"]
@@ -100,14 +101,6 @@ def gpt2_files(modules, folder):
 
 def files_of(modules, name, folder):
     return gpt2_files(modules, folder) if name == "gpt2" else package_files(modules, name)
-
-
-def ids_of(command, inputs):
-    lines = "".join(json.dumps(t) + "\n" for t in inputs)
-    result = subprocess.run(command, input=lines, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        sys.exit(f"{command[0]} failed: {result.stderr.strip()}")
-    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def reference_ids(which, modules, paths, inputs):

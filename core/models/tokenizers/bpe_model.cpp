@@ -1,6 +1,7 @@
 // tokenizer.json's BPE model (bpe_model.h).
 #include "models/tokenizers/bpe_model.h"
 
+#include "models/tokenizers/byte_level_bpe.h"
 #include "text/utf8.h"
 
 #include <algorithm>
@@ -17,11 +18,8 @@ constexpr std::int64_t kMaxId = (1 << 24) - 1; // far above any real vocabulary;
     throw std::invalid_argument(path + ": " + what);
 }
 
-// A token as quoted in a message: at most 40 bytes, control bytes as '?'.
 std::string shown(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    return out + (text.size() > 40 ? "...\"" : "\"");
+    return quotedToken(text);
 }
 
 std::string optionalString(const std::string& path, const nlohmann::json& model, const char* key) {

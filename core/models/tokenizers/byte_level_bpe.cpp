@@ -24,12 +24,8 @@ constexpr int kMaxId = (1 << 24) - 1; // far above any real vocabulary; bounds t
     throw std::invalid_argument(path + ": " + what);
 }
 
-// A token or line as quoted in a message: at most 40 bytes, control bytes as '?', so the
-// message stays one line.
 std::string shown(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    return out + (text.size() > 40 ? "...\"" : "\"");
+    return quotedToken(text);
 }
 
 std::string readFile(const std::string& path) {
@@ -392,6 +388,12 @@ std::string ByteLevelBpe::bytesOf(int id) const {
 std::string ByteLevelBpe::readable(int id) const {
     const std::string& bytes = entry(id);
     return special_[id] ? bytes : readableBytes(bytes);
+}
+
+std::string quotedToken(std::string_view text) {
+    std::string out = "\"";
+    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    return out + (text.size() > 40 ? "...\"" : "\"");
 }
 
 std::string readableBytes(std::string_view bytes) {

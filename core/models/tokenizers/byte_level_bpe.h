@@ -84,6 +84,10 @@ class ByteLevelBpe {
     bool addPrefixSpace_ = false;
 };
 
+// A token or line as quoted in a loading message: at most 40 bytes, control bytes as '?', so
+// the message stays one line.
+std::string quotedToken(std::string_view text);
+
 // A token's bytes for display: each space as "␣" (U+2423: no text uses it, where "·" is a real
 // letter in Catalan), newline, tab and carriage return as \n \t \r, other control bytes and
 // bytes that are not a whole UTF-8 character as <E2><80> (every tokenizer shows them so).

@@ -22,21 +22,12 @@ bool isJamoVowelOrTrail(char32_t cp) {
 }
 
 void decompose(char32_t cp, bool compatibility, std::u32string& out) {
-    if (isHangulSyllable(cp)) {
-        const char32_t s = cp - kSBase;
-        out += kLBase + s / kNCount;
-        out += kVBase + (s % kNCount) / kTCount;
-        if (s % kTCount != 0) out += kTBase + s % kTCount;
+    std::u32string parts;
+    if (compatibility && !isHangulSyllable(cp) && appendCompatibilityDecomposition(cp, parts)) {
+        for (char32_t part : parts) appendCanonicalDecomposition(part, out); // a Hangul part
         return;
     }
-    if (compatibility) {
-        std::u32string parts;
-        if (appendCompatibilityDecomposition(cp, parts)) {
-            for (char32_t part : parts) decompose(part, false, out); // a Hangul part, if any
-            return;
-        }
-    }
-    if (!appendDecomposition(cp, out)) out += cp;
+    appendCanonicalDecomposition(cp, out);
 }
 
 char32_t compose(char32_t first, char32_t second) {
@@ -93,6 +84,17 @@ bool startsStretch(char32_t cp, bool compatibility) {
 }
 
 } // namespace
+
+void appendCanonicalDecomposition(char32_t cp, std::u32string& out) {
+    if (isHangulSyllable(cp)) {
+        const char32_t s = cp - kSBase;
+        out += kLBase + s / kNCount;
+        out += kVBase + (s % kNCount) / kTCount;
+        if (s % kTCount != 0) out += kTBase + s % kTCount;
+        return;
+    }
+    if (!appendDecomposition(cp, out)) out += cp;
+}
 
 UnitText unitsOf(std::string_view text, std::size_t base) {
     UnitText units;

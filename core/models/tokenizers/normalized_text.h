@@ -35,6 +35,9 @@ UnitText insertedUnits(std::u32string_view text, std::uint32_t at);
 // of a stretch's result takes the whole stretch's range (a character left alone keeps its own).
 enum class NormalForm { NFD, NFC, NFKD, NFKC };
 void normalizeUnicode(UnitText& text, NormalForm form);
+// The full canonical decomposition (NFD) of one code point, appended: Hangul syllables by the
+// algorithm of Unicode's chapter 3.12, the rest from the table (wordpiece_unicode.h).
+void appendCanonicalDecomposition(char32_t cp, std::u32string& out);
 
 // Rust's char::to_lowercase on each code point (İ gives two), as Hugging Face's Lowercase.
 void lowercaseUnits(UnitText& text);

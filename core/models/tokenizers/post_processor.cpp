@@ -2,6 +2,7 @@
 #include "models/tokenizers/post_processor.h"
 
 #include "io/json_fields.h"
+#include "models/tokenizers/text_pipeline.h"
 
 #include <stdexcept>
 
@@ -85,9 +86,7 @@ Layout readTemplate(const JsonFields& fields, const char* name, const json& spec
 } // namespace
 
 PostProcessor::Step PostProcessor::readStep(const json& spec) {
-    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
-        throw std::invalid_argument("a post_processor without a \"type\"");
-    const std::string type = spec["type"].get<std::string>();
+    const std::string type = typeOfPart(spec, "post_processor");
     const JsonFields fields(spec, "post_processor \"" + type + "\": ");
     Step step;
     if (type == "ByteLevel") {

@@ -87,12 +87,6 @@ void cut(const UnitText& text, const Matches& matches, SplitBehavior behavior, b
                              text.begin() + std::ptrdiff_t(p.end));
 }
 
-std::string typeOf(const nlohmann::json& spec) {
-    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
-        throw std::invalid_argument("a pre_tokenizer without a \"type\"");
-    return spec["type"].get<std::string>();
-}
-
 SplitBehavior behaviorOf(const JsonFields& fields) {
     const std::string name = fields.string("behavior", "");
     static const std::pair<const char*, SplitBehavior> kNames[] = {
@@ -141,7 +135,7 @@ int byteLevelByte(char32_t cp) {
 PreTokenizer PreTokenizer::read(const nlohmann::json& spec) {
     PreTokenizer p;
     if (spec.is_null()) return p;
-    const std::string type = typeOf(spec);
+    const std::string type = typeOfPart(spec, "pre_tokenizer");
     const JsonFields fields(spec, "pre_tokenizer \"" + type + "\": ");
     if (type == "Sequence") {
         p.kind_ = Kind::Sequence;

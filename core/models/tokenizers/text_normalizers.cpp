@@ -9,12 +9,6 @@
 namespace core::models {
 namespace {
 
-std::string typeOf(const nlohmann::json& spec) {
-    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
-        throw std::invalid_argument("a normalizer without a \"type\"");
-    return spec["type"].get<std::string>();
-}
-
 std::u32string codePoints(const std::string& utf8, const JsonFields& fields, const char* name) {
     if (firstInvalidUtf8(utf8) != std::string::npos)
         fields.bad(std::string(name) + " is not UTF-8");
@@ -22,6 +16,12 @@ std::u32string codePoints(const std::string& utf8, const JsonFields& fields, con
 }
 
 } // namespace
+
+std::string typeOfPart(const nlohmann::json& spec, const char* part) {
+    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
+        throw std::invalid_argument(std::string("a ") + part + " without a \"type\"");
+    return spec["type"].get<std::string>();
+}
 
 void readPattern(const JsonFields& fields, std::u32string& literal,
                  std::shared_ptr<const CodePointRegex>& regex) {
@@ -51,7 +51,7 @@ std::vector<std::pair<std::size_t, std::size_t>> patternMatches(const std::u32st
 TextNormalizer TextNormalizer::read(const nlohmann::json& spec) {
     TextNormalizer n;
     if (spec.is_null()) return n;
-    const std::string type = typeOf(spec);
+    const std::string type = typeOfPart(spec, "normalizer");
     const JsonFields fields(spec, "normalizer \"" + type + "\": ");
     if (type == "Sequence") {
         n.kind_ = Kind::Sequence;

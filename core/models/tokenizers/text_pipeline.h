@@ -96,6 +96,8 @@ class PreTokenizer {
 std::vector<std::pair<std::size_t, std::size_t>> patternMatches(const std::u32string& literal,
                                                                 const CodePointRegex* regex,
                                                                 std::u32string_view text);
+// A part's "type" ("normalizer", "pre_tokenizer", ...: `part` names it in the message).
+std::string typeOfPart(const nlohmann::json& spec, const char* part);
 // A Split's or Replace's "pattern": {"String": s} (its code points) or {"Regex": r} (compiled).
 void readPattern(const JsonFields& fields, std::u32string& literal,
                  std::shared_ptr<const CodePointRegex>& regex);
