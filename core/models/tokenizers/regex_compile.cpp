@@ -254,7 +254,7 @@ class RegexCompiler {
             caseless_ = outer;
             return body;
         }
-        unsupported("the group \"(?" + std::string(1, char(peek() < 0x80 ? peek() : '?')) +
+        unsupported("the group \"(?" + utf8Name(text_.substr(at_, 1)) +
                     "\" (only (?:, (?i:, (?i), (?= and (?! are supported)");
     }
 
@@ -331,9 +331,10 @@ class RegexCompiler {
         return item;
     }
 
+    // A piece of the pattern for a message: control characters as '?', so it stays one line.
     static std::string utf8Name(std::u32string_view name) {
         std::string out;
-        for (char32_t c : name.substr(0, 30)) appendUtf8(out, c);
+        for (char32_t c : name.substr(0, 30)) appendUtf8(out, c < 0x20 || c == 0x7F ? U'?' : c);
         return out;
     }
 

@@ -2,6 +2,7 @@
 #include "models/tokenizers/tokenizer_json.h"
 
 #include "io/text_file.h"
+#include "models/tokenizers/byte_level_bpe.h"
 #include "models/tokenizers/tokenizer_config.h"
 #include "text/utf8.h"
 
@@ -14,7 +15,10 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
+// Control characters (a type name or pattern of the file may hold any) as '?': one line.
+[[noreturn]] void fail(const std::string& path, std::string what) {
+    for (char& c : what)
+        if (static_cast<unsigned char>(c) < 0x20) c = '?';
     throw std::invalid_argument(path + ": " + what);
 }
 
@@ -107,7 +111,7 @@ void TokenizerJson::readAddedTokens(const json& list, const std::string& path) {
         spec.content = token["content"].get<std::string>();
         const long long id = token["id"].get<long long>();
         if (id < 0 || id >= (1 << 24))
-            fail(path, "added token \"" + spec.content.substr(0, 40) + "\" has id " +
+            fail(path, "added token " + quotedToken(spec.content) + " has id " +
                            std::to_string(id) + ", outside 0..16777215");
         const int entry = model_.idOf(spec.content); // tokenizers gives the vocabulary's id
         spec.id = entry >= 0 ? entry : int(id);
