@@ -133,15 +133,20 @@ int byteLevelByte(char32_t cp) {
 }
 
 PreTokenizer PreTokenizer::read(const nlohmann::json& spec) {
+    return read(spec, 0);
+}
+
+PreTokenizer PreTokenizer::read(const nlohmann::json& spec, int depth) {
     PreTokenizer p;
     if (spec.is_null()) return p;
     const std::string type = typeOfPart(spec, "pre_tokenizer");
     const JsonFields fields(spec, "pre_tokenizer \"" + type + "\": ");
     if (type == "Sequence") {
         p.kind_ = Kind::Sequence;
+        if (depth >= 32) fields.bad("Sequences nest more than 32 deep");
         const nlohmann::json& steps = fields.at("pretokenizers");
         if (!steps.is_array()) fields.bad("\"pretokenizers\" is not a list");
-        for (const nlohmann::json& step : steps) p.steps_.push_back(read(step));
+        for (const nlohmann::json& step : steps) p.steps_.push_back(read(step, depth + 1));
     } else if (type == "ByteLevel") {
         p.kind_ = Kind::ByteLevel;
         p.prefixSpace_ = fields.boolean("add_prefix_space", true);

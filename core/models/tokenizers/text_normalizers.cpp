@@ -49,15 +49,20 @@ std::vector<std::pair<std::size_t, std::size_t>> patternMatches(const std::u32st
 }
 
 TextNormalizer TextNormalizer::read(const nlohmann::json& spec) {
+    return read(spec, 0);
+}
+
+TextNormalizer TextNormalizer::read(const nlohmann::json& spec, int depth) {
     TextNormalizer n;
     if (spec.is_null()) return n;
     const std::string type = typeOfPart(spec, "normalizer");
     const JsonFields fields(spec, "normalizer \"" + type + "\": ");
     if (type == "Sequence") {
         n.kind_ = Kind::Sequence;
+        if (depth >= 32) fields.bad("Sequences nest more than 32 deep");
         const nlohmann::json& steps = fields.at("normalizers");
         if (!steps.is_array()) fields.bad("\"normalizers\" is not a list");
-        for (const nlohmann::json& step : steps) n.steps_.push_back(read(step));
+        for (const nlohmann::json& step : steps) n.steps_.push_back(read(step, depth + 1));
     } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
         n.kind_ = Kind::Unicode;
         n.form_ = type == "NFC"    ? NormalForm::NFC

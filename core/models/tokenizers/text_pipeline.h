@@ -36,6 +36,7 @@ class TextNormalizer {
     bool none() const { return kind_ == Kind::None; }
 
   private:
+    static TextNormalizer read(const nlohmann::json& spec, int depth);
     void replace(UnitText& text) const;
 
     enum class Kind { None, Sequence, Unicode, Lowercase, Strip, StripAccents, Prepend, Replace };
@@ -74,6 +75,7 @@ class PreTokenizer {
         WhitespaceSplit
     };
     enum class Prepend { Always, First, Never };
+    static PreTokenizer read(const nlohmann::json& spec, int depth);
     static void readMetaspace(const JsonFields& fields, PreTokenizer& p);
     void run(std::vector<UnitText>& pieces) const;
     void splitByteLevel(std::vector<UnitText>& pieces) const;
