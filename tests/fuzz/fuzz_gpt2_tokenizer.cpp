@@ -1,7 +1,8 @@
 // Fuzzed vocabularies, merges and text -> core::models::ByteLevelBpe. The input is three
 // parts separated by "\n==\n": a vocabulary, merges, a text. The first byte picks how they are
-// read: 0 the parts as vocab.json and merges.txt, 1 the first part as tokenizer.json (both may
-// be refused, with std::invalid_argument only), else a vocabulary built to load: the 256 byte
+// read: 0 the parts as vocab.json and merges.txt, 1 as 0 (tokenizer.json has its own fuzzer,
+// fuzz_tokenizer_json), both may be refused with std::invalid_argument only; else a vocabulary
+// built to load: the 256 byte
 // tokens, each line of the first part, and each merge line's two parts and their join. A
 // loaded tokenizer must encode any valid UTF-8 text, refuse any other with invalid_argument,
 // and give ids that decode back to the text.
@@ -82,10 +83,9 @@ std::pair<std::string, std::string> loadableFiles(const std::string& vocabLines,
 
 std::optional<ByteLevelBpe> load(std::uint8_t mode, const std::vector<std::string>& parts) {
     try {
-        if (mode == 0)
+        if (mode < 2)
             return ByteLevelBpe::fromVocabAndMerges(tempFile("vocab.json", parts[0]),
                                                     tempFile("merges.txt", parts[1]));
-        if (mode == 1) return ByteLevelBpe::fromTokenizerJson(tempFile("t.json", parts[0]));
         const auto [vocab, merges] = loadableFiles(parts[0], parts[1]);
         return ByteLevelBpe::fromVocabAndMerges(tempFile("vocab.json", vocab),
                                                 tempFile("merges.txt", merges));

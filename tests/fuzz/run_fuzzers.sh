@@ -22,7 +22,7 @@ seed=${MHA_FUZZ_SEED:-1}
 echo "fuzz: seed $seed (MHA_FUZZ_SEED=$seed replays), corpus ${MHA_FUZZ_CORPUS:-a temporary folder}"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
-             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer"
+             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -50,6 +50,9 @@ for target in "${targets[@]}"; do
     fuzz_wordpiece_tokenizer) # a mode byte, a vocabulary, a text (fuzz_wordpiece_tokenizer.cpp)
         max_len=4096 dict=$here/tokenizer.dict
         cp -n "$here/corpus/wordpiece_tokenizer/"* "$corpus/" ;;
+    fuzz_tokenizer_json) # a mode byte, a tokenizer.json or regex part, a text (fuzz_tokenizer_json.cpp)
+        max_len=4096 dict=$here/tokenizer.dict
+        cp -n "$here/corpus/tokenizer_json/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp -n "$here/corpus/run_files/"* "$corpus/" ;;

@@ -24,12 +24,8 @@ constexpr int kMaxId = (1 << 24) - 1; // far above any real vocabulary; bounds t
     throw std::invalid_argument(path + ": " + what);
 }
 
-// A token or line as quoted in a message: at most 40 bytes, control bytes as '?', so the
-// message stays one line.
 std::string shown(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    return out + (text.size() > 40 ? "...\"" : "\"");
+    return quotedToken(text);
 }
 
 std::string readFile(const std::string& path) {
@@ -260,68 +256,6 @@ ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(const std::string& vocabJsonPath,
 
 namespace {
 
-// tokenizer.json settings that would change the ids: refused rather than ignored.
-void checkPipeline(const std::string& path, const nlohmann::json& root) {
-    const auto typeOf = [](const nlohmann::json& object) {
-        return object.is_object() && object.contains("type") && object["type"].is_string()
-                   ? object["type"].get<std::string>()
-                   : std::string();
-    };
-    if (root.contains("normalizer") && !root["normalizer"].is_null())
-        fail(path, "normalizer " + shown(typeOf(root["normalizer"])) + " is not supported");
-    if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
-        const nlohmann::json& pre = root["pre_tokenizer"];
-        if (typeOf(pre) != "ByteLevel")
-            fail(path, "pre_tokenizer " + shown(typeOf(pre)) + " is not GPT-2's ByteLevel");
-    }
-    const nlohmann::json& model = root["model"];
-    if (model.contains("type") && typeOf(model) != "BPE")
-        fail(path, "model type " + shown(typeOf(model)) + " is not BPE");
-}
-
-} // namespace
-
-ByteLevelBpe ByteLevelBpe::fromTokenizerJson(const std::string& path) {
-    const nlohmann::json root = readJson(path);
-    if (!root.is_object() || !root.contains("model") || !root["model"].is_object())
-        fail(path, "no \"model\" object");
-    checkPipeline(path, root);
-    const nlohmann::json& model = root["model"];
-    Builder builder;
-    builder.addVocab(path, model.value("vocab", nlohmann::json()));
-    const nlohmann::json merges = model.value("merges", nlohmann::json::array());
-    if (!merges.is_array()) fail(path, "model.merges is not a list");
-    for (std::size_t i = 0; i < merges.size(); ++i) {
-        const nlohmann::json& merge = merges[i];
-        const std::string what = "merge " + std::to_string(i + 1);
-        if (merge.is_string()) { // older files: "a b"
-            builder.addMergeLine(path, what, merge.get<std::string>());
-        } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() &&
-                   merge[1].is_string() && !merge[0].get<std::string>().empty() &&
-                   !merge[1].get<std::string>().empty()) { // newer files: ["a", "b"]
-            builder.addMerge(path, what, merge[0].get<std::string>(), merge[1].get<std::string>());
-        } else {
-            fail(path, what + " is neither \"a b\" nor [\"a\", \"b\"]: " + shown(merge.dump()));
-        }
-    }
-    const nlohmann::json added = root.value("added_tokens", nlohmann::json::array());
-    if (!added.is_array()) fail(path, "added_tokens is not a list");
-    for (const nlohmann::json& token : added) {
-        if (!token.is_object() || !token.contains("id") || !token["id"].is_number_integer() ||
-            !token.contains("content") || !token["content"].is_string())
-            fail(path, "an added token without a whole-number id and a content string");
-        const auto id = std::clamp<std::int64_t>(token["id"].get<std::int64_t>(), -1, INT_MAX);
-        builder.addSpecial(path, token["content"].get<std::string>(), static_cast<int>(id),
-                           token.value("lstrip", false), token.value("rstrip", false));
-    }
-    ByteLevelBpe tokenizer = builder.finish(path);
-    const nlohmann::json& pre = root.value("pre_tokenizer", nlohmann::json());
-    tokenizer.addPrefixSpace_ = pre.is_object() && pre.value("add_prefix_space", false) == true;
-    return tokenizer;
-}
-
-namespace {
-
 // The length of the whitespace run that ends at `end` / starts at `begin` (an added token's
 // lstrip / rstrip take it).
 std::size_t spaceBefore(std::string_view text, std::size_t end) {
@@ -453,7 +387,16 @@ std::string ByteLevelBpe::bytesOf(int id) const {
 
 std::string ByteLevelBpe::readable(int id) const {
     const std::string& bytes = entry(id);
-    if (special_[id]) return bytes;
+    return special_[id] ? bytes : readableBytes(bytes);
+}
+
+std::string quotedToken(std::string_view text) {
+    std::string out = "\"";
+    for (char c : text.substr(0, 40)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    return out + (text.size() > 40 ? "...\"" : "\"");
+}
+
+std::string readableBytes(std::string_view bytes) {
     std::string out;
     for (std::size_t i = 0; i < bytes.size();) {
         const unsigned char c = static_cast<unsigned char>(bytes[i]);

@@ -1,6 +1,7 @@
 // The byte-level BPE of GPT-2, id for id the same as the reference (OpenAI's encoder.py,
 // Hugging Face's GPT2Tokenizer, tiktoken "gpt2") on any valid UTF-8 text. Also reads the
-// other byte-level BPE vocabularies stored the same way (RoBERTa, GPT-J ...).
+// other byte-level BPE vocabularies stored the same way (RoBERTa, GPT-J ...). A tokenizer.json
+// goes to the tokenizer.json engine (tokenizer_json.h) instead.
 //
 // encode: added tokens (`<|endoftext|>`) typed in the text are split out first and kept as
 // their ids; each stretch between them is cut into pre-tokens by GPT-2's pattern
@@ -40,10 +41,6 @@ class ByteLevelBpe {
     static ByteLevelBpe fromVocabAndMerges(const std::string& vocabJsonPath,
                                            const std::string& mergesPath,
                                            const std::vector<AddedToken>& added = {});
-    // tokenizer.json: model.vocab, model.merges ("a b" strings or ["a", "b"] pairs) and
-    // added_tokens (split out of the text before pre-tokenization, with their lstrip / rstrip);
-    // a ByteLevel pre_tokenizer's add_prefix_space.
-    static ByteLevelBpe fromTokenizerJson(const std::string& path);
 
     // Throws std::invalid_argument "the text is not valid UTF-8 (byte N)", N counted from 0.
     std::vector<int> encode(std::string_view utf8) const;
@@ -86,6 +83,15 @@ class ByteLevelBpe {
     int endOfText_ = -1;
     bool addPrefixSpace_ = false;
 };
+
+// A token or line as quoted in a loading message: at most 40 bytes, control bytes as '?', so
+// the message stays one line.
+std::string quotedToken(std::string_view text);
+
+// A token's bytes for display: each space as "␣" (U+2423: no text uses it, where "·" is a real
+// letter in Catalan), newline, tab and carriage return as \n \t \r, other control bytes and
+// bytes that are not a whole UTF-8 character as <E2><80> (every tokenizer shows them so).
+std::string readableBytes(std::string_view bytes);
 
 // The text of a run of ids, decoded (byte pieces joined, invalid UTF-8 replaced by U+FFFD).
 std::string decodeTokens(const ByteLevelBpe& tokenizer, const std::vector<int>& ids);

@@ -2,6 +2,7 @@
 #include "models/tokenizers/byte_level_tokenizer.h"
 
 #include "models/tokenizers/tokenizer_config.h"
+#include "models/tokenizers/tokenizer_json.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,11 +11,18 @@ namespace core::models {
 namespace {
 
 ByteLevelBpe readBpe(const HfFiles& files, const std::vector<AddedToken>& added) {
-    if (!files.vocabJson.empty() && !files.merges.empty())
-        return ByteLevelBpe::fromVocabAndMerges(files.vocabJson, files.merges, added);
-    if (!files.tokenizerJson.empty()) return ByteLevelBpe::fromTokenizerJson(files.tokenizerJson);
-    throw std::invalid_argument("no byte-level BPE tokenizer: the folder needs vocab.json and "
-                                "merges.txt, or tokenizer.json");
+    return ByteLevelBpe::fromVocabAndMerges(files.vocabJson, files.merges, added);
+}
+
+// GPT2TokenizerFast's and RobertaTokenizerFast's reading of a tokenizer.json: the ByteLevel
+// add_prefix_space from tokenizer_config.json (default false); GPT-2 starts with
+// <|endoftext|>, RoBERTa's sentences get <s> A </s> when the file has no post-processor.
+std::unique_ptr<ModelTokenizer> openJson(const HfFiles& files, ByteLevelTokenizer::Marks marks) {
+    TokenizerJsonOptions options;
+    options.encoder = options.sentenceMarks = marks == ByteLevelTokenizer::Marks::Sentence;
+    if (!options.encoder) options.defaultStartToken = "<|endoftext|>";
+    options.prefixSpaceFromConfig = true;
+    return TokenizerJson::open(files, options);
 }
 
 } // namespace
@@ -22,7 +30,12 @@ ByteLevelBpe readBpe(const HfFiles& files, const std::vector<AddedToken>& added)
 ByteLevelTokenizer::ByteLevelTokenizer(ByteLevelBpe bpe, Marks marks)
     : bpe_(std::move(bpe)), marks_(marks) {}
 
-std::unique_ptr<ByteLevelTokenizer> ByteLevelTokenizer::open(const HfFiles& files, Marks marks) {
+std::unique_ptr<ModelTokenizer> ByteLevelTokenizer::open(const HfFiles& files, Marks marks) {
+    if (files.vocabJson.empty() || files.merges.empty()) {
+        if (!files.tokenizerJson.empty()) return openJson(files, marks);
+        throw std::invalid_argument("no byte-level BPE tokenizer: the folder needs vocab.json "
+                                    "and merges.txt, or tokenizer.json");
+    }
     if (marks == Marks::None)
         return std::unique_ptr<ByteLevelTokenizer>(
             new ByteLevelTokenizer(readBpe(files, {}), marks));
@@ -37,7 +50,7 @@ std::unique_ptr<ByteLevelTokenizer> ByteLevelTokenizer::open(const HfFiles& file
                                      {mask, true, false}};
     auto t =
         std::unique_ptr<ByteLevelTokenizer>(new ByteLevelTokenizer(readBpe(files, added), marks));
-    const std::string& where = files.vocabJson.empty() ? files.tokenizerJson : files.vocabJson;
+    const std::string& where = files.vocabJson;
     const auto require = [&](const std::string& token) {
         const int id = t->bpe_.idOf(token);
         if (id < 0)

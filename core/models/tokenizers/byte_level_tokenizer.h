@@ -17,10 +17,12 @@ class ByteLevelTokenizer final : public ModelTokenizer {
   public:
     enum class Marks { None, Sentence };
 
-    // vocab.json + merges.txt, or tokenizer.json (tokenizer_config.json's add_prefix_space and
-    // special tokens are read for sentence marks). Throws std::invalid_argument naming the file
-    // and the problem, or the special token sentence marks need that the vocabulary lacks.
-    static std::unique_ptr<ByteLevelTokenizer> open(const HfFiles& files, Marks marks);
+    // vocab.json + merges.txt (tokenizer_config.json's add_prefix_space and special tokens are
+    // read for sentence marks); a folder with only tokenizer.json gets the tokenizer.json
+    // engine (tokenizer_json.h) with the same marks where the file has no post-processor.
+    // Throws std::invalid_argument naming the file and the problem, or the special token
+    // sentence marks need that the vocabulary lacks.
+    static std::unique_ptr<ModelTokenizer> open(const HfFiles& files, Marks marks);
 
     Encoding encode(std::string_view text, const std::string* pair, int maxTokens) const override;
     std::string readable(int id) const override { return bpe_.readable(id); }

@@ -17,12 +17,10 @@ namespace {
     throw std::invalid_argument(path + ": " + what);
 }
 
-nlohmann::json readObject(const std::string& path) {
-    const TextFile file = readTextFile(path, kSettingsFileCap);
-    if (!file.ok()) fail(path, describeProblem(file.problem, kSettingsFileCap));
+nlohmann::json parseObject(const std::string& text, const std::string& path) {
     nlohmann::json root;
     try {
-        root = nlohmann::json::parse(file.text);
+        root = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
     } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it
@@ -42,9 +40,15 @@ std::optional<bool> optionalSwitch(const std::string& path, const nlohmann::json
 } // namespace
 
 TokenizerConfig readTokenizerConfig(const std::string& path) {
+    if (path.empty()) return {};
+    const TextFile file = readTextFile(path, kSettingsFileCap);
+    if (!file.ok()) fail(path, describeProblem(file.problem, kSettingsFileCap));
+    return parseTokenizerConfig(file.text, path);
+}
+
+TokenizerConfig parseTokenizerConfig(const std::string& text, const std::string& path) {
     TokenizerConfig config;
-    if (path.empty()) return config;
-    const nlohmann::json root = readObject(path);
+    const nlohmann::json root = parseObject(text, path);
     for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
                             "cls_token", "mask_token"}) {
         if (!root.contains(key)) continue;
@@ -60,6 +64,10 @@ TokenizerConfig readTokenizerConfig(const std::string& path) {
     config.stripAccents = optionalSwitch(path, root, "strip_accents");
     config.tokenizeChineseChars = optionalSwitch(path, root, "tokenize_chinese_chars");
     config.addPrefixSpace = optionalSwitch(path, root, "add_prefix_space");
+    config.addBosToken = optionalSwitch(path, root, "add_bos_token");
+    config.addEosToken = optionalSwitch(path, root, "add_eos_token");
+    if (root.contains("tokenizer_class") && root["tokenizer_class"].is_string())
+        config.tokenizerClass = root["tokenizer_class"].get<std::string>();
     return config;
 }
 

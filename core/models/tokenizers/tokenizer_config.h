@@ -14,6 +14,8 @@ struct TokenizerConfig {
     // "cls_token" -> "[CLS]", ... as strings or as {"content": ...} objects in the file.
     std::map<std::string, std::string> specialTokens;
     std::optional<bool> doLowerCase, stripAccents, tokenizeChineseChars, addPrefixSpace;
+    std::optional<bool> addBosToken, addEosToken; // LlamaTokenizerFast's switches
+    std::string tokenizerClass;                   // "LlamaTokenizerFast", ... ("" when absent)
 
     std::string token(const std::string& key, const std::string& fallback) const {
         const auto found = specialTokens.find(key);
@@ -24,5 +26,7 @@ struct TokenizerConfig {
 // Reads the file; "" gives the empty config. Throws std::invalid_argument naming the file when
 // it is not a JSON object or a switch is not true, false or null.
 TokenizerConfig readTokenizerConfig(const std::string& path);
+// The same for the file's text; `path` names it in messages.
+TokenizerConfig parseTokenizerConfig(const std::string& text, const std::string& path);
 
 } // namespace core::models

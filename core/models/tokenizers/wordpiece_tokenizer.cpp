@@ -2,6 +2,7 @@
 #include "models/tokenizers/wordpiece_tokenizer.h"
 #include "io/text_file.h"
 
+#include "models/tokenizers/normalized_text.h"
 #include "models/tokenizers/tokenizer_config.h"
 #include "models/tokenizers/wordpiece_unicode.h"
 #include "text/utf8.h"
@@ -48,20 +49,6 @@ bool isChinese(char32_t cp) { // tokenizers' BertNormalizer::is_chinese_char
            (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
            (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
-
-// NFD of one code point: Hangul syllables by the algorithm, the rest from the table.
-void decompose(char32_t cp, std::u32string& out) {
-    constexpr char32_t kSBase = 0xAC00, kLBase = 0x1100, kVBase = 0x1161, kTBase = 0x11A7;
-    constexpr char32_t kTCount = 28, kNCount = 588, kSCount = 11172;
-    if (cp >= kSBase && cp < kSBase + kSCount) {
-        const char32_t s = cp - kSBase;
-        out += kLBase + s / kNCount;
-        out += kVBase + (s % kNCount) / kTCount;
-        if (s % kTCount != 0) out += kTBase + s % kTCount;
-        return;
-    }
-    if (!appendDecomposition(cp, out)) out += cp;
 }
 
 } // namespace
@@ -122,7 +109,7 @@ void WordPieceTokenizer::normalize(std::string_view text, std::size_t base,
     for (const Char& c : chars) {
         scratch.clear();
         if (strip)
-            decompose(c.cp, scratch);
+            appendCanonicalDecomposition(c.cp, scratch);
         else
             scratch += c.cp;
         for (char32_t d : scratch) out.push_back({d, c.begin, c.end});
