@@ -71,7 +71,7 @@ TEST(RealModelCaption, NamesTheTextTheModelItsSourceAndSizesNotASeed) {
     // By its name, never a local path (which a figure's width would cut).
     EXPECT_EQ(lines[1], "real model f32: its own weights");
     EXPECT_FALSE(mentions(lines, build_facts::fixtureDir()));
-    EXPECT_TRUE(mentions(lines, "gpt2, 2 layers, H 4, d_model 32, d_head 8, F32")) << lines[2];
+    EXPECT_TRUE(mentions(lines, "gpt2, 2 layers, 4 heads (d_head 8), d_model 32, F32")) << lines[2];
     EXPECT_FALSE(mentions(lines, "seed"));
     EXPECT_FALSE(mentions(lines, "random"));
     EXPECT_FALSE(mentions(lines, "switched off"));

@@ -45,12 +45,14 @@ double median(std::vector<double> values) {
 } // namespace
 
 double realForwardFlops(const core::models::ModelConfig& c, int tokens) {
-    const double n = tokens, d = c.dModel;
-    const double perLayer = 2 * n * d * 3 * d             // c_attn
-                            + 2 * 2 * n * n * d           // scores and weights x V, every head
-                            + 2 * n * d * d               // c_proj
-                            + 2 * 2 * n * d * c.dInner;   // c_fc and the MLP's c_proj
-    return c.layers * perLayer + 2 * n * d * c.vocabSize; // + the unembedding
+    const double n = tokens, d = c.dModel, q = double(c.heads) * c.headSize();
+    const double kv = double(c.kvHeadCount()) * c.headSize();
+    const bool gated = !c.decoder.rope.empty();      // the modern decoders' MLP has three matrices
+    const double perLayer = 2 * n * d * (q + 2 * kv) // q, k, v
+                            + 2 * 2 * n * n * q      // scores and weights x V, every head
+                            + 2 * n * q * d          // the out projection
+                            + (gated ? 3 : 2) * 2 * n * d * c.dInner; // the MLP
+    return c.layers * perLayer + 2 * n * d * c.vocabSize;             // + the unembedding
 }
 
 std::string loadRealModel(CliOptions& options, const std::vector<std::string>& sentences) {
@@ -167,9 +169,10 @@ int benchForward(const CliOptions& options) {
     }
     const double ms = median(times);
     const double gflops = realForwardFlops(model.config(), int(ids.size())) / (ms * 1e6);
-    std::printf("model: %s (%s, %d layers, %d heads, d_model %d, %s)\n",
-                model.location.source.c_str(), model.family.c_str(), model.config().layers,
-                model.config().heads, model.config().dModel, model.dtype().c_str());
+    std::printf("model: %s (%s, %d layers, %s, d_model %d, %s)\n", model.location.source.c_str(),
+                model.family.c_str(), model.config().layers,
+                core::models::headLayout(model.config()).c_str(), model.config().dModel,
+                model.dtype().c_str());
     std::printf("load: %.1f ms\n", model.loadMilliseconds);
     std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, %s)\n", ms, times.size(),
                 ids.size(),

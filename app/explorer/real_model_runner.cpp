@@ -447,8 +447,7 @@ void describeRealModel(const ModelRunner& runner, ModelView& view) {
     view.real = true;
     view.title = model.family + " (" + model.location.source + ")";
     view.architecture = std::to_string(c.layers) + " layers  d_model " + std::to_string(c.dModel) +
-                        "  " + std::to_string(c.heads) + " heads (d_head " +
-                        std::to_string(c.dModel / c.heads) + ")  context " +
+                        "  " + core::models::headLayout(c) + "  context " +
                         std::to_string(c.nPositions) + "  vocab " + std::to_string(c.vocabSize) +
                         "  " + model.dtype();
     view.vocabulary = model.tokenizer->describe();

@@ -506,62 +506,85 @@ void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB
 
 namespace {
 
-// Rows [r0, r0 + rows) of b as floats, rows x b.cols: a BF16 value is the top half of a float's
-// bits; a half goes through Eigen's conversion (F16C where this level has it).
-void widenRows(const HalfMatrix& b, Eigen::Index r0, Eigen::Index rows, Mat& out) {
-    out.resize(rows, b.cols);
-    const std::uint16_t* src = b.data + r0 * b.cols;
-    Scalar* dst = out.data();
-    const Eigen::Index n = rows * b.cols;
-    if (b.bf16) {
-        for (Eigen::Index i = 0; i < n; ++i) {
-            const std::uint32_t bits = std::uint32_t(src[i]) << 16;
-            std::memcpy(dst + i, &bits, sizeof bits);
-        }
-        return;
+inline Scalar widen(const HalfMatrix& b, std::uint16_t bits) {
+    if (b.bf16) { // the top half of a float's bits
+        const std::uint32_t wide = std::uint32_t(bits) << 16;
+        Scalar f;
+        std::memcpy(&f, &wide, sizeof f);
+        return f;
     }
-    for (Eigen::Index i = 0; i < n; ++i)
-        dst[i] = float(Eigen::half(Eigen::half_impl::raw_uint16_to_half(src[i])));
+    return float(Eigen::half(Eigen::half_impl::raw_uint16_to_half(bits)));
 }
 
-// Columns [c0, c0 + width) of b as floats, b.rows x width.
-void widenCols(const HalfMatrix& b, Eigen::Index c0, Eigen::Index width, Mat& out) {
-    Mat row; // 1 x b.cols
-    out.resize(b.rows, width);
+// Rows [p0, p0 + width) of b (width <= kPanel) widened and packed as one panel of the
+// micro-kernel (gemm::packTransposed's layout: for each k the kPanel entries b(p0 + c, k), zero
+// past width): the right-hand side b^T of a product by torch.nn.Linear's out x in weights.
+void packHalfPanel(const HalfMatrix& b, Eigen::Index p0, int width, Scalar* dst) {
+    const Eigen::Index depth = b.cols;
+    if (width < gemm::kPanel) std::fill(dst, dst + depth * gemm::kPanel, Scalar(0));
+    for (int c = 0; c < width; ++c) {
+        const std::uint16_t* row = b.data + (p0 + c) * depth; // read in order
+        for (Eigen::Index k = 0; k < depth; ++k) dst[k * gemm::kPanel + c] = widen(b, row[k]);
+    }
+}
+
+// Columns [c0, c0 + width) of b widened, b.rows x width row-major into dst.
+void widenColumns(const HalfMatrix& b, Eigen::Index c0, Eigen::Index width, Scalar* dst) {
     for (Eigen::Index r = 0; r < b.rows; ++r) {
-        widenRows(b, r, 1, row);
-        out.row(r) = row.middleCols(c0, width);
+        const std::uint16_t* row = b.data + r * b.cols + c0;
+        for (Eigen::Index c = 0; c < width; ++c) dst[r * width + c] = widen(b, row[c]);
+    }
+}
+
+// Columns [c0, c0 + width) of c = a * b^T (transposedB) or a * b, one panel of b at a time
+// widened into `buffer` (depth * max(kPanel, width) floats) and multiplied by the micro-kernel.
+void halfChunk(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c, Eigen::Index c0,
+               Eigen::Index width, Scalar* buffer) {
+    const Eigen::Index depth = a.cols();
+    const int rows = int(a.rows());
+    if (!transposedB) {
+        widenColumns(b, c0, width, buffer); // depth x width, read in place when whole panels
+        if (width % gemm::kPanel == 0)
+            gemm::multiplyPanels(a.data(), depth, rows, int(depth), {buffer, gemm::kPanel, width},
+                                 int(width), 1, c.data() + c0, c.cols());
+        else
+            c.middleCols(c0, width).noalias() = a * Eigen::Map<const Mat>(buffer, depth, width);
+        return;
+    }
+    for (Eigen::Index p0 = c0; p0 < c0 + width; p0 += gemm::kPanel) {
+        const int w = int(std::min<Eigen::Index>(gemm::kPanel, c0 + width - p0));
+        packHalfPanel(b, p0, w, buffer);
+        gemm::multiplyPanels(a.data(), depth, rows, int(depth),
+                             gemm::Rhs::packed(buffer, int(depth)), w, 1, c.data() + p0, c.cols());
     }
 }
 
 } // namespace
 
-// Like multiplyMapped, each chunk first widening its panel of b into a buffer of its thread's
-// (kept between calls, so its pages are not faulted in again for every layer).
+// Like multiplyMapped: column chunks of c spread over threads, each thread widening b a panel at
+// a time into a buffer of its own, allocated once per call (not a thread_local: see
+// PackedHeads).
 void multiplyHalf(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c) {
-    const Eigen::Index cols = transposedB ? b.rows : b.cols;
+    const Eigen::Index cols = transposedB ? b.rows : b.cols, depth = a.cols();
     c.resize(a.rows(), cols); // rows x cols
-    const Eigen::Index chunkCols = kChunkCols;
-    const int chunks = int((cols + chunkCols - 1) / chunkCols);
-    const auto chunk = [&](int item) {
-        thread_local Mat panel; // width x depth (transposedB) or depth x width
-        const Eigen::Index c0 = Eigen::Index(item) * chunkCols;
-        const Eigen::Index width = std::min(chunkCols, cols - c0);
-        if (transposedB) {
-            widenRows(b, c0, width, panel);
-            c.middleCols(c0, width).noalias() = a * panel.transpose();
-        } else {
-            widenCols(b, c0, width, panel);
-            c.middleCols(c0, width).noalias() = a * panel;
-        }
+    const int chunks = int((cols + kChunkCols - 1) / kChunkCols);
+    const Eigen::Index bufferSize = depth * std::max<Eigen::Index>(gemm::kPanel, kChunkCols);
+    const auto chunk = [&](int item, Scalar* buffer) {
+        const Eigen::Index c0 = Eigen::Index(item) * kChunkCols;
+        halfChunk(a, b, transposedB, c, c0, std::min(kChunkCols, cols - c0), buffer);
     };
-    const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(cols);
+    const double flops = 2.0 * double(a.rows()) * double(depth) * double(cols);
     if (chunks == 1 || flops <= kSerialFlops) {
-        for (int item = 0; item < chunks; ++item) chunk(item);
+        Eigen::VectorX<Scalar> buffer(bufferSize);
+        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
         return;
     }
-#pragma omp parallel for schedule(dynamic)
-    for (int item = 0; item < chunks; ++item) chunk(item);
+#pragma omp parallel
+    {
+        Eigen::VectorX<Scalar> buffer(bufferSize);
+#pragma omp for schedule(dynamic)
+        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
+    }
 }
 
 int compiledLevel() {

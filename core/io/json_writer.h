@@ -51,6 +51,10 @@ class JsonWriter {
         out_ << number;
     }
     void value(int number) { value(static_cast<long long>(number)); }
+    void null() {
+        separate();
+        out_ << "null";
+    }
     void value(Scalar number);
     template <class T>
     void field(std::string_view name, const T& v) {

@@ -5,6 +5,7 @@
 #include "models/families/gpt2_model.h"
 #include "models/families/llama_model.h"
 #include "models/tokenizers/byte_level_tokenizer.h"
+#include "models/tokenizers/tokenizer_json.h"
 #include "models/tokenizers/wordpiece_tokenizer.h"
 
 #include <algorithm>
@@ -25,8 +26,8 @@ std::unique_ptr<const ModelTokenizer> byteLevelSentences(const HfFiles& files, c
 std::unique_ptr<const ModelTokenizer> tokenizerJson(const HfFiles& files, const ModelConfig&) {
     if (files.tokenizerJson.empty())
         throw std::invalid_argument("the folder has no tokenizer.json (this family's tokenizer "
-                                    "is read from it)");
-    return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::None);
+                                    "is read from it: download tokenizer.json with the weights)");
+    return openTokenizerJson(files, true);
 }
 
 std::unique_ptr<const ModelTokenizer> wordPiece(const HfFiles& files, const ModelConfig& c) {

@@ -379,7 +379,9 @@ Mat valueWeightedAttention(const Trace& layer, int head) {
     const int n = a.queryLen;
     if (std::size_t(head) < a.headAblated.size() && a.headAblated[std::size_t(head)])
         return Mat::Zero(n, n);
-    const Mat values = a.v.middleCols(Eigen::Index(head) * a.d_head, a.d_head); // N x d_head
+    // With grouped-query attention the values a query head weighs are its K/V head's.
+    const Mat values =
+        a.v.middleCols(Eigen::Index(a.kvHeadOf(head)) * a.d_head, a.d_head); // N x d_head
     Mat sent = values; // N x d_model: f(x_j) per row (N x d_head without the out projection)
     if (a.outProjection) {
         if (!layer.weights) throw std::invalid_argument("valueWeightedAttention needs the weights");

@@ -87,8 +87,8 @@ std::string switchedOffHeads(const RealTrace& trace) {
 std::vector<std::string> realModelCaption(const RealModel& model, const RealTrace& trace) {
     const ModelConfig& c = model.config();
     char sizes[200];
-    std::snprintf(sizes, sizeof sizes, "%s, %d layers, H %d, d_model %d, d_head %d, %s, %s",
-                  model.family.c_str(), c.layers, c.heads, c.dModel, c.dModel / c.heads,
+    std::snprintf(sizes, sizeof sizes, "%s, %d layers, %s, d_model %d, %s, %s",
+                  model.family.c_str(), c.layers, headLayout(c).c_str(), c.dModel,
                   model.dtype().c_str(), model.isEncoder() ? "bidirectional" : "causal");
     // Its name, never a local path: a path cut to the figure's width says nothing.
     const std::string what = "real model " + modelDisplayName(model.location) + ": its own weights";

@@ -4,8 +4,37 @@
 #include "io/json_writer.h"
 #include "io/trace_json.h"
 
+#include <algorithm>
+
 namespace core::models {
 namespace {
+
+// {theta, scaling, rotated_dims} or null: learned positions.
+void writeRope(JsonWriter& w, const RopeSpec& rope) {
+    w.key("rope");
+    if (rope.empty()) {
+        w.null();
+        return;
+    }
+    w.beginObject();
+    w.field("theta", Scalar(rope.theta));
+    w.field("scaling", rope.type);
+    w.field("rotated_dims", rope.dims);
+    w.endObject();
+}
+
+// [L] each layer's window (0: every earlier key), or null when no layer has one.
+void writeWindows(JsonWriter& w, const ModelConfig& c) {
+    w.key("sliding_window");
+    const std::vector<int>& windows = c.decoder.window;
+    if (std::none_of(windows.begin(), windows.end(), [](int v) { return v > 0; })) {
+        w.null();
+        return;
+    }
+    w.beginArray();
+    for (int v : windows) w.value(v);
+    w.endArray();
+}
 
 void writeModel(JsonWriter& w, const RealModel& model) {
     const ModelConfig& c = model.config();
@@ -16,10 +45,14 @@ void writeModel(JsonWriter& w, const RealModel& model) {
     w.field("layers", c.layers);
     w.field("heads", c.heads);
     w.field("d_model", c.dModel);
-    w.field("d_head", c.dModel / c.heads);
+    w.field("d_head", c.headSize());
     w.field("vocab_size", c.vocabSize);
     w.field("n_positions", c.nPositions);
     w.field("dtype", model.dtype());
+    w.field("kv_heads", c.kvHeadCount());
+    w.field("head_dim", c.headSize());
+    writeRope(w, c.decoder.rope);
+    writeWindows(w, c);
     if (model.isEncoder()) w.field("mlm_head", model.net->hasHead());
     w.endObject();
 }

@@ -62,6 +62,15 @@ std::string joined(const std::vector<std::string>& names) {
 
 } // namespace
 
+std::string headLayout(const ModelConfig& c) {
+    const int H = c.heads, G = c.kvHeadCount();
+    const std::string dHead = "d_head " + std::to_string(c.headSize());
+    if (G == H) return std::to_string(H) + " heads (" + dHead + ")";
+    const std::string kind = G == 1 ? "MQA" : "GQA, " + std::to_string(H / G) + " per group";
+    return std::to_string(H) + " query heads, " + std::to_string(G) + " K/V head" +
+           (G == 1 ? "" : "s") + " (" + kind + "), " + dHead;
+}
+
 const std::vector<std::string>& supportedModelTypes() {
     static const std::vector<std::string> types = registryModelTypes();
     return types;

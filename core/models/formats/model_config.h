@@ -61,6 +61,10 @@ struct ModelConfig {
     int headSize() const { return headDim > 0 ? headDim : dModel / std::max(heads, 1); }
 };
 
+// How the model splits its heads, for people: "12 heads (d_head 64)", "32 query heads, 8 K/V
+// heads (GQA, 4 per group), d_head 64", "8 query heads, 1 K/V head (MQA), d_head 256".
+std::string headLayout(const ModelConfig& config);
+
 // The model_types this build opens, in the registry's order, for messages ("supported: gpt2").
 const std::vector<std::string>& supportedModelTypes();
 
