@@ -441,6 +441,20 @@ def cases(vocab, tokenizer):
 
 
 ABLATED = {0: [1], 1: [0, 3]}
+TEXT = "the cat sat on the mat"
+
+
+def text_ids(vocab, tokenizer):
+    """TEXT's ids as the fixture's tokenizer.json gives them: every word is one merged token
+    ("the", then "Ġcat" ... for the byte-level files; "▁the", "▁cat" ... for the SentencePiece
+    ones), after the start token the post-processor adds (none for Qwen)."""
+    words = TEXT.split(" ")
+    if tokenizer in ("llama2", "gemma"):
+        pieces = ["▁" + w for w in words]
+    else:
+        pieces = [words[0]] + ["Ġ" + w for w in words[1:]]
+    start = {"llama3": "<|begin_of_text|>", "llama2": "<s>", "gemma": "<bos>"}.get(tokenizer)
+    return ([vocab[start]] if start else []) + [vocab[p] for p in pieces]
 
 
 def rounded(values, digits=7):
@@ -469,7 +483,7 @@ def make(v, index, reference):
         {"add_bos_token": sentencepiece, "add_eos_token": False} if sentencepiece else {}))
     s = {n: t.to(v["dtype"]).float() for n, t in state.items()}  # the stored values
     results = []
-    for case, ids in enumerate(cases(vocab, v["tokenizer"])):
+    for case, ids in enumerate(cases(vocab, v["tokenizer"]) + [text_ids(vocab, v["tokenizer"])]):
         entry = {"ids": ids}
         for key, ablated in (("", None), ("ablated_", ABLATED)):
             if ablated and case:
@@ -479,7 +493,8 @@ def make(v, index, reference):
             entry[key + "attention"] = [[rounded(m) for m in layer] for layer in maps]
             entry[key + "logits"] = rounded(logits)
         results.append(entry)
-    reference["variants"][v["name"]] = {"cases": results, "dtype": str(v["dtype"]).split(".")[1],
+    reference["variants"][v["name"]] = {"cases": results[:-1], "text": {"text": TEXT, **results[-1]},
+                                        "dtype": str(v["dtype"]).split(".")[1],
                                         "vocab_size": len(vocab)}
 
 
