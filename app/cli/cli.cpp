@@ -201,9 +201,10 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
 // A trained model instead of a scene.
 void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--model", options.modelDir,
-                   "Open a model: a Hugging Face GPT-2, BERT, RoBERTa or DistilBERT folder, a "
-                   "name in the local Hugging Face cache (gpt2, bert-base-uncased), or a run "
-                   "folder of mha-viz train; with --json write its trace of every layer");
+                   "Open a model: a Hugging Face folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, "
+                   "Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3, OLMo 2), a name in the local Hugging "
+                   "Face cache (gpt2, meta-llama/Llama-3.2-1B), or a run folder of mha-viz train; "
+                   "with --json write its trace of every layer");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
