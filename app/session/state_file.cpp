@@ -144,6 +144,8 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.value(model.open);
     json.key("real");
     json.value(model.real);
+    json.key("architecture"); // the describe line: layers, how the heads split, dtype
+    json.value(model.architecture);
     json.key("layer"); // from 1, as the window shows it
     json.value(model.layer + 1);
     json.key("grid");
