@@ -66,6 +66,30 @@ TEST(OfferedFormats, ExportViewWritesNothingElse) {
     std::filesystem::remove_all(dir);
 }
 
+// Grouped K/V heads and rotary positions change no view's files: each still writes what it
+// offers (K and V are narrower; the maps are one per query head as ever).
+TEST(OfferedFormats, GroupedAndRotaryScenesExportEveryView) {
+    core::Scene scene;
+    core::setKvHeads(scene, 2);
+    scene.positional = core::PositionalKind::Rotary;
+    const core::Trace t = core::run(scene);
+    const std::string dir =
+        (std::filesystem::temp_directory_path() / ("mha-gqa-export-" + std::to_string(::getpid())))
+            .string();
+    std::filesystem::remove_all(dir);
+    for (ExportWhat what : kEveryView) {
+        core::ExportRequest request;
+        request.dir = dir + "/" + std::to_string(int(what));
+        request.what = what;
+        request.formats = {true, true, true, true};
+        std::vector<std::string> files;
+        ASSERT_NO_THROW(files = core::exportView(t, request)) << int(what);
+        EXPECT_EQ(int(files.size()), core::exportFileCount(t, request)) << int(what);
+        for (const std::string& file : files) EXPECT_GT(std::filesystem::file_size(file), 0u);
+    }
+    std::filesystem::remove_all(dir);
+}
+
 // With the caption off every view's figures keep their title and lose the caption (the
 // sentence, the settings); the PNGs get shorter, the CSVs stay the same.
 TEST(ExportCaption, OffLeavesEveryFigureItsTitleAlone) {
