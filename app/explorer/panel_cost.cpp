@@ -48,18 +48,11 @@ void flopsTable(const core::Scene& scene, const core::Attention& a) {
     const core::ForwardCost mha = core::forwardCost(shape);
     shape.heads = 1, shape.d_head = shape.d_head * a.heads;
     const core::ForwardCost oneHead = core::forwardCost(shape);
-    const int columns = 4;
-    if (!ImGui::BeginTable("flops", columns,
-                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                               ImGuiTableFlags_SizingFixedFit))
+    const std::string heads = "H = " + std::to_string(a.heads) + (isGrouped ? " (MHA)" : "");
+    const std::string last = isGrouped ? "H_kv = " + std::to_string(a.kvHeads) : heads;
+    if (!beginNumberTable("flops",
+                          {"step", "formula", isGrouped ? heads.c_str() : "H = 1", last.c_str()}))
         return;
-    ImGui::TableSetupColumn("step");
-    ImGui::TableSetupColumn("formula");
-    if (!isGrouped) ImGui::TableSetupColumn("H = 1");
-    ImGui::TableSetupColumn(
-        ("H = " + std::to_string(a.heads) + (isGrouped ? " (MHA)" : "")).c_str());
-    if (isGrouped) ImGui::TableSetupColumn(("H_kv = " + std::to_string(a.kvHeads)).c_str());
-    ImGui::TableHeadersRow();
     auto row = [&](const char* step, const char* formula, auto value) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -125,14 +118,9 @@ void sceneKvCache(const core::Attention& a) {
 
 // Sizes and one layer's parameters of the seed's models; "show" draws one in the Pipeline tab.
 void modelSizesTable(PipelineTabState& pipeline, core::ViewTab& tab) {
-    if (!ImGui::BeginTable("models", 8,
-                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                               ImGuiTableFlags_SizingFixedFit))
+    if (!beginNumberTable("models", {"model", "layers", "d_model", "H", "H_kv", "d_head",
+                                     "parameters", "pipeline"}))
         return;
-    for (const char* column :
-         {"model", "layers", "d_model", "H", "H_kv", "d_head", "parameters", "pipeline"})
-        ImGui::TableSetupColumn(column);
-    ImGui::TableHeadersRow();
     for (int k = 0; k < int(std::size(core::kModelConfigs)); ++k) {
         const core::ModelConfig& p = core::kModelConfigs[k];
         ImGui::TableNextRow();
@@ -160,13 +148,9 @@ void modelSizesTable(PipelineTabState& pipeline, core::ViewTab& tab) {
 
 // Their KV cache in BF16, per token and at the context length they were trained for.
 void modelKvCacheTable() {
-    if (!ImGui::BeginTable("kv cache", 5,
-                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                               ImGuiTableFlags_SizingFixedFit))
+    if (!beginNumberTable("kv cache",
+                          {"model", "context", "per token", "at context", "against MHA"}))
         return;
-    for (const char* column : {"model", "context", "per token", "at context", "against MHA"})
-        ImGui::TableSetupColumn(column);
-    ImGui::TableHeadersRow();
     for (const core::ModelConfig& p : core::kModelConfigs) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();

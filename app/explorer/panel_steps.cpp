@@ -158,13 +158,8 @@ void rotaryKeyChooser(const StepData& data, int& chosenKey) {
 // Pair p: its two dimensions, theta_p and the angles at the query's and the key's positions.
 void rotaryAngles(const core::RotaryDetail& r) {
     const int pairs = r.dims / 2, shown = std::min(pairs, 16);
-    if (!ImGui::BeginTable("angles", 5,
-                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                               ImGuiTableFlags_SizingFixedFit))
+    if (!beginNumberTable("angles", {"pair", "dims", "theta_p (rad)", "query angle", "key angle"}))
         return;
-    for (const char* column : {"pair", "dims", "theta_p (rad)", "query angle", "key angle"})
-        ImGui::TableSetupColumn(column);
-    ImGui::TableHeadersRow();
     for (int p = 0; p < shown; ++p) {
         const int a = r.interleaved ? 2 * p : p, b = r.interleaved ? a + 1 : p + pairs;
         ImGui::TableNextRow();
