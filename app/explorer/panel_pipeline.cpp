@@ -20,8 +20,9 @@ constexpr double kRegroupSeconds = 0.6;
 
 struct Dims {
     int B, N, M, d_model, H, d_head;
-    bool live;   // false: a real model's sizes, shape only
-    int Hkv = 0; // K/V heads (grouped-query attention); H for plain MHA
+    bool live;            // false: a real model's sizes, shape only
+    int Hkv = 0;          // K/V heads (grouped-query attention); H for plain MHA
+    bool rotated = false; // q and k were turned by rotary positions (a scene's or a layer's)
 
     bool grouped() const { return Hkv < H; }
     int group() const { return H / Hkv; } // query heads per K/V head
@@ -278,12 +279,12 @@ class PipelineDrawer {
 // The sizes drawn (live, or a real model's from the Cost tab) and the controls above the blocks.
 Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
     const core::Attention& a = trace.attention;
-    Dims d{a.batch, a.queryLen, a.keyLen, a.d_model,
-           a.heads, a.d_head,   true,     a.kvHeads > 0 ? a.kvHeads : a.heads};
+    Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
+    d.Hkv = a.kvHeads > 0 ? a.kvHeads : a.heads, d.rotated = a.rotated;
     if (tab.presetIndex >= 0) {
         const core::ModelConfig& p = core::kModelConfigs[tab.presetIndex];
         d.d_model = p.d_model, d.H = p.heads, d.d_head = p.d_head, d.live = false;
-        d.Hkv = p.kvHeads;
+        d.Hkv = p.kvHeads, d.rotated = false;
         if (ImGui::SmallButton("back to live")) tab.presetIndex = -1;
         itemTooltip("Draw the current scene's own sizes again.");
         ImGui::SameLine();
@@ -385,7 +386,7 @@ void drawProjectionStages(PipelineDrawer& p, const core::Scene& scene, const Dim
                     p.slices(ImVec2(a0.x, a0.y + third * float(k) + 1),
                              ImVec2(a1.x, a0.y + third * float(k + 1) - 1), 0.0f, false);
             });
-    if (d.live && core::positionalInUse(scene) == core::PositionalKind::Rotary)
+    if (d.live && d.rotated)
         p.stage("turn q and k (RoPE)", "shapes unchanged",
                 "Rotary positions: in every head, pair j of q and of k is turned by the angle "
                 "position x theta_j. q.k then depends on how far apart the tokens are, not where "

@@ -57,10 +57,13 @@ const char* stepTitle(Step step) {
     return "";
 }
 
+// The rotary step needs the tables that turned q and k (core::rotaryDetail reads them), not
+// only the fact that they were turned.
 std::vector<Step> stepsOf(const core::Trace& trace) {
+    const bool rotary = trace.attention.rotated && !trace.input.rotation.empty();
     std::vector<Step> steps;
     for (int k = 0; k <= int(Step::OutProjection); ++k)
-        if (Step(k) != Step::Rotary || trace.attention.rotated) steps.push_back(Step(k));
+        if (Step(k) != Step::Rotary || rotary) steps.push_back(Step(k));
     return steps;
 }
 
@@ -185,7 +188,8 @@ void rotaryRelative(const core::RotaryDetail& r, const core::StepDetail& s) {
     ImGui::Text("q \xC2\xB7 k = %.4f at positions (%d, %d)", double(r.score), r.queryPosition,
                 r.keyPosition);
     if (!s.reshapeBug)
-        ImGui::TextDisabled("(the head's own q \xC2\xB7 k for this key in step %s: %.4f)", "4",
+        ImGui::TextDisabled("(the head's own q \xC2\xB7 k for this key, in the q \xC2\xB7 k step: "
+                            "%.4f)",
                             double(s.rawScores[r.key]));
     if (r.shift == 0) {
         explain("The tables hold no other pair of positions this far apart to compare with.");
