@@ -31,7 +31,7 @@ Scene realModelScene(const RealModel& model, const std::vector<std::string>& sen
     scene.mask = model.isEncoder() ? MaskKind::None : MaskKind::Causal;
     scene.scale = ScaleKind::SqrtDHead;
     scene.weights = WeightsKind::Random; // no designed heads; the weights are the checkpoint's
-    scene.positional = true;             // learned positions, in layer 1's stream
+    scene.positional = PositionalKind::Sinusoidal; // learned positions, in layer 1's stream
     return scene;
 }
 
