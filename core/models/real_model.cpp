@@ -31,7 +31,11 @@ Scene realModelScene(const RealModel& model, const std::vector<std::string>& sen
     scene.mask = model.isEncoder() ? MaskKind::None : MaskKind::Causal;
     scene.scale = ScaleKind::SqrtDHead;
     scene.weights = WeightsKind::Random; // no designed heads; the weights are the checkpoint's
-    scene.positional = PositionalKind::Sinusoidal; // learned positions, in layer 1's stream
+    const ModelConfig& c = model.config();
+    scene.kvHeads = c.kvHeadCount();
+    // Learned positions are in layer 1's stream; rotary ones turn q and k in every layer.
+    scene.positional = c.decoder.rope.empty() ? PositionalKind::Sinusoidal : PositionalKind::Rotary;
+    if (!c.decoder.rope.empty()) scene.ropeTheta = c.decoder.rope.theta;
     return scene;
 }
 
@@ -110,6 +114,7 @@ std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention
     layer->layer = l;
     layer->pairStart = r.pairStart; // the views mark where sentence B starts
     layer->weights = model.net->attentionWeights(l);
+    layer->input.rotation = model.net->rotationOf(l, int(r.ids.size()));
     layer->input.x = std::move(input);
     layer->attention = std::move(attention);
     return layer;

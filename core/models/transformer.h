@@ -50,6 +50,12 @@ class Transformer {
     virtual Mat head(const Mat& stream) const = 0;
     // The engine's weights of layer l's attention (W_Q ... W_O with their biases).
     virtual std::shared_ptr<const Weights> attentionWeights(int l) const = 0;
+    // The rotary tables that turned layer l's q and k for a text of n tokens (the Steps tab
+    // turns them back); empty for a model with learned positions (this base's answer).
+    virtual Rotation rotationOf(int l, int n) const {
+        (void)l, (void)n;
+        return {};
+    }
     // What attentionWeights' answer costs a layer trace that keeps it: 0 when every trace
     // shares the model's own (GPT-2, BERT), its float copy's bytes when each call makes one.
     virtual std::size_t traceWeightBytes() const { return 0; }

@@ -100,6 +100,7 @@ class LlamaModel final : public Transformer {
     // an 8B model's would be 5 GB).
     std::shared_ptr<const Weights> attentionWeights(int l) const override;
     std::size_t traceWeightBytes() const override;
+    Rotation rotationOf(int l, int n) const override { return rotation(l, n); }
     std::string attentionInputName() const override;
     const LlamaWeights& weights() const { return w_; }
 
