@@ -51,7 +51,8 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
     check(len(files) == 1, f"one CSV in the export folder: {files}")
     with open(os.path.join(app.export_dir, files[0])) as f:
         lines = f.read().splitlines()
-    check(lines[0] == "layer,head,previous_token,duplicate_token,induction,first_token",
+    check(lines[0] == "layer,head,previous_token,duplicate_token,induction,first_token,"
+          "first_token_on_sentence",
           f"the CSV's header: {lines[0]}")
     check(len(lines) == 1 + 2 * 4, f"one row per head: {len(lines) - 1}")
 print("1 passed, 0 failed")

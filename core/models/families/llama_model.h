@@ -100,6 +100,8 @@ class LlamaModel final : public Transformer {
     // an 8B model's would be 5 GB).
     std::shared_ptr<const Weights> attentionWeights(int l) const override;
     std::string attentionInputName() const override;
+    // The biases the file holds (Qwen 2's q, k and v; attention_bias).
+    AttentionBiases attentionBiases() const override;
     const LlamaWeights& weights() const { return w_; }
 
   private:

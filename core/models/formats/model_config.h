@@ -16,7 +16,7 @@ class JsonFields;
 
 namespace core::models {
 
-// What the modern decoders (the Llama family, families/llama_model.h) vary, as their
+// What the modern decoders (the Llama family, models/families/llama_model.h) vary, as their
 // config.json says it; GPT-2 and the BERT family leave it as it is.
 struct DecoderSpec {
     RopeSpec rope;                // every layer's, or Gemma 3's global layers'
