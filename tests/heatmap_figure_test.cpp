@@ -322,14 +322,18 @@ TEST(HeatmapFigure, GroupedPanelsAreFramedAndEveryOtherGroupTinted) {
     grid.columns = 3;
     for (int h = 0; h < 6; ++h) grid.panels.push_back(causalFigure());
     grid.panelGroups = {0, 0, 1, 1, 2, 2}; // group 1 runs on into the second row
+    grid.title = "every head of every layer";
     const hm::GridLayout L = hm::layoutGrid(grid, pngMetrics());
     const std::vector<hm::GroupFrame> frames = hm::groupFrames(L, grid.panelGroups);
     ASSERT_EQ(frames.size(), 4u);
+    EXPECT_GT(float(frames[0].y0), L.title.y + pngMetrics().lineHeight(hm::kTitlePx))
+        << "the first row's frames pass under the grid's title";
+    EXPECT_LT(frames[0].y0, L.panels[0].title.y + float(L.top)) << "and over the panels' titles";
     EXPECT_EQ(frames[0].x0, hm::kGroupInset);
     EXPECT_EQ(frames[0].x1, 2 * L.panelW - hm::kGroupInset);
     EXPECT_EQ(frames[1].x1, 3 * L.panelW - hm::kGroupInset); // group 1's first panel
     EXPECT_EQ(frames[2].x0, hm::kGroupInset);                // and its second, a row down
-    EXPECT_EQ(frames[2].y0, L.top + L.panelH + hm::kGroupInset);
+    EXPECT_EQ(frames[2].y0, L.top + L.panelH + hm::kGroupInsetTop);
     EXPECT_TRUE(frames[0].tinted);
     EXPECT_FALSE(frames[1].tinted);
     EXPECT_TRUE(frames[3].tinted);

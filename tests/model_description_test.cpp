@@ -145,8 +145,8 @@ TEST(FixedByTheModel, GemmaSaysItsQueryScalarSoftCapNormsAndLocalLayers) {
     EXPECT_TRUE(has(gemma3, "theta 1000000, linear scaling x8, theta 10000 on the windowed layers"))
         << gemma3;
     EXPECT_TRUE(has(gemma3, "QK-norm (RMSNorm of each head's q and k)")) << gemma3;
-    EXPECT_TRUE(has(gemma3, "on layer 1 (a token sees itself and the 2 before it), the others "
-                            "every earlier token"))
+    EXPECT_TRUE(has(gemma3, "on layer 1 (a token sees itself and the 2 before it), the other "
+                            "layers every earlier token"))
         << gemma3;
 }
 

@@ -104,6 +104,7 @@ struct ModelSpots {
     float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
     float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
     float pairFieldAt[2] = {0, 0};    // the centre of sentence B's field
+    float sinkToggleAt[2] = {0, 0};   // the centre of the model view's "sink share" switch
     // The last model grid's K/V groups as framed (x0 y0 x1 y1 each, heads sharing one K/V
     // head; none for MHA) and the centres of its head columns and layer rows.
     std::vector<std::array<float, 4>> kvGroupRects;

@@ -39,6 +39,16 @@ void drawModelGridModes(ModelView& model) {
     }
 }
 
+namespace {
+
+// The centre of the item drawn last, for the state file: where a test clicks it.
+void rememberCentre(float at[2]) {
+    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    at[0] = min.x + size.x / 2, at[1] = min.y + size.y / 2;
+}
+
+} // namespace
+
 ImU32 themeMix(float t, float alpha) {
     const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
     const ImVec4 fg = ImGui::GetStyleColorVec4(ImGuiCol_Text);
@@ -199,11 +209,12 @@ bool rightClicked(const Grid& g, int l, int h) {
 }
 
 // A head's attention sink share over its cell: a bar along the bottom on a dark strip (so it
-// reads on any colormap), the number at the top when the cell has room for it.
+// reads on any colormap), the number in the top right corner (a decoder's masked keys, never
+// the first token's column) when the cell has room for it.
 void markSinkShare(const Grid& g, int l, int h, float share) {
     const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    const float bar = std::max(3.0f, std::round(g.side * 0.14f));
+    const float bar = std::max(3.0f, std::round(g.side * 0.1f));
     const float filled = g.side * std::clamp(share, 0.0f, 1.0f);
     draw->AddRectFilled(ImVec2(min.x, max.y - bar), max, IM_COL32(0, 0, 0, 190));
     draw->AddRectFilled(ImVec2(min.x, max.y - bar), ImVec2(min.x + filled, max.y),
@@ -212,7 +223,7 @@ void markSinkShare(const Grid& g, int l, int h, float share) {
     std::snprintf(text, sizeof text, "%.2f", double(share));
     const ImVec2 size = ImGui::CalcTextSize(text);
     if (g.side < size.x + 6 || g.side < size.y * 2 + bar) return;
-    const ImVec2 at(min.x + 2, min.y + 2);
+    const ImVec2 at(max.x - size.x - 4, min.y + 2);
     draw->AddRectFilled(ImVec2(at.x - 1, at.y), ImVec2(at.x + size.x + 2, at.y + size.y),
                         IM_COL32(0, 0, 0, 170), 2.0f);
     draw->AddText(ImVec2(at.x + 1, at.y), IM_COL32(255, 255, 255, 255), text);
@@ -236,6 +247,7 @@ void everyLayerSwitches(const ModelRunner& runner, ModelView& model) {
                 "A large weight on a token that sends little fades.");
     sameLineIfFits(ImGui::CalcTextSize("sink share").x + ImGui::GetFrameHeight() * 2);
     ImGui::Checkbox("sink share", &model.showSinks);
+    rememberCentre(model.sinkToggleAt);
     itemTooltip("Each head's share of attention on the first token of your sentence: the mean "
                 "over the later tokens of its weight on token 1, as a bar under its map (1: "
                 "every token looks only at the first). Trained decoders park attention there "
@@ -316,8 +328,7 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
     }
     ImGui::SameLine();
     if (ImGui::Button("Export CSV")) request.exportDetectors = true;
-    const ImVec2 button = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
-    model.exportAt[0] = button.x + size.x / 2, model.exportAt[1] = button.y + size.y / 2;
+    rememberCentre(model.exportAt);
     itemTooltip("Every head's scores as a CSV file in the export folder: the detectors and the "
                 "attention sink on your sentence.");
     ImGui::TextWrapped("%s", shown.onSentence ? "Scored on the sentence shown: it changes as you "
@@ -358,8 +369,7 @@ bool exportAllButton(ModelView& model) {
     const float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     sameLineIfFits(width);
     const bool clicked = ImGui::SmallButton(label);
-    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
-    model.exportAllAt[0] = min.x + size.x / 2, model.exportAllAt[1] = min.y + size.y / 2;
+    rememberCentre(model.exportAllAt);
     itemTooltip("Every view of this model on this sentence into a new folder of the export "
                 "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), every "
                 "head of every layer (weights and value-weighted), the detectors, the rollout, "

@@ -163,6 +163,10 @@ void writeModelAttention(core::JsonWriter& json, const ModelView& model) {
     json.endArray();
     json.key("show_sinks");
     json.value(model.showSinks);
+    json.key("sink_toggle_at"); // the centre of its check box
+    json.beginArray();
+    for (float v : model.sinkToggleAt) json.value(v);
+    json.endArray();
     json.key("sink_shares");
     json.beginArray();
     for (Eigen::Index l = 0; l < model.sinkShares.rows(); ++l) {

@@ -305,7 +305,7 @@ std::vector<GroupFrame> groupFrames(const GridLayout& L, const std::vector<int>&
             ++j;
         if (groups[i] >= 0) {
             const Origin first = panelOrigin(L, i), last = panelOrigin(L, j);
-            frames.push_back({first.x + kGroupInset, first.y + kGroupInset,
+            frames.push_back({first.x + kGroupInset, first.y + kGroupInsetTop,
                               last.x + L.panelW - kGroupInset, last.y + L.panelH - kGroupInset,
                               groups[i] % 2 == 0});
         }

@@ -96,7 +96,7 @@ std::string windowPhrase(const ModelConfig& c, bool brief) {
     std::string text = "a sliding window of " + size + " tokens " + where;
     if (low == high && low > 1)
         text += " (a token sees itself and the " + std::to_string(low - 1) + " before it)";
-    return int(on.size()) == c.layers ? text : text + ", the others every earlier token";
+    return int(on.size()) == c.layers ? text : text + ", the other layers every earlier token";
 }
 
 // "llama3 scaling x8 from 16 positions", "" for none.

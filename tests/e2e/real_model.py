@@ -22,8 +22,10 @@ def cell_center(rect, layers, heads, layer, head):
 
 
 with App(sys.argv[1], "--model", FIXTURE) as app:
-    app.wait_state(lambda s: s["model"]["real"] and s["model"]["grid"] == "every_layer"
-                   and s["model"]["predictions"], "the model view of the fixture, with guesses")
+    state = app.wait_state(lambda s: s["model"]["real"] and s["model"]["grid"] == "every_layer"
+                           and s["model"]["predictions"], "the model view of the fixture, with guesses")
+    check(state["model"]["kv_group_rects"] == [] and state["model"]["kv_legend"] == "",
+          "GPT-2's heads each read their own keys and values: no frames, no legend")
 
     app.click(*SENTENCE_FIELD)
     app.chord("ctrl+a")

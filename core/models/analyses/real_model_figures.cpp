@@ -117,7 +117,7 @@ void frameGroups(GridFigure& grid, const KvGroups& groups, int layers) {
     if (!groups.shared()) return; // MHA: every head its own keys and values
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < groups.heads; ++h) grid.panelGroups.push_back(groups.groupOf(h));
-    grid.captionLines.push_back("framed together: the query heads that share a K/V head; " +
+    grid.captionLines.push_back("each frame: the query heads that read one K/V head; " +
                                 kvGroupsLegend(groups));
 }
 
