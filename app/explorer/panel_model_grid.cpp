@@ -233,8 +233,9 @@ void markSinkShare(const Grid& g, int l, int h, float share) {
 std::string sinkLine(const ModelView& model, int l, int h) {
     const core::Mat& sink = model.sinkShares;
     if (l >= sink.rows() || h >= sink.cols()) return {};
-    char text[64];
-    std::snprintf(text, sizeof text, "%.0f%%", 100.0 * double(sink(l, h)));
+    char text[64]; // a small share keeps a decimal: 0.4%, not 0%
+    const double percent = 100.0 * double(sink(l, h));
+    std::snprintf(text, sizeof text, percent < 10 ? "%.1f%%" : "%.0f%%", percent);
     return std::string("\nattention sink: ") + text + " of its attention on the first token '" +
            model.firstToken + "' (mean over the later tokens)";
 }
