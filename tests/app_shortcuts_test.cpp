@@ -100,7 +100,9 @@ TEST(AppShortcuts, PlainKeysOutsideTextFields) {
     };
     for (const auto& [key, action] : cases) EXPECT_EQ(plain(key), action) << key;
     EXPECT_EQ(plain(GLFW_KEY_V, kShift), Action::PreviousTab);
-    EXPECT_EQ(plain(GLFW_KEY_RIGHT, kShift), Action::NextHead); // Shift changes only V
+    EXPECT_EQ(plain(GLFW_KEY_RIGHT, kShift), Action::NextHead); // Shift changes only V, [ and ]
+    EXPECT_EQ(plain(GLFW_KEY_LEFT_BRACKET, kShift), Action::FewerKvHeads);
+    EXPECT_EQ(plain(GLFW_KEY_RIGHT_BRACKET, kShift), Action::MoreKvHeads);
 }
 
 TEST(AppShortcuts, PlainKeysDoNothingWhileTypingWithoutMapsOrWithControl) {
@@ -234,6 +236,29 @@ TEST(AppShortcuts, BracketsStepThroughTheHeadCountsThatDivideDModel) {
     EXPECT_EQ(scene.heads, 6);
     for (int i = 0; i < 5; ++i) press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view, maps);
     EXPECT_EQ(scene.heads, 1); // stays at 1
+}
+
+// Shift+[ and Shift+] step H_kv through the divisors of H: MHA -> GQA -> MQA and back.
+TEST(AppShortcuts, ShiftBracketsStepThroughTheKvHeadCountsThatDivideH) {
+    core::Scene scene; // 8 heads, H_kv = 8
+    View view;
+    const app::HeadMaps maps = mapsOf(8, 3);
+    press({{GLFW_KEY_LEFT_BRACKET, kShift}}, scene, view, maps);
+    EXPECT_EQ(scene.kvHeadCount(), 4);
+    EXPECT_EQ(scene.heads, 8); // H stays
+    press({{GLFW_KEY_LEFT_BRACKET, kShift},
+           {GLFW_KEY_LEFT_BRACKET, kShift},
+           {GLFW_KEY_LEFT_BRACKET, kShift}},
+          scene, view, maps);
+    EXPECT_EQ(scene.kvHeadCount(), 1); // MQA, and no further
+    press({{GLFW_KEY_RIGHT_BRACKET, kShift}}, scene, view, maps);
+    EXPECT_EQ(scene.kvHeadCount(), 2);
+    press({{GLFW_KEY_LEFT_BRACKET, 0}}, scene, view, maps); // H 8 -> 4 keeps H_kv 2
+    EXPECT_EQ(scene.heads, 4);
+    EXPECT_EQ(scene.kvHeadCount(), 2);
+    press({{GLFW_KEY_RIGHT_BRACKET, kShift}, {GLFW_KEY_RIGHT_BRACKET, kShift}}, scene, view, maps);
+    EXPECT_EQ(scene.kvHeads, 0); // back to MHA: kept as 0, the scene's "H_kv = H"
+    EXPECT_EQ(core::validationError(scene), "");
 }
 
 TEST(AppShortcuts, APressSetsNothingElse) {

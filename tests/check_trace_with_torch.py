@@ -17,6 +17,17 @@ feeds out_proj) are computed in float64 torch from those and cross-checked
 against torch's own attention weights and output. Query rows whose keys are
 all masked are not compared (torch gives NaN there, the engine 0).
 
+Grouped-query attention (config.kv_heads < heads: W_K and W_V d x (H_kv*d_head)) and rotary
+positions (config.rope: {theta, dims, layout}) are beyond nn.MultiheadAttention (and torch 1.13
+has no enable_gqa): there the reference is float64 torch written from the definitions, as
+Hugging Face's Llama computes them -- q, k, v projected, split into H and H_kv heads, q and k
+turned (cos/sin of position x theta^(-2j/r), rotate_half or interleaved pairs, the first r
+dimensions of each head), each K/V head repeated H / H_kv times (repeat_kv), then the same
+softmax(Q K^T / sqrt(d_head)) V, merge and W_O. It is cross-checked to 1e-12 against an
+independent NumPy version (pairs turned as complex numbers, K/V head h // (H / H_kv) read in
+place) and, without rotation, against nn.MultiheadAttention on W_K and W_V with each K/V head's
+columns repeated for its query heads.
+
 Exit status: 0 all cases pass, 1 any failure, 77 skipped (torch missing; this
 is the ctest/automake "skipped" code). Needs Debian's /usr/bin/python3, which
 has torch; the pyenv `python3` does not.
@@ -60,6 +71,27 @@ CASES = [
     # Designed heads are ordinary weights: PyTorch must reproduce them like any others.
     ("designed", ["--weights", "designed", "--sentence", "The black cat sat on the mat because it was tired ."],
      dict(batch=1, mask="none", cross=False)),
+    # Grouped-query attention: H_kv K/V heads, each repeated for H / H_kv query heads.
+    ("gqa", ["--sentence", SENT, "--kv-heads", "2"], dict(batch=1, mask="none", cross=False, kv_heads=2)),
+    ("mqa_causal_batch", ["--sentence", SENT, "--sentence", "A dog barked .", "--kv-heads", "1",
+                          "--mask", "causal"],
+     dict(batch=2, mask="causal", cross=False, padded=True, kv_heads=1)),
+    ("gqa_cross", ["--sentence", SENT, "--source", "Le chat est assis sur le tapis .", "--kv-heads", "4"],
+     dict(batch=1, mask="none", cross=True, kv_heads=4)),
+    ("gqa_designed", ["--weights", "designed", "--d-model", "128", "--kv-heads", "4",
+                      "--sentence", "The black cat sat on the mat because it was tired ."],
+     dict(batch=1, mask="none", cross=False, kv_heads=4)),
+    # Rotary positions (RoPE) on q and k, rotate_half, alone and with GQA, a batch, the causal
+    # mask, another theta, and an odd d_head (its first 4 of 5 dimensions turned).
+    ("rotary", ["--sentence", SENT, "--positional", "rotary"],
+     dict(batch=1, mask="none", cross=False, rope=True)),
+    ("rotary_gqa_causal_batch", ["--sentence", SENT, "--sentence", "Birds sing at dawn in the tall green trees .",
+                                 "--positional", "rotary", "--rope-theta", "500", "--kv-heads", "2",
+                                 "--mask", "causal"],
+     dict(batch=2, mask="causal", cross=False, padded=True, kv_heads=2, rope=True)),
+    ("rotary_odd_d_head", ["--d-model", "30", "--heads", "6", "--kv-heads", "3", "--positional", "rotary",
+                           "--sentence", SENT],
+     dict(batch=1, mask="none", cross=False, d_model=30, heads=6, kv_heads=3, rope=True)),
 ]
 
 COMPARED = ["q", "k", "v", "scores", "attention", "head_outputs", "concat", "output"]
@@ -121,6 +153,115 @@ def torch_reference(x, x_source, w_q, w_k, w_v, w_o, heads, key_padding, causal)
     return ref, valid
 
 
+def rope_tables(positions, dims, theta):
+    """cos, sin (positions, dims/2) float64, as Hugging Face's default rotary embedding makes
+    them: inv_freq = 1 / theta^(arange(0, dims, 2) / dims), angle = position x inv_freq."""
+    inv_freq = 1.0 / (float(theta) ** (np.arange(0, dims, 2, dtype=np.float64) / dims))
+    angles = np.arange(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    return np.cos(angles), np.sin(angles)
+
+
+def attention_mask(key_padding, causal, b, n, m):
+    """(B, N, M) bool: padding keys, and keys after the query when causal."""
+    masked = np.broadcast_to(np.asarray(key_padding, bool)[:, None, :], (b, n, m)).copy()
+    if causal:
+        masked |= np.triu(np.ones((n, m), dtype=bool), 1)[None]
+    return masked
+
+
+def torch_gqa_reference(x, x_source, w_q, w_k, w_v, w_o, heads, kv_heads, key_padding, causal, rope):
+    """Every compared quantity, float64 torch, for H_kv K/V heads and optional rotary positions:
+    Hugging Face's Llama attention (repeat_kv, rotate_half) without its biases and norms."""
+    import torch
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, HERE)
+    from make_torch_gqa_fixtures import torch_rotate
+
+    b, n, d = x.shape
+    dh = w_q.shape[1] // heads
+    src = x if x_source is None else x_source
+    m = src.shape[1]
+    T = lambda a: torch.from_numpy(np.asarray(a, np.float64))
+    with torch.no_grad():
+        q = (T(x) @ T(w_q)).view(b, n, heads, dh).transpose(1, 2)
+        k = (T(src) @ T(w_k)).view(b, m, kv_heads, dh).transpose(1, 2)
+        v = (T(src) @ T(w_v)).view(b, m, kv_heads, dh).transpose(1, 2)
+        if rope is not None:  # positions 0..N-1 of every sentence (self-attention: M = N)
+            cos, sin = rope_tables(max(n, m), rope["dims"], rope["theta"])
+            interleaved = rope["layout"] == "interleaved"
+            q = torch_rotate(q, cos[:n], sin[:n], interleaved)
+            k = torch_rotate(k, cos[:m], sin[:m], interleaved)
+        rep = heads // kv_heads  # repeat_kv: (B, H_kv, M, d_head) -> (B, H, M, d_head)
+        k_rep = k[:, :, None].expand(b, kv_heads, rep, m, dh).reshape(b, heads, m, dh)
+        v_rep = v[:, :, None].expand(b, kv_heads, rep, m, dh).reshape(b, heads, m, dh)
+        scores = q @ k_rep.transpose(-2, -1) / math.sqrt(dh)
+        masked = torch.from_numpy(attention_mask(key_padding, causal, b, n, m))[:, None]
+        weights = torch.softmax(scores.masked_fill(masked, float("-inf")), dim=-1)
+        head_out = weights @ v_rep
+        concat = head_out.transpose(1, 2).reshape(b, n, heads * dh)
+        output = concat @ T(w_o)
+    merge = lambda t: t.transpose(1, 2).reshape(t.shape[0], t.shape[2], -1).numpy()
+    return dict(q=merge(q), k=merge(k), v=merge(v), scores=scores.numpy(), attention=weights.numpy(),
+                head_outputs=head_out.numpy(), concat=concat.numpy(), output=output.numpy())
+
+
+def numpy_gqa_check(x, x_source, w_q, w_k, w_v, w_o, heads, kv_heads, key_padding, causal, rope):
+    """attention, output of the same, independently: NumPy float64, query head h reading K/V
+    head h // (H / H_kv) in place, each rotary pair turned as a complex number."""
+    src = x if x_source is None else x_source
+    (b, n, _), m = x.shape, src.shape[1]
+    dh = w_q.shape[1] // heads
+    q, k, v = x @ w_q, src @ w_k, src @ w_v
+    if rope is not None:
+        half = rope["dims"] // 2
+        for t, count, length in ((q, heads, n), (k, kv_heads, m)):
+            turn = np.exp(1j * np.arange(length)[:, None] *
+                          float(rope["theta"]) ** (-2.0 * np.arange(half) / rope["dims"]))
+            for h in range(count):
+                a = h * dh + (2 * np.arange(half) if rope["layout"] == "interleaved" else np.arange(half))
+                c = a + 1 if rope["layout"] == "interleaved" else a + half
+                z = (t[:, :, a] + 1j * t[:, :, c]) * turn[None]
+                t[:, :, a], t[:, :, c] = z.real, z.imag
+    masked = attention_mask(key_padding, causal, b, n, m)
+    attn = np.zeros((b, heads, n, m))
+    concat = np.zeros((b, n, heads * dh))
+    for bi in range(b):
+        for h in range(heads):
+            g = h // (heads // kv_heads)
+            s = q[bi][:, h * dh:(h + 1) * dh] @ k[bi][:, g * dh:(g + 1) * dh].T / math.sqrt(dh)
+            s = np.where(masked[bi], -np.inf, s)
+            mx = s.max(axis=-1, keepdims=True)
+            e = np.where(masked[bi], 0.0, np.exp(s - np.where(np.isfinite(mx), mx, 0.0)))
+            den = e.sum(axis=-1, keepdims=True)
+            attn[bi, h] = np.divide(e, den, out=np.zeros_like(e), where=den > 0)
+            concat[bi][:, h * dh:(h + 1) * dh] = attn[bi, h] @ v[bi][:, g * dh:(g + 1) * dh]
+    return attn, concat @ w_o
+
+
+def gqa_reference(x, x_source, w_q, w_k, w_v, w_o, heads, kv_heads, key_padding, causal, rope):
+    """torch_gqa_reference, cross-checked (see the module's docstring); returns (ref, valid)."""
+    args = (x, x_source, w_q, w_k, w_v, w_o, heads, kv_heads, key_padding, causal, rope)
+    ref = torch_gqa_reference(*args)
+    b, n = x.shape[:2]
+    m = (x if x_source is None else x_source).shape[1]
+    valid = ~attention_mask(key_padding, causal, b, n, m).all(axis=-1)  # (B, N)
+    attn, out = numpy_gqa_check(*args)
+    checks = [("numpy", attn, out)]
+    if rope is None:  # MHA with every K/V head's columns repeated for its query heads
+        from make_torch_fixtures import torch_mha
+        dh = w_q.shape[1] // heads
+        cols = np.concatenate([np.arange(h // (heads // kv_heads) * dh, (h // (heads // kv_heads) + 1) * dh)
+                               for h in range(heads)])
+        mha_attn, mha_out, _ = torch_mha(x, x_source, w_q, w_k[:, cols], w_v[:, cols], w_o, heads,
+                                         key_padding, causal)
+        checks.append(("nn.MultiheadAttention", mha_attn, mha_out))
+    for name, a, o in checks:
+        ea = np.abs(a - ref["attention"]).transpose(0, 2, 1, 3)[valid].max(initial=0.0)
+        eo = np.abs(o - ref["output"])[valid].max(initial=0.0)
+        assert ea <= 1e-12 and eo <= 1e-12, f"internal mismatch with {name}: {ea} {eo}"
+    return ref, valid
+
+
 def check_trace(trace, expect=None):
     """Returns {quantity: max abs error}; raises TraceError on contract violations."""
     expect = expect or {}
@@ -144,9 +285,21 @@ def check_trace(trace, expect=None):
     cross = bool(cfg.get("cross"))
     if cross != ("x_source" in trace):
         raise TraceError(f"config.cross={cross} but x_source {'absent' if cross else 'present'}")
-    for key in ("mask", "cross", "d_model", "heads"):
+    for key in ("mask", "cross", "d_model", "heads", "kv_heads"):
         if key in expect and cfg.get(key) != expect[key]:
             raise TraceError(f"config.{key}={cfg.get(key)!r}, the command line asked for {expect[key]!r}")
+    kv_heads = cfg.get("kv_heads", heads)  # older traces: every head its own K and V
+    if not isinstance(kv_heads, int) or kv_heads <= 0 or heads % kv_heads:
+        raise TraceError(f"config.kv_heads={kv_heads!r} does not divide heads {heads}")
+    rope = cfg.get("rope")
+    if rope is not None and (not isinstance(rope, dict) or rope.get("layout") not in ("rotate_half", "interleaved")
+                             or not isinstance(rope.get("dims"), int) or rope["dims"] % 2 or rope["dims"] > dh
+                             or not isinstance(rope.get("theta"), (int, float)) or rope["theta"] <= 0):
+        raise TraceError(f"config.rope={rope!r} is not {{theta, dims (even, <= d_head), layout}}")
+    if "rope" in expect and (rope is not None) != expect["rope"]:
+        raise TraceError(f"config.rope={rope!r}, the command line asked for {'rotary' if expect['rope'] else 'no'} positions")
+    if rope is not None and cross:
+        raise TraceError("config.rope with cross-attention: rotary positions are for self-attention")
 
     x = np.asarray(trace.get("x", []), dtype=np.float64)
     if x.ndim != 3 or x.shape[2] != d or x.shape[0] < 1 or x.shape[1] < 1:
@@ -173,11 +326,16 @@ def check_trace(trace, expect=None):
     key_padding = kp_raw.astype(bool)
     if expect.get("padded") and not key_padding.any():
         raise TraceError("sentences of different lengths but no key padding")
-    w = [arr(trace, k, (d, d)) for k in ("w_q", "w_k", "w_v", "w_o")]
+    kv = kv_heads * dh  # W_K, W_V, K and V: H_kv heads of d_head
+    w = [arr(trace, k, shape) for k, shape in (("w_q", (d, d)), ("w_k", (d, kv)), ("w_v", (d, kv)),
+                                               ("w_o", (d, d)))]
     arr(trace, "x", (b, n, d))
 
-    ref, valid = torch_reference(x, x_source, *w, heads, key_padding, causal)
-    shapes = dict(q=(b, n, d), k=(b, m, d), v=(b, m, d), scores=(b, heads, n, m),
+    if kv_heads == heads and rope is None:
+        ref, valid = torch_reference(x, x_source, *w, heads, key_padding, causal)
+    else:
+        ref, valid = gqa_reference(x, x_source, *w, heads, kv_heads, key_padding, causal, rope)
+    shapes = dict(q=(b, n, d), k=(b, m, kv), v=(b, m, kv), scores=(b, heads, n, m),
                   attention=(b, heads, n, m), head_outputs=(b, heads, n, dh),
                   concat=(b, n, d), output=(b, n, d))
     errors = {}
@@ -263,9 +421,18 @@ def fake_app(argv):
     MHA_FAKE_PERTURB=transpose_w_q writes W_Q transposed (a convention bug).
     """
     d, heads, mask, sents, srcs = 16, 4, "none", [], []
+    kv_heads, positional, theta = None, "sinusoidal", 10000.0
     it = iter(argv)
     for a in it:
-        if a == "--sentence":
+        if a == "--weights":
+            next(it)  # the fake's weights are random whatever is asked: ordinary weights
+        elif a == "--kv-heads":
+            kv_heads = int(next(it))
+        elif a == "--positional":
+            positional = next(it)
+        elif a == "--rope-theta":
+            theta = float(next(it))
+        elif a == "--sentence":
             sents.append(next(it))
         elif a == "--source":
             srcs.append(next(it))
@@ -307,22 +474,37 @@ def fake_app(argv):
     b, n, _ = x.shape
     m = xs.shape[1]
     dh = d // heads
+    kv_heads = kv_heads or heads
+    ws[1], ws[2] = ws[1][:, :kv_heads * dh], ws[2][:, :kv_heads * dh]  # H_kv K/V heads
     q, k, v = x @ ws[0], xs @ ws[1], xs @ ws[2]
-    split = lambda t: t.reshape(b, t.shape[1], heads, dh).transpose(0, 2, 1, 3)
-    scores = (split(q) @ split(k).transpose(0, 1, 3, 2)) * np.float32(1 / math.sqrt(dh))
+    rope = None
+    if positional == "rotary" and not cross:  # rotate_half on every head's q and k
+        rope = {"theta": theta, "dims": dh - dh % 2, "layout": "rotate_half"}
+        cos, sin = (t.astype(np.float32) for t in rope_tables(max(n, m), rope["dims"], theta))
+        half = rope["dims"] // 2
+        for t, count in ((q, heads), (k, kv_heads)):
+            for h in range(count):
+                a = slice(h * dh, h * dh + half)
+                c = slice(h * dh + half, h * dh + 2 * half)
+                ta, tc = t[:, :, a].copy(), t[:, :, c].copy()
+                t[:, :, a], t[:, :, c] = ta * cos[:n] - tc * sin[:n], tc * cos[:n] + ta * sin[:n]
+    split = lambda t, count: t.reshape(b, t.shape[1], count, dh).transpose(0, 2, 1, 3)
+    repeat = lambda t: np.repeat(split(t, kv_heads), heads // kv_heads, axis=1)  # repeat_kv
+    scores = (split(q, heads) @ repeat(k).transpose(0, 1, 3, 2)) * np.float32(1 / math.sqrt(dh))
     masked = np.broadcast_to(key_padding[:, None, None, :], scores.shape).copy()
     if mask == "causal":
         masked |= np.triu(np.ones((n, m), bool), 1)
     s = np.where(masked, np.float32(-np.inf), scores)
     e = np.where(masked, np.float32(0), np.exp(s - s.max(axis=-1, keepdims=True)))
     attn = (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
-    head_out = attn @ split(v)
+    head_out = attn @ repeat(v)
     concat = head_out.transpose(0, 2, 1, 3).reshape(b, n, d)
     output = concat @ ws[3]
     trace = {
         "format": "mha-trace", "version": 1,
         "config": {"d_model": d, "heads": heads, "d_head": dh, "mask": mask, "scale": "sqrt_d_head",
-                   "seed": 7, "weights": "random", "positional": "none", "cross": cross},
+                   "seed": 7, "weights": "random", "positional": "none", "cross": cross,
+                   "kv_heads": kv_heads, "rope": rope},
         "sentences": [{"text": t, "tokens": ts} for t, ts in zip(sents, tok_q)],
     }
     if cross:

@@ -42,6 +42,25 @@ TEST(Cli, OddDModel) {
 TEST(Cli, NonNumberDModel) {
     expectBadInput({"--d-model", "abc", "--json", "-"}, "abc");
 }
+TEST(Cli, KvHeadsThatDoNotDivideHeads) {
+    expectBadInput({"--kv-heads", "3", "--json", "-"}, "kv heads 3 must divide heads 8");
+}
+TEST(Cli, KvHeadsZeroOrNegativeOrNotANumber) {
+    expectBadInput({"--kv-heads", "0", "--json", "-"}, "kv heads 0");
+    expectBadInput({"--kv-heads", "-4", "--json", "-"}, "-4");
+    expectBadInput({"--kv-heads", "many", "--json", "-"}, "many");
+}
+TEST(Cli, KvHeadsAboveHeads) {
+    expectBadInput({"--heads", "2", "--kv-heads", "4", "--json", "-"}, "kv heads 4");
+}
+TEST(Cli, UnknownPositional) {
+    expectBadInput({"--positional", "learned", "--json", "-"}, "learned");
+}
+TEST(Cli, RopeThetaWithoutRotaryOrOutOfRange) {
+    expectBadInput({"--rope-theta", "10", "--json", "-"}, "--rope-theta is for rotary positions");
+    expectBadInput({"--positional", "rotary", "--rope-theta", "1e12", "--json", "-"},
+                   "rope theta 1e+12 must be from 1 to 1e9");
+}
 TEST(Cli, ZeroHeads) {
     expectBadInput({"--heads", "0", "--json", "-"}, "heads 0");
 }
@@ -283,8 +302,9 @@ TEST(Cli, AblateHeadBeyondTheHeadCount) {
 TEST(Cli, HelpListsTheFlagsAndExitsZero) {
     const ProcessResult r = runMhaViz({"--help"});
     EXPECT_EQ(r.exitCode, 0);
-    for (const char* flag : {"--sentence", "--source", "--d-model", "--heads", "--mask", "--seed",
-                             "--scale", "--json", "--no-out-proj", "--ablate", "--reshape-bug"})
+    for (const char* flag : {"--sentence", "--source", "--d-model", "--heads", "--kv-heads",
+                             "--mask", "--seed", "--scale", "--positional", "--rope-theta",
+                             "--json", "--no-out-proj", "--ablate", "--reshape-bug"})
         EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 
@@ -350,6 +370,56 @@ TEST(Cli, FiveThousandWordsAreCutWithAWarning) {
 
 TEST(Cli, NoPositionalIsRecorded) {
     EXPECT_EQ(traceFor({"--no-positional"})["config"]["positional"], false);
+    EXPECT_EQ(traceFor({"--positional", "none"}), traceFor({"--no-positional"}));
+    EXPECT_TRUE(traceFor({})["config"]["rope"].is_null());
+}
+
+// --kv-heads: config.kv_heads, and K, V, W_K, W_V H_kv*d_head wide; the query side as MHA's.
+TEST(Cli, KvHeadsShapeKAndVAndAreRecorded) {
+    const json mha = traceFor({"--sentence", "The cat sat on the mat ."});
+    const json gqa = traceFor({"--sentence", "The cat sat on the mat .", "--kv-heads", "2"});
+    EXPECT_EQ(mha["config"]["kv_heads"], 8);
+    EXPECT_EQ(gqa["config"]["kv_heads"], 2);
+    EXPECT_EQ(gqa["config"]["heads"], 8);
+    ASSERT_EQ(gqa["k"][0].size(), 7u);
+    EXPECT_EQ(gqa["k"][0][0].size(), 16u); // H_kv * d_head = 2 * 8
+    EXPECT_EQ(gqa["v"][0][0].size(), 16u);
+    EXPECT_EQ(gqa["w_k"].size(), 64u);
+    EXPECT_EQ(gqa["w_k"][0].size(), 16u);
+    EXPECT_EQ(gqa["w_q"], mha["w_q"]);         // the same draw
+    EXPECT_EQ(gqa["attention"][0].size(), 8u); // still one map per query head
+    // The K/V heads are MHA's first two, from the same seed (to float rounding: the products are
+    // cut into chunks by their width).
+    for (int c = 0; c < 16; ++c) {
+        EXPECT_EQ(gqa["w_k"][5][c], mha["w_k"][5][c]);
+        EXPECT_NEAR(gqa["k"][0][3][c].get<double>(), mha["k"][0][3][c].get<double>(), 1e-5);
+    }
+    EXPECT_EQ(traceFor({"--sentence", "a b", "--kv-heads", "1"})["k"][0][0].size(), 8u); // MQA
+    EXPECT_EQ(traceFor({"--kv-heads", "8"}), traceFor({})); // H_kv = H is plain MHA
+}
+
+TEST(Cli, RotaryPositionsAreRecordedAndTurnQAndK) {
+    const json plain = traceFor({"--sentence", "a b a b", "--positional", "none"});
+    const json rotary = traceFor({"--sentence", "a b a b", "--positional", "rotary"});
+    EXPECT_EQ(rotary["config"]["positional"], false); // nothing added to x
+    EXPECT_EQ(rotary["config"]["rope"],
+              json({{"theta", 10000}, {"dims", 8}, {"layout", "rotate_half"}}));
+    EXPECT_EQ(rotary["x"], plain["x"]);
+    EXPECT_EQ(rotary["v"], plain["v"]);             // V is never turned
+    EXPECT_EQ(rotary["q"][0][0], plain["q"][0][0]); // position 0: angle 0
+    EXPECT_NE(rotary["q"][0][2], plain["q"][0][2]); // "a" again, turned by 2 positions
+    EXPECT_EQ(plain["q"][0][0], plain["q"][0][2]);  // without positions, the same q
+    const json theta =
+        traceFor({"--sentence", "a b", "--positional", "rotary", "--rope-theta", "500000"});
+    EXPECT_EQ(theta["config"]["rope"]["theta"], 500000);
+}
+
+TEST(Cli, RotaryWithCrossAttentionRunsWithoutPositionsAndSaysSo) {
+    const ProcessResult r = runMhaViz(
+        {"--sentence", "le chat", "--source", "the cat", "--positional", "rotary", "--json", "-"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: rotary positions"), std::string::npos) << r.err;
+    EXPECT_TRUE(json::parse(r.out)["config"]["rope"].is_null());
 }
 
 TEST(Cli, PitfallSwitchesAreOffByDefault) {

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -30,6 +32,23 @@ TEST(ForwardCost, StepsFollowTheirFormulas) {
     double sum = 0;
     for (const core::StepCost& step : c.steps) sum += step.flops;
     EXPECT_DOUBLE_EQ(c.flops, sum);
+}
+
+// Grouped-query attention: K and V projected to H_kv heads, W_O and the scores as MHA's.
+TEST(ForwardCost, FewerKvHeadsSaveOnlyTheKAndVProjections) {
+    const double B = 2, N = 5, M = 7, d = 64, H = 8, Hkv = 2, d_head = 8;
+    core::CostShape s = shape(B, N, M, d, H);
+    s.kvHeads = Hkv;
+    const core::ForwardCost gqa = core::forwardCost(s);
+    const core::ForwardCost mha = core::forwardCost(shape(B, N, M, d, H));
+    EXPECT_DOUBLE_EQ(gqa[CostStep::Projections].flops, 2 * B * (N * H + 2 * M * Hkv) * d_head * d);
+    EXPECT_DOUBLE_EQ(gqa[CostStep::Projections].values, B * (N * H + 2 * M * Hkv) * d_head);
+    EXPECT_STREQ(gqa[CostStep::Projections].formula, "2 B (N H + 2 M H_kv) d_head d");
+    EXPECT_STREQ(mha[CostStep::Projections].formula, "2 B (N + 2M) d^2");
+    for (CostStep step : {CostStep::Scores, CostStep::Softmax, CostStep::WeightedValues,
+                          CostStep::Merge, CostStep::OutProjection})
+        EXPECT_DOUBLE_EQ(gqa[step].flops, mha[step].flops) << int(step);
+    EXPECT_DOUBLE_EQ(mha.flops - gqa.flops, 2 * B * 2 * M * (H - Hkv) * d_head * d);
 }
 
 TEST(ForwardCost, StepsAreInPipelineOrder) {
@@ -83,6 +102,20 @@ TEST(ForwardCost, ValuesAreTheTensorsTheTraceKeeps) {
     EXPECT_DOUBLE_EQ(c.bytes, bytes);
 }
 
+TEST(ForwardCost, GroupedValuesAreTheTensorsTheTraceKeeps) {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat .", "A dog barked ."};
+    core::setKvHeads(scene, 2);
+    const core::Trace t = core::run(scene);
+    const core::Attention& a = t.attention;
+    const core::CostShape s = core::costShape(a);
+    EXPECT_EQ(s.kvHeads, 2);
+    EXPECT_EQ(s.d_head, 8);
+    const core::ForwardCost c = core::forwardCost(s);
+    EXPECT_DOUBLE_EQ(c[CostStep::Projections].values, double(a.q.size() + a.k.size() + a.v.size()));
+    EXPECT_DOUBLE_EQ(c[CostStep::Merge].values, double(a.concat.size()));
+}
+
 TEST(CostShape, IsTheShapeTheForwardRan) {
     core::Scene scene;
     scene.outProjection = false;
@@ -126,6 +159,47 @@ TEST(LayerParameters, AreWhatRealWeightsHold) {
         EXPECT_EQ(core::layerParameters(d), 4.0 * d * d);
     }
     EXPECT_EQ(core::layerParameters(12288), 603979776.0); // GPT-3 175B's one attention layer
+}
+
+} // namespace
+
+namespace {
+
+TEST(LayerParameters, WithKvHeadsAreWhatRealWeightsHold) {
+    EXPECT_EQ(core::layerParameters(64, 8, 2, 8),
+              double(core::randomWeights(1, 64, 2 * 8).parameterCount()));
+    EXPECT_EQ(core::layerParameters(64, 8, 8, 8), core::layerParameters(64));
+    EXPECT_EQ(core::layerParameters(4096, 32, 8, 128), 41943040.0); // Llama-3-8B's one layer
+}
+
+// 2 (K and V) x layers x H_kv x d_head x bytes: the published figures.
+TEST(KvCache, BytesPerTokenOfTheSeedsModels) {
+    auto config = [](std::string_view name) {
+        for (const core::ModelConfig& c : core::kModelConfigs)
+            if (name == c.name) return c;
+        throw std::logic_error("no model " + std::string(name));
+    };
+    EXPECT_EQ(config("LLaMA-2-7B").kvCacheBytesPerToken(), 512.0 * 1024); // 0.5 MiB
+    EXPECT_EQ(config("Llama-3-8B").kvCacheBytesPerToken(), 128.0 * 1024);
+    EXPECT_EQ(config("Gemma-2B (MQA)").kvCacheBytesPerToken(), 18.0 * 1024);
+    EXPECT_EQ(config("LLaMA-2-7B").kvCacheBytesPerToken() * 4096, 2.0 * (1 << 30)); // 2 GiB
+    EXPECT_EQ(config("Llama-3-8B").kvCacheBytesPerToken() * 8192, 1.0 * (1 << 30)); // 1 GiB
+    EXPECT_EQ(config("Llama-3-8B").context, 8192);
+    EXPECT_EQ(config("Gemma-2B (MQA)").kvHeads, 1);
+    EXPECT_FALSE(config("BERT-base").decoder);
+    EXPECT_EQ(core::kvCacheBytesPerToken(1, 2, 8, 4), 128.0); // a toy scene, FP32
+    for (const core::ModelConfig& c : core::kModelConfigs) {
+        EXPECT_EQ(c.heads % c.kvHeads, 0) << c.name;
+        EXPECT_LE(c.kvHeads, c.heads) << c.name;
+    }
+}
+
+TEST(KvCache, BytesReadInBinaryUnits) {
+    EXPECT_EQ(core::binaryBytes(128), "128 B");
+    EXPECT_EQ(core::binaryBytes(18 * 1024), "18 KiB");
+    EXPECT_EQ(core::binaryBytes(4.5 * 1024 * 1024), "4.5 MiB");
+    EXPECT_EQ(core::binaryBytes(2.0 * (1 << 30)), "2 GiB");
+    EXPECT_EQ(core::binaryBytes(1416), "1.38 KiB");
 }
 
 } // namespace

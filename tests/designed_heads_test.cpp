@@ -140,6 +140,40 @@ TEST(DesignedHeads, TooSmallFallsBackToRandomAndSaysSo) {
     EXPECT_TRUE(core::designedHeadsFit(64, 8));
 }
 
+// Grouped-query attention: the query heads of a group share one key slice, each design in its
+// own 8 columns of it, so each still finds what it looks for; where d_head cannot hold a lane
+// per query head, random weights and the reason.
+TEST(DesignedHeads, GroupedHeadsShareKeysEachDesignInItsOwnLane) {
+    EXPECT_TRUE(core::designedHeadsFit(128, 8, 4));  // d_head 16: two lanes of 8
+    EXPECT_FALSE(core::designedHeadsFit(64, 8, 4));  // d_head 8: one lane for two heads
+    EXPECT_TRUE(core::designedHeadsFit(64, 8, 8));   // MHA
+    EXPECT_TRUE(core::designedHeadsFit(512, 8, 1));  // MQA: 8 lanes of 8 in d_head 64
+    EXPECT_FALSE(core::designedHeadsFit(256, 8, 1)); // d_head 32: 4 lanes for 8 heads
+    EXPECT_EQ(core::designedHeadsMisfit(64, 8, 2),
+              "designed heads with 4 query heads per K/V head need d_head >= 32 (here 64 / 8 = 8)");
+    core::Scene s;
+    s.sentences = {kDemo};
+    s.weights = core::WeightsKind::Designed;
+    s.d_model = 128;
+    core::setKvHeads(s, 4); // heads 2k and 2k+1 share K/V head k
+    const core::Trace t = core::run(s);
+    EXPECT_TRUE(t.warnings.empty());
+    EXPECT_EQ(t.weights->wK.cols(), 4 * 16);
+    EXPECT_EQ(argmaxKey(t, "previous-token", 5), 4);
+    EXPECT_EQ(argmaxKey(t, "same-word", 5), 0); // "the" finds "The"
+    EXPECT_EQ(argmaxKey(t, "noun-adjective", 2), 1);
+    EXPECT_EQ(argmaxKey(t, "subject-verb", 2), 3);
+    EXPECT_EQ(argmaxKey(t, "pronoun-antecedent", 8), 2);
+    EXPECT_EQ(argmaxKey(t, "first-token", 9), 0);
+    EXPECT_EQ(argmaxKey(t, "self", 7), 7);
+    core::setKvHeads(s, 2); // four heads per K/V head: d_head 16 holds two lanes
+    const core::Trace misfit = core::run(s);
+    EXPECT_EQ(misfit.headNames[0], "head 1");
+    ASSERT_EQ(misfit.warnings.size(), 1u);
+    EXPECT_NE(misfit.warnings[0].find("4 query heads per K/V head need d_head >= 32"),
+              std::string::npos);
+}
+
 TEST(DesignedHeads, PerHeadPresetsChooseTheDesigns) {
     core::Scene s;
     s.weights = core::WeightsKind::Designed;

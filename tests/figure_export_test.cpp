@@ -40,30 +40,52 @@ TEST(OfferedFormats, EveryViewAsPngSvgAndJsonCsvButTheGrid) {
     }
 }
 
-// exportView writes what was asked of what is offered, and says so in its count.
-TEST(OfferedFormats, ExportViewWritesNothingElse) {
-    core::Scene scene;
-    scene.heads = 2;
-    const core::Trace t = core::run(scene);
+// Every view of `t` exported into a folder of its own under a fresh `name` folder, as PNG,
+// SVG, CSV and (json) the trace: the files written, view by view, each also counted ahead by
+// exportFileCount and none empty.
+std::vector<std::vector<std::string>> exportEveryView(const core::Trace& t, const std::string& name,
+                                                      bool json) {
     const std::string dir =
-        (std::filesystem::temp_directory_path() / ("mha-offered-" + std::to_string(::getpid())))
+        (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid())))
             .string();
     std::filesystem::remove_all(dir);
+    std::vector<std::vector<std::string>> written;
     for (ExportWhat what : kEveryView) {
         core::ExportRequest request;
         request.dir = dir + "/" + std::to_string(int(what));
         request.what = what;
-        request.formats = {true, true, true, false};
-        const core::ExportFormats offered = core::offeredFormats(what);
+        request.formats = {true, true, true, json};
         std::vector<std::string> files;
-        ASSERT_NO_THROW(files = core::exportView(t, request));
-        EXPECT_EQ(int(files.size()), core::exportFileCount(t, request));
-        int csv = 0;
-        for (const std::string& file : files)
-            csv += std::filesystem::path(file).extension() == ".csv";
-        EXPECT_EQ(csv > 0, offered.csv) << int(what);
+        EXPECT_NO_THROW(files = core::exportView(t, request)) << int(what);
+        EXPECT_EQ(int(files.size()), core::exportFileCount(t, request)) << int(what);
+        for (const std::string& file : files) EXPECT_GT(std::filesystem::file_size(file), 0u);
+        written.push_back(files);
     }
     std::filesystem::remove_all(dir);
+    return written;
+}
+
+// exportView writes what was asked of what is offered, and says so in its count.
+TEST(OfferedFormats, ExportViewWritesNothingElse) {
+    core::Scene scene;
+    scene.heads = 2;
+    const auto written = exportEveryView(core::run(scene), "mha-offered", false);
+    for (std::size_t k = 0; k < std::size(kEveryView); ++k) {
+        int csv = 0;
+        for (const std::string& file : written[k])
+            csv += std::filesystem::path(file).extension() == ".csv";
+        EXPECT_EQ(csv > 0, core::offeredFormats(kEveryView[k]).csv) << k;
+    }
+}
+
+// Grouped K/V heads and rotary positions change no view's files: each still writes what it
+// offers (K and V are narrower; the maps are one per query head as ever).
+TEST(OfferedFormats, GroupedAndRotaryScenesExportEveryView) {
+    core::Scene scene;
+    core::setKvHeads(scene, 2);
+    scene.positional = core::PositionalKind::Rotary;
+    for (const auto& files : exportEveryView(core::run(scene), "mha-gqa-export", true))
+        EXPECT_FALSE(files.empty());
 }
 
 // With the caption off every view's figures keep their title and lose the caption (the

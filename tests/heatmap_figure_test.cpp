@@ -437,3 +437,27 @@ TEST(HeatmapFigure, CaptionsWrapAtWordsNotInsideThem) {
     }));
     for (const std::string& t : texts) EXPECT_EQ(t.find("\u2026"), std::string::npos) << t;
 }
+
+// Grouped-query attention and rotary positions in the figures: the caption's sizes line says
+// "K/V heads 2 (GQA)" and how positions were given, a head's title which K/V head it reads and
+// a grid panel's, shortly, the same.
+TEST(HeatmapFigure, CaptionsAndTitlesSayGqaAndRotaryWhereTheyApply) {
+    core::Scene s;
+    s.sentences = {"the cat sat"};
+    core::setKvHeads(s, 2);
+    s.positional = core::PositionalKind::Rotary;
+    const core::Trace t = core::run(s);
+    const core::HeatmapFigure f = core::headFigure(t, 0, 5);
+    EXPECT_EQ(f.title, "head 6 (K/V head 2 of 2, GQA)");
+    EXPECT_TRUE(contains(f.captionLines,
+                         "d_model 64, H 8, K/V heads 2 (GQA), d_head 8, mask none, scale "
+                         "sqrt_d_head, seed 1, weights random, rotary positions (theta 10000)"))
+        << f.captionLines[1];
+    const core::GridFigure g = core::gridFigure(t, 0);
+    EXPECT_EQ(g.panels[5].title, "head 6 \xC2\xB7 kv 2");
+    core::setKvHeads(s, 1);
+    EXPECT_EQ(core::headFigure(core::run(s), 0, 0).title, "head 1 (K/V head 1 of 1, MQA)");
+    const core::Trace mha = core::run(core::Scene{});
+    EXPECT_EQ(core::headFigure(mha, 0, 0).title, "head 1"); // MHA: as ever
+    EXPECT_EQ(core::gridFigure(mha, 0).panels[0].title, "head 1");
+}

@@ -175,3 +175,25 @@ TEST(LlamaConfig, ReadsEachFamilysVariants) {
 }
 
 } // namespace
+
+// transformers 5 writes rope_parameters (per layer type for Gemma 3) instead of rope_theta,
+// rope_scaling and rope_local_base_freq: the same model, the same numbers.
+TEST(LlamaConfig, RopeParametersReadAsTheOlderFields) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-llama-rope-parameters";
+    fs::remove_all(dir);
+    fs::copy(kDir / "gemma3_text", dir);
+    json config = json::parse(std::ifstream(dir / "config.json"));
+    config["rope_parameters"] = {
+        {"full_attention", {{"rope_type", "linear"}, {"factor", 8.0}, {"rope_theta", 1e6}}},
+        {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 10000.0}}}};
+    for (const char* old : {"rope_theta", "rope_scaling", "rope_local_base_freq"})
+        config.erase(old);
+    std::ofstream(dir / "config.json") << config.dump();
+    const HfFiles files = hfFiles(locateModel(dir.string()));
+    const LlamaModel model(loadLlamaWeights(readModelConfig(files.config), files));
+    const json& c = reference()["variants"]["gemma3_text"]["cases"][1];
+    const CollectedForward out = collectForward(model, c["ids"].get<std::vector<int>>());
+    EXPECT_LT(worstAttention(out, c["attention"]), 1e-4);
+    EXPECT_LT(worstLogit(out.result.logits, c["logits"]), 1e-4);
+    fs::remove_all(dir);
+}

@@ -441,6 +441,20 @@ def cases(vocab, tokenizer):
 
 
 ABLATED = {0: [1], 1: [0, 3]}
+TEXT = "the cat sat on the mat"
+
+
+def text_ids(vocab, tokenizer):
+    """TEXT's ids as the fixture's tokenizer.json gives them: every word is one merged token
+    ("the", then "Ġcat" ... for the byte-level files; "▁the", "▁cat" ... for the SentencePiece
+    ones), after the start token the post-processor adds (none for Qwen)."""
+    words = TEXT.split(" ")
+    if tokenizer in ("llama2", "gemma"):
+        pieces = ["▁" + w for w in words]
+    else:
+        pieces = [words[0]] + ["Ġ" + w for w in words[1:]]
+    start = {"llama3": "<|begin_of_text|>", "llama2": "<s>", "gemma": "<bos>"}.get(tokenizer)
+    return ([vocab[start]] if start else []) + [vocab[p] for p in pieces]
 
 
 def rounded(values, digits=7):
@@ -469,7 +483,7 @@ def make(v, index, reference):
         {"add_bos_token": sentencepiece, "add_eos_token": False} if sentencepiece else {}))
     s = {n: t.to(v["dtype"]).float() for n, t in state.items()}  # the stored values
     results = []
-    for case, ids in enumerate(cases(vocab, v["tokenizer"])):
+    for case, ids in enumerate(cases(vocab, v["tokenizer"]) + [text_ids(vocab, v["tokenizer"])]):
         entry = {"ids": ids}
         for key, ablated in (("", None), ("ablated_", ABLATED)):
             if ablated and case:
@@ -479,16 +493,22 @@ def make(v, index, reference):
             entry[key + "attention"] = [[rounded(m) for m in layer] for layer in maps]
             entry[key + "logits"] = rounded(logits)
         results.append(entry)
-    reference["variants"][v["name"]] = {"cases": results, "dtype": str(v["dtype"]).split(".")[1],
+    reference["variants"][v["name"]] = {"cases": results[:-1], "text": {"text": TEXT, **results[-1]},
+                                        "dtype": str(v["dtype"]).split(".")[1],
                                         "vocab_size": len(vocab)}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", metavar="DIR", help="write only a Llama 3.2 1B shaped checkpoint")
+    parser.add_argument("--bench-8b", metavar="DIR",
+                        help="write only a Llama 3.1 8B shaped checkpoint (16 GB)")
     args = parser.parse_args()
     if args.bench:
-        write_bench(pathlib.Path(args.bench))
+        write_bench(pathlib.Path(args.bench), LLAMA_1B)
+        return
+    if args.bench_8b:
+        write_bench(pathlib.Path(args.bench_8b), LLAMA_8B)
         return
     reference = {"note": "random fixture weights, not real models", "ablated": ABLATED,
                  "variants": {}}
@@ -498,46 +518,55 @@ def main():
     print(f"wrote {len(reference['variants'])} variants to {OUT}")
 
 
-def write_bench(folder):
-    """Llama 3.2 1B's shapes (16 layers, 32 heads, 8 K/V heads, d 2048, MLP 8192, vocab 128256,
-    tied, llama3 rope), random BF16 weights: the forward's benchmark (tests/bench_llama_torch.py).
-    Written layer by layer, so memory stays at one layer's tensors."""
+# name, layers, d, MLP, heads, K/V heads, head_dim, tied, rope factor
+LLAMA_1B = ("Llama 3.2 1B", 16, 2048, 8192, 32, 8, 64, True, 32.0)
+LLAMA_8B = ("Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128, False, 8.0)
+
+
+def write_bench(folder, shape):
+    """A random BF16 checkpoint of a real Llama's shapes (vocab 128256, llama3 rope) for the
+    forward's benchmark (tests/bench_llama_torch.py). Written four layers to a shard, so memory
+    stays at a shard's tensors."""
+    name, layers, d, inner, H, G, hd, tied, factor = shape
     folder.mkdir(parents=True, exist_ok=True)
     tok, vocab = tokenizer_for("llama3")
-    V, d, inner, H, G, hd, layers = 128256, 2048, 8192, 32, 8, 64, 16
+    V = 128256
     config = {"model_type": "llama", "num_hidden_layers": layers, "num_attention_heads": H,
               "num_key_value_heads": G, "hidden_size": d, "intermediate_size": inner,
               "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "hidden_act": "silu",
-              "tie_word_embeddings": True, "rope_theta": 500000.0, "vocab_size": V,
+              "tie_word_embeddings": tied, "rope_theta": 500000.0, "vocab_size": V,
               "head_dim": hd, "bos_token_id": 128000, "torch_dtype": "bfloat16",
-              "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+              "rope_scaling": {"rope_type": "llama3", "factor": factor, "low_freq_factor": 1.0,
                                "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}
     (folder / "config.json").write_text(json.dumps(config, indent=2))
     (folder / "tokenizer.json").write_text(json.dumps(tok, ensure_ascii=False))
     g = torch.Generator().manual_seed(5)
     normal = lambda *shape, std=0.02: (torch.randn(*shape, generator=g) * std).to(torch.bfloat16)
+    ones = lambda: torch.ones(d, dtype=torch.bfloat16)
     shards, weight_map = layers // 4 + 1, {}
     for k in range(shards):
         part = {}
         if k == 0:
             part["model.embed_tokens.weight"] = normal(V, d)
-            part["model.norm.weight"] = torch.ones(d, dtype=torch.bfloat16)
+            part["model.norm.weight"] = ones()
+            if not tied:
+                part["lm_head.weight"] = normal(V, d)
         for layer in range(max(0, (k - 1) * 4), k * 4):
             p = f"model.layers.{layer}."
-            part[p + "input_layernorm.weight"] = torch.ones(d, dtype=torch.bfloat16)
-            part[p + "post_attention_layernorm.weight"] = torch.ones(d, dtype=torch.bfloat16)
-            for proj, shape in (("q_proj", (H * hd, d)), ("k_proj", (G * hd, d)),
-                                ("v_proj", (G * hd, d)), ("o_proj", (d, H * hd))):
-                part[p + "self_attn." + proj + ".weight"] = normal(*shape)
-            for proj, shape in (("gate_proj", (inner, d)), ("up_proj", (inner, d)),
-                                ("down_proj", (d, inner))):
-                part[p + "mlp." + proj + ".weight"] = normal(*shape)
+            part[p + "input_layernorm.weight"] = ones()
+            part[p + "post_attention_layernorm.weight"] = ones()
+            for proj, size in (("q_proj", (H * hd, d)), ("k_proj", (G * hd, d)),
+                               ("v_proj", (G * hd, d)), ("o_proj", (d, H * hd))):
+                part[p + "self_attn." + proj + ".weight"] = normal(*size)
+            for proj, size in (("gate_proj", (inner, d)), ("up_proj", (inner, d)),
+                               ("down_proj", (d, inner))):
+                part[p + "mlp." + proj + ".weight"] = normal(*size)
         file = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
         write_safetensors(folder / file, part)
         weight_map.update({n: file for n in part})
     (folder / "model.safetensors.index.json").write_text(
         json.dumps({"metadata": {}, "weight_map": weight_map}, indent=2))
-    print(f"wrote a Llama 3.2 1B shaped checkpoint (random BF16 weights) to {folder}")
+    print(f"wrote a {name} shaped checkpoint (random BF16 weights) to {folder}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ core::Scene richScene() {
     s.weights = core::WeightsKind::Designed;
     s.headPresets = {"self",   "random", "first-token", "random",
                      "random", "random", "random",      "same-word"};
-    s.positional = false;
+    s.positional = core::PositionalKind::None;
     s.outProjection = false;
     s.ablatedHeads = {1, 6};
     s.reshapeBug = true;
@@ -78,6 +78,47 @@ TEST(SceneJson, ChosenHeadCountRoundTripsAndIsWrittenOnlyWhenItDiffers) {
               std::string::npos);
 }
 
+// K/V heads and rotary positions round-trip; older files (positional true / false, no
+// kv_heads) read as before, and sinusoidal and none are still written as those booleans.
+TEST(SceneJson, KvHeadsAndRotaryPositionsRoundTrip) {
+    core::Scene s = richScene();
+    core::setKvHeads(s, 2);
+    s.positional = core::PositionalKind::Rotary;
+    s.ropeTheta = 500000;
+    const std::string text = core::sceneToJson(s);
+    EXPECT_NE(text.find("\"kv_heads\": 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"positional\": \"rotary\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"rope_theta\": 500000"), std::string::npos) << text;
+    const core::Scene back = core::sceneFromJson(text);
+    EXPECT_EQ(back, s);
+    EXPECT_EQ(core::traceJson(core::run(back)), core::traceJson(core::run(s)));
+    const std::string plain = core::sceneToJson(core::Scene{});
+    EXPECT_NE(plain.find("\"positional\": true"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("\"kv_heads\": 8"), std::string::npos) << plain;
+    EXPECT_EQ(plain.find("rope_theta"), std::string::npos) << plain;
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"positional":false})").positional,
+              core::PositionalKind::None);
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"positional":"none"})").positional,
+              core::PositionalKind::None);
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"positional":"sinusoidal"})").positional,
+              core::PositionalKind::Sinusoidal);
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"kv_heads":4})").kvHeads, 0); // = heads
+    EXPECT_EQ(core::sceneFromJson(kMinimal + R"(,"kv_heads":1})").kvHeadCount(), 1);
+}
+
+TEST(SceneJson, BadKvHeadsAndPositionsAreNamed) {
+    EXPECT_NE(errorOf(kMinimal + R"(,"kv_heads":3})").find("kv heads 3 must divide heads 4"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"kv_heads":0})").find("kv_heads"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"kv_heads":"two"})").find("kv_heads"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"positional":"spiral"})").find("positional"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"positional":1})").find("positional"), std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"positional":"rotary","rope_theta":0})").find("rope theta 0"),
+              std::string::npos);
+    EXPECT_NE(errorOf(kMinimal + R"(,"rope_theta":"big"})").find("rope_theta"), std::string::npos);
+}
+
 TEST(SceneJson, FileRoundTrip) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("mha-scene-" + std::to_string(::getpid()) + ".json");
@@ -92,7 +133,9 @@ TEST(SceneJson, MinimalSceneUsesDefaults) {
     const core::Scene s = core::sceneFromJson(kMinimal + "}");
     EXPECT_EQ(s.mask, core::MaskKind::None);
     EXPECT_EQ(s.weights, core::WeightsKind::Random);
-    EXPECT_TRUE(s.positional);
+    EXPECT_EQ(s.positional, core::PositionalKind::Sinusoidal);
+    EXPECT_EQ(s.kvHeads, 0); // H_kv = H
+    EXPECT_EQ(s.ropeTheta, core::kDefaultRopeTheta);
 }
 
 TEST(SceneJson, BadFilesGiveOneLineErrors) {

@@ -1,9 +1,11 @@
 // Scene validation and core::run: tokens -> padded batch -> trace.
 #include "engine/designed_heads.h"
+#include "engine/reference.h"
 #include "engine/trace.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 using core::Scene;
@@ -165,6 +167,163 @@ TEST(HeadCounts, NextAndPreviousStepOverNonDivisors) {
     EXPECT_EQ(core::nextHeadCount(64, 8, 0), 8);
 }
 
+// [SECTION] K/V heads (grouped-query attention)
+
+TEST(KvHeads, AreTheDivisorsOfHStoredAsZeroForH) {
+    EXPECT_EQ(core::validKvHeadCounts(8), (std::vector<int>{1, 2, 4, 8}));
+    EXPECT_EQ(core::validKvHeadCounts(6), (std::vector<int>{1, 2, 3, 6}));
+    Scene s; // H = 8
+    EXPECT_EQ(s.kvHeadCount(), 8);
+    core::setKvHeads(s, 2);
+    EXPECT_EQ(s.kvHeads, 2);
+    EXPECT_EQ(s.kvHeadCount(), 2);
+    core::setKvHeads(s, 8);
+    EXPECT_EQ(s.kvHeads, 0); // H_kv = H: plain MHA, equal to a scene that never set it
+    EXPECT_EQ(s, Scene{});
+}
+
+TEST(KvHeads, NextAndPreviousStopAtOneAndH) {
+    EXPECT_EQ(core::nextKvHeadCount(8, 8, -1), 4);
+    EXPECT_EQ(core::nextKvHeadCount(8, 2, -1), 1);
+    EXPECT_EQ(core::nextKvHeadCount(8, 1, -1), 1);
+    EXPECT_EQ(core::nextKvHeadCount(12, 4, +1), 6);
+    EXPECT_EQ(core::nextKvHeadCount(8, 8, +1), 8);
+}
+
+TEST(KvHeads, FollowHTheLargestDivisorNotAboveTheChoice) {
+    Scene s;
+    core::setKvHeads(s, 2);
+    s.d_model = 48;
+    core::setHeads(s, 6);
+    EXPECT_EQ(s.kvHeads, 2); // 2 of 8 stays 2 of 6
+    core::setHeads(s, 3);
+    EXPECT_EQ(s.kvHeads, 1); // 2 does not divide 3
+    core::setHeads(s, 1);
+    EXPECT_EQ(s.kvHeads, 0); // 1 of 1 is MHA
+    core::setHeads(s, 8);
+    EXPECT_EQ(s.kvHeads, 0); // MHA stays MHA
+    EXPECT_EQ(core::kvHeadsAfterHeadChange(16, 4), 4);
+    EXPECT_EQ(core::kvHeadsAfterHeadChange(2, 4), 0);
+    EXPECT_EQ(core::kvHeadsAfterHeadChange(12, 8), 6);
+}
+
+TEST(KvHeads, NamesAndBadCountsAreSaid) {
+    EXPECT_STREQ(core::attentionKindName(8, 8), "MHA");
+    EXPECT_STREQ(core::attentionKindName(8, 0), "MHA");
+    EXPECT_STREQ(core::attentionKindName(8, 2), "GQA");
+    EXPECT_STREQ(core::attentionKindName(8, 1), "MQA");
+    EXPECT_STREQ(core::attentionKindName(1, 1), "MHA");
+    EXPECT_EQ(core::kvHeadNote(8, 2, 5), "K/V head 2 of 2, GQA");
+    EXPECT_EQ(core::kvHeadNote(8, 8, 5), "");
+    Scene s;
+    s.kvHeads = 3;
+    EXPECT_EQ(core::validationError(s),
+              "kv heads 3 must divide heads 8 (1 = multi-query, 8 = every head its own K and V)");
+    s.kvHeads = 16;
+    EXPECT_NE(core::validationError(s).find("kv heads 16"), std::string::npos);
+    s.kvHeads = -1;
+    EXPECT_NE(core::validationError(s).find("kv heads -1"), std::string::npos);
+    EXPECT_THROW(core::run(s), std::invalid_argument);
+    EXPECT_NE(core::kvHeadsError(8, 0), ""); // the CLI's --kv-heads 0
+    EXPECT_EQ(core::kvHeadsError(8, 4), "");
+}
+
+// W_K and W_V are H_kv*d_head wide: MHA's first H_kv heads from the same seed, so the query
+// side and the remaining K/V heads keep their numbers when H_kv changes.
+TEST(KvHeads, RunNarrowsKAndVToTheFirstKvHeadsOfMha) {
+    Scene s;
+    const core::Trace mha = core::run(s);
+    core::setKvHeads(s, 2);
+    const core::Trace gqa = core::run(s, &mha);
+    EXPECT_NE(gqa.weights.get(), mha.weights.get()); // not reused: W_K changed shape
+    EXPECT_EQ(gqa.weights->wK.cols(), 16);
+    EXPECT_EQ(gqa.weights->wV.cols(), 16);
+    EXPECT_EQ(gqa.weights->wK, mha.weights->wK.leftCols(16));
+    EXPECT_EQ(gqa.weights->wQ, mha.weights->wQ);
+    EXPECT_EQ(gqa.attention.kvHeads, 2);
+    EXPECT_EQ(gqa.attention.k.cols(), 16);
+    EXPECT_EQ(gqa.attention.attention.rows(), mha.attention.attention.rows()); // H maps
+    EXPECT_EQ(gqa.weights->parameterCount(), 2 * 64 * 8 * (8 + 2));
+    // Heads 1 to 4 read K/V head 1, which is MHA's head 1: head 1's map is MHA's head 1's (to
+    // float rounding: K's product is another width, summed in another order); head 2's is not.
+    const auto rows = [](const core::Trace& t, int h) { // 11 x 11: head h's map
+        return t.attention.attention.middleRows(11 * h, 11);
+    };
+    EXPECT_LT((rows(gqa, 0) - rows(mha, 0)).cwiseAbs().maxCoeff(), 1e-6f);
+    EXPECT_GT((rows(gqa, 1) - rows(mha, 1)).cwiseAbs().maxCoeff(), 1e-2f);
+}
+
+// Each pitfall still changes the real computation with grouped K/V heads, as the reference
+// (engine/reference.h, which splits K and V into H_kv heads) computes it.
+TEST(KvHeads, PitfallsStillApplyAsTheReferenceComputesThem) {
+    Scene s;
+    s.sentences = {"The cat sat on the mat .", "A dog barked ."};
+    s.mask = core::MaskKind::Causal;
+    core::setKvHeads(s, 2);
+    for (int pitfall = 0; pitfall < 4; ++pitfall) {
+        Scene p = s;
+        p.outProjection = pitfall != 1;
+        if (pitfall == 2) p.ablatedHeads = {1, 6};
+        p.reshapeBug = pitfall == 3;
+        const core::Trace t = core::run(p);
+        const core::reference::Forward ref = core::reference::forward(t.input, *t.weights);
+        EXPECT_LT((t.attention.attention.cast<double>() - ref.attention).cwiseAbs().maxCoeff(),
+                  1e-5)
+            << "pitfall " << pitfall;
+        EXPECT_LT((t.attention.output.cast<double>() - ref.output).cwiseAbs().maxCoeff(), 1e-4)
+            << "pitfall " << pitfall;
+    }
+}
+
+// [SECTION] Positions
+
+TEST(Positions, RotaryTurnsQAndKAndAddsNothingToX) {
+    Scene s = sceneWith({"the cat the cat"});
+    s.positional = core::PositionalKind::None;
+    const core::Trace none = core::run(s);
+    s.positional = core::PositionalKind::Rotary;
+    const core::Trace rotary = core::run(s);
+    EXPECT_EQ(rotary.input.x, none.input.x);
+    EXPECT_TRUE(rotary.attention.rotated);
+    EXPECT_EQ(rotary.input.rotation.dims(), 8);      // all of d_head
+    EXPECT_EQ(rotary.input.rotation.cos.rows(), 8);  // twice N: room to move a pair along
+    EXPECT_FALSE(rotary.input.rotation.interleaved); // rotate_half, as Llama
+    EXPECT_EQ(rotary.attention.q.row(0), none.attention.q.row(0)); // position 0: angle 0
+    EXPECT_NE(rotary.attention.q.row(2), none.attention.q.row(2));
+    EXPECT_EQ(none.attention.q.row(0), none.attention.q.row(2)); // same word, same q
+    EXPECT_EQ(rotary.attention.v, none.attention.v);
+    EXPECT_TRUE(rotary.warnings.empty());
+}
+
+TEST(Positions, RotaryFallsBackToNoneWhereItCannotApplyAndSaysWhy) {
+    Scene s = sceneWith({"le chat"});
+    s.sources = {"the cat"};
+    s.positional = core::PositionalKind::Rotary;
+    EXPECT_EQ(core::positionalInUse(s), core::PositionalKind::None);
+    const core::Trace cross = core::run(s);
+    EXPECT_FALSE(cross.attention.rotated);
+    ASSERT_EQ(cross.warnings.size(), 1u);
+    EXPECT_NE(cross.warnings[0].find("for self-attention"), std::string::npos);
+    s.sources.clear();
+    s.d_model = 8, s.heads = 8; // d_head 1: no pair to turn
+    EXPECT_EQ(core::positionalFallbackWarning(s),
+              "rotary positions turn pairs of dimensions, so they need d_head >= 2 (here 1); "
+              "running without positions");
+    EXPECT_FALSE(core::run(s).attention.rotated);
+    s.heads = 4; // fits again: the choice comes back
+    EXPECT_EQ(core::positionalInUse(s), core::PositionalKind::Rotary);
+}
+
+TEST(Positions, RopeThetaOutOfRangeIsNamed) {
+    Scene s;
+    s.ropeTheta = 0.5;
+    EXPECT_EQ(core::validationError(s), "rope theta 0.5 must be from 1 to 1e9");
+    s.ropeTheta = std::nan("");
+    EXPECT_EQ(core::validationError(s), "rope theta nan must be from 1 to 1e9");
+    s.ropeTheta = 500000;
+    EXPECT_EQ(core::validationError(s), "");
+}
+
 TEST(Sentences, AddStopsAtTheWindowsCap) {
     Scene s;
     while (core::addSentence(s)) EXPECT_EQ(s.sentences.back(), core::kAddedSentence);
@@ -223,7 +382,7 @@ TEST(Run, BatchIsPaddedToTheLongestWithKeyPadding) {
 
 TEST(Run, SameTokensSameRowsAcrossBatchWithoutPositions) {
     Scene s = sceneWith({"the cat sat", "the cat"});
-    s.positional = false;
+    s.positional = core::PositionalKind::None;
     const core::Trace t = core::run(s);
     EXPECT_EQ(t.input.x.row(1), t.input.x.row(3 + 1));
 }

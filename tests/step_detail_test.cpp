@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace {
 
@@ -126,6 +128,103 @@ TEST(StepDetail, WithoutWOEachHeadFillsOnlyItsColumns) {
             const bool own = c / s.d_head == g;
             EXPECT_EQ(s.contributions(g, c), own ? s.concat[c] : 0.0f) << g << "," << c;
         }
+}
+
+// Grouped-query attention: the keys and values shown are K/V head h / (H / H_kv)'s.
+TEST(StepDetail, GroupedHeadsReadTheirKvHeadsKeysAndValues) {
+    core::Scene scene = batchScene();
+    scene.heads = 8;
+    core::setKvHeads(scene, 2);
+    const core::Trace t = traceOf(scene);
+    const core::Attention& a = t.attention;
+    for (int h : {0, 3, 4, 7}) {
+        expectConsistent(t, 1, h, 2);
+        const core::StepDetail s = core::stepDetail(t, 1, h, 2);
+        EXPECT_EQ(s.kvHeads, 2);
+        EXPECT_EQ(s.kvHead, h / 4);
+        for (int j = 0; j < a.keyLen; ++j)
+            for (int c = 0; c < a.d_head; ++c) {
+                EXPECT_EQ(s.kHead(j, c), a.k(Eigen::Index(a.keyLen) + j, s.kvHead * a.d_head + c));
+                EXPECT_EQ(s.vHead(j, c), a.v(Eigen::Index(a.keyLen) + j, s.kvHead * a.d_head + c));
+            }
+    }
+    scene.reshapeBug = true; // K's flat buffer is H_kv*d_head wide: still the trace's numbers
+    expectConsistent(traceOf(scene), 0, 5, 4);
+}
+
+// [SECTION] Rotary positions
+
+core::Scene rotaryScene() {
+    core::Scene scene;
+    scene.sentences = {"The cat sat on the mat because it was tired ."};
+    scene.positional = core::PositionalKind::Rotary;
+    scene.heads = 4;
+    core::setKvHeads(scene, 2);
+    return scene;
+}
+
+// q and k before the turn are the plain projections x W_Q, x W_K (no positions in x); after
+// it the trace's; q . k after is the head's own raw score; the angles are position x theta_p.
+TEST(RotaryDetail, BeforeIsTheProjectionAfterIsTheTraceAndTheAnglesArePositionTimesTheta) {
+    const core::Trace t = traceOf(rotaryScene());
+    const core::Attention& a = t.attention;
+    const int h = 3, i = 7, j = 2, g = a.kvHeadOf(h);
+    const core::StepDetail s = core::stepDetail(t, 0, h, i, j);
+    const core::RotaryDetail& r = s.rotary;
+    ASSERT_TRUE(r.on());
+    EXPECT_EQ(r.dims, a.d_head);
+    EXPECT_EQ(r.queryPosition, i);
+    EXPECT_EQ(r.keyPosition, j);
+    const core::RowVec q = t.input.x.row(i) * t.weights->wQ; // 1 x (H*d_head), unturned
+    const core::RowVec k = t.input.x.row(j) * t.weights->wK; // 1 x (H_kv*d_head)
+    for (int c = 0; c < a.d_head; ++c) {
+        EXPECT_NEAR(r.qBefore[c], q[h * a.d_head + c], kTolerance) << c;
+        EXPECT_NEAR(r.kBefore[c], k[g * a.d_head + c], kTolerance) << c;
+        EXPECT_EQ(r.qAfter[c], a.q(i, h * a.d_head + c));
+        EXPECT_EQ(r.kAfter[c], a.k(j, g * a.d_head + c));
+    }
+    EXPECT_NEAR(r.score, s.rawScores[j], kTolerance);
+    for (int p = 0; p < r.dims / 2; ++p) {
+        const double theta = std::pow(10000.0, -2.0 * p / r.dims);
+        EXPECT_NEAR(r.frequencies[p], theta, 1e-6);
+        EXPECT_NEAR(r.queryAngles[p], i * theta, 1e-5);
+        EXPECT_NEAR(r.keyAngles[p], j * theta, 1e-5);
+    }
+}
+
+// The relative line: both positions moved alike, computed again, give the same score; each
+// pair moves within the tables (back to 0, or forward when one of them is at 0).
+TEST(RotaryDetail, MovingBothPositionsAlikeKeepsTheScore) {
+    const core::Trace t = traceOf(rotaryScene());
+    const int rows = int(t.input.rotation.cos.rows());
+    for (const auto& [i, j] :
+         {std::pair{7, 2}, std::pair{3, 9}, std::pair{0, 5}, std::pair{10, 0}, std::pair{0, 0}}) {
+        const core::RotaryDetail r = core::stepDetail(t, 0, 1, i, j).rotary;
+        EXPECT_NE(r.shift, 0) << i << "," << j;
+        EXPECT_GE(std::min(i, j) + r.shift, 0);
+        EXPECT_LT(std::max(i, j) + r.shift, rows);
+        EXPECT_NEAR(r.shiftedScore, r.score, 1e-5f * std::max(1.0f, std::abs(r.score)))
+            << i << "," << j;
+    }
+    // A real test of the claim: another distance gives another score.
+    EXPECT_GT(std::abs(core::stepDetail(t, 0, 1, 7, 2).rotary.score -
+                       core::stepDetail(t, 0, 1, 7, 3).rotary.score),
+              1e-3f);
+}
+
+// From an Attention and a Rotation alone, as a real model's layer will hand them over.
+TEST(RotaryDetail, NeedsOnlyTheAttentionAndItsRotation) {
+    const core::Trace t = traceOf(rotaryScene());
+    const core::RotaryDetail r = core::rotaryDetail(t.attention, t.input.rotation, 0, 2, 4, 1);
+    EXPECT_EQ(r.score, core::stepDetail(t, 0, 2, 4, 1).rotary.score);
+    EXPECT_FALSE(core::rotaryDetail(t.attention, core::Rotation{}, 0, 2, 4, 1).on());
+    EXPECT_THROW(core::rotaryDetail(t.attention, t.input.rotation, 0, 2, 4, 99), std::out_of_range);
+    EXPECT_FALSE(core::stepDetail(traceOf(core::Scene{}), 0, 0, 0).rotary.on()); // sinusoidal
+    // Without a key given, the key followed is the one the query weighs most.
+    const core::StepDetail s = core::stepDetail(t, 0, 2, 4);
+    Eigen::Index most = 0;
+    s.weights.maxCoeff(&most);
+    EXPECT_EQ(s.rotary.key, int(most));
 }
 
 TEST(StepDetail, IndexesOutsideTheTraceThrow) {

@@ -62,6 +62,34 @@ TEST(TraceJson, SelfAttentionHasEveryKeyWithItsShape) {
     EXPECT_EQ(shapeOf(j["head_outputs"]), Shape({B, H, N, d / H}));
 }
 
+// Grouped-query attention: kv_heads, and K, V, W_K and W_V H_kv*d_head wide; rotary
+// positions: "rope" with its theta, dims and layout (null without).
+TEST(TraceJson, KvHeadsNarrowKAndVAndRotaryIsRecorded) {
+    core::Scene s;
+    s.sentences = {"the cat sat", "a dog"};
+    s.d_model = 16;
+    s.heads = 4;
+    core::setKvHeads(s, 2);
+    s.positional = core::PositionalKind::Rotary;
+    const json j = json::parse(core::traceJson(core::run(s)));
+    const json& c = j["config"];
+    EXPECT_EQ(c["heads"], 4);
+    EXPECT_EQ(c["kv_heads"], 2);
+    EXPECT_EQ(c["positional"], false);
+    EXPECT_EQ(c["rope"], json({{"theta", 10000}, {"dims", 4}, {"layout", "rotate_half"}}));
+    const std::size_t B = 2, N = 3, H = 4, d = 16, kv = 2 * 4;
+    EXPECT_EQ(shapeOf(j["w_q"]), Shape({d, d}));
+    EXPECT_EQ(shapeOf(j["w_o"]), Shape({d, d}));
+    for (const char* w : {"w_k", "w_v"}) EXPECT_EQ(shapeOf(j[w]), Shape({d, kv})) << w;
+    EXPECT_EQ(shapeOf(j["q"]), Shape({B, N, d}));
+    for (const char* m : {"k", "v"}) EXPECT_EQ(shapeOf(j[m]), Shape({B, N, kv})) << m;
+    EXPECT_EQ(shapeOf(j["attention"]), Shape({B, H, N, N}));
+    core::Scene plain;
+    const json p = json::parse(core::traceJson(core::run(plain)));
+    EXPECT_EQ(p["config"]["kv_heads"], 8);
+    EXPECT_TRUE(p["config"]["rope"].is_null());
+}
+
 TEST(TraceJson, CrossAttentionAddsSourcesAndXSource) {
     core::Scene s;
     s.sentences = {"le chat"};

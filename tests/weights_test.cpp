@@ -42,3 +42,18 @@ TEST(Weights, GlorotUniformBoundsAndSpread) {
 TEST(Weights, ParameterCountIsFourDModelSquared) {
     for (int d : {2, 64, 512}) EXPECT_EQ(core::randomWeights(1, d).parameterCount(), 4LL * d * d);
 }
+
+// Grouped-query attention: W_K and W_V narrowed to H_kv*d_head columns, the first ones of the
+// full draw, so a K/V head keeps its numbers whatever H_kv is; W_Q and W_O are MHA's.
+TEST(Weights, KvColumnsAreTheFirstColumnsOfTheFullDraw) {
+    const core::Weights full = core::randomWeights(5, 32), narrow = core::randomWeights(5, 32, 8);
+    EXPECT_EQ(narrow.wK.rows(), 32);
+    EXPECT_EQ(narrow.wK.cols(), 8);
+    EXPECT_EQ(narrow.wV.cols(), 8);
+    EXPECT_EQ(narrow.wK, full.wK.leftCols(8));
+    EXPECT_EQ(narrow.wV, full.wV.leftCols(8));
+    EXPECT_EQ(narrow.wQ, full.wQ);
+    EXPECT_EQ(narrow.wO, full.wO);
+    EXPECT_EQ(narrow.parameterCount(), 2LL * 32 * 32 + 2LL * 32 * 8);
+    EXPECT_EQ(core::randomWeights(5, 32, 32).wK, full.wK); // 0 or d_model: MHA
+}

@@ -74,13 +74,18 @@ struct SceneFlags {
     std::vector<std::string> sentences;
     bool noPositional = false, noOutProjection = false;
     std::vector<std::string> ablate; // one list per --ablate, e.g. "2,5"
+    int kvHeads = 0;                 // --kv-heads, checked against --heads once both are read
+    std::optional<core::PositionalKind> positional; // --positional
+    double ropeTheta = core::kDefaultRopeTheta;     // --rope-theta
+    bool kvHeadsGiven = false, ropeThetaGiven = false;
 };
 
 // The flags a scene file sets (what is computed, and the colormap); --scene sets all at once.
 constexpr const char* kSceneFlags[] = {
-    "--sentence", "--source",      "--d-model", "--heads",         "--mask",
-    "--seed",     "--weights",     "--scale",   "--no-positional", "--no-out-proj",
-    "--ablate",   "--reshape-bug", "--colormap"};
+    "--sentence",    "--source",     "--d-model",     "--heads",
+    "--kv-heads",    "--mask",       "--seed",        "--weights",
+    "--scale",       "--positional", "--rope-theta",  "--no-positional",
+    "--no-out-proj", "--ablate",     "--reshape-bug", "--colormap"};
 
 } // namespace
 
@@ -118,6 +123,9 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
         ->capture_default_str();
     cli.add_option("--heads", scene.heads, "Number of heads H; must divide d_model")
         ->capture_default_str();
+    cli.add_option("--kv-heads", flags.kvHeads,
+                   "K/V heads H_kv, a divisor of H: query head h reads K/V head h / (H / H_kv) "
+                   "(grouped-query attention; 1 = multi-query; default H, plain MHA)");
     addEnumOption(cli, "--mask", scene.mask,
                   core::describeEnumNames<core::MaskKind>() +
                       " (padding masking is automatic for batches)");
@@ -129,8 +137,21 @@ void addSceneOptions(CLI::App& cli, core::Scene& scene, SceneFlags& flags) {
                   "same-word, ...)");
     addEnumOption(cli, "--scale", scene.scale,
                   "Score scale: " + core::describeEnumNames<core::ScaleKind>());
+    cli.add_option_function<std::string>(
+           "--positional",
+           [&flags](const std::string& text) {
+               flags.positional = *core::parseEnum<core::PositionalKind>(text);
+           },
+           "Token positions: sinusoidal (added to x), rotary (RoPE: q and k turned per "
+           "position, rotate_half) or none")
+        ->check(CLI::IsMember(core::enumNameList<core::PositionalKind>()))
+        ->default_str("sinusoidal");
+    cli.add_option("--rope-theta", flags.ropeTheta,
+                   "With --positional rotary: the base theta; pair j of a head turns by "
+                   "position x theta^(-2j/d_head) (1 to 1e9)")
+        ->capture_default_str();
     cli.add_flag("--no-positional", flags.noPositional,
-                 "Leave out the sinusoidal positional encoding");
+                 "Leave out the positional encoding (as --positional none)");
     cli.add_flag("--no-out-proj", flags.noOutProjection,
                  "Skip the output projection W_O: the output is the concatenated heads");
     cli.add_option("--ablate", flags.ablate,
@@ -201,9 +222,10 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
 // A trained model instead of a scene.
 void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--model", options.modelDir,
-                   "Open a model: a Hugging Face GPT-2, BERT, RoBERTa or DistilBERT folder, a "
-                   "name in the local Hugging Face cache (gpt2, bert-base-uncased), or a run "
-                   "folder of mha-viz train; with --json write its trace of every layer");
+                   "Open a model: a Hugging Face folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, "
+                   "Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3, OLMo 2), a name in the local Hugging "
+                   "Face cache (gpt2, meta-llama/Llama-3.2-1B), or a run folder of mha-viz train; "
+                   "with --json write its trace of every layer");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
@@ -273,10 +295,27 @@ std::string loadSceneOptions(const CLI::App& cli, CliOptions& options) {
     return {};
 }
 
+// --positional, --no-positional and --rope-theta into `scene`, or the line naming the clash.
+std::string applyPositionalFlags(const SceneFlags& flags, core::Scene& scene) {
+    if (flags.noPositional && flags.positional)
+        return "--no-positional and --positional both set the positions: give one";
+    scene.positional = flags.noPositional ? core::PositionalKind::None
+                                          : flags.positional.value_or(scene.positional);
+    if (flags.ropeThetaGiven && scene.positional != core::PositionalKind::Rotary)
+        return "--rope-theta is for rotary positions: add --positional rotary";
+    scene.ropeTheta = flags.ropeTheta;
+    return {};
+}
+
 // The scene flags into `scene`, then the scene's own validation.
 std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
     if (!flags.sentences.empty()) scene.sentences = flags.sentences;
-    scene.positional = !flags.noPositional;
+    if (std::string error = applyPositionalFlags(flags, scene); !error.empty()) return error;
+    if (flags.kvHeadsGiven) { // checked here: 0 would read as "H_kv = H" in a Scene
+        if (std::string error = core::kvHeadsError(scene.heads, flags.kvHeads); !error.empty())
+            return "--kv-heads: " + error;
+        core::setKvHeads(scene, flags.kvHeads);
+    }
     scene.outProjection = !flags.noOutProjection;
     for (const std::string& list : flags.ablate)
         if (std::string error = parseHeadList(list, scene.heads, scene.ablatedHeads);
@@ -287,9 +326,10 @@ std::string applySceneFlags(const SceneFlags& flags, core::Scene& scene) {
 
 // What a model fixes, or cannot do: refused with --model.
 constexpr const char* kNotWithModel[] = {
-    "--source",      "--d-model", "--heads",         "--mask",        "--seed",
-    "--weights",     "--scale",   "--no-positional", "--no-out-proj", "--ablate",
-    "--reshape-bug", "--scene",   "--save-scene"};
+    "--source",     "--d-model",     "--heads",         "--kv-heads",
+    "--mask",       "--seed",        "--weights",       "--scale",
+    "--positional", "--rope-theta",  "--no-positional", "--no-out-proj",
+    "--ablate",     "--reshape-bug", "--scene",         "--save-scene"};
 
 // What a Hugging Face model can export and a run folder of mha-viz train cannot (yet).
 constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-caption",
@@ -364,6 +404,8 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
     addModelOptions(cli, options);
     const auto check = [&]() -> std::string {
         options.weightsGiven = cli.count("--weights") > 0;
+        flags.kvHeadsGiven = cli.count("--kv-heads") > 0;
+        flags.ropeThetaGiven = cli.count("--rope-theta") > 0;
         if (std::string error = outputError(cli, options); !error.empty()) return error;
         if (cli.count("--model") > 0) return loadModelOptions(cli, flags, options);
         if (cli.count("--step") > 0 || cli.count("--layer") > 0)

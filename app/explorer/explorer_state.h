@@ -31,9 +31,10 @@ struct TabBarState {
 struct StepsTabState {
     int step = 0;
     bool showAll = false;
+    int rotaryKey = -1; // the key the rotary step follows; -1: the one the query weighs most
     struct Key {
         std::uint64_t maps = 0;
-        int batch = -1, head = -1, query = -1;
+        int batch = -1, head = -1, query = -1, key = -1;
         bool operator==(const Key&) const = default;
     } detailKey;
     core::StepDetail detail;
@@ -44,7 +45,7 @@ struct PipelineTabState {
     bool animateSplit = true; // slices regroup visibly when H changes
     int animFromHeads = 0;    // H before the last change
     double animStart = -1;    // when that change happened (ImGui's clock); < 0: none
-    int presetIndex = -1;     // a model of kModelPresets drawn (shape only); -1: the live scene
+    int presetIndex = -1; // a model of core::kModelConfigs drawn (shape only); -1: the live scene
 
     bool animating(double now) const { return animStart >= 0 && now - animStart < 0.7; }
 };

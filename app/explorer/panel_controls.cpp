@@ -21,6 +21,32 @@ void warningLine(const std::string& text, ImVec4 color = warningColor()) {
     ImGui::PopStyleColor();
 }
 
+// What H_kv makes, short enough for the slider: "MHA", "GQA: 4 query heads each", "MQA".
+std::string kvHeadsKind(const core::Scene& scene) {
+    const int H = scene.heads, kv = scene.kvHeadCount();
+    const std::string kind = core::attentionKindName(H, kv);
+    if (kv == H || kv == 1) return kind;
+    return kind + ": " + std::to_string(H / kv) + " query heads each";
+}
+
+// H_kv: only the divisors of H, named by what they make (MHA, GQA, MQA).
+void kvHeadsSlider(core::Scene& scene) {
+    const std::vector<int> counts = core::validKvHeadCounts(scene.heads);
+    int index = 0;
+    for (int k = 0; k < int(counts.size()); ++k)
+        if (counts[std::size_t(k)] == scene.kvHeadCount()) index = k;
+    char format[96];
+    std::snprintf(format, sizeof format, "H_kv = %d   (%s)", scene.kvHeadCount(),
+                  kvHeadsKind(scene).c_str());
+    if (ImGui::SliderInt("K/V heads", &index, 0, int(counts.size()) - 1, format,
+                         ImGuiSliderFlags_AlwaysClamp))
+        core::setKvHeads(scene, counts[std::size_t(index)]);
+    itemTooltip("Grouped-query attention (GQA): H_kv K/V heads, each read by H / H_kv query "
+                "heads (query head h reads K/V head h / (H / H_kv)). H_kv = H is plain multi-head "
+                "attention (MHA), 1 is multi-query (MQA). Only divisors of H. Shift+[ / Shift+] "
+                "step it.");
+}
+
 // d_model (even only) and H (only the counts d_model allows), with d_head shown. The head count
 // the user chose comes back when d_model returns to a size it divides (core::setDModel).
 void sizeSliders(core::Scene& scene) {
@@ -44,6 +70,7 @@ void sizeSliders(core::Scene& scene) {
         warningLine(note);
         itemTooltip("Your head count comes back when d_model is a multiple of it again.");
     }
+    kvHeadsSlider(scene);
 }
 
 // Seed, re-roll, and random or designed weights. The radio buttons show the weights in use:
@@ -57,7 +84,8 @@ void weightControls(core::Scene& scene) {
     if (ImGui::Button("Re-roll weights")) scene.seed = std::random_device{}() % 1000000;
     itemTooltip("Draw new random weights W_Q, W_K, W_V, W_O.");
 
-    const std::string misfit = core::designedHeadsMisfit(scene.d_model, scene.heads);
+    const std::string misfit =
+        core::designedHeadsMisfit(scene.d_model, scene.heads, scene.kvHeadCount());
     ImGui::TextUnformatted("weights");
     const core::WeightsKind inUse = core::weightsInUse(scene);
     ImGui::SameLine();
@@ -72,12 +100,45 @@ void weightControls(core::Scene& scene) {
     itemTooltip(misfit.empty() ? "Heads built to specialise (previous token, pronoun to noun, "
                                  "...); see the Head tab's legend."
                                : "Heads built to specialise; they need d_model >= 64 and "
-                                 "d_head >= 8.");
+                                 "d_head >= 8 for each query head sharing a K/V head.");
     if (misfit.empty()) return;
     if (scene.weights == core::WeightsKind::Designed) // chosen, not honoured: say so
         warningLine(misfit + ": using random weights until they fit");
     else
         warningLine(misfit, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)); // why it is greyed
+}
+
+// Sinusoidal added to x, none, or rotary on q and k with its theta; why rotary is not used
+// where it cannot be (cross-attention, d_head 1); what designed heads make of it.
+void positionControls(core::Scene& scene) {
+    enumCombo("positions", scene.positional);
+    itemTooltip("Sinusoidal: a position signal added to every token's x (Vaswani et al.). Rotary "
+                "(RoPE, as Llama): q and k of every head turned pair by pair by position x "
+                "theta_j, so q.k depends only on how far apart two tokens are. None: attention "
+                "cannot tell word order.");
+    if (scene.positional == core::PositionalKind::Rotary) {
+        ImGuiStorage& storage = *ImGui::GetStateStorage();
+        const ImGuiID rejected = ImGui::GetID("theta rejected"); // a typed theta out of range
+        double theta = scene.ropeTheta;
+        if (ImGui::InputDouble("theta", &theta, 0, 0, "%.0f")) {
+            const bool fits = theta >= core::kMinRopeTheta && theta <= core::kMaxRopeTheta;
+            if (fits) scene.ropeTheta = theta; // else the previous theta stays, and we say so
+            storage.SetBool(rejected, !fits);
+        }
+        itemTooltip("Pair j of a head turns by position x theta^(-2j/d_head) radians: pair 0 one "
+                    "radian per token, the last ones slowest. 10000 as in RoFormer and Llama 2 "
+                    "(1 to 1e9).");
+        if (storage.GetBool(rejected))
+            warningLine("theta must be from 1 to 1e9: keeping " +
+                        std::to_string(static_cast<long long>(scene.ropeTheta)));
+    }
+    if (const std::string warning = core::positionalFallbackWarning(scene); !warning.empty())
+        warningLine(warning);
+    else if (scene.positional == core::PositionalKind::Rotary &&
+             core::weightsInUse(scene) == core::WeightsKind::Designed)
+        warningLine("The designed heads read positions added to x: with rotary ones their "
+                    "position terms see none, and the rotation turns their feature matches.",
+                    ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
 }
 
 // Mask, positional encoding and the score scale.
@@ -87,8 +148,7 @@ void attentionControls(core::Scene& scene) {
         "A token may only attend to itself and earlier tokens, as in a decoder."};
     enumRadios("mask", scene.mask, kMaskTips);
 
-    ImGui::Checkbox("positional encoding", &scene.positional);
-    itemTooltip("Add the sinusoidal position signal; without it attention cannot tell word order.");
+    positionControls(scene);
 
     enumCombo("scale", scene.scale);
     itemTooltip("What the scores q.k are divided by before the softmax; sqrt(d_head) is the "
@@ -160,11 +220,13 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
     const core::Attention& a = trace.attention;
     flowText({"B=" + std::to_string(a.batch), "N=" + std::to_string(a.queryLen),
               "M=" + std::to_string(a.keyLen), "d_model=" + std::to_string(a.d_model),
-              "H=" + std::to_string(a.heads), "d_head=" + std::to_string(a.d_head)},
+              "H=" + std::to_string(a.heads), "H_kv=" + std::to_string(a.kvHeads),
+              "d_head=" + std::to_string(a.d_head)},
              true); // each kept whole when the panel is narrow (large type)
     const bool biases = trace.weights && trace.weights->bQ.size() > 0; // a real checkpoint's
-    ImGui::TextDisabled("%lld parameters (4 x d_model^2%s)",
+    ImGui::TextDisabled("%lld parameters (%s%s)",
                         trace.weights ? trace.weights->parameterCount() : 0LL,
+                        a.kvHeads < a.heads ? "2 x d_model x d_head x (H + H_kv)" : "4 x d_model^2",
                         biases ? " + biases" : "");
     keysFooter();
     ImGui::End();

@@ -12,7 +12,7 @@ namespace {
 
 // Per-head preset menu: random, or one of the designed heads (switches the weights to designed).
 void presetMenu(core::Scene& scene, int head) {
-    if (!core::designedHeadsFit(scene.d_model, scene.heads)) return;
+    if (!core::designedHeadsFit(scene.d_model, scene.heads, scene.kvHeadCount())) return;
     std::vector<std::string> presets =
         scene.weights != core::WeightsKind::Designed
             ? std::vector<std::string>(std::size_t(scene.heads), core::kRandomPreset)

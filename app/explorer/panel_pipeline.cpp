@@ -1,7 +1,7 @@
 // Tab: the whole multi-head attention pipeline as blocks with the scene's real shapes.
 // Each head's d_head-wide slice has its colour everywhere: Q/K/V, the per-head blocks,
 // the concat, the rows of W_O it multiplies and its heatmap's frame.
-#include "explorer/model_presets.h"
+#include "engine/cost_model.h"
 #include "explorer/panels.h"
 #include "platform/appearance.h"
 #include "widgets/heatmap_widget.h"
@@ -20,7 +20,12 @@ constexpr double kRegroupSeconds = 0.6;
 
 struct Dims {
     int B, N, M, d_model, H, d_head;
-    bool live; // false: a real model's sizes, shape only
+    bool live;            // false: a real model's sizes, shape only
+    int Hkv = 0;          // K/V heads (grouped-query attention); H for plain MHA
+    bool rotated = false; // q and k were turned by rotary positions (a scene's or a layer's)
+
+    bool grouped() const { return Hkv < H; }
+    int group() const { return H / Hkv; } // query heads per K/V head
 };
 
 std::string shapeText(std::initializer_list<std::pair<const char*, int>> dims) {
@@ -40,7 +45,9 @@ class PipelineDrawer {
         : d_(d), trace_(trace), maps_(maps), tab_(tab), gl_(maps.gl),
           draw_(ImGui::GetWindowDrawList()) {
         const float avail = ImGui::GetContentRegionAvail().x;
-        blockWidth_ = std::clamp(avail * 0.55f, 160.0f, 420.0f);
+        // Narrower where K and V have shapes of their own: their lines need the room.
+        blockWidth_ =
+            std::clamp(avail * (d.grouped() || d.M != d.N ? 0.45f : 0.55f), 160.0f, 420.0f);
         rowHeight_ = ImGui::GetFontSize() * 1.3f;
         const double age = ImGui::GetTime() - tab.animStart;
         regroup_ = tab.animateSplit && tab.animStart >= 0 && age < kRegroupSeconds && d.live
@@ -93,6 +100,53 @@ class PipelineDrawer {
                 draw_->AddLine(ImVec2(x, min.y), ImVec2(x, max.y),
                                IM_COL32(255, 255, 255, int(200 * (1 - regroup_))), 1.5f);
             }
+    }
+
+    // K/V head g's block, striped with the colours of the H / H_kv query heads that read it;
+    // framed while one of them is hovered.
+    void kvHead(ImVec2 a, ImVec2 b, int g) {
+        const int per = d_.group();
+        const float stripe = std::max(b.x - a.x, 1.0f) / float(per);
+        for (int r = 0; r < per; ++r) {
+            const int h = g * per + r;
+            draw_->AddRectFilled(ImVec2(a.x + stripe * float(r), a.y),
+                                 ImVec2(a.x + stripe * float(r + 1), b.y), color(h, alpha(h)));
+        }
+        const int hovered = maps_.selection.hoverHead;
+        if (hovered >= 0 && hovered / per == g)
+            draw_->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+    }
+
+    // A (tokens x H_kv*d_head) block cut into H_kv slices (K or V of grouped-query attention).
+    void kvSlices(ImVec2 min, ImVec2 max, float gap) {
+        const float width = max.x - min.x;
+        for (int g = 0; g < d_.Hkv; ++g) {
+            const float x0 = min.x + width * float(g) / float(d_.Hkv) + (g > 0 ? gap * 0.5f : 0);
+            const float x1 =
+                min.x + width * float(g + 1) / float(d_.Hkv) - (g + 1 < d_.Hkv ? gap * 0.5f : 0);
+            kvHead(ImVec2(x0, min.y), ImVec2(std::max(x1, x0 + 1.0f), max.y), g);
+        }
+    }
+
+    // The repeat of grouped-query attention: H_kv K/V heads on top, H query heads below, a line
+    // from each K/V head to every query head that reads it (h / (H / H_kv) = g).
+    void repeat(ImVec2 min, ImVec2 max) {
+        const float width = max.x - min.x, band = (max.y - min.y) * 0.3f;
+        const int G = d_.Hkv, H = d_.H;
+        const float gapKv = G <= 32 ? 4.0f : 0.0f, gapQ = H <= 32 ? 4.0f : 0.0f;
+        const float wKv = std::max((width - gapKv * float(G - 1)) / float(G), 1.0f);
+        const float wQ = std::max((width - gapQ * float(H - 1)) / float(H), 1.0f);
+        for (int g = 0; g < G; ++g) {
+            const float x = min.x + float(g) * (wKv + gapKv);
+            kvHead(ImVec2(x, min.y), ImVec2(x + wKv, min.y + band), g);
+        }
+        for (int h = 0; h < H; ++h) {
+            const ImVec2 a(min.x + float(h) * (wQ + gapQ), max.y - band), b(a.x + wQ, max.y);
+            fillHead(a, b, h, false);
+            const float fromX = min.x + float(h / d_.group()) * (wKv + gapKv) + wKv * 0.5f;
+            draw_->AddLine(ImVec2(fromX, min.y + band), ImVec2(a.x + wQ * 0.5f, a.y),
+                           color(h, 0.9f), h == maps_.selection.hoverHead ? 3.0f : 1.5f);
+        }
     }
 
     // H separate blocks side by side: the per-head tensors after the transpose.
@@ -226,9 +280,11 @@ class PipelineDrawer {
 Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
     const core::Attention& a = trace.attention;
     Dims d{a.batch, a.queryLen, a.keyLen, a.d_model, a.heads, a.d_head, true};
+    d.Hkv = a.kvHeads > 0 ? a.kvHeads : a.heads, d.rotated = a.rotated;
     if (tab.presetIndex >= 0) {
-        const ModelPreset& p = kModelPresets[tab.presetIndex];
+        const core::ModelConfig& p = core::kModelConfigs[tab.presetIndex];
         d.d_model = p.d_model, d.H = p.heads, d.d_head = p.d_head, d.live = false;
+        d.Hkv = p.kvHeads, d.rotated = false;
         if (ImGui::SmallButton("back to live")) tab.presetIndex = -1;
         itemTooltip("Draw the current scene's own sizes again.");
         ImGui::SameLine();
@@ -251,7 +307,7 @@ struct InputStage {
     std::string title, tip;
 };
 
-InputStage inputStage(const ModelView& model) {
+InputStage inputStage(const ModelView& model, const core::Scene& scene) {
     if (model.real && model.encoder)
         return {"X  (the hidden state)",
                 "One d_model-wide row per token: " + model.attentionInput + ", what layer " +
@@ -267,34 +323,89 @@ InputStage inputStage(const ModelView& model) {
         return {"X  (the residual stream)",
                 "One d_model-wide row per token: what layer " + std::to_string(model.layer + 1) +
                     " reads (layer 1: the token embedding plus the position)."};
+    if (core::positionalInUse(scene) == core::PositionalKind::Rotary)
+        return {"X  (embedding; RoPE on q, k)",
+                "One d_model-wide row per token: the toy embedding alone; rotary positions turn "
+                "q and k after their projections."};
+    if (core::positionalInUse(scene) == core::PositionalKind::None)
+        return {"X  (embedding, no positions)",
+                "One d_model-wide row per token: the toy embedding alone, so attention cannot "
+                "tell word order."};
     return {"X  (embedding + position)",
             "One d_model-wide row per token: the toy embedding plus the sinusoidal position."};
 }
 
-// X -> Q, K, V -> reshape -> transpose: the split into heads.
-void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug,
-                     const InputStage& input) {
-    const float row = p.rowHeight();
+// Q's shape and, when K's and V's differ (cross-attention, fewer K/V heads), theirs on a line
+// of its own.
+std::string qkvShapes(const Dims& d, const std::string& q, const std::string& kv) {
+    if (!d.grouped() && d.M == d.N) return q;
+    return "Q " + q + "\nK, V " + kv;
+}
+
+// Q over the whole width cut into H slices; K and V H_kv / H as wide, cut into H_kv.
+void drawProjections(PipelineDrawer& p, const Dims& d, ImVec2 a0, ImVec2 a1, float gap) {
+    const int bands = d.grouped() ? 3 : 1;
+    const float third = (a1.y - a0.y) / float(bands == 3 ? 3 : 1);
+    p.slices(ImVec2(a0.x, a0.y + 1), ImVec2(a1.x, a0.y + third - 1), gap, false);
+    if (bands == 1) return;
+    const float kvRight = a0.x + (a1.x - a0.x) * float(d.Hkv) / float(d.H);
+    for (int k = 1; k < 3; ++k)
+        p.kvSlices(ImVec2(a0.x, a0.y + third * float(k) + 1),
+                   ImVec2(kvRight, a0.y + third * float(k + 1) - 1), gap);
+}
+
+// X -> Q, K, V (-> RoPE) -> reshape: the projections and the cut into heads.
+void drawProjectionStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug,
+                          const InputStage& input) {
+    const float row = p.rowHeight(), tall = d.grouped() || d.M != d.N ? 2.4f : 1.6f;
     const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
     p.stage(input.title.c_str(), nd, input.tip.c_str(), row, [&](ImVec2 a0, ImVec2 a1) {
         ImGui::GetWindowDrawList()->AddRectFilled(a0, a1, IM_COL32(150, 150, 160, 255));
     });
+    const int qWidth = d.H * d.d_head, kvWidth = d.Hkv * d.d_head;
     p.stage("Q, K, V = X W_Q, X W_K, X W_V",
-            scene.isCross()
-                ? nd + ", K V: " + shapeText({{"B", d.B}, {"M", d.M}, {"d_model", d.d_model}})
-                : nd,
-            "Three learned projections of every token. Each head will use only its own d_head-wide "
-            "slice of them.",
-            row * 1.6f, [&](ImVec2 a0, ImVec2 a1) {
+            qkvShapes(d,
+                      shapeText({{"B", d.B},
+                                 {"N", d.N},
+                                 {qWidth == d.d_model ? "d_model" : "H*d_head", qWidth}}),
+                      shapeText({{"B", d.B},
+                                 {"M", d.M},
+                                 {kvWidth == d.d_model ? "d_model"
+                                  : d.grouped()        ? "H_kv*d_head"
+                                                       : "H*d_head",
+                                  kvWidth}})),
+            d.grouped() ? "Three learned projections of every token. W_K and W_V are only "
+                          "H_kv x d_head wide: each K/V head (striped with the colours of the "
+                          "query heads that read it) serves H / H_kv query heads."
+                        : "Three learned projections of every token. Each head will use only its "
+                          "own d_head-wide slice of them.",
+            row * tall, [&](ImVec2 a0, ImVec2 a1) {
+                if (d.grouped()) return drawProjections(p, d, a0, a1, 0.0f);
                 const float third = (a1.y - a0.y) / 3.0f;
                 for (int k = 0; k < 3; ++k)
                     p.slices(ImVec2(a0.x, a0.y + third * float(k) + 1),
                              ImVec2(a1.x, a0.y + third * float(k + 1) - 1), 0.0f, false);
             });
+    if (d.live && d.rotated)
+        p.stage("turn q and k (RoPE)", "shapes unchanged",
+                "Rotary positions: in every head, pair j of q and of k is turned by the angle "
+                "position x theta_j. q.k then depends on how far apart the tokens are, not where "
+                "they are (the Steps tab shows it for one query and key). V is not turned.",
+                row * tall, [&](ImVec2 a0, ImVec2 a1) { drawProjections(p, d, a0, a1, 0.0f); });
     p.stage(bug ? "reshape  (BUG: no transpose)" : "reshape",
-            shapeText({{"B", d.B}, {"N", d.N}, {"H", d.H}, {"d_head", d.d_head}}),
-            "The d_model axis is cut into H slices of d_head values. Nothing moves in memory yet.",
-            row, [&](ImVec2 a0, ImVec2 a1) { p.slices(a0, a1, 3.0f, false); });
+            qkvShapes(d, shapeText({{"B", d.B}, {"N", d.N}, {"H", d.H}, {"d_head", d.d_head}}),
+                      shapeText({{"B", d.B}, {"M", d.M}, {"H_kv", d.Hkv}, {"d_head", d.d_head}})),
+            d.grouped() ? "The width is cut into heads of d_head values: H for Q, H_kv for K and "
+                          "V. Nothing moves in memory yet."
+                        : "The d_model axis is cut into H slices of d_head values. Nothing moves "
+                          "in memory yet.",
+            d.grouped() ? row * 2.4f : row,
+            [&](ImVec2 a0, ImVec2 a1) { drawProjections(p, d, a0, a1, 3.0f); });
+}
+
+// Which cells each head reads -> transpose (-> the K/V heads repeated): the split into heads.
+void drawSplitStages(PipelineDrawer& p, const Dims& d, bool bug) {
+    const float row = p.rowHeight();
     const char* readsWhy =
         bug ? "With the bug, (B,N,d_model) is viewed directly as (B,H,N,d_head): each 'head' gets "
               "d_head-wide "
@@ -304,9 +415,22 @@ void drawSplitStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d,
             std::clamp(float(d.N) * 4.0f, row * 2.0f, row * 4.5f),
             [&](ImVec2 a0, ImVec2 a1) { p.readsGrid(a0, a1, bug); });
     p.stage(bug ? "(no transpose)" : "transpose",
-            shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"d_head", d.d_head}}),
+            qkvShapes(d, shapeText({{"B", d.B}, {"H", d.H}, {"N", d.N}, {"d_head", d.d_head}}),
+                      shapeText({{"B", d.B}, {"H_kv", d.Hkv}, {"M", d.M}, {"d_head", d.d_head}})),
             "Heads become a batch axis: each head now holds all N tokens of its own slice.",
-            row * 1.6f, [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, false); });
+            row * (d.grouped() || d.M != d.N ? 2.4f : 1.6f),
+            [&](ImVec2 a0, ImVec2 a1) { p.headBlocks(a0, a1, false); });
+    if (!d.grouped()) return;
+    const std::string title =
+        std::string("repeat K, V  (") + core::attentionKindName(d.H, d.Hkv) + ")";
+    p.stage(title.c_str(),
+            "each K/V head serves " + std::to_string(d.group()) + " query heads\nK, V as " +
+                shapeText({{"B", d.B}, {"H", d.H}, {"M", d.M}, {"d_head", d.d_head}}),
+            "Grouped-query attention: each K/V head serves H / H_kv query heads, query head h "
+            "reading K/V head h / (H / H_kv). PyTorch's "
+            "repeat_kv copies each K/V head H / H_kv times (enable_gqa does it without the copy); "
+            "this engine reads the shared head in place. The cache keeps only H_kv heads.",
+            row * 3.0f, [&](ImVec2 a0, ImVec2 a1) { p.repeat(a0, a1); });
 }
 
 // Per head: scores, softmax with the mask, weights V.
@@ -367,7 +491,8 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const 
     const Dims d = pipelineHeader(trace, pipeline);
     PipelineDrawer p(d, trace, maps, pipeline);
     const bool bug = scene.reshapeBug && d.live;
-    drawSplitStages(p, scene, d, bug, inputStage(model));
+    drawProjectionStages(p, scene, d, bug, inputStage(model, scene));
+    drawSplitStages(p, d, bug);
     drawAttentionStages(p, scene, d);
     drawMergeStages(p, scene, d, bug);
 }

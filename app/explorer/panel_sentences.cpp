@@ -273,12 +273,14 @@ void encoderRows(ModelView& model) {
 }
 
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings
-// but those shown under their fields (capWarning) or beside their control (the weights').
+// but those shown under their fields (capWarning) or beside their control (the weights', the
+// positions').
 void sceneMessages(const core::Trace& trace, const RunStatus& status, bool atFields) {
     const auto wrapped = wrappedText;
     if (status.sceneError.empty() && !status.sceneHint.empty()) // the error is under the field
         wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), status.sceneHint);
-    std::vector<std::string> shownAtFields{core::designedFallbackWarning(trace.scene)};
+    std::vector<std::string> shownAtFields{core::designedFallbackWarning(trace.scene),
+                                           core::positionalFallbackWarning(trace.scene)};
     for (std::size_t b = 0; atFields && b < trace.sentences.size(); ++b)
         shownAtFields.push_back(core::tokenCapWarning("sentence", b, trace.sentences[b]));
     if (atFields && !trace.sources.empty())

@@ -14,19 +14,58 @@ namespace app {
 
 namespace {
 
-constexpr int kStepCount = 10;
-const char* const kStepTitles[kStepCount] = {
-    "1. x: the token's input row",
-    "2. q = x W_Q, and this head's slice of it",
-    "3. K: this head's keys",
-    "4. q \xC2\xB7 k for every key",
-    "5. \xC3\xB7 the scale",
-    "6. add the mask",
-    "7. softmax: weights that sum to 1",
-    "8. weights x V: this head's output",
-    "9. concat: all heads side by side",
-    "10. x W_O: the heads mixed into the output row",
+// The steps in order; Rotary only when q and k were turned (the list is made per trace).
+enum class Step {
+    Input,
+    Query,
+    Rotary,
+    Keys,
+    Scores,
+    Scale,
+    Mask,
+    Softmax,
+    Values,
+    Concat,
+    OutProjection
 };
+
+const char* stepTitle(Step step) {
+    switch (step) {
+    case Step::Input:
+        return "x: the token's input row";
+    case Step::Query:
+        return "q = x W_Q, and this head's slice of it";
+    case Step::Rotary:
+        return "rotary positions: q and k turned by their positions";
+    case Step::Keys:
+        return "K: the keys this head reads";
+    case Step::Scores:
+        return "q \xC2\xB7 k for every key";
+    case Step::Scale:
+        return "\xC3\xB7 the scale";
+    case Step::Mask:
+        return "add the mask";
+    case Step::Softmax:
+        return "softmax: weights that sum to 1";
+    case Step::Values:
+        return "weights x V: this head's output";
+    case Step::Concat:
+        return "concat: all heads side by side";
+    case Step::OutProjection:
+        return "x W_O: the heads mixed into the output row";
+    }
+    return "";
+}
+
+// The rotary step needs the tables that turned q and k (core::rotaryDetail reads them), not
+// only the fact that they were turned.
+std::vector<Step> stepsOf(const core::Trace& trace) {
+    const bool rotary = trace.attention.rotated && !trace.input.rotation.empty();
+    std::vector<Step> steps;
+    for (int k = 0; k <= int(Step::OutProjection); ++k)
+        if (Step(k) != Step::Rotary || rotary) steps.push_back(Step(k));
+    return steps;
+}
 
 // The numbers of every step (core::stepDetail) and the key tokens that label them.
 struct StepData {
@@ -93,6 +132,7 @@ void stepQuery(const core::StepDetail& s, const StepStyles& styles) {
                            "is not a block of this "
                            "row: it is cut from the flat buffer, mixing other tokens' values."
                          : "q = x W_Q, then this head keeps only its d_head-wide slice (framed).");
+    if (s.rotary.on()) explain("(Already turned by the rotary positions: the next step.)");
     slicedRow("q", s.q, s, styles);
     char line[200];
     std::snprintf(line, sizeof line, "q for head %d (%d numbers):", s.head + 1, s.d_head);
@@ -100,8 +140,113 @@ void stepQuery(const core::StepDetail& s, const StepStyles& styles) {
     row("qh", s.qHead, styles.dims);
 }
 
+// The key the rotary step follows: a combo over the key tokens, "most attended" by default.
+void rotaryKeyChooser(const StepData& data, int& chosenKey) {
+    const core::RotaryDetail& r = data.detail.rotary;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    const std::string shown = data.keyLabels[std::size_t(r.key)];
+    if (ImGui::BeginCombo("key token", shown.c_str())) {
+        if (ImGui::Selectable("(the most attended)", chosenKey < 0)) chosenKey = -1;
+        for (int j = 0; j < int(data.keyLabels.size()); ++j) {
+            ImGui::PushID(j);
+            if (ImGui::Selectable(data.keyLabels[std::size_t(j)].c_str(), j == chosenKey))
+                chosenKey = j;
+            ImGui::PopID();
+        }
+        ImGui::EndCombo();
+    }
+    itemTooltip("The key whose k is shown turned; by default the one this query weighs most.");
+}
+
+// Pair p: its two dimensions, theta_p and the angles at the query's and the key's positions.
+void rotaryAngles(const core::RotaryDetail& r) {
+    const int pairs = r.dims / 2, shown = std::min(pairs, 16);
+    if (!beginNumberTable("angles", {"pair", "dims", "theta_p (rad)", "query angle", "key angle"}))
+        return;
+    for (int p = 0; p < shown; ++p) {
+        const int a = r.interleaved ? 2 * p : p, b = r.interleaved ? a + 1 : p + pairs;
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", p);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d, %d", a, b);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.5g", double(r.frequencies[p]));
+        ImGui::TableNextColumn();
+        ImGui::Text("%d x %.4g = %.4g", r.queryPosition, double(r.frequencies[p]),
+                    double(r.queryAngles[p]));
+        ImGui::TableNextColumn();
+        ImGui::Text("%d x %.4g = %.4g", r.keyPosition, double(r.frequencies[p]),
+                    double(r.keyAngles[p]));
+    }
+    ImGui::EndTable();
+    if (pairs > shown) ImGui::TextDisabled("... and %d more pairs", pairs - shown);
+}
+
+// The score at (i, j) beside the score with both positions moved alike, both computed.
+void rotaryRelative(const core::RotaryDetail& r, const core::StepDetail& s) {
+    ImGui::Text("q \xC2\xB7 k = %.4f at positions (%d, %d)", double(r.score), r.queryPosition,
+                r.keyPosition);
+    if (!s.reshapeBug)
+        ImGui::TextDisabled("(the head's own q \xC2\xB7 k for this key, in the q \xC2\xB7 k step: "
+                            "%.4f)",
+                            double(s.rawScores[r.key]));
+    if (r.shift == 0) {
+        explain("The tables hold no other pair of positions this far apart to compare with.");
+        return;
+    }
+    const double gap = std::abs(double(r.shiftedScore) - double(r.score));
+    const bool equal = gap <= 1e-4 * std::max(1.0, std::abs(double(r.score)));
+    ImGui::Text("both moved by %+d, to (%d, %d): q \xC2\xB7 k = %.4f   %s", r.shift,
+                r.queryPosition + r.shift, r.keyPosition + r.shift, double(r.shiftedScore),
+                equal ? "equal" : "DIFFERENT");
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "Turning q by i x theta and k by j x theta leaves their dot product turned by "
+                  "(i - j) x theta alone: the score depends only on i - j = %d, not on where the "
+                  "pair sits.",
+                  r.queryPosition - r.keyPosition);
+    explain(line);
+}
+
+void stepRotary(const StepData& data, const StepStyles& styles, int& chosenKey) {
+    const core::RotaryDetail& r = data.detail.rotary;
+    explain("Rotary positions (RoPE) turn q and k of every head pair by pair: pair p by the "
+            "angle position x theta_p, theta_p = base^(-2p/r), fast for the first pairs and slow "
+            "for the last. V is not turned.");
+    rotaryKeyChooser(data, chosenKey);
+    ImGui::SameLine();
+    ImGui::TextDisabled("query at position %d, key '%s' at position %d", r.queryPosition,
+                        data.keyLabels[std::size_t(r.key)].c_str(), r.keyPosition);
+    static const std::vector<std::string> labels{"q before", "q after", "k before", "k after"};
+    MiniMatrixStyle style = styles.dims;
+    style.rowLabels = &labels;
+    const core::RowVec* rows[] = {&r.qBefore, &r.qAfter, &r.kBefore, &r.kAfter};
+    drawMiniMatrix(
+        "rotated", 4, int(r.qAfter.size()), [&](int row, int c) { return (*rows[row])[c]; }, style);
+    rotaryAngles(r);
+    rotaryRelative(r, data.detail);
+    if (data.detail.reshapeBug)
+        explain("With the reshape bug the head does not read these token rows: its 'q' and 'k' "
+                "are cut from the flat buffer after they were turned.");
+}
+
 void stepKeys(const StepData& data, const StepStyles& styles) {
-    explain("This head's slice of K for every key token (rows), d_head columns.");
+    const core::StepDetail& s = data.detail;
+    if (s.kvHeads < s.heads) {
+        const int per = s.heads / s.kvHeads;
+        char line[300];
+        std::snprintf(line, sizeof line,
+                      "Head %d reads K/V head %d of %d (%s): query heads %d to %d share these "
+                      "keys and values (h / (H / H_kv) = %d / %d). One slice of K for every key "
+                      "token (rows), d_head columns.",
+                      s.head + 1, s.kvHead + 1, s.kvHeads,
+                      core::attentionKindName(s.heads, s.kvHeads), s.kvHead * per + 1,
+                      s.kvHead * per + per, s.head, per);
+        explain(line);
+    } else {
+        explain("This head's slice of K for every key token (rows), d_head columns.");
+    }
     MiniMatrixStyle style = styles.dims;
     style.rowLabels = &data.keyLabels;
     matrix("K", data.detail.kHead, style);
@@ -184,7 +329,8 @@ void stepOutProjection(const core::StepDetail& s, const StepStyles& styles) {
     row("output", s.output, styles.dims);
 }
 
-void drawStep(int step, const StepData& data, const core::Trace& t, core::ColormapId colormap) {
+void drawStep(Step step, const StepData& data, const core::Trace& t, core::ColormapId colormap,
+              StepsTabState& steps) {
     const core::StepDetail& s = data.detail;
     StepStyles styles;
     styles.keys.maxWidth = ImGui::GetContentRegionAvail().x - 8.0f;
@@ -196,43 +342,34 @@ void drawStep(int step, const StepData& data, const core::Trace& t, core::Colorm
     styles.scores.fixedScale =
         std::max(s.rawScores.size() > 0 ? s.rawScores.cwiseAbs().maxCoeff() : 0.0f, 1e-6f);
     switch (step) {
-    case 0:
-        stepInput(s, styles);
-        break;
-    case 1:
-        stepQuery(s, styles);
-        break;
-    case 2:
-        stepKeys(data, styles);
-        break;
-    case 3:
-        stepScores(data, styles);
-        break;
-    case 4:
-        stepScale(data, t, styles);
-        break;
-    case 5:
-        stepMask(data, styles);
-        break;
-    case 6:
-        stepSoftmax(data, styles, colormap);
-        break;
-    case 7:
-        stepValues(data, styles);
-        break;
-    case 8:
-        stepConcat(s, styles);
-        break;
-    case 9:
-        stepOutProjection(s, styles);
-        break;
-    default:
-        break;
+    case Step::Input:
+        return stepInput(s, styles);
+    case Step::Query:
+        return stepQuery(s, styles);
+    case Step::Rotary:
+        return stepRotary(data, styles, steps.rotaryKey);
+    case Step::Keys:
+        return stepKeys(data, styles);
+    case Step::Scores:
+        return stepScores(data, styles);
+    case Step::Scale:
+        return stepScale(data, t, styles);
+    case Step::Mask:
+        return stepMask(data, styles);
+    case Step::Softmax:
+        return stepSoftmax(data, styles, colormap);
+    case Step::Values:
+        return stepValues(data, styles);
+    case Step::Concat:
+        return stepConcat(s, styles);
+    case Step::OutProjection:
+        return stepOutProjection(s, styles);
     }
 }
 
 // The head and the token to follow, then the step buttons.
-void stepChoosers(const core::Trace& trace, const MapsView& maps, StepsTabState& steps) {
+void stepChoosers(const core::Trace& trace, const MapsView& maps, StepsTabState& steps,
+                  int stepCount) {
     const HeadMaps& shown = maps.gl.maps;
     const int heads = int(shown.heads.size()), rows = shown.heads.front().rows;
     int& selectedHead = maps.saved.selectedHead;
@@ -266,7 +403,7 @@ void stepChoosers(const core::Trace& trace, const MapsView& maps, StepsTabState&
     ImGui::EndDisabled();
     itemTooltip("Previous step (P).");
     ImGui::SameLine();
-    ImGui::BeginDisabled(steps.showAll || steps.step == kStepCount - 1);
+    ImGui::BeginDisabled(steps.showAll || steps.step == stepCount - 1);
     if (ImGui::ArrowButton("next", ImGuiDir_Right)) ++steps.step;
     ImGui::EndDisabled();
     itemTooltip("Next step (N).");
@@ -278,10 +415,12 @@ void stepChoosers(const core::Trace& trace, const MapsView& maps, StepsTabState&
 // The numbers of the followed token, computed again only when what they follow changed.
 const core::StepDetail& followedDetail(const core::Trace& trace, const MapsView& maps,
                                        StepsTabState& steps, int query) {
+    const int keys = trace.keyLen();
     const StepsTabState::Key key{maps.gl.maps.generation, maps.selection.batchIndex,
-                                 maps.saved.selectedHead, query};
+                                 maps.saved.selectedHead, query,
+                                 steps.rotaryKey < keys ? steps.rotaryKey : -1};
     if (!(steps.detailKey == key)) {
-        steps.detail = core::stepDetail(trace, key.batch, key.head, key.query);
+        steps.detail = core::stepDetail(trace, key.batch, key.head, key.query, key.key);
         steps.detailKey = key;
     }
     return steps.detail;
@@ -292,11 +431,13 @@ const core::StepDetail& followedDetail(const core::Trace& trace, const MapsView&
 void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps) {
     const HeadMaps& shown = maps.gl.maps;
     if (shown.heads.empty()) return;
-    stepChoosers(trace, maps, steps);
-    steps.step = std::clamp(steps.step, 0, kStepCount - 1);
+    const std::vector<Step> order = stepsOf(trace);
+    const int count = int(order.size());
+    stepChoosers(trace, maps, steps, count);
+    steps.step = std::clamp(steps.step, 0, count - 1);
     if (!steps.showAll) {
         ImGui::SameLine();
-        ImGui::TextDisabled("step %d of %d", steps.step + 1, kStepCount);
+        ImGui::TextDisabled("step %d of %d", steps.step + 1, count);
     }
     ImGui::Separator();
 
@@ -307,10 +448,10 @@ void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState
     const StepData data{followedDetail(trace, maps, steps, followed),
                         shown.heads[std::size_t(maps.saved.selectedHead)].keyLabels};
     ImGui::BeginChild("steps");
-    for (int step = 0; step < kStepCount; ++step) {
-        if (!steps.showAll && step != steps.step) continue;
-        ImGui::TextWrapped("%s", kStepTitles[step]); // narrow windows: never cut off
-        drawStep(step, data, trace, maps.saved.colormap);
+    for (int k = 0; k < count; ++k) {
+        if (!steps.showAll && k != steps.step) continue;
+        ImGui::TextWrapped("%d. %s", k + 1, stepTitle(order[std::size_t(k)])); // never cut off
+        drawStep(order[std::size_t(k)], data, trace, maps.saved.colormap, steps);
         ImGui::Spacing();
     }
     ImGui::EndChild();

@@ -56,6 +56,10 @@ std::vector<KeyRow> explorerKeyRows() {
          "fewer / more heads (divisors of d_model)",
          {{GLFW_KEY_LEFT_BRACKET, 0, A::FewerHeads}, {GLFW_KEY_RIGHT_BRACKET, 0, A::MoreHeads}}},
         {S::Explorer,
+         "fewer / more K/V heads (divisors of H: MQA ... GQA ... MHA)",
+         {{GLFW_KEY_LEFT_BRACKET, kShift, A::FewerKvHeads},
+          {GLFW_KEY_RIGHT_BRACKET, kShift, A::MoreKvHeads}}},
+        {S::Explorer,
          "next / previous layer of a trained model (--model)",
          {{GLFW_KEY_L, 0, A::NextLayer}, {GLFW_KEY_L, kShift, A::PreviousLayer}}},
         {S::Explorer,
@@ -383,6 +387,11 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
     case A::MoreHeads:
         core::setHeads(t.scene, core::nextHeadCount(t.scene.d_model, t.scene.heads,
                                                     action == A::MoreHeads ? +1 : -1));
+        break;
+    case A::FewerKvHeads:
+    case A::MoreKvHeads:
+        core::setKvHeads(t.scene, core::nextKvHeadCount(t.scene.heads, t.scene.kvHeadCount(),
+                                                        action == A::MoreKvHeads ? +1 : -1));
         break;
     case A::NextLayer: // only a trained model has layers; wraps around like V
     case A::PreviousLayer:

@@ -54,6 +54,8 @@ enum class ShortcutAction {
     ToggleMask,          // M
     FewerHeads,          // [
     MoreHeads,           // ]
+    FewerKvHeads,        // Shift+[
+    MoreKvHeads,         // Shift+]
     NextLayer,           // L, a trained model's layers (--model)
     PreviousLayer,       // Shift+L
     NextModelView,       // G, a real model's middle panel: layer, every layer, detectors, ...

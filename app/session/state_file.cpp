@@ -193,6 +193,8 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.value(model.open);
     json.key("real");
     json.value(model.real);
+    json.key("architecture"); // the describe line: layers, how the heads split, dtype
+    json.value(model.architecture);
     json.key("layer"); // from 1, as the window shows it
     json.value(model.layer + 1);
     json.key("grid");
@@ -322,6 +324,10 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.value(scene.heads);
     json.key("chosen_heads"); // the user's H, kept while it does not divide d_model
     json.value(core::chosenHeadCount(scene));
+    json.key("kv_heads"); // H_kv (H for plain multi-head attention)
+    json.value(scene.kvHeadCount());
+    json.key("positional"); // as chosen: sinusoidal, none or rotary
+    json.value(core::toString(scene.positional));
     json.key("weights"); // as chosen
     json.value(core::toString(scene.weights));
     json.key("weights_in_use"); // what the engine uses (random where designs do not fit)

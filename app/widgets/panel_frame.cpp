@@ -77,4 +77,14 @@ void sectionTitle(const char* text) {
     ImGui::Separator();
 }
 
+bool beginNumberTable(const char* id, std::initializer_list<const char*> columns) {
+    if (!ImGui::BeginTable(id, int(columns.size()),
+                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_SizingFixedFit))
+        return false;
+    for (const char* column : columns) ImGui::TableSetupColumn(column);
+    ImGui::TableHeadersRow();
+    return true;
+}
+
 } // namespace app

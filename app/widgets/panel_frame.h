@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,9 @@ void sameLineIfFits(float width);
 
 // A section's title with a rule under it (ImGui 1.86 has no SeparatorText).
 void sectionTitle(const char* text);
+
+// A table of numbers as the Cost and Steps tabs draw them: bordered, striped, each column as
+// wide as its cells, the header row drawn. True when it is open (then end it with EndTable).
+bool beginNumberTable(const char* id, std::initializer_list<const char*> columns);
 
 } // namespace app

@@ -51,14 +51,16 @@ const std::array<std::array<float, kCodeBits>, kClassCount>& classCodes() {
 // 1/sqrt(d_head) is undone by `gain`).
 class HeadDesign {
   public:
-    HeadDesign(Weights& w, int column0, int d_model, float gain)
-        : w_(w), column0_(column0), positions_(d_model - kPositionDims), gain_(gain) {}
+    // Columns [column0, column0 + 8) of W_Q and [keyColumn0, keyColumn0 + 8) of W_K.
+    HeadDesign(Weights& w, int column0, int keyColumn0, int d_model, float gain)
+        : w_(w), column0_(column0), keyColumn0_(keyColumn0), positions_(d_model - kPositionDims),
+          gain_(gain) {}
 
     // One query feature meeting a weighted set of key features, in one column.
     void featureMatch(int column, int queryDim,
                       std::initializer_list<std::pair<int, float>> keyDims, float weight) {
         w_.wQ(queryDim, column0_ + column) += gain_ * weight;
-        for (const auto& [dim, keyWeight] : keyDims) w_.wK(dim, column0_ + column) += keyWeight;
+        for (const auto& [dim, keyWeight] : keyDims) w_.wK(dim, keyColumn0_ + column) += keyWeight;
     }
 
     // Position pair `pair` in two columns: q_i . k_j = weight * cos(w (i + shift - j) + phase).
@@ -70,8 +72,8 @@ class HeadDesign {
         w_.wQ(s, column0_ + column + 1) += -g * float(std::sin(phi));
         w_.wQ(c, column0_ + column) += g * float(std::sin(phi));
         w_.wQ(c, column0_ + column + 1) += g * float(std::cos(phi));
-        w_.wK(s, column0_ + column) += 1.0f;
-        w_.wK(c, column0_ + column + 1) += 1.0f;
+        w_.wK(s, keyColumn0_ + column) += 1.0f;
+        w_.wK(c, keyColumn0_ + column + 1) += 1.0f;
     }
 
     // "Earlier than me": weight * sin(w (i - j)), increasing with distance back (w d < pi/2).
@@ -79,13 +81,8 @@ class HeadDesign {
         rotation(column, pair, 0.0, -std::numbers::pi / 2, weight);
     }
 
-    void clear(int width) {
-        w_.wQ.middleCols(column0_, width).setZero();
-        w_.wK.middleCols(column0_, width).setZero();
-    }
-
     Weights& w_;
-    int column0_, positions_;
+    int column0_, keyColumn0_, positions_;
     float gain_;
 };
 
@@ -124,7 +121,7 @@ void design(int preset, HeadDesign& d) {
             for (int cls = 0; cls < kClassCount; ++cls) {
                 const float code = classCodes()[std::size_t(cls)][std::size_t(c)];
                 d.w_.wQ(kClass + cls, d.column0_ + c) += d.gain_ * 1.2f * code;
-                d.w_.wK(kClass + cls, d.column0_ + c) += code;
+                d.w_.wK(kClass + cls, d.keyColumn0_ + c) += code;
             }
         d.earlier(6, 2, 4.0f);
         break;
@@ -143,18 +140,33 @@ void design(int preset, HeadDesign& d) {
 
 } // namespace
 
-bool designedHeadsFit(int d_model, int heads) {
-    return d_model >= kDesignedMinDModel && heads > 0 && d_model / heads >= kDesignedMinDHead;
+namespace {
+
+// Query heads per K/V head: each needs its own kDesignedMinDHead columns of the shared keys.
+int groupSize(int heads, int kvHeads) {
+    return kvHeads > 0 && kvHeads <= heads && heads % kvHeads == 0 ? heads / kvHeads : 1;
 }
 
-std::string designedHeadsMisfit(int d_model, int heads) {
-    if (designedHeadsFit(d_model, heads)) return {};
+} // namespace
+
+bool designedHeadsFit(int d_model, int heads, int kvHeads) {
+    return d_model >= kDesignedMinDModel && heads > 0 &&
+           d_model / heads >= kDesignedMinDHead * groupSize(heads, kvHeads);
+}
+
+std::string designedHeadsMisfit(int d_model, int heads, int kvHeads) {
+    if (designedHeadsFit(d_model, heads, kvHeads)) return {};
     if (d_model < kDesignedMinDModel)
         return "designed heads need d_model >= " + std::to_string(kDesignedMinDModel) + " (here " +
                std::to_string(d_model) + ")";
-    return "designed heads need d_head >= " + std::to_string(kDesignedMinDHead) + " (here " +
-           std::to_string(d_model) + " / " + std::to_string(heads) + " = " +
-           std::to_string(heads > 0 ? d_model / heads : 0) + ")";
+    const int group = groupSize(heads, kvHeads);
+    const std::string sizes = " (here " + std::to_string(d_model) + " / " + std::to_string(heads) +
+                              " = " + std::to_string(heads > 0 ? d_model / heads : 0) + ")";
+    if (group == 1)
+        return "designed heads need d_head >= " + std::to_string(kDesignedMinDHead) + sizes;
+    return "designed heads with " + std::to_string(group) +
+           " query heads per K/V head need d_head >= " + std::to_string(kDesignedMinDHead * group) +
+           sizes;
 }
 
 std::vector<std::string> defaultHeadPresets(int heads) {
@@ -198,19 +210,27 @@ Mat featureEmbedTokens(const std::vector<std::string>& tokens, int d_model, bool
 }
 
 Weights designedWeights(std::uint64_t seed, int d_model, int heads,
-                        const std::vector<std::string>& presets) {
-    if (!designedHeadsFit(d_model, heads))
-        throw std::invalid_argument("designed heads need d_model >= 64 and d_head >= 8");
-    Weights w = randomWeights(seed, d_model);
-    const int d_head = d_model / heads;
+                        const std::vector<std::string>& presets, int kvHeads) {
+    if (!designedHeadsFit(d_model, heads, kvHeads))
+        throw std::invalid_argument("designed heads need d_model >= 64 and d_head >= 8 per query "
+                                    "head of a K/V head");
+    const int d_head = d_model / heads, group = groupSize(heads, kvHeads);
+    Weights w = randomWeights(seed, d_model, heads / group * d_head);
     // Undo the engine's 1/sqrt(d_head), so the designs are written directly in logits.
     const float gain = std::sqrt(float(d_head));
-    for (int h = 0; h < heads && h < int(presets.size()); ++h) {
-        const int preset = designedPresetIndex(presets[std::size_t(h)]);
-        if (preset < 0) continue;
-        HeadDesign d(w, h * d_head, d_model, gain);
-        d.clear(d_head);
-        design(preset, d);
+    auto designed = [&](int h) {
+        return h < int(presets.size()) && designedPresetIndex(presets[std::size_t(h)]) >= 0;
+    };
+    for (int h = 0; h < heads; ++h) // first clear, then write: a group's designs share its keys
+        if (designed(h)) {
+            w.wQ.middleCols(h * d_head, d_head).setZero();
+            w.wK.middleCols(h / group * d_head, d_head).setZero();
+        }
+    for (int h = 0; h < heads; ++h) {
+        if (!designed(h)) continue;
+        const int lane = h % group * kDesignedMinDHead; // its columns in q_h and the shared k_g
+        HeadDesign d(w, h * d_head + lane, h / group * d_head + lane, d_model, gain);
+        design(designedPresetIndex(presets[std::size_t(h)]), d);
     }
     return w;
 }

@@ -60,11 +60,15 @@ inline constexpr DesignedPreset kDesignedPresets[] = {
 
 inline constexpr int kDesignedPresetCount = int(std::size(kDesignedPresets));
 
-// True when the designs fit: d_model >= 64 and d_head >= 8.
-bool designedHeadsFit(int d_model, int heads);
+// True when the designs fit: d_model >= 64 and d_head >= 8 per query head sharing a K/V head.
+// With grouped-query attention (kvHeads < heads) the H / H_kv query heads of a group share one
+// key slice, so each design gets its own 8 of its d_head columns: d_head >= 8 x H / H_kv.
+// kvHeads 0 means H (every head its own keys).
+bool designedHeadsFit(int d_model, int heads, int kvHeads = 0);
 // Empty when they fit, else one line saying which size is too small and what it is:
-// "designed heads need d_head >= 8 (here 64 / 16 = 4)".
-std::string designedHeadsMisfit(int d_model, int heads);
+// "designed heads need d_head >= 8 (here 64 / 16 = 4)", "designed heads with 4 query heads per
+// K/V head need d_head >= 32 (here 64 / 8 = 8)".
+std::string designedHeadsMisfit(int d_model, int heads, int kvHeads = 0);
 
 // The presets the designed mode gives H heads by default: the eight designs, then random.
 std::vector<std::string> defaultHeadPresets(int heads);
@@ -75,9 +79,13 @@ int designedPresetIndex(std::string_view id);
 // N x d_model feature embeddings of a sentence (layout above).
 Mat featureEmbedTokens(const std::vector<std::string>& tokens, int d_model, bool positional);
 
-// Seeded random weights, with W_Q / W_K of every designed head (presets[h] != "random")
-// replaced by its design. W_V and W_O stay random. Needs designedHeadsFit().
+// Seeded random weights (randomWeights, K and V H_kv heads wide), with W_Q / W_K of every
+// designed head (presets[h] != "random") replaced by its design. Query head h of group g =
+// h / (H / H_kv), r-th in it, writes its design into columns [r*8, r*8 + 8) of its q slice and
+// of K/V head g's key slice, the rest of its q slice 0: so q_h . k_g sees only its own design
+// although its group shares the keys. A key slice any design uses starts from 0. W_V and W_O
+// stay random. Needs designedHeadsFit().
 Weights designedWeights(std::uint64_t seed, int d_model, int heads,
-                        const std::vector<std::string>& presets);
+                        const std::vector<std::string>& presets, int kvHeads = 0);
 
 } // namespace core

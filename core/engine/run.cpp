@@ -3,6 +3,7 @@
 
 #include "engine/designed_heads.h"
 #include "engine/embedding.h"
+#include "engine/rotary_positions.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -36,17 +37,44 @@ int longest(const std::vector<Tokenized>& sentences) {
     return int(n);
 }
 
+// W_K's and W_V's columns, H_kv*d_head (d_model for MHA).
+int kvColumns(const Scene& s) {
+    return s.kvHeadCount() * s.dHead();
+}
+
 // Stacks the sentences' embeddings, each padded with zero rows to `len`.
 Mat stackPadded(const std::vector<Tokenized>& sentences, int len, const Scene& s, bool features) {
     Mat x = Mat::Zero(Eigen::Index(sentences.size()) * len, s.d_model); // (B*len) x d_model
     for (std::size_t b = 0; b < sentences.size(); ++b) {
         std::vector<std::string> tokens;
         for (const Token& t : sentences[b].tokens) tokens.push_back(t.text);
+        const bool added = positionalInUse(s) == PositionalKind::Sinusoidal; // else none in x
         x.middleRows(Eigen::Index(b) * len, Eigen::Index(tokens.size())) =
-            features ? featureEmbedTokens(tokens, s.d_model, s.positional)
-                     : embedTokens(tokens, s.d_model, s.positional);
+            features ? featureEmbedTokens(tokens, s.d_model, added)
+                     : embedTokens(tokens, s.d_model, added);
     }
     return x;
+}
+
+// The scene's weights: the previous trace's when nothing they depend on changed (the window
+// recomputes on every keystroke), else seeded random or designed, K and V H_kv heads wide.
+std::shared_ptr<const Weights>
+sceneWeights(const Scene& scene, const std::vector<std::string>& presets, const Trace* previous) {
+    const bool designed = weightsInUse(scene) == WeightsKind::Designed;
+    const Scene* before = previous ? &previous->scene : nullptr;
+    const bool sameWeights = previous && previous->weights && before->seed == scene.seed &&
+                             before->d_model == scene.d_model &&
+                             weightsInUse(*before) == weightsInUse(scene) &&
+                             kvColumns(*before) == kvColumns(scene) &&
+                             (!designed || (before->heads == scene.heads &&
+                                            before->kvHeadCount() == scene.kvHeadCount() &&
+                                            before->headPresets == scene.headPresets));
+    if (sameWeights) return previous->weights;
+    if (designed)
+        return std::make_shared<const Weights>(
+            designedWeights(scene.seed, scene.d_model, scene.heads, presets, scene.kvHeadCount()));
+    return std::make_shared<const Weights>(
+        randomWeights(scene.seed, scene.d_model, kvColumns(scene)));
 }
 
 } // namespace
@@ -69,10 +97,11 @@ Trace run(const Scene& scene, const Trace* previous) {
         sources.resize(scene.sentences.size(), scene.sources.front()); // one source serves all
         trace.sources = tokenizeAll(sources, "source sentence", trace.warnings);
     }
-    // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so.
+    // Designed heads need room (d_model >= 64, d_head >= 8); else random, and say so. Rotary
+    // positions need self-attention; else none, and say so.
     const bool designed = weightsInUse(scene) == WeightsKind::Designed;
-    if (std::string warning = designedFallbackWarning(scene); !warning.empty())
-        trace.warnings.push_back(std::move(warning));
+    for (std::string warning : {designedFallbackWarning(scene), positionalFallbackWarning(scene)})
+        if (!warning.empty()) trace.warnings.push_back(std::move(warning));
     const std::vector<std::string> presets = !designed ? std::vector<std::string>{}
                                              : scene.headPresets.empty()
                                                  ? defaultHeadPresets(scene.heads)
@@ -83,16 +112,7 @@ Trace run(const Scene& scene, const Trace* previous) {
                                         : "head " + std::to_string(h + 1));
     }
 
-    const Scene* before = previous ? &previous->scene : nullptr;
-    const bool sameWeights =
-        previous && previous->weights && before->seed == scene.seed &&
-        before->d_model == scene.d_model && weightsInUse(*before) == weightsInUse(scene) &&
-        (!designed || (before->heads == scene.heads && before->headPresets == scene.headPresets));
-    trace.weights = sameWeights ? previous->weights
-                    : designed
-                        ? std::make_shared<const Weights>(
-                              designedWeights(scene.seed, scene.d_model, scene.heads, presets))
-                        : std::make_shared<const Weights>(randomWeights(scene.seed, scene.d_model));
+    trace.weights = sceneWeights(scene, presets, previous);
 
     const auto& keySentences = scene.isCross() ? trace.sources : trace.sentences;
     AttentionInput& in = trace.input;
@@ -113,6 +133,10 @@ Trace run(const Scene& scene, const Trace* previous) {
     in.outProjection = scene.outProjection;
     in.ablatedHeads = scene.ablatedHeads;
     in.reshapeBug = scene.reshapeBug;
+    // Token i of every sentence turns by row i. Twice the rows the sentence needs: the Steps
+    // tab moves a (query, key) pair forward along them to show that only i - j matters.
+    if (positionalInUse(scene) == PositionalKind::Rotary)
+        in.rotation = rotaryTables(2 * in.queryLen, rotaryDims(scene.dHead()), scene.ropeTheta);
     in.x = stackPadded(trace.sentences, in.queryLen, scene, designed);
     if (scene.isCross()) in.xSource = stackPadded(trace.sources, in.keyLen, scene, designed);
     in.keyPadding.setConstant(in.batch, in.keyLen, false); // B x M

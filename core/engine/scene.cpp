@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 namespace core {
 
@@ -12,6 +13,12 @@ namespace {
 
 std::string ordinal(std::size_t index) {
     return std::to_string(index + 1);
+}
+
+std::string formatTheta(double theta) {
+    std::ostringstream text;
+    text << theta; // 10000, 500000, 1e+09, nan
+    return text.str();
 }
 
 } // namespace
@@ -22,6 +29,7 @@ bool isBlank(const std::string& text) {
 }
 
 void setHeads(Scene& scene, int heads) {
+    scene.kvHeads = kvHeadsAfterHeadChange(heads, scene.kvHeads);
     scene.heads = heads;
     scene.chosenHeads = 0;
     std::erase_if(scene.ablatedHeads, [&](int h) { return h >= heads; });
@@ -31,6 +39,57 @@ void setHeads(Scene& scene, int heads) {
             presets[std::size_t(h)] = scene.headPresets[std::size_t(h)];
         scene.headPresets = presets;
     }
+}
+
+const char* attentionKindName(int heads, int kvHeads) {
+    if (kvHeads <= 0 || kvHeads >= heads) return "MHA";
+    return kvHeads == 1 ? "MQA" : "GQA";
+}
+
+std::string kvHeadNote(int heads, int kvHeads, int h) {
+    if (kvHeads <= 0 || kvHeads >= heads || heads % kvHeads != 0) return {};
+    return "K/V head " + std::to_string(h / (heads / kvHeads) + 1) + " of " +
+           std::to_string(kvHeads) + ", " + attentionKindName(heads, kvHeads);
+}
+
+void setKvHeads(Scene& scene, int kvHeads) {
+    scene.kvHeads = kvHeads == scene.heads ? 0 : kvHeads;
+}
+
+std::string kvHeadsError(int heads, int kvHeads) {
+    if (kvHeads >= 1 && kvHeads <= heads && heads % kvHeads == 0) return {};
+    return "kv heads " + std::to_string(kvHeads) + " must divide heads " + std::to_string(heads) +
+           " (1 = multi-query, " + std::to_string(heads) + " = every head its own K and V)";
+}
+
+std::vector<int> validKvHeadCounts(int heads) {
+    return validHeadCounts(heads); // the divisors, as H's of d_model
+}
+
+int nextKvHeadCount(int heads, int kvHeads, int step) {
+    return nextHeadCount(heads, kvHeads, step);
+}
+
+int kvHeadsAfterHeadChange(int newHeads, int kvHeads) {
+    if (kvHeads <= 0 || newHeads < 1) return 0;
+    int kept = std::min(kvHeads, newHeads);
+    while (newHeads % kept != 0) --kept; // stops at 1 at the latest
+    return kept == newHeads ? 0 : kept;
+}
+
+PositionalKind positionalInUse(const Scene& scene) {
+    const bool rotaryFits = !scene.isCross() && scene.dHead() >= 2;
+    return scene.positional == PositionalKind::Rotary && !rotaryFits ? PositionalKind::None
+                                                                     : scene.positional;
+}
+
+std::string positionalFallbackWarning(const Scene& scene) {
+    if (positionalInUse(scene) == scene.positional) return {};
+    if (scene.isCross())
+        return "rotary positions turn q and k by their own tokens' positions, so they are for "
+               "self-attention; this cross-attention runs without positions";
+    return "rotary positions turn pairs of dimensions, so they need d_head >= 2 (here " +
+           std::to_string(scene.dHead()) + "); running without positions";
 }
 
 std::vector<int> headSet(std::vector<int> heads) {
@@ -85,7 +144,8 @@ std::string headCountNote(const Scene& scene) {
 }
 
 WeightsKind weightsInUse(const Scene& scene) {
-    return scene.weights == WeightsKind::Designed && designedHeadsFit(scene.d_model, scene.heads)
+    return scene.weights == WeightsKind::Designed &&
+                   designedHeadsFit(scene.d_model, scene.heads, scene.kvHeadCount())
                ? WeightsKind::Designed
                : WeightsKind::Random;
 }
@@ -93,7 +153,8 @@ WeightsKind weightsInUse(const Scene& scene) {
 std::string designedFallbackWarning(const Scene& scene) {
     if (scene.weights != WeightsKind::Designed || weightsInUse(scene) == WeightsKind::Designed)
         return {};
-    return designedHeadsMisfit(scene.d_model, scene.heads) + "; using random weights";
+    return designedHeadsMisfit(scene.d_model, scene.heads, scene.kvHeadCount()) +
+           "; using random weights";
 }
 
 int nextHeadCount(int d_model, int heads, int step) {
@@ -146,6 +207,10 @@ std::string validationError(const Scene& s) {
     if (s.chosenHeads < 0 || s.chosenHeads > kMaxDModel)
         return "chosen heads " + std::to_string(s.chosenHeads) + " must be from 1 to " +
                std::to_string(kMaxDModel);
+    if (s.kvHeads != 0)
+        if (std::string error = kvHeadsError(s.heads, s.kvHeads); !error.empty()) return error;
+    if (!(s.ropeTheta >= kMinRopeTheta && s.ropeTheta <= kMaxRopeTheta)) // NaN too
+        return "rope theta " + formatTheta(s.ropeTheta) + " must be from 1 to 1e9";
     for (int h : s.ablatedHeads) // numbered from 1 in the message, as the CLI and UI show them
         if (h < 0 || h >= s.heads)
             return "ablated head " + std::to_string(h + 1) +

@@ -31,11 +31,30 @@ constexpr std::span<const EnumName<WeightsKind>> enumNames(WeightsKind) {
     return kWeightsKindNames;
 }
 
+// Where the tokens' positions come from: sinusoids added to x (Vaswani et al.), none, or q and
+// k turned by a rotation per position (RoFormer's RoPE, rotate_half layout, as Llama).
+enum class PositionalKind { Sinusoidal, None, Rotary };
+inline constexpr EnumName<PositionalKind> kPositionalKindNames[] = {
+    {PositionalKind::Sinusoidal, "sinusoidal", "sinusoidal, added to x"},
+    {PositionalKind::None, "none", "none"},
+    {PositionalKind::Rotary, "rotary", "rotary (RoPE) on q and k"}};
+constexpr std::span<const EnumName<PositionalKind>> enumNames(PositionalKind) {
+    return kPositionalKindNames;
+}
+
+inline constexpr double kDefaultRopeTheta = 10000; // RoFormer's and Llama 2's base
+inline constexpr double kMinRopeTheta = 1.0;       // theta^(-2j/d_head) <= 1: at most a radian
+inline constexpr double kMaxRopeTheta = 1e9;       // a step per position (Llama 3 uses 5e5)
+
 struct Scene {
     std::vector<std::string> sentences{kDemoSentence}; // B query sentences, padded to the longest
     std::vector<std::string> sources; // cross-attention: none, one shared, or one per sentence
     int d_model = 64;
     int heads = 8;
+    // K/V heads H_kv (grouped-query attention): a divisor of H smaller than H, query head h
+    // reading K/V head h / (H / H_kv); 1 is multi-query attention. 0: H_kv = H, plain MHA (kept
+    // so, not as H, so a scene that sets only H stays MHA). Set it through setKvHeads.
+    int kvHeads = 0;
     // The head count the user chose when it does not divide d_model (heads is then the valid
     // count nearest to it); 0 while heads is the chosen count. setDModel keeps it, so dragging
     // d_model away and back returns to the user's H.
@@ -46,7 +65,8 @@ struct Scene {
     WeightsKind weights = WeightsKind::Random;
     std::vector<std::string> headPresets; // designed mode: per head "random" or a preset id;
                                           // empty = the eight designs, then random
-    bool positional = true;               // add the sinusoidal positional encoding
+    PositionalKind positional = PositionalKind::Sinusoidal;
+    double ropeTheta = kDefaultRopeTheta; // rotary: pair j turns by position x theta^(-2j/d_head)
     // The classic pitfalls as switches (see AttentionInput).
     bool outProjection = true;     // --no-out-proj turns it off
     std::vector<int> ablatedHeads; // 0-based, sorted, unique (headSet); numbered from 1 when shown
@@ -54,14 +74,34 @@ struct Scene {
 
     bool isCross() const { return !sources.empty(); }
     int dHead() const { return heads > 0 ? d_model / heads : 0; }
+    int kvHeadCount() const { return kvHeads > 0 ? kvHeads : heads; } // H_kv
     bool operator==(const Scene&) const = default;
 };
 
 // The user chooses H (slider, keys): sets it, forgets an earlier choice (chosenHeads), and keeps
 // what depends on H valid: switched-off heads H no longer has are dropped; per-head presets are
-// kept where the head still exists, defaults fill new ones. Every control that changes H goes
-// through here or setDModel.
+// kept where the head still exists, defaults fill new ones; H_kv follows kvHeadsAfterHeadChange.
+// Every control that changes H goes through here or setDModel.
 void setHeads(Scene& scene, int heads);
+
+// What H and H_kv make: "MHA" (H_kv = H, or 0), "MQA" (H_kv = 1 < H), else "GQA".
+const char* attentionKindName(int heads, int kvHeads);
+// "K/V head 2 of 4, GQA" for query head h (from 0) of a grouped scene or layer, "" for MHA.
+std::string kvHeadNote(int heads, int kvHeads, int h);
+
+// The user chooses H_kv (slider, Shift+[ / Shift+]): a divisor of H, stored as 0 when it is H.
+void setKvHeads(Scene& scene, int kvHeads);
+// "" when H_kv = kvHeads can go with H heads, else the line saying why not: "kv heads 3 must
+// divide heads 8 (1 = multi-query, 8 = every head its own K and V)". 0 is refused here (a
+// Scene keeps 0 for "H", which validationError accepts).
+std::string kvHeadsError(int heads, int kvHeads);
+// The K/V head counts H allows, ascending: its divisors (1 = MQA ... H = MHA).
+std::vector<int> validKvHeadCounts(int heads);
+// The valid H_kv `step` places after kvHeads (step > 0) or before it, stopping at 1 and H.
+int nextKvHeadCount(int heads, int kvHeads, int step);
+// What H_kv becomes when H changes: MHA stays MHA; else the largest divisor of the new H not
+// above the old H_kv (2 of 8 stays 2 of 4 or 6, becomes 1 of 3), MHA when that is H itself.
+int kvHeadsAfterHeadChange(int newHeads, int kvHeads);
 
 // The head count to use at d_model for the count the user chose: the chosen one when it divides
 // d_model, else the valid count nearest to it (nearestHeadCount). A pure function of the two, so
@@ -83,6 +123,13 @@ WeightsKind weightsInUse(const Scene& scene);
 // "designed heads need d_head >= 8 (here 64 / 16 = 4); using random weights". The window shows
 // it beside the weights buttons.
 std::string designedFallbackWarning(const Scene& scene);
+
+// The positional kind the engine uses: rotary turns q and k by the tokens' own positions, so
+// it is for self-attention, and turns pairs of dimensions, so it needs d_head >= 2; else the
+// scene runs without positions (and positionalFallbackWarning says why in one line).
+// scene.positional keeps the user's choice, which comes back when it fits again.
+PositionalKind positionalInUse(const Scene& scene);
+std::string positionalFallbackWarning(const Scene& scene);
 
 // Heads switched off, as Scene and the Train view keep them: a set, sorted, each head once.
 // The CLI, scene files and both windows go through these, so a list given twice or out of

@@ -19,12 +19,13 @@ Mat glorotUniform(std::uint64_t streamSeed, int d_model) {
 
 } // namespace
 
-Weights randomWeights(std::uint64_t seed, int d_model) {
+Weights randomWeights(std::uint64_t seed, int d_model, int kvColumns) {
     constexpr std::uint64_t kStream = 0x6D68612D76697A00ull; // "mha-viz\0"
-    Weights w;                                               // no biases
+    const int kv = kvColumns > 0 && kvColumns < d_model ? kvColumns : d_model;
+    Weights w; // no biases
     w.wQ = glorotUniform(seed ^ (kStream + 0), d_model);
-    w.wK = glorotUniform(seed ^ (kStream + 1), d_model);
-    w.wV = glorotUniform(seed ^ (kStream + 2), d_model);
+    w.wK = glorotUniform(seed ^ (kStream + 1), d_model).leftCols(kv); // d_model x (H_kv*d_head)
+    w.wV = glorotUniform(seed ^ (kStream + 2), d_model).leftCols(kv); // d_model x (H_kv*d_head)
     w.wO = glorotUniform(seed ^ (kStream + 3), d_model);
     return w;
 }

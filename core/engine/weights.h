@@ -33,6 +33,9 @@ struct Weights {
 // Glorot-uniform U(-sqrt(6 / (fan_in + fan_out)), +same) = U(-sqrt(3 / d), sqrt(3 / d)).
 // Matrix m (0 = Q, 1 = K, 2 = V, 3 = O) is filled row by row from
 // SplitMix64(seed ^ (0x6D68612D76697A00 + m)), so the seed alone fixes every value.
-Weights randomWeights(std::uint64_t seed, int d_model);
+// kvColumns (H_kv*d_head; 0 = d_model) narrows W_K and W_V to their first kvColumns columns:
+// the K/V heads of grouped-query attention are the first H_kv heads MHA would have with the
+// same seed, drawn with MHA's bound, so changing H_kv keeps every remaining head's numbers.
+Weights randomWeights(std::uint64_t seed, int d_model, int kvColumns = 0);
 
 } // namespace core

@@ -16,20 +16,44 @@ namespace core {
 
 namespace {
 
+// ", K/V heads 2 (GQA)" where query heads share keys and values, else "".
+std::string kvHeadsCaption(const Attention& a) {
+    if (a.kvHeads <= 0 || a.kvHeads == a.heads) return {};
+    return ", K/V heads " + std::to_string(a.kvHeads) + " (" +
+           attentionKindName(a.heads, a.kvHeads) + ")";
+}
+
+// ", no positions", ", rotary positions (theta 10000)", or "" for positions added to x.
+std::string positionsCaption(const Scene& s) {
+    switch (positionalInUse(s)) {
+    case PositionalKind::None:
+        return ", no positions";
+    case PositionalKind::Rotary: {
+        char text[80];
+        std::snprintf(text, sizeof text, ", rotary positions (theta %g)", s.ropeTheta);
+        return text;
+    }
+    default:
+        return {};
+    }
+}
+
 std::vector<std::string> sceneCaption(const Trace& t, int b) {
     const Scene& s = t.scene;
-    char sizes[400];
+    const std::string kv = kvHeadsCaption(t.attention);
+    char sizes[500];
     if (t.isModelLayer()) // a model's layer: its weights' origin, not a scene's seed
-        std::snprintf(sizes, sizeof sizes, "d_model %d, H %d, d_head %d, mask %s, scale %s, %s",
-                      s.d_model, s.heads, t.attention.d_head, std::string(toString(s.mask)).c_str(),
-                      std::string(toString(s.scale)).c_str(), t.modelWeights.c_str());
+        std::snprintf(sizes, sizeof sizes, "d_model %d, H %d%s, d_head %d, mask %s, scale %s, %s",
+                      s.d_model, s.heads, kv.c_str(), t.attention.d_head,
+                      std::string(toString(s.mask)).c_str(), std::string(toString(s.scale)).c_str(),
+                      t.modelWeights.c_str());
     else
-        std::snprintf(
-            sizes, sizeof sizes,
-            "d_model %d, H %d, d_head %d, mask %s, scale %s, seed %llu, weights %s%s", s.d_model,
-            s.heads, s.dHead(), std::string(toString(s.mask)).c_str(),
-            std::string(toString(s.scale)).c_str(), static_cast<unsigned long long>(s.seed),
-            std::string(toString(s.weights)).c_str(), s.positional ? "" : ", no positions");
+        std::snprintf(sizes, sizeof sizes,
+                      "d_model %d, H %d%s, d_head %d, mask %s, scale %s, seed %llu, weights %s%s",
+                      s.d_model, s.heads, kv.c_str(), s.dHead(),
+                      std::string(toString(s.mask)).c_str(), std::string(toString(s.scale)).c_str(),
+                      static_cast<unsigned long long>(s.seed),
+                      std::string(toString(s.weights)).c_str(), positionsCaption(s).c_str());
     std::vector<std::string> lines{"\"" + t.sentences[std::size_t(b)].text + "\"", sizes};
     if (s.isCross())
         lines.insert(lines.begin() + 1, "keys from \"" + t.sources[std::size_t(b)].text + "\"");
@@ -97,8 +121,11 @@ float tickValue(const HeatmapFigure& f, int k) {
 }
 
 HeatmapFigure headFigure(const Trace& trace, int b, int h, ColormapId colormap, PairView pairView) {
-    HeatmapFigure f = mapFigure(trace, b, attentionMap(trace, b, h, pairView), headTitle(trace, h),
-                                colormap, pairView);
+    const Attention& a = trace.attention;
+    const std::string kv = kvHeadNote(a.heads, a.kvHeads, h); // which keys and values it reads
+    HeatmapFigure f =
+        mapFigure(trace, b, attentionMap(trace, b, h, pairView),
+                  headTitle(trace, h) + (kv.empty() ? "" : " (" + kv + ")"), colormap, pairView);
     f.valueMax = 1.0f;                // one scale for every figure, so they compare
     f.keyColor = headColor(trace, h); // the window frames this map with it
     return f;
@@ -108,7 +135,10 @@ GridFigure gridFigure(const Trace& trace, int b, ColormapId colormap, PairView p
     GridFigure g;
     for (int h = 0; h < trace.attention.heads; ++h) {
         g.panels.push_back(headFigure(trace, b, h, colormap, pairView));
-        g.panels.back().captionLines.clear(); // one caption for the grid
+        g.panels.back().captionLines.clear();                // one caption for the grid
+        if (trace.attention.kvHeads < trace.attention.heads) // short: the caption says GQA
+            g.panels.back().title = headTitle(trace, h) + " \xC2\xB7 kv " +
+                                    std::to_string(trace.attention.kvHeadOf(h) + 1);
     }
     g.columns = trace.attention.heads <= 4   ? trace.attention.heads
                 : trace.attention.heads <= 9 ? 4

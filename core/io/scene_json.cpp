@@ -27,6 +27,13 @@ std::vector<std::string> validUtf8(const std::vector<std::string>& texts) {
     return out;
 }
 
+// Sinusoidal and none as the booleans every version wrote (so older builds still read such
+// files); rotary by name.
+json positionalJson(PositionalKind kind) {
+    if (kind == PositionalKind::Rotary) return std::string(toString(kind));
+    return kind == PositionalKind::Sinusoidal;
+}
+
 } // namespace
 
 std::string sceneToJson(const Scene& s, const SceneView* view) {
@@ -44,12 +51,14 @@ std::string sceneToJson(const Scene& s, const SceneView* view) {
         {"seed", s.seed},
         {"weights", std::string(toString(s.weights))},
         {"head_presets", validUtf8(s.headPresets)},
-        {"positional", s.positional},
+        {"positional", positionalJson(s.positional)},
         {"out_proj", s.outProjection},
         {"ablate", ablate},
         {"reshape_bug", s.reshapeBug},
     };
     if (s.chosenHeads > 0) j["chosen_heads"] = s.chosenHeads; // only while it differs from H
+    j["kv_heads"] = s.kvHeadCount();
+    if (s.positional == PositionalKind::Rotary) j["rope_theta"] = s.ropeTheta;
     if (view)
         j["view"] = {{"tab", std::string(toString(view->tab))},
                      {"colormap", std::string(toString(view->colormap))},
@@ -78,6 +87,21 @@ SceneView viewFromJson(const json& j, int heads) {
     v.compareHead = std::min(f.integer("compare_head", 1, 1024, 2), heads) - 1;
     v.perHeadScale = f.boolean("per_head_scale", false);
     return v;
+}
+
+// "positional": true (sinusoidal), false (none), or a PositionalKind's name.
+PositionalKind positionalFromJson(const JsonFields& f) {
+    if (f.has("positional") && f.at("positional").is_boolean())
+        return f.at("positional").get<bool>() ? PositionalKind::Sinusoidal : PositionalKind::None;
+    if (f.has("positional") && !f.at("positional").is_string())
+        f.bad("\"positional\" must be true, false or " + describeEnumNames<PositionalKind>());
+    return f.oneOf("positional", PositionalKind::Sinusoidal);
+}
+
+// "kv_heads": a divisor of H, kept as Scene does (0 when it is H).
+int kvHeadsFromJson(const JsonFields& f, int heads) {
+    const int kvHeads = f.integer("kv_heads", 1, 1024, heads);
+    return kvHeads == heads ? 0 : kvHeads;
 }
 
 // Head numbers from 1, as the file writes them, to Scene's sorted set from 0.
@@ -129,7 +153,9 @@ Scene sceneFromJson(std::string_view text, SceneView* view) {
     s.seed = f.unsignedInteger("seed", s.seed);
     s.weights = f.oneOf("weights", s.weights);
     s.headPresets = f.strings("head_presets", false);
-    s.positional = f.boolean("positional", true);
+    s.kvHeads = kvHeadsFromJson(f, s.heads);
+    s.positional = positionalFromJson(f);
+    s.ropeTheta = f.number("rope_theta", kDefaultRopeTheta);
     s.outProjection = f.boolean("out_proj", true);
     s.reshapeBug = f.boolean("reshape_bug", false);
     s.ablatedHeads = ablatedFromJson(f, s.heads);

@@ -2,6 +2,7 @@
 
 #include "io/json_writer.h"
 
+#include <cmath>
 #include <sstream>
 #include <utility>
 
@@ -49,6 +50,22 @@ void writeBoolMatrix(JsonWriter& w, const BoolMat& m) {
     w.endArray();
 }
 
+// "rope": {theta, dims, layout} when q and k were turned by rotary positions, else null.
+void writeRope(JsonWriter& w, const Trace& t) {
+    w.key("rope");
+    const Rotation& r = t.input.rotation;
+    if (r.empty()) return w.null();
+    w.beginObject();
+    const double theta = t.scene.ropeTheta;
+    if (theta == std::floor(theta)) // 10000, 500000: whole, and exact as integers
+        w.field("theta", static_cast<long long>(theta));
+    else
+        w.field("theta", Scalar(theta));
+    w.field("dims", r.dims());
+    w.field("layout", r.interleaved ? "interleaved" : "rotate_half");
+    w.endObject();
+}
+
 // config: every setting that changes the numbers (docs/trace-json.md, "Version 1"). A layer of
 // a model has no seed, weights kind or positional switch of a scene: "weights" is "model" and
 // "weights_from" says whose.
@@ -67,8 +84,10 @@ void writeConfig(JsonWriter& w, const Trace& t) {
     } else {
         w.field("seed", static_cast<unsigned long long>(s.seed));
         w.field("weights", toString(s.weights));
-        w.field("positional", s.positional);
+        w.field("positional", positionalInUse(s) == PositionalKind::Sinusoidal); // added to x
+        writeRope(w, t);
     }
+    w.field("kv_heads", a.kvHeads);
     w.field("cross", s.isCross());
     w.field("out_proj", s.outProjection);
     w.key("ablate");

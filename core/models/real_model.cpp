@@ -31,7 +31,7 @@ Scene realModelScene(const RealModel& model, const std::vector<std::string>& sen
     scene.mask = model.isEncoder() ? MaskKind::None : MaskKind::Causal;
     scene.scale = ScaleKind::SqrtDHead;
     scene.weights = WeightsKind::Random; // no designed heads; the weights are the checkpoint's
-    scene.positional = true;             // learned positions, in layer 1's stream
+    scene.positional = PositionalKind::Sinusoidal; // learned positions, in layer 1's stream
     return scene;
 }
 
@@ -88,8 +88,10 @@ std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
 
 } // namespace
 
-std::size_t layerTraceBytes(const ModelConfig& c, std::size_t n) {
-    return 4 * (7 * n * std::size_t(c.dModel) + 2 * std::size_t(c.heads) * n * n);
+std::size_t layerTraceBytes(const Transformer& net, std::size_t n) {
+    const ModelConfig& c = net.config();
+    return 4 * (7 * n * std::size_t(c.dModel) + 2 * std::size_t(c.heads) * n * n) +
+           net.traceWeightBytes();
 }
 
 std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention&& attention,
@@ -202,7 +204,7 @@ void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, 
         r.keys.push_back(attention.k);
         r.values.push_back(attention.v);
     }
-    const std::size_t bytes = layerTraceBytes(r.model->config(), std::size_t(n));
+    const std::size_t bytes = layerTraceBytes(*r.model->net, std::size_t(n));
     if (bytes <= budget || r.layers.empty()) { // layer 1 always: the views' labels and mask
         budget -= std::min(bytes, budget);
         r.layers.push_back(makeLayerTrace(r, l, std::move(attention), std::move(input)));
@@ -242,7 +244,7 @@ void takeLayers(RealTrace& r, const RealTrace& old, int first, std::size_t& budg
         r.layers.push_back(std::size_t(l) < old.layers.size() ? old.layers[std::size_t(l)]
                                                               : nullptr);
         if (r.layers.back())
-            budget -= std::min(budget, layerTraceBytes(r.model->config(), r.ids.size()));
+            budget -= std::min(budget, layerTraceBytes(*r.model->net, r.ids.size()));
         else
             budget = 0; // what is kept stays a prefix
     }

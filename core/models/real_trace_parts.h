@@ -9,9 +9,10 @@
 
 namespace core::models {
 
-// Floats a layer's full trace holds: q, k, v, concat, output, the head outputs and the input
-// (7 N d), scores and weights (2 H N^2).
-std::size_t layerTraceBytes(const ModelConfig& c, std::size_t n);
+// Bytes a layer's full trace holds: q, k, v, concat, output, the head outputs and the input
+// (7 N d floats), scores and weights (2 H N^2), and its own copy of the attention's weights when
+// the model does not share one (Transformer::traceWeightBytes).
+std::size_t layerTraceBytes(const Transformer& net, std::size_t n);
 
 // Layer l's trace as the views read it, from its attention and the attention's input (N x d).
 std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention&& attention,

@@ -49,8 +49,9 @@ namespace {
 Mat product(const Mat& x, const TensorView& weight, const TensorView* bias, bool transposed) {
     Mat y; // rows x out
     if (weight.dtype == Dtype::F16 || weight.dtype == Dtype::BF16) {
-        const HalfMatrix half{reinterpret_cast<const std::uint16_t*>(weight.data),
-                              weight.shape.front(), weight.elements() / weight.shape.front(),
+        const Eigen::Index rows = Eigen::Index(weight.shape.front());
+        const HalfMatrix half{reinterpret_cast<const std::uint16_t*>(weight.data), rows,
+                              Eigen::Index(weight.elements()) / rows,
                               weight.dtype == Dtype::BF16};
         engineMultiply(mapOf(x), half, transposed, y);
     } else {

@@ -57,6 +57,9 @@ class Transformer {
     virtual Mat head(const Mat& stream) const = 0;
     // The engine's weights of layer l's attention (W_Q ... W_O with their biases).
     virtual std::shared_ptr<const Weights> attentionWeights(int l) const = 0;
+    // What attentionWeights' answer costs a layer trace that keeps it: 0 when every trace
+    // shares the model's own (GPT-2, BERT), its float copy's bytes when each call makes one.
+    virtual std::size_t traceWeightBytes() const { return 0; }
     // What a layer's attention reads, for the Pipeline tab: "ln_1 of the residual stream".
     virtual std::string attentionInputName() const = 0;
     // The attention's biases: all four for GPT-2 and the BERT family, whose files must hold

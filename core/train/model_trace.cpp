@@ -58,7 +58,7 @@ Scene modelScene(const TrainedModel& model, const std::vector<std::string>& text
     scene.scale = ScaleKind::SqrtDHead;
     scene.seed = model.seed;
     scene.weights = WeightsKind::Random; // no designed heads; the weights are the checkpoint's
-    scene.positional = true;             // learned positions, in layer 1's x
+    scene.positional = PositionalKind::Sinusoidal; // learned positions, in layer 1's x
     return scene;
 }
 

@@ -32,9 +32,10 @@ D_MODEL_SLIDER_Y = CONTROLS_TOP + 41
 HEADS_SLIDER_Y = D_MODEL_SLIDER_Y + ROW
 SLIDER_LEFT_X, SLIDER_RIGHT_X = 12, 300
 SENTENCE_FIELD = (200, 40)        # the first sentence's text field
-WO_OFF_CHECKBOX = (18, 656)       # "switch W_O off" in the pitfalls section
-RESHAPE_BUG_CHECKBOX = (18, 718)
-HEAD_BUTTON_Y = 814               # "switch heads off": buttons 1..8, 35 px apart from x = 23
+KV_HEADS_SLIDER_Y = HEADS_SLIDER_Y + ROW
+WO_OFF_CHECKBOX = (18, 682)       # "switch W_O off" in the pitfalls section
+RESHAPE_BUG_CHECKBOX = (18, 744)
+HEAD_BUTTON_Y = 840               # "switch heads off": buttons 1..8, 35 px apart from x = 23
 TIMEOUT = float(os.environ.get("MHA_E2E_TIMEOUT", "90"))  # seconds; only a hung app takes it
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """End-to-end: presenter keys in the real window, keyboard only once the text field is left:
-] and [ change H through divisors of d_model, M toggles the causal mask, F1 shows the key
+] and [ change H through divisors of d_model, Shift+[ and Shift+] the K/V heads through
+divisors of H, M toggles the causal mask, F1 shows the key
 legend; Ctrl+E exports what the keys set. A head selected with the arrows and then removed by [
 must not break the export panel.
 """
@@ -25,6 +26,17 @@ with App(sys.argv[1]) as app:
     app.chord("m")
     _, trace = app.export()
     check(trace["config"]["heads"] == 4 and trace["config"]["mask"] == "none", "[ [ -> H = 4, M -> no mask")
+    app.chord("shift+bracketleft")  # K/V heads 4 -> 2: grouped-query attention
+    _, trace = app.export()
+    check(trace["config"]["kv_heads"] == 2 and trace["config"]["heads"] == 4, "Shift+[ -> H_kv = 2 of 4")
+    check(len(trace["k"][0][0]) == 2 * trace["config"]["d_head"], "K is H_kv * d_head wide")
+    app.chord("shift+bracketleft")
+    app.chord("shift+bracketleft")  # stops at 1 (multi-query)
+    check(app.state()["kv_heads"] == 1, "Shift+[ stops at H_kv = 1")
+    app.chord("shift+bracketright")
+    app.chord("shift+bracketright")  # 1 -> 2 -> 4: every head its own K and V again
+    _, trace = app.export()
+    check(trace["config"]["kv_heads"] == 4, "Shift+] back to H_kv = H")
     # The export panel names the selected head: it must be one of the 4 left (the soak once
     # found this crashing with head 16 still selected).
     app.chord("ctrl+shift+e")

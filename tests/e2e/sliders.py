@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""End-to-end: click the sentence field and type, then drive the heads and d_model sliders with the mouse in the real window and
-check that each export follows (heads, d_model, d_head and the map count).
+"""End-to-end: click the sentence field and type, then drive the K/V heads, heads and d_model sliders with the mouse in
+the real window and check that each export follows (kv_heads and K's width, heads, d_model, d_head and the map count).
 """
 import sys
 
-from harness import (App, D_MODEL_SLIDER_Y, HEADS_SLIDER_Y, SENTENCE_FIELD, SLIDER_LEFT_X, SLIDER_RIGHT_X, check,
-                     png_info)
+from harness import (App, D_MODEL_SLIDER_Y, HEADS_SLIDER_Y, KV_HEADS_SLIDER_Y, SENTENCE_FIELD, SLIDER_LEFT_X,
+                     SLIDER_RIGHT_X, check, png_info)
 
 with App(sys.argv[1]) as app:
     app.click(*SENTENCE_FIELD)  # no field has the keys at launch: a click gives them, as a person would
@@ -14,6 +14,15 @@ with App(sys.argv[1]) as app:
     _, before = app.export()
     check(before["sentences"][0]["tokens"] == ["hello", "world"], "typing replaces the demo sentence")
     check(before["config"]["heads"] == 8, "starts with 8 heads")
+
+    app.click(SLIDER_LEFT_X, KV_HEADS_SLIDER_Y)  # far left of the K/V heads slider: multi-query
+    _, mqa = app.export()
+    cfg = mqa["config"]
+    check(cfg["heads"] == 8 and cfg["kv_heads"] == 1, f"K/V heads slider -> H_kv = {cfg['kv_heads']} of {cfg['heads']}")
+    check(len(mqa["k"][0][0]) == cfg["d_head"] and len(mqa["w_v"][0]) == cfg["d_head"], "K and V are one head wide")
+    check(len(mqa["attention"][0]) == 8, "still a map per query head")
+    app.drag(SLIDER_LEFT_X + 40, KV_HEADS_SLIDER_Y, SLIDER_RIGHT_X + 40)  # to the right end: H_kv = H again
+    check(app.state()["kv_heads"] == 8, "K/V heads slider back to H_kv = H")
 
     app.click(SLIDER_LEFT_X, HEADS_SLIDER_Y)  # far left of the heads slider: H = 1
     png, one_head = app.export()

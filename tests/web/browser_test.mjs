@@ -212,9 +212,9 @@ async function headPngIsExported(page) {
 }
 
 // A model's files dropped on the page together (as a person drags them from a file manager):
-// the GPT-2 fixture opens, as its folder does on the desktop.
-async function droppedModelOpens(page) {
-    const folder = new URL('../fixtures/gpt2/f32/', import.meta.url).pathname;
+// the fixture opens, as its folder does on the desktop, and the describe line says `expected`.
+async function droppedModelOpens(page, fixture, expected) {
+    const folder = new URL(`../fixtures/${fixture}/`, import.meta.url).pathname;
     const files = fs.readdirSync(folder).map((name) => ({
         name, base64: fs.readFileSync(path.join(folder, name)).toString('base64') }));
     await page.evaluate((files) => {
@@ -226,9 +226,12 @@ async function droppedModelOpens(page) {
         const canvas = document.getElementById('canvas');
         canvas.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
     }, files);
-    const s = await waitState(page, 'the dropped model open',
-                              (s) => s.model.real && s.open_model.loading === '' && !s.computing);
-    check(s.notice.startsWith('Opened'), `dropping the model's ${files.length} files opens it: "${s.notice}"`);
+    const s = await waitState(page, `${fixture} open`,
+                              (s) => s.model.real && s.open_model.loading === '' && !s.computing &&
+                                     s.model.architecture.includes(expected));
+    check(s.notice.startsWith('Opened') && s.model.architecture.includes(expected),
+          `dropping ${fixture}'s ${files.length} files opens it: "${s.notice}", ` +
+          `"${s.model.architecture}"`);
 }
 
 // Ctrl+O then 6: the "induction heads form" demo trains in the page (one thread, in the frames).
@@ -288,7 +291,9 @@ try {
     await headPngIsExported(page);
     await sceneIsKept(page, port);
     await inductionDrops(page);
-    await droppedModelOpens(page);
+    await droppedModelOpens(page, 'gpt2/f32', '4 heads (d_head 8)');
+    // A BF16 Gemma 2 with grouped K/V heads, soft caps and windows: its weights stay BF16.
+    await droppedModelOpens(page, 'llama/gemma2_bf16', '4 query heads, 2 K/V heads');
     await page.close();
     await hidpiCanvas(browser, port);
     await frameStatistics(browser, port);

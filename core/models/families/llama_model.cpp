@@ -139,6 +139,15 @@ AttentionBiases LlamaModel::attentionBiases() const {
     return any;
 }
 
+std::size_t LlamaModel::traceWeightBytes() const {
+    const LlamaBlock& b = w_.blocks.front();
+    std::size_t floats =
+        std::size_t(b.q.elements() + b.k.elements() + b.v.elements() + b.o.elements());
+    for (const TensorView* t : {b.qBias, b.kBias, b.vBias, b.oBias})
+        if (t) floats += std::size_t(t->elements());
+    return 4 * floats;
+}
+
 std::string LlamaModel::attentionInputName() const {
     return w_.config.decoder.normAfter ? "the residual stream (OLMo 2 normalises after attention)"
                                        : "input_layernorm (RMSNorm) of the residual stream";

@@ -99,6 +99,7 @@ class LlamaModel final : public Transformer {
     // Layer l's projections widened to float for the views (made on each call, not kept:
     // an 8B model's would be 5 GB).
     std::shared_ptr<const Weights> attentionWeights(int l) const override;
+    std::size_t traceWeightBytes() const override;
     std::string attentionInputName() const override;
     // The biases the file holds (Qwen 2's q, k and v; attention_bias).
     AttentionBiases attentionBiases() const override;
