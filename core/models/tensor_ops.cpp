@@ -51,8 +51,7 @@ Mat product(const Mat& x, const TensorView& weight, const TensorView* bias, bool
     if (weight.dtype == Dtype::F16 || weight.dtype == Dtype::BF16) {
         const Eigen::Index rows = Eigen::Index(weight.shape.front());
         const HalfMatrix half{reinterpret_cast<const std::uint16_t*>(weight.data), rows,
-                              Eigen::Index(weight.elements()) / rows,
-                              weight.dtype == Dtype::BF16};
+                              Eigen::Index(weight.elements()) / rows, weight.dtype == Dtype::BF16};
         engineMultiply(mapOf(x), half, transposed, y);
     } else {
         Mat scratchW;
