@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -219,4 +220,58 @@ TEST(AppRealEncoderRunner, DetectorsFollowTheLastTextTyped) {
     EXPECT_TRUE(runner.analysesReady());
     ASSERT_EQ(runner.detectors().size(), 5u);
     EXPECT_EQ(runner.realTrace()->pair, "Paris");
+}
+
+// A grouped-query model in the window: the panels' facts say how its query heads share K/V
+// heads and what its config fixes, from the core's words (model_description.h); the sink shares
+// are of the text shown, and the detectors grid, its CSV and Export all end with them.
+TEST(AppRealGqaRunner, TheViewSaysTheKvGroupsTheConfigAndTheSinksOfTheTextShown) {
+    const std::shared_ptr<const models::RealModel> llama = models::openRealModel(
+        (std::filesystem::path(build_facts::fixtureDir()) / "llama" / "llama3_gqa_f32").string());
+    app::ModelRunner runner;
+    runner.openReal(llama);
+    const std::vector<std::string> text = {"When Mary and John went to the store"};
+    updateUntilIdle(runner, text);
+    ASSERT_TRUE(runner.hasTrace()) << runner.status().sceneError;
+    app::ModelView view;
+    app::describeModel(runner, view);
+    EXPECT_EQ(view.kvGroups.heads, 4);
+    EXPECT_EQ(view.kvGroups.groups(), 2);
+    EXPECT_EQ(view.kvLegend, "2 query heads per K/V head (GQA)");
+    EXPECT_EQ(view.fixedText, models::fixedByModelText(*llama));
+    EXPECT_NE(view.fixedText.find("rotary positions (RoPE, theta 500000"), std::string::npos);
+    const int tokens = int(runner.realTrace()->ids.size());
+    EXPECT_EQ(view.shapes, models::realShapePieces(llama->config(), tokens));
+    EXPECT_NE(std::find(view.shapes.begin(), view.shapes.end(), "H_kv=2"), view.shapes.end());
+    EXPECT_EQ(view.parameters,
+              "3,072 parameters per layer's attention (2 x d_model x d_head x (H + H_kv))");
+    const core::Mat sinks = models::attentionSinkShares(models::traceRealModel(*llama, text[0]));
+    ASSERT_EQ(view.sinkShares.rows(), 2);
+    EXPECT_LT((view.sinkShares - sinks).cwiseAbs().maxCoeff(), 1e-6);
+    EXPECT_EQ(view.firstToken, runner.realTrace()->tokens.tokens.front().text);
+    const std::vector<models::HeadDetectorScores> shown = runner.detectorsShown();
+    ASSERT_EQ(shown.size(), runner.detectors().size() + 1);
+    EXPECT_EQ(shown.back().name, "first_token_on_sentence");
+    EXPECT_EQ(shown.back().scores, runner.sinkShares());
+
+    updateUntilIdle(runner, {text[0] + ", John gave a drink to"}); // the sinks follow the text
+    app::describeModel(runner, view);
+    const core::Mat longer = models::attentionSinkShares(
+        models::traceRealModel(*llama, text[0] + ", John gave a drink to"));
+    EXPECT_LT((view.sinkShares - longer).cwiseAbs().maxCoeff(), 1e-5);
+    EXPECT_GT((view.sinkShares - sinks).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_EQ(runner.detectorsShown().back().scores, runner.sinkShares());
+}
+
+// GPT-2 in the window reads as before: no groups, the parameters as 4 x d_model^2 + biases.
+TEST_F(AppRealModelRunner, AnMhaModelHasNoGroupsAndItsParametersAsBefore) {
+    app::ModelRunner runner;
+    runner.openReal(model_);
+    updateUntilIdle(runner, kSentence);
+    app::ModelView view;
+    app::describeModel(runner, view);
+    EXPECT_FALSE(view.kvGroups.shared());
+    EXPECT_EQ(view.kvLegend, "");
+    EXPECT_EQ(view.parameters, "4,224 parameters per layer's attention (4 x d_model^2 + biases)");
+    EXPECT_EQ(std::find(view.shapes.begin(), view.shapes.end(), "H_kv=4"), view.shapes.end());
 }

@@ -127,7 +127,7 @@ TEST(CliEncoder, ABareEncoderHasNoPredictionsAndExportsWithoutTheLens) {
     std::ifstream csv(dir / "detectors.csv");
     std::string header;
     std::getline(csv, header);
-    EXPECT_EQ(header, "layer,head,previous_token,next_token,self,cls,sep");
+    EXPECT_EQ(header, "layer,head,previous_token,next_token,self,cls,sep,first_token_on_sentence");
     fs::remove_all(dir);
 }
 

@@ -204,9 +204,9 @@ std::vector<std::string> filesUnder(const fs::path& dir) {
 
 } // namespace
 
-// 2 layers x (4 heads x 3 + grid 2 + mean 3 + statistics 3 + trace 1) + model grid 2 +
-// and value-weighted 2 + 4 detectors x 2 + detectors.csv + rollout 3 + logit lens + v2
-// trace = 60.
+// 2 layers x (4 heads x 3 + grid 2 + mean 3 + statistics 3) + model grid 2 and value-weighted
+// 2 + 5 detectors x 2 (the four and the sink on the sentence) + detectors.csv + rollout 3 +
+// logit lens + the v2 trace = 60.
 TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
     const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-real-export";
     fs::remove_all(dir);
@@ -217,16 +217,17 @@ TEST(CliRealModel, ExportWritesEveryLayerAndTheModelsViewsWithTheJson) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.err.find("exporting figures of"), std::string::npos) << r.err;
     // By default the traces are the attention alone: model-trace.json, no layer's v1 trace.
-    EXPECT_NE(r.err.find("wrote 58 files to " + dir.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("wrote 60 files to " + dir.string()), std::string::npos) << r.err;
     const std::vector<std::string> files = filesUnder(dir);
-    EXPECT_EQ(files.size(), 58u);
+    EXPECT_EQ(files.size(), 60u);
     for (const char* name :
          {"layer-01/mha-viz-f32-L1-H1.png", "layer-01/mha-viz-f32-L1-H4.csv",
           "layer-02/mha-viz-f32-L2-grid.png", "layer-02/mha-viz-f32-L2-mean.svg",
           "layer-02/mha-viz-f32-L2-statistics.csv", "model-grid.png", "model-grid.svg",
           "model-grid-value-weighted.png", "model-grid-value-weighted.svg",
-          "detectors-previous_token.png", "detectors-induction.svg", "detectors.csv", "rollout.png",
-          "rollout.svg", "rollout.csv", "logit-lens.csv", "model-trace.json"})
+          "detectors-previous_token.png", "detectors-induction.svg",
+          "detectors-first_token_on_sentence.png", "detectors.csv", "rollout.png", "rollout.svg",
+          "rollout.csv", "logit-lens.csv", "model-trace.json"})
         EXPECT_TRUE(std::count(files.begin(), files.end(), name)) << name;
     for (const std::string& f : files)
         if (f.ends_with(".png")) {

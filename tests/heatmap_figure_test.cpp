@@ -315,6 +315,46 @@ TEST(HeatmapSvg, GridPanelsAreTheirLayoutsAtTheirPlaces) {
     EXPECT_NE(svg.find("width=\"" + std::to_string(L.width) + "\""), std::string::npos);
 }
 
+// Panels of a group (query heads sharing a K/V head) framed together in both pictures: a
+// frame per run of a group within a row, in the panels' margins, every other group tinted.
+TEST(HeatmapFigure, GroupedPanelsAreFramedAndEveryOtherGroupTinted) {
+    core::GridFigure grid;
+    grid.columns = 3;
+    for (int h = 0; h < 6; ++h) grid.panels.push_back(causalFigure());
+    grid.panelGroups = {0, 0, 1, 1, 2, 2}; // group 1 runs on into the second row
+    grid.title = "every head of every layer";
+    const hm::GridLayout L = hm::layoutGrid(grid, pngMetrics());
+    const std::vector<hm::GroupFrame> frames = hm::groupFrames(L, grid.panelGroups);
+    ASSERT_EQ(frames.size(), 4u);
+    EXPECT_GT(float(frames[0].y0), L.title.y + pngMetrics().lineHeight(hm::kTitlePx))
+        << "the first row's frames pass under the grid's title";
+    EXPECT_LT(frames[0].y0, L.panels[0].title.y + float(L.top)) << "and over the panels' titles";
+    EXPECT_EQ(frames[0].x0, hm::kGroupInset);
+    EXPECT_EQ(frames[0].x1, 2 * L.panelW - hm::kGroupInset);
+    EXPECT_EQ(frames[1].x1, 3 * L.panelW - hm::kGroupInset); // group 1's first panel
+    EXPECT_EQ(frames[2].x0, hm::kGroupInset);                // and its second, a row down
+    EXPECT_EQ(frames[2].y0, L.top + L.panelH + hm::kGroupInsetTop);
+    EXPECT_TRUE(frames[0].tinted);
+    EXPECT_FALSE(frames[1].tinted);
+    EXPECT_TRUE(frames[3].tinted);
+    const core::Image png = core::gridPng(grid, 2);
+    const hm::GroupFrame& f = frames[0];
+    EXPECT_EQ(pixel(png, f.x0 * 2, (f.y0 + 20) * 2), rgb(hm::kGroupFrameColor));
+    EXPECT_EQ(pixel(png, f.x1 * 2 - 1, (f.y0 + 20) * 2), rgb(hm::kGroupFrameColor));
+    EXPECT_EQ(pixel(png, (f.x0 + 3) * 2, (f.y0 + 3) * 2), rgb(hm::kGroupTint)); // in the margin
+    const hm::GroupFrame& plain = frames[1];
+    EXPECT_EQ(pixel(png, (plain.x0 + 3) * 2, (plain.y0 + 3) * 2), std::make_tuple(255, 255, 255));
+    const std::string svg = core::gridSvg(grid);
+    EXPECT_NE(svg.find("fill=\"" + core::svg::hex(hm::kGroupTint) + "\" stroke=\"" +
+                       core::svg::hex(hm::kGroupFrameColor) + "\""),
+              std::string::npos);
+    EXPECT_EQ(svgCells(svg).size(), std::size_t(6 * 36)) << "the frames are no cells";
+    grid.panelGroups = {0, -1, -1, -1, -1, -1}; // -1: no group; a lone panel is framed alone
+    EXPECT_EQ(hm::groupFrames(hm::layoutGrid(grid, pngMetrics()), grid.panelGroups).size(), 1u);
+    grid.panelGroups.clear();
+    EXPECT_EQ(core::gridSvg(grid).find(core::svg::hex(hm::kGroupFrameColor)), std::string::npos);
+}
+
 TEST(HeatmapFigure, BadFiguresAreErrorsInBothPictures) {
     core::HeatmapFigure f = causalFigure();
     f.values.pop_back();

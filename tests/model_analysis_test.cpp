@@ -212,6 +212,99 @@ TEST(HeadScoresCsv, HasOneRowPerHeadNumberedFromOneThatReadsBack) {
     EXPECT_FLOAT_EQ(float(table.column("induction")[2]), named(scores, "induction").scores(1, 0));
 }
 
+const RealModel& llamaModel() { // 4 query heads reading 2 K/V heads, rotary positions
+    static const std::unique_ptr<RealModel> model =
+        openRealModel((fs::path(build_facts::fixtureDir()) / "llama" / "llama3_gqa_f32").string());
+    return *model;
+}
+
+double largestDifference(const Mat& a, const Mat& b) {
+    EXPECT_EQ(a.rows(), b.rows());
+    EXPECT_EQ(a.cols(), b.cols());
+    return a.rows() == b.rows() && a.cols() == b.cols() ? (a - b).cwiseAbs().maxCoeff() : 1e9;
+}
+
+TEST(AttentionSinks, AreEachHeadsMeanWeightOnTheFirstTokenOverTheLaterQueries) {
+    Mat uniform = Mat::Zero(4, 4); // 4 x 4, causal
+    for (int i = 0; i < 4; ++i) uniform.row(i).head(i + 1).setConstant(1.0f / float(i + 1));
+    const Mat shares = attentionSinkShares(
+        Layers{layerOf({attendTo({0, 0, 0, 0}), uniform, attendTo({0, 0, 1, 2})}),
+               layerOf({attendTo({0, 1, 2, 3}), uniform, uniform})}); // L x H
+    ASSERT_EQ(shares.rows(), 2);
+    ASSERT_EQ(shares.cols(), 3);
+    EXPECT_NEAR(shares(0, 0), 1.0, 1e-6); // a sink: every later token on the first
+    EXPECT_NEAR(shares(0, 1), (1.0 / 2 + 1.0 / 3 + 1.0 / 4) / 3, 1e-6);
+    EXPECT_NEAR(shares(0, 2), 1.0 / 3, 1e-6); // previous token: only query 1 looks at token 0
+    EXPECT_NEAR(shares(1, 0), 0.0, 1e-6);     // each token on itself
+    EXPECT_THROW(attentionSinkShares(Layers{layerOf({attendTo({0})})}), std::invalid_argument);
+}
+
+TEST(AttentionSinks, OfARealTraceAreThoseOfEveryLayersMapKeptOrNot) {
+    for (const RealModel* model : {&fixtureModel(), &llamaModel()}) {
+        RealTraceOptions lean;
+        lean.keepBytes = 0; // layer 1 alone kept: the others made again for the check
+        const RealTrace trace = traceRealModel(
+            *model, "When Mary and John went to the store, John gave a drink to", lean);
+        ASSERT_EQ(trace.layers[1], nullptr);
+        Layers layers;
+        for (int l = 0; l < trace.layerCount(); ++l) layers.push_back(trace.layer(l));
+        const Mat shares = attentionSinkShares(trace); // L x H
+        EXPECT_EQ(shares.rows(), model->config().layers);
+        EXPECT_EQ(shares.cols(), model->config().heads);
+        EXPECT_LT(largestDifference(shares, attentionSinkShares(layers)), 1e-6) << model->family;
+        EXPECT_GE(shares.minCoeff(), 0.0f);
+        EXPECT_LE(shares.maxCoeff(), 1.0f);
+    }
+    const RealTrace one = traceRealModel(fixtureModel(), "a");
+    ASSERT_EQ(one.ids.size(), 1u);
+    EXPECT_EQ(attentionSinkShares(one), Mat::Zero(2, 4)) << "no token after the first";
+    RealTrace bare = one;
+    bare.firstKeyWeights.clear(); // not made by traceRealModel
+    EXPECT_THROW(attentionSinkShares(bare), std::invalid_argument);
+}
+
+TEST(AttentionSinks, OfATraceResumedAfterItsFirstTokensAreTheWholeForwards) {
+    const RealModel& model = llamaModel();
+    const std::string start = "When Mary and John went to the store";
+    const std::string text = start + ", John gave a drink to";
+    RealTraceOptions resume;
+    resume.resume = std::make_shared<const RealTrace>(traceRealModel(model, start));
+    const RealTrace after = traceRealModel(model, text, resume);
+    ASSERT_GT(after.reusedRows, 0) << "the rows of the shared start are taken, not made again";
+    EXPECT_LT(largestDifference(attentionSinkShares(after),
+                                attentionSinkShares(traceRealModel(model, text))),
+              1e-5);
+    RealTraceOptions off; // a head switched off in layer 2: layer 1 is taken as it was
+    off.resume = std::make_shared<const RealTrace>(after);
+    off.ablated = {{}, {1}};
+    RealTraceOptions fresh;
+    fresh.ablated = off.ablated;
+    EXPECT_LT(largestDifference(attentionSinkShares(traceRealModel(model, text, off)),
+                                attentionSinkShares(traceRealModel(model, text, fresh))),
+              1e-6);
+}
+
+TEST(AttentionSinks, JoinTheDetectorsAsTheLastScoreOfTheirCsv) {
+    const RealTrace trace = traceRealModel(fixtureModel(), "the cat sat on the mat");
+    const std::vector<HeadDetectorScores> all = withSentenceSink(detectModelHeads(trace), trace);
+    ASSERT_EQ(all.size(), 5u);
+    EXPECT_EQ(all.back().name, "first_token_on_sentence");
+    EXPECT_EQ(all.back().shownName(), "attention sink (first token) on your sentence");
+    EXPECT_EQ(all.front().shownName(), "previous_token");
+    EXPECT_TRUE(all.back().onSentence);
+    EXPECT_FALSE(all.front().onSentence) << "a decoder's detectors read their own sequence";
+    EXPECT_EQ(all.back().scores, attentionSinkShares(trace));
+    const std::string text = headScoresCsv(all);
+    EXPECT_EQ(text.substr(0, text.find('\n')),
+              "layer,head,previous_token,duplicate_token,induction,first_token,"
+              "first_token_on_sentence");
+    const core::CsvTable table = core::parseCsv(text);
+    EXPECT_FLOAT_EQ(float(table.column("first_token_on_sentence")[5]), all.back().scores(1, 1));
+    const HeadDetectorScores other{"other", Mat::Zero(3, 3), "another model's grid"};
+    EXPECT_EQ(withSentenceSink({other}, trace).size(), 1u) << "grids of another shape stay apart";
+    EXPECT_EQ(withSentenceSink({}, trace).size(), 1u);
+}
+
 TEST(AttentionRollout, OfIdentityLayersIsTheIdentity) {
     const Mat self = attendTo({0, 1, 2, 3}); // 4 x 4
     const Layers layers = {layerOf({self, self}), layerOf({self, self})};

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -114,6 +115,51 @@ TEST(ModelGridFigure, PutsAtMostTwelveHeadsInARow) {
     wide.layers = {layer};
     wide.residual.resize(2); // one layer: its stream before and after
     EXPECT_EQ(modelGridFigure(wide, {}).columns, 8);
+}
+
+const RealModel& llamaFixture(const std::string& variant) {
+    static std::map<std::string, std::unique_ptr<RealModel>> opened;
+    std::unique_ptr<RealModel>& model = opened[variant];
+    if (!model)
+        model = openRealModel((fs::path(build_facts::fixtureDir()) / "llama" / variant).string());
+    return *model;
+}
+
+TEST(ModelGridFigure, FramesTheQueryHeadsThatShareAKvHead) {
+    const RealTrace gqa = traceRealModel(llamaFixture("llama3_gqa_f32"), "When Mary and John went");
+    for (const bool weighted : {false, true}) {
+        const core::GridFigure grid = modelGridFigure(gqa, {}, core::ColormapId::Viridis, weighted);
+        EXPECT_EQ(grid.panelGroups, (std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1})); // 2 per K/V head
+        EXPECT_EQ(grid.panels[2].title, "L1-H3 \xC2\xB7 kv 2");
+        EXPECT_TRUE(mentions(grid.captionLines, "2 query heads per K/V head (GQA)"));
+        // One frame per group and layer (a layer a row), every other one tinted.
+        const std::string svg = core::gridSvg(grid);
+        std::size_t frames = 0;
+        for (std::size_t at = 0; (at = svg.find("stroke=\"#969eb6\"", at)) != std::string::npos;
+             ++at)
+            ++frames;
+        EXPECT_EQ(frames, 4u);
+        EXPECT_NE(svg.find("fill=\"#eef2fa\" stroke=\"#969eb6\""), std::string::npos);
+    }
+    const RealTrace mqa =
+        traceRealModel(llamaFixture("mistral_mqa_f16"), "When Mary and John went");
+    const core::GridFigure one = modelGridFigure(mqa, {});
+    EXPECT_EQ(one.panelGroups, std::vector<int>(8, 0)); // every head in the one frame
+    EXPECT_EQ(one.panels[2].title, "L1-H3") << "one K/V head: the frame says it";
+    EXPECT_TRUE(mentions(one.captionLines, "all 4 query heads share one K/V head (MQA)"));
+    const core::GridFigure mha = modelGridFigure(fixtureTrace(), {});
+    EXPECT_TRUE(mha.panelGroups.empty()) << "GPT-2: every head its own keys and values";
+    EXPECT_EQ(core::gridSvg(mha).find("#969eb6"), std::string::npos);
+}
+
+TEST(RealModelCaption, SaysAModernDecodersPositionsScaleAndWindows) {
+    const RealModel& mistral = llamaFixture("mistral_mqa_f16");
+    const std::vector<std::string> lines =
+        realModelCaption(mistral, traceRealModel(mistral, "the cat"));
+    EXPECT_TRUE(mentions(lines, "4 query heads, 1 K/V head (MQA), d_head 16")) << lines[2];
+    EXPECT_TRUE(mentions(lines, "attention: RoPE theta 10000, RMSNorm, scale 1/sqrt(d_head) = "
+                                "1/sqrt(16), window 4 on every layer"))
+        << lines.back();
 }
 
 TEST(DetectorFigure, IsLayersByHeadsOfTheScoresOnAZeroToOneScale) {
@@ -222,6 +268,28 @@ TEST(ExportRealModel, WritesEveryLayerAndTheModelsViewsAndNeverOverwrites) {
     EXPECT_TRUE(fs::exists(dir / "layer-01-2" / "mha-viz-f32-L1-H1.png"));
     EXPECT_TRUE(fs::exists(dir / "rollout-2.csv"));
     EXPECT_EQ(readFile(dir / "rollout.csv"), before);
+    fs::remove_all(dir);
+}
+
+// The sink on the sentence is of the text: its figure keeps the text's line, which the
+// detectors run on their own random sequence leave out.
+TEST(ExportRealModel, TheSinkOnTheSentenceIsCaptionedWithTheTextAndInTheCsv) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-real-export-sink";
+    fs::remove_all(dir);
+    const RealModel& model = llamaFixture("llama3_gqa_f32");
+    const RealTrace trace = traceRealModel(model, "When Mary and John went to the store");
+    const auto detectors = withSentenceSink(detectModelHeads(trace), trace);
+    exportRealModel(model, trace, detectors, dir.string(), exportOptions(ExportTraces::None));
+    const std::string sink = readFile(dir / "detectors-first_token_on_sentence.svg");
+    EXPECT_NE(sink.find("When Mary and John went to the store"), std::string::npos);
+    EXPECT_NE(sink.find(">attention sink (first token) on your sentence<"), std::string::npos);
+    const std::string induction = readFile(dir / "detectors-induction.svg");
+    EXPECT_EQ(induction.find("When Mary"), std::string::npos);
+    EXPECT_NE(induction.find("not on a text"), std::string::npos);
+    EXPECT_NE(readFile(dir / "detectors.csv").find(",first_token,first_token_on_sentence\n"),
+              std::string::npos);
+    EXPECT_NE(readFile(dir / "model-grid.svg").find("stroke=\"#969eb6\""), std::string::npos)
+        << "the exported grid frames the groups too";
     fs::remove_all(dir);
 }
 

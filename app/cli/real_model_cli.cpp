@@ -114,8 +114,8 @@ void exportRealFigures(const CliOptions& options, const core::models::RealModel&
                                                    // exactly one line
     std::cerr << "mha-viz: exporting figures of " << model.location.source << " to "
               << options.exportPath << " ...\n";
-    const std::vector<core::models::HeadDetectorScores> detectors =
-        core::models::detectModelHeads(trace);
+    const std::vector<core::models::HeadDetectorScores> detectors = // + the sink on the text
+        core::models::withSentenceSink(core::models::detectModelHeads(trace), trace);
     int quarter = 0;
     const auto progress = [&quarter](int done, int total) {
         if (done * 4 < (quarter + 1) * total || done == total) return;

@@ -29,6 +29,7 @@ void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     real_ = nullptr;
     realPredictions_.clear();
     detectors_.clear();
+    sinkShares_ = {};
     realTrace_ = nullptr;
     analyses_ = {};
     outcome_ = baseline_ = {};

@@ -9,11 +9,13 @@
 #include "explorer/scene_runner.h"
 #include "io/trained_run.h"
 #include "models/analyses/model_analysis.h"
+#include "models/model_description.h"
 #include "models/real_model.h"
 #include "platform/background_task.h"
 #include "train/model.h"
 #include "train/model_trace.h"
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <future>
@@ -41,6 +43,7 @@ struct ModelChoices {
     ModelGridMode grid = ModelGridMode::EveryLayer; // the middle panel's view (a real model)
     int detector = 0;                               // the detectors grid's score
     bool valueWeighted = false;     // the model view shows |alpha f(x)| instead of the weights
+    bool showSinks = false;         // the model view marks each head's attention sink share
     core::train::HeadLists ablated; // per layer, the heads switched off (sorted)
     int lensPosition = -1;          // the logit lens's token (-1: the last)
     std::string pairText;           // sentence B, typed in the sentences panel ("" for none)
@@ -81,6 +84,17 @@ struct ModelFacts {
     };
     std::vector<MaskFill> maskFills; // one per mask token of the shown trace
     bool guessesPending = false;     // the shown trace's guesses follow its maps (deferred)
+    // A real model's query heads and the K/V heads they share (GQA, MQA; MHA shares none), with
+    // the grid's legend: "2 query heads per K/V head (GQA)", "" for MHA.
+    core::models::KvGroups kvGroups;
+    std::string kvLegend;
+    std::string fixedText;                  // "Fixed by the model: ...", from its config
+    std::vector<std::string> shapes;        // "B=1", "N=12", ... "H_kv=2", "d_head=16"
+    std::string parameters, parameterTerms; // each layer's attention: count (formula), parts
+    // L x H: each head's share of attention on the first token of the text shown (the sink,
+    // model_analysis.h); empty before the first trace.
+    core::Mat sinkShares;
+    std::string firstToken; // that token, readable ("<|begin_of_text|>")
 };
 
 // Where the last frame drew the model's widgets, for the state file: a test clicks them as a
@@ -90,6 +104,11 @@ struct ModelSpots {
     float exportAt[2] = {0, 0};       // the centre of the detectors' "Export CSV" button
     float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
     float pairFieldAt[2] = {0, 0};    // the centre of sentence B's field
+    float sinkToggleAt[2] = {0, 0};   // the centre of the model view's "sink share" switch
+    // The last model grid's K/V groups as framed (x0 y0 x1 y1 each, heads sharing one K/V
+    // head; none for MHA) and the centres of its head columns and layer rows.
+    std::vector<std::array<float, 4>> kvGroupRects;
+    std::vector<float> headColumns, layerRows;
 };
 
 // The open model in the explorer: the three parts side by side (model.layer, model.title, ...).
@@ -187,6 +206,12 @@ class ModelRunner {
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
     const std::vector<core::models::HeadDetectorScores>& detectors() const { return detectors_; }
+    // The detectors and after them the attention sink on the shown trace's text
+    // (first_token_on_sentence): what the grid shows, its CSV and Export all write. Empty
+    // until the detectors are there.
+    std::vector<core::models::HeadDetectorScores> detectorsShown() const;
+    // Each head's attention sink share on the shown trace's text, L x H (empty before one).
+    const core::Mat& sinkShares() const { return sinkShares_; }
     // Bumped whenever the traces are replaced: the model view uploads its maps again.
     int generation() const { return generation_; }
     bool hasTrace() const { return !trace_.layers.empty(); }
@@ -239,6 +264,7 @@ class ModelRunner {
     struct RealOutcome {                               // the forward's: what the maps show, first
         core::ModelTrace trace;
         std::shared_ptr<const core::models::RealTrace> real; // its residual: the logit lens
+        core::Mat sinkShares;                                // L x H, of its text
         std::vector<std::vector<std::string>> predictions;
         RealOutcomeSummary summary;
         std::string error;
@@ -325,6 +351,7 @@ class ModelRunner {
     bool rolloutWanted_ = false; // asked in the frame before this update: made with the trace
     std::vector<std::vector<std::string>> realPredictions_;
     std::vector<core::models::HeadDetectorScores> detectors_;
+    core::Mat sinkShares_; // of realTrace_, L x H
     std::shared_ptr<const core::models::RealTrace> realTrace_;
     RealAnalyses analyses_;
     RealOutcomeSummary outcome_, baseline_;

@@ -172,6 +172,16 @@ void colourControls(core::SceneView& saved) {
         "Light for projectors, high contrast for the back row (T cycles; Ctrl+plus zooms).");
 }
 
+// The last line: Ctrl+E, and what the arrows and Esc do (a text field takes them while typing).
+void keysFooter() {
+    // Ctrl+E works while typing; the arrows move the caret then, and Esc leaves the field.
+    if (ImGui::GetIO().WantTextInput)
+        ImGui::TextDisabled("Ctrl+E export  \xC2\xB7  Esc leaves the text field");
+    else
+        ImGui::TextDisabled(
+            "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+}
+
 } // namespace
 
 ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
@@ -199,6 +209,12 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
         ImGui::Separator();
         drawPitfallsSection(scene, trace, shown, selection);
     }
+    if (model.real) { // the checkpoint's shapes and parameters, from its config (panel_model.cpp)
+        drawRealModelShapes(model);
+        keysFooter();
+        ImGui::End();
+        return request;
+    }
 
     ImGui::Separator();
     const core::Attention& a = trace.attention;
@@ -212,12 +228,7 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
                         trace.weights ? trace.weights->parameterCount() : 0LL,
                         a.kvHeads < a.heads ? "2 x d_model x d_head x (H + H_kv)" : "4 x d_model^2",
                         biases ? " + biases" : "");
-    // Ctrl+E works while typing; the arrows move the caret then, and Esc leaves the field.
-    if (ImGui::GetIO().WantTextInput)
-        ImGui::TextDisabled("Ctrl+E export  \xC2\xB7  Esc leaves the text field");
-    else
-        ImGui::TextDisabled(
-            "Ctrl+E export  \xC2\xB7  \xE2\x86\x90/\xE2\x86\x92 heads  \xC2\xB7  Esc unpin");
+    keysFooter();
     ImGui::End();
     return request;
 }

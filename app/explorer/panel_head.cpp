@@ -63,6 +63,56 @@ void legend(const core::Trace& trace) {
     }
 }
 
+// One chip of kvGroupStrip: head h's number, filled with its colour when it is the one shown.
+void headChip(const core::Trace& trace, const core::models::KvGroups& g, int h, bool shown,
+              ImVec2 min, ImVec2 max) {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 color = headColorU32(trace, h);
+    ImU32 ink = ImGui::GetColorU32(shown ? ImGuiCol_Text : ImGuiCol_TextDisabled);
+    if (shown) { // black or white on the head's colour, whichever reads
+        draw->AddRectFilled(min, max, color, 2.0f);
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(color);
+        ink = 0.299f * c.x + 0.587f * c.y + 0.114f * c.z > 0.55f ? IM_COL32(0, 0, 0, 255)
+                                                                 : IM_COL32(255, 255, 255, 255);
+    } else {
+        draw->AddRect(min, max, color, 2.0f);
+    }
+    const std::string number = std::to_string(h + 1);
+    const ImVec2 size = ImGui::CalcTextSize(number.c_str());
+    draw->AddText(ImVec2((min.x + max.x - size.x) / 2, (min.y + max.y - size.y) / 2), ink,
+                  number.c_str());
+    if (ImGui::IsMouseHoveringRect(min, max) && ImGui::IsWindowHovered())
+        ImGui::SetTooltip("%s", core::models::kvGroupNote(g, h).c_str());
+}
+
+// A real model's query heads as numbered chips, framed by the K/V head they read (GQA, MQA),
+// the head shown filled in its colour: which heads see the same keys and values as this one.
+void kvGroupStrip(const core::Trace& trace, const ModelView& model, int head) {
+    const core::models::KvGroups& g = model.kvGroups;
+    if (!g.shared() || g.heads != int(trace.headNames.size())) return;
+    ImGui::TextDisabled("%s", core::models::kvGroupNote(g, head).c_str());
+    const float chip = ImGui::CalcTextSize("88").x + 8, height = ImGui::GetTextLineHeight() + 2;
+    const float pad = 3, gap = 8;
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    const float right = start.x + ImGui::GetContentRegionAvail().x;
+    ImVec2 at = start;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    for (int k = 0; k < g.groups(); ++k) {
+        const float width = float(g.perGroup()) * (chip + 2) - 2 + 2 * pad;
+        if (k > 0 && at.x + width > right) at = ImVec2(start.x, at.y + height + 2 * pad + 4);
+        const ImVec2 max(at.x + width, at.y + height + 2 * pad);
+        if (k % 2 == 0) draw->AddRectFilled(at, max, themeMix(0.12f), pad);
+        draw->AddRect(at, max, themeMix(0.45f), pad);
+        for (int i = 0; i < g.perGroup(); ++i) {
+            const int h = g.firstHead(k) + i;
+            const ImVec2 min(at.x + pad + float(i) * (chip + 2), at.y + pad);
+            headChip(trace, g, h, h == head, min, ImVec2(min.x + chip, min.y + height));
+        }
+        at.x += width + gap;
+    }
+    ImGui::Dummy(ImVec2(right - start.x, at.y + height + 2 * pad - start.y));
+}
+
 } // namespace
 
 void designedHeadTooltip(const std::string& headName) {
@@ -97,6 +147,7 @@ ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const
         ImGui::TextDisabled("layer %d of %d", model.layer + 1, model.layers);
         ImGui::SameLine();
         keysHint("L / Shift+L");
+        kvGroupStrip(trace, model, h);
         if (gl.maps.valueWeighted) // W: said where the map is, as the model view's box says it
             ImGui::TextWrapped("value-weighted |alpha f(x)|, rows rescaled to 1 (W: the weights)");
     } else {

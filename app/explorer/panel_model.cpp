@@ -67,6 +67,15 @@ void pairViewChoice(ModelView& model) {
 
 } // namespace
 
+void drawRealModelShapes(const ModelView& model) {
+    ImGui::Separator();
+    flowText(model.shapes, true); // each kept whole when the panel is narrow (large type)
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", model.parameters.c_str());
+    ImGui::PopStyleColor();
+    itemTooltip(model.parameterTerms.c_str());
+}
+
 ExplorerRequest drawModelSection(ModelView& model) {
     ExplorerRequest request;
     ImGui::TextWrapped("%s: %s", model.real ? "Model" : "Trained model", model.title.c_str());
@@ -77,15 +86,8 @@ ExplorerRequest drawModelSection(ModelView& model) {
     if (model.real && model.pairStart > 0) pairViewChoice(model);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
-    if (model.real && model.encoder)
-        ImGui::TextWrapped("Fixed by the model: no mask (every token sees every token), scale "
-                           "1/sqrt(d_head), learned positions, its weights. x of a layer is %s; "
-                           "q, k and v include their biases.",
-                           model.attentionInput.c_str());
-    else if (model.real)
-        ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned "
-                           "positions, its weights. x of a layer is ln_1 of the residual stream "
-                           "entering it; q, k and v include their biases.");
+    if (model.real) // from its config and its file (core/models/model_description.h)
+        ImGui::TextWrapped("%s", model.fixedText.c_str());
     else
         ImGui::TextWrapped("Fixed by the model: causal mask, scale 1/sqrt(d_head), learned "
                            "positions, the trained weights. x of a layer is the residual stream "

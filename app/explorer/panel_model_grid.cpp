@@ -41,43 +41,125 @@ void drawModelGridModes(ModelView& model) {
 
 namespace {
 
+// The centre of the item drawn last, for the state file: where a test clicks it.
+void rememberCentre(float at[2]) {
+    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    at[0] = min.x + size.x / 2, at[1] = min.y + size.y / 2;
+}
+
+} // namespace
+
+ImU32 themeMix(float t, float alpha) {
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    const ImVec4 fg = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    return ImGui::GetColorU32(ImVec4(bg.x + (fg.x - bg.x) * t, bg.y + (fg.y - bg.y) * t,
+                                     bg.z + (fg.z - bg.z) * t, alpha));
+}
+
+namespace {
+
 // Cells of a layers x heads grid that fills the space left: the side of a cell and where the
-// first one starts (after the row labels and the column header).
+// first one starts (after the row labels and the column header). Query heads that share a K/V
+// head (GQA, MQA) stand together in a frame, a wider gap between two groups; MHA as before.
 struct Grid {
     ImVec2 origin;
     float side = 0, gap = 0;
     int layers = 0, heads = 0;
+    core::models::KvGroups groups;
+    float pad = 0;      // a frame's distance from its cells (0: no frames)
+    float groupGap = 0; // the extra space between two groups
+    float groupShift(int h) const {
+        if (groupGap == 0) return 0;
+        return groupGap * float(std::min(groups.groupOf(h), groups.groups() - 1));
+    }
     ImVec2 cell(int l, int h) const {
-        return ImVec2(origin.x + float(h) * (side + gap), origin.y + float(l) * (side + gap));
+        return ImVec2(origin.x + float(h) * (side + gap) + groupShift(h),
+                      origin.y + float(l) * (side + gap));
+    }
+    // Group k's frame: its heads' cells of every layer, `pad` around them.
+    ImVec4 frame(int k) const {
+        const ImVec2 first = cell(0, groups.firstHead(k));
+        const ImVec2 last = cell(layers - 1, groups.firstHead(k) + groups.perGroup() - 1);
+        return ImVec4(first.x - pad, first.y - pad, last.x + side + pad, last.y + side + pad);
     }
 };
 
+// The column header: "K/V 1" over each group when heads share them, "H1".. over the columns.
+void gridHeader(const Grid& g, ImVec2 start) {
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    float y = start.y;
+    if (g.pad > 0) {
+        for (int k = 0; k < g.groups.groups(); ++k) {
+            const ImVec4 f = g.frame(k);
+            const std::string label = "K/V " + std::to_string(k + 1);
+            const float w = ImGui::CalcTextSize(label.c_str()).x;
+            if (w <= f.z - f.x) draw->AddText(ImVec2((f.x + f.z - w) / 2, y), text, label.c_str());
+        }
+        y += ImGui::GetTextLineHeight();
+    }
+    const bool roomy = g.side + g.gap >= ImGui::CalcTextSize("H88").x;
+    for (int h = 0; h < g.heads; ++h)
+        if (roomy || h % 4 == 0)
+            draw->AddText(ImVec2(g.cell(0, h).x, y), text, ("H" + std::to_string(h + 1)).c_str());
+}
+
+// Each group of query heads sharing a K/V head framed, every other one (the first too) tinted:
+// under the cells, which cover all but the frame's margin.
+void drawGroupFrames(const Grid& g, ModelView& model) {
+    model.kvGroupRects.clear();
+    if (g.pad == 0) return;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const float rounding = g.pad;
+    for (int k = 0; k < g.groups.groups(); ++k) {
+        const ImVec4 f = g.frame(k);
+        if (k % 2 == 0)
+            draw->AddRectFilled(ImVec2(f.x, f.y), ImVec2(f.z, f.w), themeMix(0.12f), rounding);
+        draw->AddRect(ImVec2(f.x, f.y), ImVec2(f.z, f.w), themeMix(0.45f), rounding, 0, 1.0f);
+        model.kvGroupRects.push_back({f.x, f.y, f.z, f.w});
+    }
+}
+
 Grid layoutGrid(int layers, int heads, float gap, ModelView& model, float below = 0) {
-    const float label = ImGui::CalcTextSize("L88 ").x, header = ImGui::GetTextLineHeight() + 2;
+    Grid g;
+    g.layers = layers, g.heads = heads, g.gap = gap;
+    g.groups = model.kvGroups.heads == heads ? model.kvGroups : core::models::KvGroups{heads, 0};
+    if (g.groups.shared()) {
+        g.pad = std::max(3.0f, ImGui::GetFontSize() * 0.2f);
+        if (g.groups.groups() > 1) g.groupGap = 2 * g.pad + std::max(4.0f, gap * 2);
+    }
+    const float label = ImGui::CalcTextSize("L88 ").x + g.pad;
+    const float header = ImGui::GetTextLineHeight() * (g.pad > 0 ? 2 : 1) + 2 + g.pad;
     ImVec2 avail = ImGui::GetContentRegionAvail();
     avail.y -= below; // room kept under the grid (a colour bar)
     const ImVec2 start = ImGui::GetCursorScreenPos();
-    Grid g;
-    g.layers = layers, g.heads = heads, g.gap = gap;
-    g.side = std::max(3.0f, std::min((avail.x - label) / float(heads) - gap,
-                                     (avail.y - header) / float(layers) - gap));
+    const float spare = float(g.groups.groups() - 1) * g.groupGap + g.pad;
+    g.side = std::max(3.0f, std::min((avail.x - label - spare) / float(heads) - gap,
+                                     (avail.y - header - g.pad) / float(layers) - gap));
     g.origin = ImVec2(start.x + label, start.y + header);
     const ImVec2 end = g.cell(layers, heads);
     const float rect[4] = {g.origin.x, g.origin.y, end.x - gap, end.y - gap};
     std::copy(rect, rect + 4, model.gridRect);
+    model.headColumns.clear(), model.layerRows.clear();
+    for (int h = 0; h < heads; ++h) model.headColumns.push_back(g.cell(0, h).x + g.side / 2);
+    for (int l = 0; l < layers; ++l) model.layerRows.push_back(g.cell(l, 0).y + g.side / 2);
+    gridHeader(g, start);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const bool roomy = g.side + gap >= ImGui::CalcTextSize("H88").x;
-    for (int h = 0; h < heads; ++h)
-        if (roomy || h % 4 == 0)
-            draw->AddText(ImVec2(g.cell(0, h).x, start.y), text,
-                          ("H" + std::to_string(h + 1)).c_str());
     for (int l = 0; l < layers; ++l)
         if (g.side + gap >= ImGui::GetTextLineHeight() || l % 4 == 0)
             draw->AddText(ImVec2(start.x, g.cell(l, 0).y), text,
                           ("L" + std::to_string(l + 1)).c_str());
-    ImGui::Dummy(ImVec2(avail.x, header + float(layers) * (g.side + gap)));
+    drawGroupFrames(g, model);
+    ImGui::Dummy(ImVec2(avail.x, header + float(layers) * (g.side + gap) + g.pad));
     return g;
+}
+
+// "layer 2, query head 3 · K/V head 2 of 2 (shared with heads 3–4)", or "layer 2, head 3".
+std::string cellName(const Grid& g, int l, int h) {
+    const std::string kv = core::models::kvGroupNote(g.groups, h);
+    return "layer " + std::to_string(l + 1) + ", " +
+           (kv.empty() ? "head " + std::to_string(h + 1) : kv);
 }
 
 // One colour bar for the whole grid (0 to 1: weights and scores alike), under its cells.
@@ -126,12 +208,51 @@ bool rightClicked(const Grid& g, int l, int h) {
            ImGui::IsMouseClicked(ImGuiMouseButton_Right);
 }
 
-ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
-                               GlHeatmaps& gl) {
-    ExplorerRequest request;
-    const int heads = runner.realModel().config().heads;
-    if (model.layers == 0 || heads == 0) return request;
+// A head's attention sink share over its cell: a bar along the bottom on a dark strip (so it
+// reads on any colormap), the number in the top right corner (a decoder's masked keys, never
+// the first token's column) when the cell has room for it.
+void markSinkShare(const Grid& g, int l, int h, float share) {
+    const ImVec2 min = g.cell(l, h), max(min.x + g.side, min.y + g.side);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const float bar = std::max(3.0f, std::round(g.side * 0.1f));
+    const float filled = g.side * std::clamp(share, 0.0f, 1.0f);
+    draw->AddRectFilled(ImVec2(min.x, max.y - bar), max, IM_COL32(0, 0, 0, 190));
+    draw->AddRectFilled(ImVec2(min.x, max.y - bar), ImVec2(min.x + filled, max.y),
+                        IM_COL32(245, 245, 245, 255));
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", double(share));
+    const ImVec2 size = ImGui::CalcTextSize(text);
+    if (g.side < size.x + 6 || g.side < size.y * 2 + bar) return;
+    const ImVec2 at(max.x - size.x - 4, min.y + 2);
+    draw->AddRectFilled(ImVec2(at.x - 1, at.y), ImVec2(at.x + size.x + 2, at.y + size.y),
+                        IM_COL32(0, 0, 0, 170), 2.0f);
+    draw->AddText(ImVec2(at.x + 1, at.y), IM_COL32(255, 255, 255, 255), text);
+}
+
+// The tooltip's line on the head's sink share, "" when the trace has none for it.
+std::string sinkLine(const ModelView& model, int l, int h) {
+    const core::Mat& sink = model.sinkShares;
+    if (l >= sink.rows() || h >= sink.cols()) return {};
+    char text[64]; // a small share keeps a decimal: 0.4%, not 0%
+    const double percent = 100.0 * double(sink(l, h));
+    std::snprintf(text, sizeof text, percent < 10 ? "%.1f%%" : "%.0f%%", percent);
+    return std::string("\nattention sink: ") + text + " of its attention on the first token '" +
+           model.firstToken + "' (mean over the later tokens)";
+}
+
+// The model view's switches: value-weighted (W) and the sink shares; the legends they need.
+void everyLayerSwitches(const ModelRunner& runner, ModelView& model) {
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
+    itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
+                "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
+                "A large weight on a token that sends little fades.");
+    sameLineIfFits(ImGui::CalcTextSize("sink share").x + ImGui::GetFrameHeight() * 2);
+    ImGui::Checkbox("sink share", &model.showSinks);
+    rememberCentre(model.sinkToggleAt);
+    itemTooltip("Each head's share of attention on the first token of your sentence: the mean "
+                "over the later tokens of its weight on token 1, as a bar under its map (1: "
+                "every token looks only at the first). Trained decoders park attention there "
+                "when nothing else matters: attention sinks (Xiao et al. 2023).");
     if (model.valueWeighted && !runner.valueWeightedReady()) {
         ImGui::SameLine();
         if (runner.valueWeightedError().empty())
@@ -140,16 +261,32 @@ ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core
             ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s",
                                runner.valueWeightedError().c_str());
     }
-    itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
-                "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
-                "A large weight on a token that sends little fades.");
     ImGui::SameLine();
     keysHint("W  \xC2\xB7  G: next view");
+    if (!model.kvLegend.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s: a frame holds the query heads that read the same keys and values",
+                           model.kvLegend.c_str());
+        ImGui::PopStyleColor();
+        itemTooltip("Grouped-query attention (Ainslie et al. 2023): the query heads of a frame "
+                    "share one key and one value projection, so their maps differ only by their "
+                    "queries. Hover a head for its K/V head.");
+    }
+}
+
+ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
+                               GlHeatmaps& gl) {
+    ExplorerRequest request;
+    const int heads = runner.realModel().config().heads;
+    if (model.layers == 0 || heads == 0) return request;
+    everyLayerSwitches(runner, model);
     request.allModelHeadsOn = drawAblationSummary(runner, model);
     const Grid g =
         layoutGrid(model.layers, heads, 2.0f, model, ImGui::GetFrameHeightWithSpacing() * 2);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int tokens = runner.realTrace() ? int(runner.realTrace()->ids.size()) : 0;
+    const bool sinks = model.showSinks && model.sinkShares.rows() == model.layers &&
+                       model.sinkShares.cols() == heads;
     for (int l = 0; l < model.layers; ++l)
         for (int h = 0; h < heads; ++h) {
             const ImVec2 min = g.cell(l, h);
@@ -160,10 +297,11 @@ ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core
             const bool off = std::size_t(l) < model.ablated.size() &&
                              core::containsHead(model.ablated[std::size_t(l)], h);
             if (off) markSwitchedOff(g, l, h);
+            if (sinks) markSinkShare(g, l, h, model.sinkShares(l, h));
             cellInteraction(g, l, h,
-                            "layer " + std::to_string(l + 1) + ", head " + std::to_string(h + 1) +
-                                (off ? " (switched off)" : "") +
-                                "\nclick to open, right-click to switch " + (off ? "on" : "off"),
+                            cellName(g, l, h) + (off ? " (switched off)" : "") +
+                                sinkLine(model, l, h) + "\nclick to open, right-click to switch " +
+                                (off ? "on" : "off"),
                             model, saved);
             if (rightClicked(g, l, h)) request.switchModelHead = std::pair(l, h);
         }
@@ -180,19 +318,23 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
     }
     model.detector = std::clamp(model.detector, 0, int(detectors.size()) - 1);
     const core::models::HeadDetectorScores& shown = detectors[std::size_t(model.detector)];
-    ImGui::SetNextItemWidth(ImGui::CalcTextSize("duplicate_token").x * 1.6f);
-    if (ImGui::BeginCombo("score", shown.name.c_str())) {
+    ImGui::SetNextItemWidth(
+        std::min(ImGui::CalcTextSize(shown.shownName().c_str()).x + ImGui::GetFrameHeight() * 2,
+                 ImGui::GetContentRegionAvail().x * 0.6f));
+    if (ImGui::BeginCombo("score", shown.shownName().c_str())) {
         for (std::size_t d = 0; d < detectors.size(); ++d)
-            if (ImGui::Selectable(detectors[d].name.c_str(), int(d) == model.detector))
+            if (ImGui::Selectable(detectors[d].shownName().c_str(), int(d) == model.detector))
                 model.detector = int(d);
         ImGui::EndCombo();
     }
     ImGui::SameLine();
     if (ImGui::Button("Export CSV")) request.exportDetectors = true;
-    const ImVec2 button = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
-    model.exportAt[0] = button.x + size.x / 2, model.exportAt[1] = button.y + size.y / 2;
-    itemTooltip("Every head's four scores as a CSV file in the export folder.");
-    ImGui::TextWrapped("%s", model.detectorsInput.c_str()); // not the sentence, for a decoder
+    rememberCentre(model.exportAt);
+    itemTooltip("Every head's scores as a CSV file in the export folder: the detectors and the "
+                "attention sink on your sentence.");
+    ImGui::TextWrapped("%s", shown.onSentence ? "Scored on the sentence shown: it changes as you "
+                                                "type."
+                                              : model.detectorsInput.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", shown.explanation.c_str());
     ImGui::PopStyleColor();
@@ -214,8 +356,8 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
                 draw->AddText(ImVec2(min.x + 2, min.y + 2), ink, text);
             }
             cellInteraction(g, l, h,
-                            shown.name + " of layer " + std::to_string(l + 1) + ", head " +
-                                std::to_string(h + 1) + ": " + text + " (click to open)",
+                            shown.shownName() + ": " + text + "\n" + cellName(g, l, h) +
+                                " (click to open)",
                             model, saved);
         }
     gridColorBar(g, gl, saved.colormap);
@@ -228,8 +370,7 @@ bool exportAllButton(ModelView& model) {
     const float width = ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
     sameLineIfFits(width);
     const bool clicked = ImGui::SmallButton(label);
-    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
-    model.exportAllAt[0] = min.x + size.x / 2, model.exportAllAt[1] = min.y + size.y / 2;
+    rememberCentre(model.exportAllAt);
     itemTooltip("Every view of this model on this sentence into a new folder of the export "
                 "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), every "
                 "head of every layer (weights and value-weighted), the detectors, the rollout, "
@@ -253,7 +394,7 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& run
     request.exportModel = exportAllButton(model);
     switch (model.grid) {
     case ModelGridMode::Detectors:
-        request |= drawDetectors(runner.detectors(), model, saved, gl);
+        request |= drawDetectors(runner.detectorsShown(), model, saved, gl);
         break;
     case ModelGridMode::Rollout:
         drawRolloutView(runner, model, saved, selection, gl);

@@ -31,6 +31,9 @@ ExplorerRequest drawControlsPanel(const PanelRect& rect, core::Scene& scene,
                                   core::SceneView& saved, ModelView& model, Selection& selection);
 // Its sections: a trained model's run, step, layer and "Close model"; the pitfalls.
 ExplorerRequest drawModelSection(ModelView& model);
+// A real model's shapes on the text shown (B, N, M, d_model, H, H_kv, d_head) and its
+// attention's parameter count with the formula, from its config (panel_model.cpp).
+void drawRealModelShapes(const ModelView& model);
 void drawPitfallsSection(core::Scene& scene, const core::Trace& trace, const HeadMaps& shown,
                          Selection& selection);
 
@@ -45,6 +48,10 @@ void drawHeadsPanel(const PanelRect& rect, const core::Trace& trace, const RunSt
 // "  / computing new maps, 2.0 s (showing the last)" while a worker runs, else "": appended
 // to the middle panel's title, where it stays in view and covers nothing.
 std::string computingNote(const RunStatus& status);
+
+// `t` of the way from the window's background to its text: the frames and tints of the query
+// heads sharing a K/V head, which read in every theme without a colour of their own.
+ImU32 themeMix(float t, float alpha = 1.0f);
 
 ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& runner,
                                    ModelView& model, core::SceneView& saved, Selection& selection,

@@ -144,6 +144,7 @@ ModelRunner::RealOutcome ModelRunner::runReal(std::shared_ptr<const core::models
         out.trace.warnings = model->net->warnings();
         out.trace.warnings.insert(out.trace.warnings.end(), r->warnings.begin(), r->warnings.end());
         out.summary = summarize(*r);
+        out.sinkShares = core::models::attentionSinkShares(*r);
         out.real = std::move(r);
     } catch (const core::models::TraceCancelled&) {
         out.cancelled = true;
@@ -272,6 +273,7 @@ bool ModelRunner::takeRealOutcome() {
     }
     trace_ = std::move(outcome.trace);
     realTrace_ = std::move(outcome.real);
+    sinkShares_ = std::move(outcome.sinkShares);
     realPredictions_ = std::move(outcome.predictions);
     outcome_ = std::move(outcome.summary);
     const bool ablated = std::any_of(lastAblated_.begin(), lastAblated_.end(),
@@ -289,6 +291,16 @@ bool ModelRunner::takeRealOutcome() {
     status_.sceneError.clear();
     startAnalyses(ablated && baselineText_ != text);
     return true;
+}
+
+std::vector<core::models::HeadDetectorScores> ModelRunner::detectorsShown() const {
+    if (detectors_.empty()) return {};
+    std::vector<core::models::HeadDetectorScores> shown = detectors_;
+    core::models::HeadDetectorScores sink = core::models::sinkDetectorScores(sinkShares_);
+    if (sink.scores.rows() == shown[0].scores.rows() &&
+        sink.scores.cols() == shown[0].scores.cols())
+        shown.push_back(std::move(sink));
+    return shown;
 }
 
 void ModelRunner::requestRollout() {
@@ -438,6 +450,23 @@ void describeRealTrace(const ModelRunner& runner, ModelView& view) {
         view.maskFills.push_back({position, r->predictions[std::size_t(position)]});
 }
 
+// What the model's attention is (its config in words, model_description.h), how its heads
+// share K/V heads, and each head's sink share on the shown text.
+void describeAttention(const ModelRunner& runner, ModelView& view) {
+    const core::models::RealModel& model = runner.realModel();
+    view.kvGroups = core::models::kvGroups(model.config());
+    view.kvLegend = core::models::kvGroupsLegend(view.kvGroups);
+    view.fixedText = core::models::fixedByModelText(model);
+    const std::shared_ptr<const core::models::RealTrace>& r = runner.realTrace();
+    view.shapes = core::models::realShapePieces(model.config(), r ? int(r->ids.size()) : 0);
+    const core::models::AttentionParameterCount p = core::models::attentionParameters(model);
+    view.parameters = core::models::groupedDigits(p.count) + " parameters per layer's attention (" +
+                      p.formula + ")";
+    view.parameterTerms = p.terms;
+    view.sinkShares = runner.sinkShares();
+    view.firstToken = r && !r->tokens.tokens.empty() ? r->tokens.tokens.front().text : "";
+}
+
 } // namespace
 
 void describeRealModel(const ModelRunner& runner, ModelView& view) {
@@ -468,6 +497,7 @@ void describeRealModel(const ModelRunner& runner, ModelView& view) {
     view.detectorsInput = core::models::detectorsInputLine(model);
     view.loss = runner.outcome().loss;
     view.lossAllHeads = runner.baseline().loss;
+    describeAttention(runner, view);
 }
 
 std::string realModelWindowTitle(const core::models::RealModel& model) {

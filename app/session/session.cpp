@@ -332,7 +332,7 @@ void Session::exportModelViews() {
     dialog.dir = core::freeStem(folder, "mha-viz-model", {""});
     dialog.model = model_.runner.realModelShared();
     dialog.trace = model_.runner.realTrace();
-    dialog.detectors = model_.runner.detectors();
+    dialog.detectors = model_.runner.detectorsShown(); // with the sink on the sentence
     dialog.options.colormap = explorer_.saved.colormap;
     openExportAll(panel, std::move(dialog));
 }
@@ -342,7 +342,8 @@ void Session::exportDetectors() {
     try {
         std::error_code ec;
         std::filesystem::create_directories(exportDir_, ec);
-        core::writeFileAtomically(path, core::models::headScoresCsv(model_.runner.detectors()));
+        core::writeFileAtomically(path,
+                                  core::models::headScoresCsv(model_.runner.detectorsShown()));
         offerFiles({path});
         showNotice(kFilesAreDownloads
                        ? "Downloaded " + std::filesystem::path(path).filename().string()

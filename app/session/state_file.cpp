@@ -134,6 +134,55 @@ void writeEncoder(core::JsonWriter& json, const ModelView& model) {
     json.endArray();
 }
 
+// What the window says of a real model's attention: its heads and K/V heads, the groups framed
+// in the last model grid (x0 y0 x1 y1) and where its columns and rows are, the sink shares of
+// the text shown (per layer, per head) and whether the model view marks them, the Controls'
+// text and lines.
+void writeModelAttention(core::JsonWriter& json, const ModelView& model) {
+    json.key("heads");
+    json.value(model.kvGroups.heads);
+    json.key("kv_heads");
+    json.value(model.kvGroups.groups());
+    json.key("kv_legend");
+    json.value(model.kvLegend);
+    json.key("kv_group_rects");
+    json.beginArray();
+    for (const std::array<float, 4>& rect : model.kvGroupRects) {
+        json.beginArray();
+        for (float v : rect) json.value(v);
+        json.endArray();
+    }
+    json.endArray();
+    json.key("head_columns");
+    json.beginArray();
+    for (float x : model.headColumns) json.value(x);
+    json.endArray();
+    json.key("layer_rows");
+    json.beginArray();
+    for (float y : model.layerRows) json.value(y);
+    json.endArray();
+    json.key("show_sinks");
+    json.value(model.showSinks);
+    json.key("sink_toggle_at"); // the centre of its check box
+    json.beginArray();
+    for (float v : model.sinkToggleAt) json.value(v);
+    json.endArray();
+    json.key("sink_shares");
+    json.beginArray();
+    for (Eigen::Index l = 0; l < model.sinkShares.rows(); ++l) {
+        json.beginArray();
+        for (Eigen::Index h = 0; h < model.sinkShares.cols(); ++h)
+            json.value(model.sinkShares(l, h));
+        json.endArray();
+    }
+    json.endArray();
+    json.key("fixed_text");
+    json.value(model.fixedText);
+    writeStrings(json, "shapes", model.shapes);
+    json.key("parameters");
+    json.value(model.parameters);
+}
+
 // The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
 void writeModel(core::JsonWriter& json, const ModelView& model) {
     static const char* const grids[] = {"layer_heads", "every_layer", "detectors", "rollout",
@@ -180,6 +229,7 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.endArray();
     writeModelAnalyses(json, model);
     writeEncoder(json, model);
+    writeModelAttention(json, model);
     json.endObject();
 }
 

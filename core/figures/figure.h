@@ -60,6 +60,10 @@ struct GridFigure {
     std::vector<std::string> captionLines;
     std::string title; // above the panels; empty: none
     bool sharedColorBar = true;
+    // Panels that belong together (a model's query heads that share a K/V head): per panel its
+    // group, -1 for none. Each run of a group's panels within a row is framed, every other
+    // group's frame (the first's too) tinted. Empty: no frames.
+    std::vector<int> panelGroups;
 };
 
 // `pairView`: a sentence pair's cells outside the block shown drawn as masked (attention_map.h).

@@ -170,8 +170,23 @@ GridPlan planGrid(const GridFigure& figure, int scale) {
     return plan;
 }
 
+// The frames of the panels' groups (under the panels: a tint is their background), drawn as
+// the SVG strokes them: a line on the box's outer pixels.
+void drawGroupFrames(Canvas& canvas, const GridFigure& figure, const GridLayout& layout) {
+    const int s = canvas.scale, w = kGroupFrameWidth * s;
+    for (const GroupFrame& g : groupFrames(layout, figure.panelGroups)) {
+        const int x0 = g.x0 * s, y0 = g.y0 * s, x1 = g.x1 * s, y1 = g.y1 * s;
+        if (g.tinted) canvas.fill(x0, y0, x1 - x0, y1 - y0, kGroupTint);
+        canvas.fill(x0, y0, x1 - x0, w, kGroupFrameColor);
+        canvas.fill(x0, y1 - w, x1 - x0, w, kGroupFrameColor);
+        canvas.fill(x0, y0, w, y1 - y0, kGroupFrameColor);
+        canvas.fill(x1 - w, y0, w, y1 - y0, kGroupFrameColor);
+    }
+}
+
 void drawGrid(Canvas& canvas, const GridFigure& figure, const GridPlan& plan) {
     drawText(canvas, *plan.font, plan.layout.title, kTitlePx, kTitleColor, Anchor::Left);
+    drawGroupFrames(canvas, figure, plan.layout);
     for (std::size_t i = 0; i < figure.panels.size(); ++i)
         drawPanel(canvas, *plan.font, figure.panels[i], plan.layout.panels[i],
                   plan.colMaskWidths[i], panelOrigin(plan.layout, i));

@@ -175,6 +175,11 @@ std::string gridSvg(const GridFigure& grid) {
     std::ostringstream body;
     int gradients = 0;
     text(body, L.title, kTitlePx, kTitleColor, nullptr, m);
+    for (const GroupFrame& g : groupFrames(L, grid.panelGroups)) // under the panels they frame
+        body << "<rect x=\"" << g.x0 + 0.5 << "\" y=\"" << g.y0 + 0.5 << "\" width=\""
+             << g.x1 - g.x0 - 1 << "\" height=\"" << g.y1 - g.y0 - 1 << "\" fill=\""
+             << (g.tinted ? hex(kGroupTint) : "none") << "\" stroke=\"" << hex(kGroupFrameColor)
+             << "\" stroke-width=\"" << kGroupFrameWidth << "\"/>\n";
     for (std::size_t p = 0; p < grid.panels.size(); ++p)
         writePanel(body, grid.panels[p], L.panels[p], panelOrigin(L, p), m, gradients);
     writeColorBar(body, grid.panels.front(), L.bar, m, gradients);

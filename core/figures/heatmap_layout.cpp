@@ -295,4 +295,23 @@ Origin panelOrigin(const GridLayout& L, std::size_t i) {
     return {int(i) % L.columns * L.panelW, L.top + int(i) / L.columns * L.panelH};
 }
 
+std::vector<GroupFrame> groupFrames(const GridLayout& L, const std::vector<int>& groups) {
+    std::vector<GroupFrame> frames;
+    const std::size_t count = std::min(groups.size(), L.panels.size());
+    for (std::size_t i = 0; i < count;) {
+        std::size_t j = i; // the run of group groups[i] in this row: panels [i, j]
+        while (j + 1 < count && groups[j + 1] == groups[i] &&
+               int(j + 1) / L.columns == int(i) / L.columns)
+            ++j;
+        if (groups[i] >= 0) {
+            const Origin first = panelOrigin(L, i), last = panelOrigin(L, j);
+            frames.push_back({first.x + kGroupInset, first.y + kGroupInsetTop,
+                              last.x + L.panelW - kGroupInset, last.y + L.panelH - kGroupInset,
+                              groups[i] % 2 == 0});
+        }
+        i = j + 1;
+    }
+    return frames;
+}
+
 } // namespace core::heatmaps

@@ -117,6 +117,18 @@ struct Origin {
 // Where panel i's top-left corner lies in the grid figure.
 Origin panelOrigin(const GridLayout& layout, std::size_t i);
 
+// A group of panels framed together (GridFigure::panelGroups): one box per run of the group's
+// panels within a row, kGroupInset inside the panels' outer edges (in their margins, so it
+// touches no label), kGroupInsetTop below their tops (under a grid's title, which reaches
+// into the first row's margin), a kGroupFrameWidth line, filled with kGroupTint when `tinted`.
+constexpr int kGroupInset = 5, kGroupInsetTop = kMargin - 4, kGroupFrameWidth = 1;
+const Rgb kGroupFrameColor{150, 158, 182}, kGroupTint{238, 242, 250};
+struct GroupFrame {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool tinted = false;
+};
+std::vector<GroupFrame> groupFrames(const GridLayout& layout, const std::vector<int>& groups);
+
 // `text` broken at spaces into lines at most maxWidth wide at `px`; a word wider than that on
 // its own is cut with an ellipsis. Never a cut inside a word that fits on a line.
 std::vector<std::string> wrapWords(const std::string& text, const TextMetrics& metrics, float px,

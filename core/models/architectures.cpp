@@ -50,11 +50,17 @@ std::unique_ptr<const Transformer> loadLlama(const ModelConfig& c, const HfFiles
 // A modern decoder's entry: tokenizer.json, the shared forward, rotary positions.
 Architecture decoder(const char* name, const char* type, ModelConfig (*read)(const JsonFields&),
                      NormPlace norm = NormPlace::PreNorm) {
-    return {name,      {type},
-            read,      tokenizerJson,
-            loadLlama, Stack::Decoder,
-            norm,      Positions::Rotary,
-            "o_proj",  Detectors::RepeatedSequence};
+    return {name,
+            {type},
+            read,
+            tokenizerJson,
+            loadLlama,
+            Stack::Decoder,
+            norm,
+            Positions::Rotary,
+            "o_proj",
+            Detectors::RepeatedSequence,
+            NormKind::RmsNorm};
 }
 
 const Architecture kArchitectures[] = {
@@ -113,7 +119,8 @@ const Architecture kArchitectures[] = {
      NormPlace::PreNorm,
      Positions::Rotary,
      "o_proj",
-     Detectors::RepeatedSequence},
+     Detectors::RepeatedSequence,
+     NormKind::RmsNorm},
     decoder("Phi-3", "phi3", readPhi3Config),
     decoder("OLMo 2", "olmo2", readOlmo2Config, NormPlace::OnOutput),
 };

@@ -31,6 +31,8 @@ enum class Positions { Learned, LearnedAfterPad, Rotary };
 // The head detectors a family runs (model_analysis.h): a decoder's on a repeated random
 // sequence (induction, previous token), an encoder's on the sentence shown (Clark et al.).
 enum class Detectors { RepeatedSequence, SentenceShown };
+// LayerNorm (GPT-2, BERT) or RMSNorm (the modern decoders): what the window says a layer reads.
+enum class NormKind { LayerNorm, RmsNorm };
 
 struct Architecture {
     const char* name;                                    // for people: "GPT-2", "BERT"
@@ -44,6 +46,7 @@ struct Architecture {
     Positions positions;
     const char* outProjection; // the attention's output projection as the checkpoint names it
     Detectors detectors;
+    NormKind normKind = NormKind::LayerNorm;
 
     bool causal() const { return stack == Stack::Decoder; }
 };

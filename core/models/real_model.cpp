@@ -124,6 +124,13 @@ Mat headMap(const Attention& a, int h) {
     return a.attention.middleRows(a.headRow(0, h), a.queryLen);
 }
 
+Mat firstKeyColumn(const Attention& a) {
+    Mat column(a.queryLen, a.heads); // rows x H
+    for (int h = 0; h < a.heads; ++h)
+        column.col(h) = a.attention.block(a.headRow(0, h), 0, a.queryLen, 1);
+    return column;
+}
+
 void stopIfCancelled(const RealTraceOptions& options) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw TraceCancelled();
 }
@@ -197,6 +204,7 @@ void keepLayer(RealTrace& r, std::size_t& budget, int l, Attention&& attention, 
         r.thumbnails.push_back(poolMap(map, r.thumbnailStep));
     }
     r.meanAttention.push_back(mean / Scalar(std::max(attention.heads, 1)));
+    r.firstKeyWeights.push_back(firstKeyColumn(attention));
     if (attention.causal) { // what a longer text's trace starts from
         r.keys.push_back(attention.k);
         r.values.push_back(attention.v);
@@ -217,6 +225,7 @@ int firstChangedLayer(const RealTrace& r, const RealTraceOptions& options) {
     const RealTrace* old = options.resume.get();
     if (!old || old->model != r.model || old->ids != r.ids || old->types != r.types ||
         old->layerCount() != r.model->config().layers ||
+        int(old->firstKeyWeights.size()) != old->layerCount() ||
         old->thumbnails.size() != std::size_t(old->layerCount() * r.model->config().heads) ||
         old->thumbnailStep != r.thumbnailStep || old->topK != r.topK)
         return 0;
@@ -232,6 +241,7 @@ void takeLayers(RealTrace& r, const RealTrace& old, int first, std::size_t& budg
     for (int l = 0; l < first; ++l) {
         r.residual.push_back(old.residual[std::size_t(l)]);
         r.meanAttention.push_back(old.meanAttention[std::size_t(l)]);
+        r.firstKeyWeights.push_back(old.firstKeyWeights[std::size_t(l)]);
         if (std::size_t(l) < old.keys.size()) {
             r.keys.push_back(old.keys[std::size_t(l)]);
             r.values.push_back(old.values[std::size_t(l)]);

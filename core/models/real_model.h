@@ -118,7 +118,10 @@ struct RealTrace {
     std::vector<Mat> residual;      // L + 1, N x d: the stream before each layer and after the last
     std::vector<Mat> meanAttention; // L, N x N: each layer's attention averaged over its heads
     std::vector<Mat> thumbnails;    // L x H maps (layer-major), at most thumbnailSide square
-    int thumbnailStep = 1;          // tokens per thumbnail cell, each way
+    // L, N x H: each query's weight on key 0 in each head, kept for every layer (a thumbnail
+    // pools it away): the attention sink's share (model_analysis.h, attentionSinkShares).
+    std::vector<Mat> firstKeyWeights;
+    int thumbnailStep = 1; // tokens per thumbnail cell, each way
     // A decoder's keys and values per layer (L, N x (H_kv*d_head)): what a trace of a longer
     // text starts from (RealTraceOptions::resume). Empty for an encoder.
     std::vector<Mat> keys, values;

@@ -20,6 +20,8 @@ std::shared_ptr<const Trace> makeLayerTrace(const RealTrace& r, int l, Attention
 
 // Head h's rows x M block of a layer's weights (one sentence).
 Mat headMap(const Attention& a, int h);
+// Each query's weight on key 0, per head: rows x H (RealTrace::firstKeyWeights).
+Mat firstKeyColumn(const Attention& a);
 
 // Predictions (top k) and the next token's log-probability of rows [first, first + rows) of the
 // trace, from their logits (rows x V), appended to r's.

@@ -81,6 +81,8 @@ void keepTail(RealTrace& r, const RealTrace& old, int l, int P, Attention&& tail
     }
     mean.bottomRows(n) = tailMean / Scalar(std::max(H, 1));
     r.meanAttention.push_back(std::move(mean));
+    r.firstKeyWeights.push_back(stacked(old.firstKeyWeights[std::size_t(l)], P,
+                                        firstKeyColumn(tail))); // N x H
     if (l > 0) {                             // made again from its stream when shown
         r.keys.push_back(std::move(tail.k)); // N x (H_kv*d_head)
         r.values.push_back(std::move(tail.v));
@@ -103,6 +105,7 @@ bool resumable(const RealTrace& r, const RealTrace& old, const RealTraceOptions&
         !options.pair.empty() || !old.pair.empty() || old.ids == r.ids)
         return false; // the same ids: the layers' own resume (RealTraceOptions::resume)
     if (old.layerCount() != L || int(old.keys.size()) != L || int(old.values.size()) != L ||
+        int(old.firstKeyWeights.size()) != L ||
         old.thumbnails.size() != std::size_t(L) * std::size_t(H) || old.layers.empty() ||
         !old.layers[0] || old.layers[0]->attention.scoreBias)
         return false;

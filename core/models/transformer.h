@@ -19,6 +19,13 @@
 
 namespace core::models {
 
+// Which of the attention's projections add a bias (q, k, v, the output), as the checkpoint holds
+// them: what the window says of a model and what its parameter count adds.
+struct AttentionBiases {
+    bool q = false, k = false, v = false, o = false;
+    bool any() const { return q || k || v || o; }
+};
+
 class Transformer {
   public:
     virtual ~Transformer() = default;
@@ -61,6 +68,9 @@ class Transformer {
     virtual std::size_t traceWeightBytes() const { return 0; }
     // What a layer's attention reads, for the Pipeline tab: "ln_1 of the residual stream".
     virtual std::string attentionInputName() const = 0;
+    // The attention's biases: all four for GPT-2 and the BERT family, whose files must hold
+    // them (this base's answer); the Llama family's where the file has them.
+    virtual AttentionBiases attentionBiases() const { return {true, true, true, true}; }
 };
 
 struct ForwardOptions {

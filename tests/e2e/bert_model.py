@@ -65,7 +65,8 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
         check(name in written, f"{name} in the exported folder")
     with open(os.path.join(folder, "detectors.csv")) as f:
         header = f.readline().strip()
-    check(header == "layer,head,previous_token,next_token,self,cls,sep", f"Clark et al.'s scores: {header}")
+    check(header == "layer,head,previous_token,next_token,self,cls,sep,first_token_on_sentence",
+          f"Clark et al.'s scores and the sink on the sentence: {header}")
     heads = [n for n in os.listdir(os.path.join(folder, "layer-01")) if n.endswith("-L1-H1.svg")]
     check(len(heads) == 1, f"layer 1's head 1 named for model, layer and head: {heads}")
     with open(os.path.join(folder, "layer-01", heads[0])) as f:

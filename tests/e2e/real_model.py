@@ -22,8 +22,10 @@ def cell_center(rect, layers, heads, layer, head):
 
 
 with App(sys.argv[1], "--model", FIXTURE) as app:
-    app.wait_state(lambda s: s["model"]["real"] and s["model"]["grid"] == "every_layer"
-                   and s["model"]["predictions"], "the model view of the fixture, with guesses")
+    state = app.wait_state(lambda s: s["model"]["real"] and s["model"]["grid"] == "every_layer"
+                           and s["model"]["predictions"], "the model view of the fixture, with guesses")
+    check(state["model"]["kv_group_rects"] == [] and state["model"]["kv_legend"] == "",
+          "GPT-2's heads each read their own keys and values: no frames, no legend")
 
     app.click(*SENTENCE_FIELD)
     app.chord("ctrl+a")
@@ -51,7 +53,8 @@ with App(sys.argv[1], "--model", FIXTURE) as app:
     check(len(files) == 1, f"one CSV in the export folder: {files}")
     with open(os.path.join(app.export_dir, files[0])) as f:
         lines = f.read().splitlines()
-    check(lines[0] == "layer,head,previous_token,duplicate_token,induction,first_token",
+    check(lines[0] == "layer,head,previous_token,duplicate_token,induction,first_token,"
+          "first_token_on_sentence",
           f"the CSV's header: {lines[0]}")
     check(len(lines) == 1 + 2 * 4, f"one row per head: {len(lines) - 1}")
 print("1 passed, 0 failed")

@@ -209,6 +209,7 @@ std::vector<HeadDetectorScores> detectEncoderHeads(const RealTrace& trace) {
         {"cls", Mat(L, H), "mean attention to " + cls + " (Clark et al. 2019)"},
         {"sep", Mat(L, H),
          "mean attention to " + sep + ", where heads with nothing to do look (Clark et al. 2019)"}};
+    for (HeadDetectorScores& s : out) s.onSentence = true;
     for (int l = 0; l < L; ++l) {
         const std::shared_ptr<const Trace> layer = trace.layer(l);
         for (int h = 0; h < H; ++h) {
@@ -246,6 +247,65 @@ std::string detectorsInputLine(const RealModel& model) {
     return "Scored on " + std::to_string(half) + " random tokens repeated twice (" +
            std::to_string(2 * half + (bos ? 1 : 0)) + (bos ? " with the start token" : " tokens") +
            "), not on the typed sentence: the same whatever you type.";
+}
+
+namespace {
+
+const char* const kSinkTitle = "attention sink (first token) on your sentence";
+const char* const kSinkExplanation =
+    "mean attention to the first token over the later tokens of the sentence shown (Xiao et al. "
+    "2023, attention sinks): 1 when every token looks only at the first";
+
+} // namespace
+
+Mat attentionSinkShares(const RealTrace& trace) {
+    const int L = trace.layerCount();
+    if (int(trace.firstKeyWeights.size()) != L)
+        throw std::invalid_argument("attentionSinkShares: the trace has no first-key weights");
+    const Eigen::Index H = L > 0 ? trace.firstKeyWeights[0].cols() : 0;
+    Mat shares = Mat::Zero(L, H); // L x H
+    for (int l = 0; l < L; ++l) {
+        const Mat& column = trace.firstKeyWeights[std::size_t(l)]; // N x H
+        if (column.cols() != H)
+            throw std::invalid_argument("attentionSinkShares: the layers differ in heads");
+        if (column.rows() < 2) continue; // no query after the first
+        shares.row(l) = (column.bottomRows(column.rows() - 1).cast<double>().colwise().sum() /
+                         double(column.rows() - 1))
+                            .cast<Scalar>();
+    }
+    return shares;
+}
+
+Mat attentionSinkShares(const std::vector<std::shared_ptr<const Trace>>& layers) {
+    const int n = layers.empty() || !layers[0] ? 0 : layers[0]->attention.queryLen;
+    checkLayers(layers, n, "attentionSinkShares");
+    const int H = layers.empty() ? 0 : layers[0]->attention.heads;
+    Mat shares(int(layers.size()), H); // L x H
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        for (int h = 0; h < H; ++h)
+            shares(Eigen::Index(l), h) =
+                Scalar(firstTokenScore(headAttention(layers[l]->attention, h)));
+    return shares;
+}
+
+HeadDetectorScores sinkDetectorScores(Mat shares) {
+    HeadDetectorScores s{"first_token_on_sentence", std::move(shares), kSinkExplanation};
+    s.title = kSinkTitle;
+    s.onSentence = true;
+    return s;
+}
+
+HeadDetectorScores sentenceSinkScores(const RealTrace& trace) {
+    return sinkDetectorScores(attentionSinkShares(trace));
+}
+
+std::vector<HeadDetectorScores> withSentenceSink(std::vector<HeadDetectorScores> detectors,
+                                                 const RealTrace& trace) {
+    HeadDetectorScores sink = sentenceSinkScores(trace);
+    const bool fits = detectors.empty() || (detectors[0].scores.rows() == sink.scores.rows() &&
+                                            detectors[0].scores.cols() == sink.scores.cols());
+    if (fits) detectors.push_back(std::move(sink));
+    return detectors;
 }
 
 std::string headScoresCsv(const std::vector<HeadDetectorScores>& scores) {

@@ -43,6 +43,10 @@ struct HeadDetectorScores {
     std::string name;        // previous_token, duplicate_token, induction, first_token
     Mat scores;              // L x H, layers and heads from 0
     std::string explanation; // one sentence for a tooltip or the CSV's reader
+    std::string title = {};  // for people, where it differs from the name ("": the name)
+    bool onSentence = false; // scored on the text shown, not on a test sequence of its own
+
+    const std::string& shownName() const { return title.empty() ? name : title; }
 };
 
 // The detection patterns, N x N (0 or 1, lower-triangular).
@@ -99,6 +103,32 @@ std::vector<HeadDetectorScores> detectModelHeads(const RealTrace& trace);
 // random tokens repeated twice (101 with the start token), not on the typed sentence", or
 // "scored on the sentence shown".
 std::string detectorsInputLine(const RealModel& model);
+
+// ---- Attention sinks ------------------------------------------------------------------------
+//
+// Xiao et al. 2023 ("Efficient Streaming Language Models with Attention Sinks", StreamingLLM):
+// trained decoders put much of many heads' attention on the first token whatever it is, a place
+// to park the softmax's mass when nothing else matters. A head's sink share on the trace's own
+// text is firstTokenScore of its map: the mean over the queries 1..N-1 of the weight on key 0
+// (1: every later token looks only at the first; a uniform causal head: the mean of 1/(i+1)).
+
+// L x H, layers and heads from 0, from RealTrace::firstKeyWeights (every layer, kept or not).
+// All 0 for a one-token text (no query after the first). Throws std::invalid_argument for a
+// trace without them (one not made by traceRealModel).
+Mat attentionSinkShares(const RealTrace& trace);
+// The same from layer traces (each one self-attention sentence of N >= 2 tokens): the check.
+Mat attentionSinkShares(const std::vector<std::shared_ptr<const Trace>>& layers);
+
+// attentionSinkShares as a detector's scores: first_token_on_sentence, titled "attention sink
+// (first token) on your sentence", scored on the text (onSentence).
+HeadDetectorScores sentenceSinkScores(const RealTrace& trace);
+// The same of shares already made (L x H).
+HeadDetectorScores sinkDetectorScores(Mat shares);
+// `detectors` with sentenceSinkScores(trace) after them: what the window's grid, its CSV and the
+// export show. The sink is left out when its grid differs in shape from the others' (a trace of
+// another model).
+std::vector<HeadDetectorScores> withSentenceSink(std::vector<HeadDetectorScores> detectors,
+                                                 const RealTrace& trace);
 
 // "layer,head,<name>..." then one row per head, layers and heads numbered from 1 (as the window
 // names them), layer by layer. Throws std::invalid_argument when the grids differ in shape.

@@ -142,10 +142,11 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
         detectorLines.push_back("scored on repeated random tokens (TransformerLens's test), not "
                                 "on a text");
     }
-    for (const HeadDetectorScores& d : detectors)
+    for (const HeadDetectorScores& d : detectors) // the sink's of the text: its line stays
         files.figure("detectors-" + fileName(d.name),
-                     captioned(detectorFigure(d, o.colormap), detectorLines, o.caption), o.scale,
-                     false);
+                     captioned(detectorFigure(d, o.colormap),
+                               d.onSentence ? modelLines : detectorLines, o.caption),
+                     o.scale, false);
     if (!detectors.empty()) files.text("detectors", ".csv", headScoresCsv(detectors));
     const int layers = trace.layerCount();
     files.figure("rollout",

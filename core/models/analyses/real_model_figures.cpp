@@ -5,6 +5,7 @@
 #include "figures/attention_map.h"
 #include "figures/palette.h"
 #include "models/formats/model_folder.h"
+#include "models/model_description.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -95,30 +96,53 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
     std::string text = "\"" + trace.text + "\"";
     if (!trace.pair.empty()) text = "A: " + text + "  B: \"" + trace.pair + "\"";
     std::vector<std::string> lines = {text, what, sizes};
+    if (const std::string attention = attentionCaptionLine(model); !attention.empty())
+        lines.push_back(attention); // RoPE, windows, the scale: what the sizes do not say
     if (const std::string off = switchedOffHeads(trace); !off.empty())
         lines.push_back(std::string("heads switched off (output zeroed before ") +
                         model.architecture->outProjection + "): " + off);
     return lines;
 }
 
+namespace {
+
+// "L3-H7", or "L3-H7 · kv 4" where query heads share K/V heads in groups (GQA).
+std::string panelTitle(int layer, int head, const KvGroups& groups) {
+    if (!groups.shared() || groups.groups() == 1) return layerHeadName(layer, head);
+    return layerHeadName(layer, head) + " \xC2\xB7 kv " + std::to_string(groups.groupOf(head) + 1);
+}
+
+// The query heads that share a K/V head framed together, and the caption saying so.
+void frameGroups(GridFigure& grid, const KvGroups& groups, int layers) {
+    if (!groups.shared()) return; // MHA: every head its own keys and values
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < groups.heads; ++h) grid.panelGroups.push_back(groups.groupOf(h));
+    grid.captionLines.push_back("each frame: the query heads that read one K/V head; " +
+                                kvGroupsLegend(groups));
+}
+
+} // namespace
+
 GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
                            ColormapId colormap, bool valueWeighted) {
     GridFigure grid;
     int heads = 0;
+    KvGroups groups;
     for (int l = 0; l < trace.layerCount(); ++l) {
         const std::shared_ptr<const Trace> kept = layerOf(trace, l); // one layer at a time
         const Trace& layer = *kept;
         heads = layer.attention.heads;
+        groups = {heads, layer.attention.kvHeads};
         for (int h = 0; h < heads; ++h) {
             if (valueWeighted) {
                 HeatmapFigure f = valueWeightedPanel(layer, h, colormap);
-                f.title = layerHeadName(l, h);
+                f.title = panelTitle(l, h, groups);
                 grid.panels.push_back(std::move(f));
                 continue;
             }
             const AttentionMap map = attentionMap(layer, 0, h);
             HeatmapFigure f;
-            f.title = layerHeadName(l, h);
+            f.title = panelTitle(l, h, groups);
             f.rows = map.rows, f.cols = map.cols;
             f.rowLabels = map.queryLabels, f.colLabels = map.keyLabels;
             f.values = map.values;
@@ -130,12 +154,13 @@ GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string
     }
     grid.columns = modelGridColumns(heads);
     grid.captionLines = captionLines;
+    frameGroups(grid, groups, trace.layerCount());
     return grid;
 }
 
 HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colormap) {
     HeatmapFigure f;
-    f.title = "head detector: " + scores.name;
+    f.title = scores.title.empty() ? "head detector: " + scores.name : scores.title;
     f.captionLines = {scores.explanation};
     f.rows = int(scores.scores.rows()), f.cols = int(scores.scores.cols());
     for (int l = 0; l < f.rows; ++l) // appended: GCC 12 warns on "L" + string (-Wrestrict)
@@ -146,7 +171,7 @@ HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colorm
         for (int h = 0; h < f.cols; ++h) f.values.push_back(float(scores.scores(l, h)));
     f.valueMin = 0.0f, f.valueMax = 1.0f; // a score is a share of attention
     f.rowAxis = "layer", f.colAxis = "head";
-    f.valueLabel = scores.name + " score";
+    f.valueLabel = scores.title.empty() ? scores.name + " score" : scores.title;
     f.colormap = colormap;
     return f;
 }

@@ -130,6 +130,15 @@ std::shared_ptr<const Weights> LlamaModel::attentionWeights(int l) const {
     return shared;
 }
 
+AttentionBiases LlamaModel::attentionBiases() const {
+    AttentionBiases any; // a bias any layer has (real files have them in all or none)
+    for (const LlamaBlock& b : w_.blocks) {
+        any.q = any.q || b.qBias, any.k = any.k || b.kBias;
+        any.v = any.v || b.vBias, any.o = any.o || b.oBias;
+    }
+    return any;
+}
+
 std::size_t LlamaModel::traceWeightBytes() const {
     const LlamaBlock& b = w_.blocks.front();
     std::size_t floats =

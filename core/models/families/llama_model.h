@@ -102,6 +102,8 @@ class LlamaModel final : public Transformer {
     std::size_t traceWeightBytes() const override;
     Rotation rotationOf(int l, int n) const override { return rotation(l, n); }
     std::string attentionInputName() const override;
+    // The biases the file holds (Qwen 2's q, k and v; attention_bias).
+    AttentionBiases attentionBiases() const override;
     const LlamaWeights& weights() const { return w_; }
 
   private:
