@@ -117,7 +117,7 @@ std::string ropePhrase(const ModelConfig& c) {
         parts.push_back("on " + std::to_string(r.dims) + " of " + std::to_string(c.headSize()) +
                         " dimensions per head");
     if (const std::string scaling = ropeScaling(r); !scaling.empty()) parts.push_back(scaling);
-    if (!c.decoder.localLayer.empty() && !c.decoder.localRope.empty())
+    if (!c.decoder.localRope.empty())
         parts.push_back("theta " + plain(c.decoder.localRope.theta) + " on the windowed layers");
     return "rotary positions (" + joined(parts, ", ") + ")";
 }

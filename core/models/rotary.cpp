@@ -2,6 +2,7 @@
 #include "models/rotary.h"
 
 #include "io/json_fields.h"
+#include "models/formats/model_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,8 @@
 #include <stdexcept>
 
 namespace core::models {
+
+using config_fields::numberOrNull;
 
 const std::vector<std::string>& ropeTypes() {
     static const std::vector<std::string> types = {"default", "linear", "dynamic",
@@ -132,10 +135,6 @@ Rotation rotationTables(const RopeSpec& spec, int positions, int seqLen) {
 
 namespace {
 
-double numberOr(const JsonFields& f, const char* name, double fallback) {
-    return f.has(name) && !f.at(name).is_null() ? f.number(name, fallback) : fallback;
-}
-
 std::vector<double> factors(const JsonFields& f, const char* name, int count) {
     const nlohmann::json& list = f.at(name);
     if (!list.is_array() || int(list.size()) != count)
@@ -164,7 +163,7 @@ std::string ropeType(const JsonFields& p) {
 }
 
 void needFactor(const JsonFields& p, RopeSpec& s) {
-    s.factor = numberOr(p, "factor", 0);
+    s.factor = numberOrNull(p, "factor", 0);
     if (!(s.factor >= 1) && s.type != "yarn" && s.type != "longrope")
         p.bad("rope type \"" + s.type + "\" needs a \"factor\" of at least 1");
 }
@@ -175,26 +174,27 @@ RopeSpec readRopeParameters(const JsonFields& p, double theta, int headDim, int 
                             double partial) {
     RopeSpec s;
     s.type = ropeType(p);
-    s.theta = numberOr(p, "rope_theta", theta);
+    s.theta = numberOrNull(p, "rope_theta", theta);
     if (!(s.theta > 1)) p.bad("\"rope_theta\" must be a number above 1");
-    partial = numberOr(p, "partial_rotary_factor", partial);
+    partial = numberOrNull(p, "partial_rotary_factor", partial);
     s.dims = int(headDim * partial);
     if (!(partial > 0 && partial <= 1) || s.dims < 2 || s.dims % 2 != 0)
         p.bad("\"partial_rotary_factor\" must turn an even number of a head's dimensions");
     s.maxPositions = maxPositions;
     if (s.type == "default") return s;
     needFactor(p, s);
-    s.originalMax = int(numberOr(p, "original_max_position_embeddings", 0));
-    s.attentionFactor = numberOr(p, "attention_factor", 0);
+    s.originalMax = int(numberOrNull(p, "original_max_position_embeddings", 0));
+    s.attentionFactor = numberOrNull(p, "attention_factor", 0);
     if (s.type == "llama3") {
-        s.lowFreqFactor = numberOr(p, "low_freq_factor", 1);
-        s.highFreqFactor = numberOr(p, "high_freq_factor", 4);
+        s.lowFreqFactor = numberOrNull(p, "low_freq_factor", 1);
+        s.highFreqFactor = numberOrNull(p, "high_freq_factor", 4);
         if (s.originalMax < 1 || !(s.highFreqFactor > s.lowFreqFactor))
             p.bad("rope type \"llama3\" needs original_max_position_embeddings and "
                   "high_freq_factor above low_freq_factor");
     } else if (s.type == "yarn") {
-        s.betaFast = numberOr(p, "beta_fast", 32), s.betaSlow = numberOr(p, "beta_slow", 1);
-        s.mscale = numberOr(p, "mscale", 0), s.mscaleAllDim = numberOr(p, "mscale_all_dim", 0);
+        s.betaFast = numberOrNull(p, "beta_fast", 32), s.betaSlow = numberOrNull(p, "beta_slow", 1);
+        s.mscale = numberOrNull(p, "mscale", 0),
+        s.mscaleAllDim = numberOrNull(p, "mscale_all_dim", 0);
         s.truncate = !p.has("truncate") || p.boolean("truncate", true);
     } else if (s.type == "longrope") {
         s.shortFactor = factors(p, "short_factor", s.dims / 2);
@@ -204,8 +204,8 @@ RopeSpec readRopeParameters(const JsonFields& p, double theta, int headDim, int 
 }
 
 RopeSpec readRope(const JsonFields& config, int headDim, int maxPositions) {
-    const double theta = numberOr(config, "rope_theta", 10000);
-    const double partial = numberOr(config, "partial_rotary_factor", 1);
+    const double theta = numberOrNull(config, "rope_theta", 10000);
+    const double partial = numberOrNull(config, "partial_rotary_factor", 1);
     RopeSpec spec;
     if (config.has("rope_parameters") && config.at("rope_parameters").is_object()) {
         const nlohmann::json& all = config.at("rope_parameters");

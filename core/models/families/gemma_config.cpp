@@ -11,11 +11,10 @@
 #include <nlohmann/json.hpp>
 
 namespace core::models {
-namespace {
 
-double numberOrNull(const JsonFields& f, const char* name, double fallback) {
-    return f.has(name) && !f.at(name).is_null() ? f.number(name, fallback) : fallback;
-}
+using config_fields::numberOrNull;
+
+namespace {
 
 ModelConfig gemmaDefaults(int layers, int d, int inner, int heads, int kv, int positions,
                           int vocab) {
@@ -79,9 +78,6 @@ void readGemma3Rope(const JsonFields& f, ModelConfig& c) {
         c.decoder.localRope =
             readRopeParameters(JsonFields(nlohmann::json::object(), "config.json: "), localBase,
                                c.headDim, c.nPositions, 1.0);
-    c.decoder.localLayer.assign(std::size_t(c.layers), 0);
-    for (int l = 0; l < c.layers; ++l)
-        c.decoder.localLayer[std::size_t(l)] = c.decoder.window[std::size_t(l)] > 0;
 }
 
 ModelConfig readGemma3Text(const JsonFields& f) {

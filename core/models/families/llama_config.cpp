@@ -17,10 +17,6 @@ using namespace config_fields;
 
 namespace {
 
-double numberOrNull(const JsonFields& f, const char* name, double fallback) {
-    return f.has(name) && !f.at(name).is_null() ? f.number(name, fallback) : fallback;
-}
-
 bool booleanOrNull(const JsonFields& f, const char* name, bool fallback) {
     return f.has(name) && !f.at(name).is_null() ? f.boolean(name, fallback) : fallback;
 }
@@ -58,8 +54,6 @@ void readShapes(const JsonFields& f, const ModelConfig& defaults, ModelConfig& c
     c.vocabSize = f.integer("vocab_size", 1, kMaxVocab, defaults.vocabSize);
     c.layerNormEpsilon = positiveEpsilon(f, "rms_norm_eps", defaults.layerNormEpsilon);
     c.padTokenId = padTokenId(f, c.vocabSize);
-    if (f.has("bos_token_id") && f.at("bos_token_id").is_number_integer())
-        c.decoder.bosTokenId = f.integer("bos_token_id", 0, c.vocabSize - 1);
 }
 
 // Every layer's window: `window` on the layers `sliding` says, from layer_types when the file

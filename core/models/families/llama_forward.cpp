@@ -26,7 +26,8 @@ Mat LlamaModel::norm(const Mat& x, const TensorView* weight) const {
 
 Rotation LlamaModel::rotation(int l, int positions) const {
     const DecoderSpec& s = w_.config.decoder;
-    const bool local = !s.localLayer.empty() && s.localLayer[std::size_t(l)];
+    // Gemma 3 turns its windowed layers by its local base (the only family with a localRope).
+    const bool local = !s.localRope.empty() && s.window[std::size_t(l)] > 0;
     const RopeSpec& spec = local ? s.localRope : s.rope;
     // LongRoPE and dynamic NTK change their frequencies with the text's length.
     const bool lengthDependent = spec.type == "longrope" || spec.type == "dynamic";

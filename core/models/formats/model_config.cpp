@@ -32,6 +32,11 @@ void readShape(const JsonFields& fields, const char* layersName, const char* hea
     checkHeads(fields, c, headsName, dModelName);
 }
 
+double numberOrNull(const JsonFields& fields, const char* name, double fallback) {
+    return fields.has(name) && !fields.at(name).is_null() ? fields.number(name, fallback)
+                                                          : fallback;
+}
+
 double positiveEpsilon(const JsonFields& fields, const char* name, double fallback) {
     const double eps = fields.number(name, fallback);
     if (!(eps > 0 && eps < 1)) fields.bad(std::string("\"") + name + "\" must be in (0, 1)");

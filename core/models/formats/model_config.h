@@ -19,13 +19,12 @@ namespace core::models {
 // What the modern decoders (the Llama family, models/families/llama_model.h) vary, as their
 // config.json says it; GPT-2 and the BERT family leave it as it is.
 struct DecoderSpec {
-    RopeSpec rope;                // every layer's, or Gemma 3's global layers'
-    RopeSpec localRope;           // Gemma 3's sliding layers' (rope_local_base_freq)
-    std::vector<int> window;      // per layer: 0 full causal, W: keys j with i - W < j <= i
-    std::vector<char> localLayer; // per layer: 1 where localRope turns q and k
-    bool gemmaNorm = false;       // RMSNorm times (1 + w)
-    bool sandwichNorms = false;   // Gemma 2 / 3: a norm after attention and after the MLP too
-    bool normAfter = false;       // OLMo 2: x + norm(attn(x)), no norm before the sublayer
+    RopeSpec rope;              // every layer's, or Gemma 3's global layers'
+    RopeSpec localRope;         // Gemma 3's windowed layers' (rope_local_base_freq); empty: none
+    std::vector<int> window;    // per layer: 0 full causal, W: keys j with i - W < j <= i
+    bool gemmaNorm = false;     // RMSNorm times (1 + w)
+    bool sandwichNorms = false; // Gemma 2 / 3: a norm after attention and after the MLP too
+    bool normAfter = false;     // OLMo 2: x + norm(attn(x)), no norm before the sublayer
     enum class QkNorm { None, PerHead, Whole } qkNorm = QkNorm::None;
     bool embedScale = false;     // Gemma: embeddings times sqrt(d_model)
     double attentionSoftcap = 0; // Gemma 2: scores = tanh(scores / cap) * cap; 0 none
@@ -33,7 +32,6 @@ struct DecoderSpec {
     double queryScale = 0;   // the scores' factor (query_pre_attn_scalar^-1/2); 0: 1/sqrt(d_head)
     bool fused = false;      // Phi-3: qkv_proj and gate_up_proj
     bool tied = false;       // tie_word_embeddings
-    int bosTokenId = -1;     // config.json's bos_token_id, -1 when absent
     bool multimodal = false; // Gemma 3 with a vision tower: its language_model is read
 };
 
@@ -97,6 +95,9 @@ void checkHeads(const JsonFields& fields, const ModelConfig& c, const char* head
 // d_model: what every family's reader starts with.
 void readShape(const JsonFields& fields, const char* layersName, const char* headsName,
                const char* dModelName, ModelConfig& c);
+// A number, or `fallback` when the field is absent or null (the modern decoders' configs
+// write null for "not used": sliding_window, soft caps, rope fields).
+double numberOrNull(const JsonFields& fields, const char* name, double fallback);
 // A LayerNorm epsilon in (0, 1), `fallback` when absent.
 double positiveEpsilon(const JsonFields& fields, const char* name, double fallback);
 // pad_token_id within the vocabulary, or -1 when absent or null.
