@@ -363,6 +363,56 @@ TEST_P(AttentionOnEveryPath, MaskedWeightsStayZeroWithSharedKeysRotationAndBias)
             }
 }
 
+// A sliding window and a soft cap (Mistral's, Gemma 2's) keep them too, on short rows (one tile
+// softmax) and long ones (row by row), and match the readable reference.
+TEST_P(AttentionOnEveryPath, MaskedWeightsStayZeroWithASlidingWindowAndASoftCap) {
+    for (const int n : {20, 70}) {
+        AttentionInput in = paddedInput({n, n - 7}, 32, 4, 52);
+        in.causal = true;
+        in.window = 5;
+        in.scoreCap = 3;
+        in.rotation = rotaryTables(n, 8);
+        const core::Weights w = groupedWeights(32, 4, 2, 8, 53);
+        const Attention a = runForward(in, w);
+        for (int b = 0; b < 2; ++b)
+            for (int h = 0; h < 4; ++h)
+                for (int i = 0; i < n; ++i) {
+                    const Eigen::Index r = a.headRow(b, h, i);
+                    bool sees = false; // a padded query's window may hold padding alone
+                    for (int j = 0; j < n; ++j) {
+                        sees = sees || !a.masked(b, i, j);
+                        if (a.masked(b, i, j))
+                            ASSERT_EQ(a.attention(r, j), 0.0f) << n << b << i << j;
+                    }
+                    EXPECT_NEAR(a.attention.row(r).sum(), sees ? 1.0 : 0.0, 1e-6) << "row " << r;
+                }
+        EXPECT_TRUE(a.masked(0, 10, 5));                 // 10 - 5 = 5: just outside the window
+        EXPECT_FALSE(a.masked(0, 10, 6));                // inside it
+        EXPECT_LE(a.scores.cwiseAbs().maxCoeff(), 3.0f); // capped
+        expectMatchesReference(in, w);
+    }
+}
+
+// attendProjected, given the projections forward() makes, gives forward()'s attention and concat.
+TEST_P(AttentionOnEveryPath, AttendProjectedEqualsTheForwardOnItsOwnProjections) {
+    AttentionInput in = paddedInput({70}, 32, 4, 54);
+    in.keyPadding.resize(0, 0);
+    in.causal = true;
+    in.window = 9;
+    in.rotation = rotaryTables(70, 8);
+    const core::Weights w = groupedWeights(32, 4, 2, 8, 55);
+    const Attention whole = runForward(in, w);
+    AttentionInput own = in;
+    own.q = in.x * w.wQ; // 70 x 32, before the rotation
+    own.k = in.x * w.wK; // 70 x 16
+    own.v = in.x * w.wV; // 70 x 16
+    Attention a;
+    core::attendProjected(own, a);
+    EXPECT_LE((a.attention - whole.attention).cwiseAbs().maxCoeff(), 1e-5f);
+    EXPECT_LE((a.concat - whole.concat).cwiseAbs().maxCoeff(), 1e-5f);
+    EXPECT_EQ(a.output.size(), 0); // W_O is the model's
+}
+
 namespace {
 
 // Rows [first, first + rows) of each sentence of a (B*len) x width matrix.
