@@ -19,8 +19,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from bench_gpt2_torch import RUNS, THREADS, mha_viz_ms, read_safetensors
-from torch_blas import blas_report
+from bench_gpt2_torch import RUNS, THREADS, mha_viz_ms, read_safetensors, report
 
 
 def forward(s, c, ids, linear):
@@ -81,11 +80,7 @@ def main():
         ms = median_ms(s, config, ids, way)
         print(f"torch {way}: {ms:.2f} ms ({flops / (ms * 1e6):.1f} GFLOP/s, median of {RUNS})")
         best = ms if best is None else min(best, ms)
-    print(f"torch best: {best:.2f} ms, {args.tokens} tokens with the MLM head, "
-          f"{torch.get_num_threads()} threads")
-    if ours:
-        print(f"mha-viz {ours:.2f} ms vs torch {best:.2f} ms: speed-up {best / ours:.2f}x")
-    print(blas_report())
+    report(best, ours, f"{args.tokens} tokens with the MLM head")
 
 
 if __name__ == "__main__":

@@ -141,11 +141,16 @@ def main():
         ms = median_ms(s, config, ids, way)
         print(f"torch {way}: {ms:.2f} ms ({flops / (ms * 1e6):.1f} GFLOP/s, median of {RUNS})")
         best = ms if best is None else min(best, ms)
-    print(f"torch best: {best:.2f} ms, {args.tokens} tokens with the logits, "
-          f"{torch.get_num_threads()} threads")
+    report(best, ours, f"{args.tokens} tokens with the logits")
+
+
+def report(best, ours, what):
+    """The peer's best time, mha-viz's against it, and the BLAS torch ran (after the runs, so
+    every library torch loads lazily is mapped): every peer script's last lines."""
+    print(f"torch best: {best:.2f} ms, {what}, {torch.get_num_threads()} threads")
     if ours:
         print(f"mha-viz {ours:.2f} ms vs torch {best:.2f} ms: speed-up {best / ours:.2f}x")
-    print(blas_report())  # after the runs, so every library torch loads lazily is mapped
+    print(blas_report())
 
 
 if __name__ == "__main__":

@@ -21,17 +21,14 @@ if "OPENBLAS_CORETYPE" in os.environ:  # must go before OpenBLAS loads: re-run w
 import argparse  # noqa: E402
 import json  # noqa: E402
 import pathlib  # noqa: E402
-import re  # noqa: E402
 import struct  # noqa: E402
-import subprocess  # noqa: E402
 import time  # noqa: E402
 
 import torch  # noqa: E402
 
-from make_llama_fixtures import rope_inv_freq  # noqa: E402
-from torch_blas import blas_report  # noqa: E402
+from bench_gpt2_torch import THREADS, mha_viz_ms, report  # noqa: E402
+from make_llama_fixtures import cos_sin  # noqa: E402
 
-THREADS = 2
 RUNS = 5  # timed runs after one warm-up; the median counts
 DTYPES = {"F32": torch.float32, "BF16": torch.bfloat16, "F16": torch.float16}
 
@@ -113,24 +110,15 @@ def forward_flops(c, n):
     return c["num_hidden_layers"] * per_layer + 2 * n * d * c["vocab_size"]
 
 
-def mha_viz_ms(binary, folder, n):
-    out = subprocess.run([binary, "--model", str(folder), "--bench-forward", str(n)],
-                         check=True, capture_output=True, text=True).stdout
-    print("mha-viz --bench-forward:\n  " + out.strip().replace("\n", "\n  "), flush=True)
-    return float(re.search(r"forward: ([\d.]+) ms", out).group(1))
-
-
 def rope_tables(c, n):
+    """cos and sin of n positions, as the fixtures' reference makes them (llama3 scaling)."""
     hd = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
     scaling = c.get("rope_scaling") or {}
     r = {"theta": c.get("rope_theta", 10000.0), "type": scaling.get("rope_type", "default"),
          "factor": scaling.get("factor"), "low": scaling.get("low_freq_factor"),
          "high": scaling.get("high_freq_factor"),
          "original": scaling.get("original_max_position_embeddings")}
-    inv, attention = rope_inv_freq(r, hd, c["max_position_embeddings"], n)
-    freqs = torch.arange(n).float()[:, None] @ inv[None, :]
-    emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos() * attention, emb.sin() * attention
+    return cos_sin(r, hd, c["max_position_embeddings"], n)
 
 
 def main():
@@ -153,11 +141,7 @@ def main():
         ms = median_ms(s, c, ids, cos, sin, way)
         print(f"torch {way}: {ms:.2f} ms ({flops / (ms * 1e6):.1f} GFLOP/s, median of {RUNS})")
         best = ms if best is None else min(best, ms)
-    print(f"torch best: {best:.2f} ms, {args.tokens} tokens with the logits, "
-          f"{torch.get_num_threads()} threads")
-    if ours:
-        print(f"mha-viz {ours:.2f} ms vs torch {best:.2f} ms: speed-up {best / ours:.2f}x")
-    print(blas_report())
+    report(best, ours, f"{args.tokens} tokens with the logits")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@
 
 #include "build_facts.h"
 #include "engine/simd.h"
+#include "model_reference.h"
+#include "simd_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +23,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace core::models;
+using testing_support::worstAttention;
+using testing_support::worstLogit;
 
 const fs::path kDir = fs::path(build_facts::fixtureDir()) / "bert";
 
@@ -39,45 +43,7 @@ const RealModel& model(const std::string& variant) {
     return *m;
 }
 
-double worstLogit(const core::Mat& logits, const json& expected) {
-    double worst = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i)
-        for (std::size_t v = 0; v < expected[i].size(); ++v)
-            worst = std::max(worst, std::abs(double(logits(Eigen::Index(i), Eigen::Index(v))) -
-                                             expected[i][v].get<double>()));
-    return worst;
-}
-
-double worstAttention(const CollectedForward& out, const json& expected) {
-    double worst = 0;
-    for (std::size_t l = 0; l < expected.size(); ++l) {
-        const core::Attention& a = out.layers[l];
-        for (int h = 0; h < a.heads; ++h)
-            for (int i = 0; i < a.queryLen; ++i)
-                for (int j = 0; j < a.keyLen; ++j)
-                    worst = std::max(worst, std::abs(double(a.attention(a.headRow(0, h, i), j)) -
-                                                     expected[l][h][i][j].get<double>()));
-    }
-    return worst;
-}
-
-using VariantOnPath = std::tuple<std::string, core::SimdLevel>;
-
-std::string variantName(const ::testing::TestParamInfo<VariantOnPath>& info) {
-    return std::get<0>(info.param) + "_" + std::string(core::toString(std::get<1>(info.param)));
-}
-
-class BertReference : public ::testing::TestWithParam<VariantOnPath> {
-  protected:
-    void SetUp() override {
-        previous_ = core::activeSimdLevel();
-        ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam())));
-    }
-    void TearDown() override { core::useSimdLevel(previous_); }
-
-  private:
-    core::SimdLevel previous_ = core::SimdLevel::Scalar;
-};
+class BertReference : public testing_support::OnEveryPathNamed {};
 
 TEST_P(BertReference, TheTokenizerGivesTheIdsAndTypesTheReferenceWasFed) {
     const std::string variant = std::get<0>(GetParam());
@@ -131,14 +97,14 @@ INSTANTIATE_TEST_SUITE_P(Variants, BertReference,
                                                               "distilbert_bare_f16", "roberta_f32",
                                                               "roberta_bf16_shards"),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         variantName);
+                         testing_support::namedPathName);
 
 INSTANTIATE_TEST_SUITE_P(Variants, BertHeadReference,
                          ::testing::Combine(::testing::Values("bert_f32", "bert_f16_gamma_shards",
                                                               "distilbert_f32", "roberta_f32",
                                                               "roberta_bf16_shards"),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         variantName);
+                         testing_support::namedPathName);
 
 const BertWeights& weightsOf(const std::string& variant) {
     return dynamic_cast<const BertModel&>(*model(variant).net).weights();

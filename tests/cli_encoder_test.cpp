@@ -3,6 +3,7 @@
 // PyTorch's numbers on the fixtures of make_bert_fixtures.py through the CLI; a streamed --json
 // file; --export; one line with exit 2 for every bad input.
 #include "build_facts.h"
+#include "cli_fixtures.h"
 #include "process_runner.h"
 
 #include <gtest/gtest.h>
@@ -16,17 +17,12 @@ using nlohmann::json;
 using testing_support::expectBadInput;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
+using testing_support::traceOf;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kFixtures = fs::path(build_facts::fixtureDir()) / "bert";
-
-json traceOf(const std::vector<std::string>& args) {
-    const ProcessResult r = runMhaViz(args);
-    EXPECT_EQ(r.exitCode, 0) << r.err;
-    return json::parse(r.out);
-}
 
 const json& reference() {
     static const json r = [] {
@@ -38,10 +34,7 @@ const json& reference() {
 
 // A scratch copy of a fixture folder, to break.
 fs::path copyOf(const std::string& variant, const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("mha-viz-cli-encoder-" + name);
-    fs::remove_all(dir);
-    fs::copy(kFixtures / variant, dir);
-    return dir;
+    return testing_support::scratchCopy(kFixtures / variant, "encoder-" + name);
 }
 
 } // namespace

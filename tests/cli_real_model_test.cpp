@@ -3,6 +3,7 @@
 // of make_gpt2_fixtures.py, the cache lookup by name, the benchmark, and one line with exit 2
 // for every bad input.
 #include "build_facts.h"
+#include "cli_fixtures.h"
 #include "process_runner.h"
 
 #include <gtest/gtest.h>
@@ -19,24 +20,16 @@ using nlohmann::json;
 using testing_support::expectBadInput;
 using testing_support::ProcessResult;
 using testing_support::runMhaViz;
+using testing_support::traceOf;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kFixtures = fs::path(build_facts::fixtureDir()) / "gpt2";
 
-json traceOf(const std::vector<std::string>& args) {
-    const ProcessResult r = runMhaViz(args);
-    EXPECT_EQ(r.exitCode, 0) << r.err;
-    return json::parse(r.out);
-}
-
 // A scratch copy of a fixture folder, to break.
 fs::path copyOf(const std::string& variant, const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("mha-viz-cli-real-" + name);
-    fs::remove_all(dir);
-    fs::copy(kFixtures / variant, dir);
-    return dir;
+    return testing_support::scratchCopy(kFixtures / variant, "real-" + name);
 }
 
 } // namespace

@@ -5,6 +5,8 @@
 
 #include "build_facts.h"
 #include "engine/simd.h"
+#include "model_reference.h"
+#include "simd_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +20,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace core::models;
+using testing_support::worstAttention;
+using testing_support::worstLogit;
 
 const fs::path kDir = fs::path(build_facts::fixtureDir()) / "gpt2";
 
@@ -35,39 +39,7 @@ Gpt2Model openVariant(const std::string& variant) {
     return Gpt2Model(loadGpt2Weights(readModelConfig(files.config), files));
 }
 
-double worstLogit(const core::Mat& logits, const json& expected) {
-    double worst = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i)
-        for (std::size_t v = 0; v < expected[i].size(); ++v)
-            worst = std::max(worst, std::abs(double(logits(Eigen::Index(i), Eigen::Index(v))) -
-                                             expected[i][v].get<double>()));
-    return worst;
-}
-
-double worstAttention(const CollectedForward& out, const json& expected) {
-    double worst = 0;
-    for (std::size_t l = 0; l < expected.size(); ++l) {
-        const core::Attention& a = out.layers[l];
-        for (int h = 0; h < a.heads; ++h)
-            for (int i = 0; i < a.queryLen; ++i)
-                for (int j = 0; j < a.keyLen; ++j)
-                    worst = std::max(worst, std::abs(double(a.attention(a.headRow(0, h, i), j)) -
-                                                     expected[l][h][i][j].get<double>()));
-    }
-    return worst;
-}
-
-class Gpt2Reference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
-  protected:
-    void SetUp() override {
-        previous_ = core::activeSimdLevel();
-        ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam())));
-    }
-    void TearDown() override { core::useSimdLevel(previous_); }
-
-  private:
-    core::SimdLevel previous_ = core::SimdLevel::Scalar;
-};
+class Gpt2Reference : public testing_support::OnEveryPathNamed {};
 
 TEST_P(Gpt2Reference, EveryLayersAttentionAndTheLogitsMatchPyTorchTo1e4) {
     const std::string variant = std::get<0>(GetParam());
@@ -97,10 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, Gpt2Reference,
                          ::testing::Combine(::testing::Values("f32", "f32_unprefixed_shards", "f16",
                                                               "bf16_shards", "untied"),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_" +
-                                    std::string(core::toString(std::get<1>(info.param)));
-                         });
+                         testing_support::namedPathName);
 
 TEST(Gpt2Weights, TheUntiedHeadIsLmHeadAndTheTiedOneIsWte) {
     const Gpt2Model tied = openVariant("f32");

@@ -7,7 +7,9 @@
 
 #include "build_facts.h"
 #include "engine/simd.h"
+#include "model_reference.h"
 #include "models/architectures.h"
+#include "simd_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +23,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace core::models;
+using testing_support::worstAttention;
+using testing_support::worstLogit;
 
 const fs::path kDir = fs::path(build_facts::fixtureDir()) / "llama";
 
@@ -38,28 +42,6 @@ std::unique_ptr<LlamaModel> openVariant(const std::string& variant) {
     return std::make_unique<LlamaModel>(loadLlamaWeights(readModelConfig(files.config), files));
 }
 
-double worstLogit(const core::Mat& logits, const json& expected) {
-    double worst = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i)
-        for (std::size_t v = 0; v < expected[i].size(); ++v)
-            worst = std::max(worst, std::abs(double(logits(Eigen::Index(i), Eigen::Index(v))) -
-                                             expected[i][v].get<double>()));
-    return worst;
-}
-
-double worstAttention(const CollectedForward& out, const json& expected) {
-    double worst = 0;
-    for (std::size_t l = 0; l < expected.size(); ++l) {
-        const core::Attention& a = out.layers[l];
-        for (int h = 0; h < a.heads; ++h)
-            for (int i = 0; i < a.queryLen; ++i)
-                for (int j = 0; j < a.keyLen; ++j)
-                    worst = std::max(worst, std::abs(double(a.attention(a.headRow(0, h, i), j)) -
-                                                     expected[l][h][i][j].get<double>()));
-    }
-    return worst;
-}
-
 const std::vector<std::string>& variantNames() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
@@ -69,17 +51,7 @@ const std::vector<std::string>& variantNames() {
     return names;
 }
 
-class LlamaReference : public ::testing::TestWithParam<std::tuple<std::string, core::SimdLevel>> {
-  protected:
-    void SetUp() override {
-        previous_ = core::activeSimdLevel();
-        ASSERT_TRUE(core::useSimdLevel(std::get<1>(GetParam())));
-    }
-    void TearDown() override { core::useSimdLevel(previous_); }
-
-  private:
-    core::SimdLevel previous_ = core::SimdLevel::Scalar;
-};
+class LlamaReference : public testing_support::OnEveryPathNamed {};
 
 TEST_P(LlamaReference, EveryLayersAttentionAndTheLogitsMatchPyTorchTo1e4) {
     const std::string variant = std::get<0>(GetParam());
@@ -137,10 +109,7 @@ TEST_P(LlamaReference, TheKeyValueCacheGivesTheWholeForwardsRows) {
 INSTANTIATE_TEST_SUITE_P(Variants, LlamaReference,
                          ::testing::Combine(::testing::ValuesIn(variantNames()),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
-                         [](const auto& info) {
-                             return std::get<0>(info.param) + "_" +
-                                    std::string(core::toString(std::get<1>(info.param)));
-                         });
+                         testing_support::namedPathName);
 
 TEST(LlamaWeights, HalfPrecisionStaysHalfAndFusedTensorsAreViewsIntoTheMapping) {
     EXPECT_EQ(openVariant("llama2_mha_bf16_shards")->weights().store.commonDtype(), Dtype::BF16);

@@ -34,7 +34,7 @@ import re
 import torch
 import torch.nn.functional as F
 
-from make_gpt2_fixtures import toy_tokenizer, write_safetensors
+from make_gpt2_fixtures import toy_tokenizer, write_safetensors, write_shards
 
 OUT = pathlib.Path(__file__).resolve().parent / "fixtures" / "bert"
 LAYERS, HEADS, D, INNER, POSITIONS = 2, 4, 32, 64, 64
@@ -293,18 +293,7 @@ def write_tokenizer(folder, family, as_tokenizer_json):
 
 def write_weights(folder, named, dtype, shards):
     named = {k: (v.to(dtype) if v.is_floating_point() else v) for k, v in named.items()}
-    if shards == 1:
-        write_safetensors(folder / "model.safetensors", named)
-        return
-    names, weight_map = list(named), {}
-    for k in range(shards):
-        file = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
-        part = {n: named[n] for n in names[k::shards]}
-        write_safetensors(folder / file, part)
-        weight_map.update({n: file for n in part})
-    index = {"metadata": {"total_size": sum(t.numel() * t.element_size() for t in named.values())},
-             "weight_map": dict(sorted(weight_map.items()))}
-    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2))
+    write_shards(folder, named, shards)
 
 
 def rounded(values, digits=7):

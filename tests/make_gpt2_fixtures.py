@@ -197,6 +197,12 @@ def write_weights(folder, state, dtype, prefixed, shards, mask):
             buffer = torch.tril(torch.ones(1, 1, POSITIONS, POSITIONS))
             named[full.replace("ln_1.weight", "attn.bias")] = buffer.to(DTYPES_BACK[mask])
             named[full.replace("ln_1.weight", "attn.masked_bias")] = torch.tensor(-1e4)
+    write_shards(folder, named, shards)
+
+
+def write_shards(folder, named, shards):
+    """model.safetensors, or `shards` files (tensor k in shard k mod shards) with the index
+    Hugging Face writes beside them: every fixture script's checkpoints."""
     if shards == 1:
         write_safetensors(folder / "model.safetensors", named)
         return

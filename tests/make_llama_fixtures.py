@@ -27,7 +27,7 @@ import pathlib
 
 import torch
 
-from make_gpt2_fixtures import bytes_to_unicode, write_safetensors
+from make_gpt2_fixtures import bytes_to_unicode, write_safetensors, write_shards
 
 OUT = pathlib.Path(__file__).resolve().parent / "fixtures" / "llama"
 LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
@@ -417,18 +417,7 @@ def random_state(c, vocab_size, g):
 def write_weights(folder, state, dtype, shards, extra=None):
     named = {n: t.to(dtype) for n, t in state.items()}
     named.update(extra or {})
-    if shards == 1:
-        write_safetensors(folder / "model.safetensors", named)
-        return
-    names, weight_map = list(named), {}
-    for k in range(shards):
-        file = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
-        part = {n: named[n] for n in names[k::shards]}
-        write_safetensors(folder / file, part)
-        weight_map.update({n: file for n in part})
-    index = {"metadata": {"total_size": sum(t.numel() * t.element_size() for t in named.values())},
-             "weight_map": dict(sorted(weight_map.items()))}
-    (folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2))
+    write_shards(folder, named, shards)
 
 
 def cases(vocab, tokenizer):
