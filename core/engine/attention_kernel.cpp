@@ -516,23 +516,55 @@ inline Scalar widen(const HalfMatrix& b, std::uint16_t bits) {
     return float(Eigen::half(Eigen::half_impl::raw_uint16_to_half(bits)));
 }
 
+// kWidth entries of a row of b, widened into one packet. BF16 in registers: through a float
+// array, the halves' stores and the whole packet's load missed store forwarding (half of the
+// packing's time).
+inline gemm::Packet widenPacket(const HalfMatrix& b, const std::uint16_t* row) {
+    if constexpr (gemm::kWidth > 1) {
+        if (b.bf16) {
+            using Halves = std::uint16_t __attribute__((vector_size(2 * gemm::kWidth)));
+            using Words = std::uint32_t __attribute__((vector_size(4 * gemm::kWidth)));
+            Halves halves;
+            std::memcpy(&halves, row, sizeof halves);
+            const Words words = __builtin_convertvector(halves, Words) << 16;
+            gemm::Packet packet;
+            std::memcpy(&packet, &words, sizeof packet);
+            return packet;
+        }
+    }
+    alignas(64) Scalar wide[gemm::kWidth];
+    for (int i = 0; i < gemm::kWidth; ++i) wide[i] = widen(b, row[i]);
+    return Eigen::internal::pload<gemm::Packet>(wide);
+}
+
 // Rows [p0, p0 + width) of b (width <= kPanel) widened and packed as one panel of the
 // micro-kernel (gemm::packTransposed's layout: for each k the kPanel entries b(p0 + c, k), zero
 // past width): the right-hand side b^T of a product by torch.nn.Linear's out x in weights.
-// A block of 16 depths at a time, so the rows' writes land in the same few cache lines (one
-// row's whole depth at a time wrote a new line for every value: a fifth of the forward).
+// kWidth x kWidth blocks are widened a row at a time and turned in registers (ptranspose):
+// value by value, the strided writes took a quarter of a BF16 model's forward.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes" // PacketBlock of a vector type
 void packHalfPanel(const HalfMatrix& b, Eigen::Index p0, int width, Scalar* dst) {
-    constexpr Eigen::Index kBlock = 16;
-    const Eigen::Index depth = b.cols;
+    using namespace Eigen::internal;
+    constexpr int kW = gemm::kWidth;
+    const Eigen::Index depth = b.cols, whole = depth / kW * kW;
     if (width < gemm::kPanel) std::fill(dst, dst + depth * gemm::kPanel, Scalar(0));
-    for (Eigen::Index k0 = 0; k0 < depth; k0 += kBlock) {
-        const Eigen::Index k1 = std::min(depth, k0 + kBlock);
-        for (int c = 0; c < width; ++c) {
-            const std::uint16_t* row = b.data + (p0 + c) * depth;
-            for (Eigen::Index k = k0; k < k1; ++k) dst[k * gemm::kPanel + c] = widen(b, row[k]);
+    for (int c0 = 0; c0 + kW <= width; c0 += kW)
+        for (Eigen::Index k0 = 0; k0 < whole; k0 += kW) {
+            PacketBlock<gemm::Packet, kW> block;
+            for (int i = 0; i < kW; ++i)
+                block.packet[i] = widenPacket(b, b.data + (p0 + c0 + i) * depth + k0);
+            ptranspose(block); // packet j: depth k0 + j, columns c0 .. c0 + kW
+            for (int j = 0; j < kW; ++j)
+                pstoreu(dst + (k0 + j) * gemm::kPanel + c0, block.packet[j]);
         }
+    for (int c = 0; c < width; ++c) { // the columns past whole blocks, and the depths past them
+        const std::uint16_t* row = b.data + (p0 + c) * depth;
+        const Eigen::Index from = c < width / kW * kW ? whole : 0;
+        for (Eigen::Index k = from; k < depth; ++k) dst[k * gemm::kPanel + c] = widen(b, row[k]);
     }
 }
+#pragma GCC diagnostic pop
 
 // Columns [c0, c0 + width) of b widened, b.rows x width row-major into dst.
 void widenColumns(const HalfMatrix& b, Eigen::Index c0, Eigen::Index width, Scalar* dst) {

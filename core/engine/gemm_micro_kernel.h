@@ -18,8 +18,9 @@ namespace core::kernel::gemm {
 
 using Packet = Eigen::internal::packet_traits<Scalar>::type;
 inline constexpr int kWidth = Eigen::internal::packet_traits<Scalar>::size;
-inline constexpr int kPanel = 2 * kWidth; // columns per micro-kernel: two packets
-inline constexpr int kRows = 6;           // rows per micro-kernel: 12 accumulators
+inline constexpr int kPanel = 2 * kWidth;          // columns per micro-kernel: two packets
+inline constexpr int kRows = kWidth == 16 ? 8 : 6; // rows per micro-kernel: 2 * kRows accumulators
+inline constexpr int kDepthBlock = 256; // depths per pass over the rows (see multiplyPanels)
 
 // Columns of a packed matrix, rounded up to whole panels (the padding is zero).
 inline Eigen::Index paddedCols(Eigen::Index cols) {
@@ -64,8 +65,8 @@ struct Rhs {
 };
 
 // R rows of out (stride ldo) at columns [col, col + width) = scale * sum over k < depth of
-// a(r, k) * panel(k, c), where a has stride lda.
-template <int R>
+// a(r, k) * panel(k, c), where a has stride lda; with Add, that sum is added to out instead.
+template <int R, bool Add = false>
 void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::Index kStride,
                  int depth, Scalar scale, Scalar* out, Eigen::Index ldo, int width) {
     using namespace Eigen::internal;
@@ -82,7 +83,18 @@ void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::
     const Packet s = pset1<Packet>(scale);
     for (int r = 0; r < R; ++r) {
         Scalar* row = out + r * ldo;
-        if (width == kPanel) {
+        if constexpr (Add) { // a later block of the depth: rarely partial, so plain adds there
+            alignas(64) Scalar tmp[kPanel];
+            pstoreu(tmp, pmul(s, acc[r][0]));
+            pstoreu(tmp + kWidth, pmul(s, acc[r][1]));
+            if (width == kPanel) {
+                pstoreu(row, padd(ploadu<Packet>(row), ploadu<Packet>(tmp)));
+                pstoreu(row + kWidth,
+                        padd(ploadu<Packet>(row + kWidth), ploadu<Packet>(tmp + kWidth)));
+            } else {
+                for (int c = 0; c < width; ++c) row[c] += tmp[c];
+            }
+        } else if (width == kPanel) {
             pstoreu(row, pmul(s, acc[r][0]));
             pstoreu(row + kWidth, pmul(s, acc[r][1]));
         } else { // the last, partial panel: a whole first packet goes straight to the row
@@ -110,26 +122,45 @@ void microKernel(const Scalar* a, Eigen::Index lda, const Scalar* panel, Eigen::
 }
 
 // The micro-kernel for the last `rows` (< R) rows of a block, with rows a compile-time count.
-template <int R, class... Args>
+template <int R, bool Add, class... Args>
 void microKernelTail(int rows, Args... args) {
     if constexpr (R > 0) {
-        if (rows == R) return microKernel<R>(args...);
-        microKernelTail<R - 1>(rows, args...);
+        if (rows == R) return microKernel<R, Add>(args...);
+        microKernelTail<R - 1, Add>(rows, args...);
     }
 }
 
+// One block of the depth (depth <= kDepthBlock) for every row of one panel.
+template <bool Add>
+void panelBlock(const Scalar* a, Eigen::Index lda, int rows, int depth, const Scalar* panel,
+                Eigen::Index kStride, int width, Scalar scale, Scalar* out, Eigen::Index ldo) {
+    int r = 0;
+    for (; r + kRows <= rows; r += kRows)
+        microKernel<kRows, Add>(a + r * lda, lda, panel, kStride, depth, scale, out + r * ldo, ldo,
+                                width);
+    microKernelTail<kRows - 1, Add>(rows - r, a + r * lda, lda, panel, kStride, depth, scale,
+                                    out + r * ldo, ldo, width);
+}
+
 // out (rows x cols, stride ldo) = scale * a (rows x depth, stride lda) * b (depth x cols).
+// The depth is taken kDepthBlock at a time, every row for each block, so the panel's block
+// stays in L1 while all rows read it: a model's projection (depth 2048 to 8192) read its whole
+// panel (up to 1 MB with AVX-512's 32 columns) from L2 again for every 6 rows.
 inline void multiplyPanels(const Scalar* a, Eigen::Index lda, int rows, int depth, Rhs b, int cols,
                            Scalar scale, Scalar* out, Eigen::Index ldo) {
     for (int p0 = 0; p0 < cols; p0 += kPanel) {
         const Scalar* panel = b.data + Eigen::Index(p0 / kPanel) * b.panelStep;
         const int width = std::min(kPanel, cols - p0);
-        int r = 0;
-        for (; r + kRows <= rows; r += kRows)
-            microKernel<kRows>(a + r * lda, lda, panel, b.kStride, depth, scale, out + r * ldo + p0,
-                               ldo, width);
-        microKernelTail<kRows - 1>(rows - r, a + r * lda, lda, panel, b.kStride, depth, scale,
-                                   out + r * ldo + p0, ldo, width);
+        for (int k0 = 0; k0 == 0 || k0 < depth; k0 += kDepthBlock) { // depth 0 writes zeros
+            const int block = std::min(kDepthBlock, depth - k0);
+            const Scalar* from = panel + Eigen::Index(k0) * b.kStride;
+            if (k0 == 0)
+                panelBlock<false>(a, lda, rows, block, from, b.kStride, width, scale, out + p0,
+                                  ldo);
+            else
+                panelBlock<true>(a + k0, lda, rows, block, from, b.kStride, width, scale, out + p0,
+                                 ldo);
+        }
     }
 }
 
