@@ -45,9 +45,15 @@ class PipelineDrawer {
         : d_(d), trace_(trace), maps_(maps), tab_(tab), gl_(maps.gl),
           draw_(ImGui::GetWindowDrawList()) {
         const float avail = ImGui::GetContentRegionAvail().x;
-        // Narrower where K and V have shapes of their own: their lines need the room.
-        blockWidth_ =
-            std::clamp(avail * (d.grouped() || d.M != d.N ? 0.45f : 0.55f), 160.0f, 420.0f);
+        // The blocks give way to the longest shape line (K and V's with GQA or cross-attention),
+        // so at 1440 px no line is cut off at the panel's edge.
+        float text = 0.0f;
+        for (const std::string& line :
+             {"K, V " + shapeText({{"B", d.B}, {"M", d.M}, {"H_kv*d_head", d.Hkv * d.d_head}}),
+              "K, V " + shapeText({{"B", d.B}, {"M", d.M}, {"H_kv", d.Hkv}, {"d_head", d.d_head}}),
+              "K, V as " + shapeText({{"B", d.B}, {"H", d.H}, {"M", d.M}, {"d_head", d.d_head}})})
+            text = std::max(text, ImGui::CalcTextSize(line.c_str()).x + 16.0f);
+        blockWidth_ = std::clamp(std::min(avail * 0.55f, avail - text), 120.0f, 420.0f);
         rowHeight_ = ImGui::GetFontSize() * 1.3f;
         const double age = ImGui::GetTime() - tab.animStart;
         regroup_ = tab.animateSplit && tab.animStart >= 0 && age < kRegroupSeconds && d.live
@@ -190,9 +196,13 @@ class PipelineDrawer {
             draw_->AddLine(a, b, IM_COL32(255, 90, 80, 255), 3.0f);
             draw_->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), IM_COL32(255, 90, 80, 255), 3.0f);
         }
-        draw_->AddText(ImVec2(b.x + 8, a.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
-                       on ? "each output dimension\nsums over every head's\nslice: heads mix here"
-                          : "switched off:\noutput = concat,\nheads never mix");
+        // Below the stage's name and shape, in the text column (beside the square it overlapped
+        // them).
+        const float line = ImGui::GetFontSize() + 1.0f;
+        draw_->AddText(ImVec2(min.x + blockWidth_ + 12.0f, a.y + 2.0f * line + 2.0f),
+                       ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                       on ? "heads mix here: each output\ndimension sums every head"
+                          : "switched off: output =\nconcat, heads never mix");
     }
 
     // The output row: every column is a blend of all heads (thin stripes of every colour).
@@ -296,8 +306,11 @@ Dims pipelineHeader(const core::Trace& trace, PipelineTabState& tab) {
     ImGui::Checkbox("animate when H changes", &tab.animateSplit);
     itemTooltip("Slices regroup over half a second when the head count changes; off for still "
                 "screenshots.");
-    ImGui::SameLine();
-    ImGui::TextDisabled("hover a block or a head's slice");
+    const char* hint = "hover a block or a head's slice";
+    if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x >
+        ImGui::CalcTextSize(hint).x + 2.0f * ImGui::GetStyle().ItemSpacing.x)
+        ImGui::SameLine(); // else on a line of its own
+    ImGui::TextDisabled("%s", hint);
 
     return d;
 }
@@ -314,11 +327,10 @@ InputStage inputStage(const ModelView& model, const core::Scene& scene) {
                     std::to_string(model.layer + 1) +
                     "'s attention reads (layer 1: the "
                     "embeddings' LayerNorm of token + position + token type)."};
-    if (model.real)
-        return {"X  (ln_1 of the residual stream)",
-                "One d_model-wide row per token: layer " + std::to_string(model.layer + 1) +
-                    "'s LayerNorm of the residual stream (layer 1: token + learned position "
-                    "embeddings), what its attention reads."};
+    if (model.real) // the family's own words: GPT-2's ln_1, Llama's input_layernorm (RMSNorm)
+        return {"X  (what the layer reads)",
+                "One d_model-wide row per token: layer " + std::to_string(model.layer + 1) + "'s " +
+                    model.attentionInput + ", what its attention reads."};
     if (model.open)
         return {"X  (the residual stream)",
                 "One d_model-wide row per token: what layer " + std::to_string(model.layer + 1) +
@@ -355,8 +367,7 @@ void drawProjections(PipelineDrawer& p, const Dims& d, ImVec2 a0, ImVec2 a1, flo
 }
 
 // X -> Q, K, V (-> RoPE) -> reshape: the projections and the cut into heads.
-void drawProjectionStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d, bool bug,
-                          const InputStage& input) {
+void drawProjectionStages(PipelineDrawer& p, const Dims& d, bool bug, const InputStage& input) {
     const float row = p.rowHeight(), tall = d.grouped() || d.M != d.N ? 2.4f : 1.6f;
     const std::string nd = shapeText({{"B", d.B}, {"N", d.N}, {"d_model", d.d_model}});
     p.stage(input.title.c_str(), nd, input.tip.c_str(), row, [&](ImVec2 a0, ImVec2 a1) {
@@ -466,13 +477,13 @@ void drawMergeStages(PipelineDrawer& p, const core::Scene& scene, const Dims& d,
         "concat", nd,
         "The H slices side by side again: head h fills columns h*d_head... Nothing is mixed yet.",
         row, [&](ImVec2 a0, ImVec2 a1) { p.slices(a0, a1, 0.0f, true); });
-    p.stage("x W_O", shapeText({{"d_model", d.d_model}, {"d_model", d.d_model}}),
-            "The only step that mixes heads: each output dimension is a weighted sum over every "
-            "head's slice, through "
-            "the rows of W_O.",
-            std::min(row * 4.0f, p.blockWidth() * 0.4f), [&](ImVec2 a0, ImVec2 a1) {
-                p.outputProjection(a0, a1, scene.outProjection || !d.live);
-            });
+    p.stage(
+        "x W_O", shapeText({{"d_model", d.d_model}, {"d_model", d.d_model}}),
+        "The only step that mixes heads: each output dimension is a weighted sum over every "
+        "head's slice, through "
+        "the rows of W_O.",
+        std::max(std::min(row * 4.0f, p.blockWidth() * 0.4f), row * 3.3f),
+        [&](ImVec2 a0, ImVec2 a1) { p.outputProjection(a0, a1, scene.outProjection || !d.live); });
     p.stage(
         "output", nd,
         "One d_model-wide row per token, a blend of all heads (or, without W_O, just the concat).",
@@ -491,7 +502,7 @@ void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const 
     const Dims d = pipelineHeader(trace, pipeline);
     PipelineDrawer p(d, trace, maps, pipeline);
     const bool bug = scene.reshapeBug && d.live;
-    drawProjectionStages(p, scene, d, bug, inputStage(model, scene));
+    drawProjectionStages(p, d, bug, inputStage(model, scene));
     drawSplitStages(p, d, bug);
     drawAttentionStages(p, scene, d);
     drawMergeStages(p, scene, d, bug);
