@@ -194,10 +194,10 @@ std::uint64_t TensorStore::fileBytes() const {
 }
 
 Dtype TensorStore::commonDtype() const {
-    std::int64_t count[4] = {0, 0, 0, 0};
+    std::int64_t count[5] = {0, 0, 0, 0, 0};
     for (const auto& [name, t] : tensors_) count[int(t.dtype)] += t.elements();
     count[int(Dtype::Other)] = 0;
-    return Dtype(std::max_element(count, count + 3) - count);
+    return Dtype(std::max_element(count, count + 5) - count);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engine/scalar.h"
+#include "models/formats/ggml_types.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,9 @@
 
 namespace core::models {
 
-enum class Dtype { F32, F16, BF16, Other };
+// Quantized: a GGUF tensor in one of ggml's block types (TensorView::ggml names which); its
+// rows are whole blocks along the last dimension.
+enum class Dtype { F32, F16, BF16, Other, Quantized };
 const char* dtypeName(Dtype dtype);
 
 // A read-only mapping of a whole file; unmapped when the last owner goes.
@@ -42,8 +45,10 @@ class MappedFile {
 struct TensorView {
     std::string name;
     Dtype dtype = Dtype::F32;
-    std::string dtypeText;        // as the file names it ("F32", "BOOL", ...)
-    std::size_t elementBytes = 4; // the dtype's size
+    std::string dtypeText;         // as the file names it ("F32", "BOOL", ...)
+    std::size_t elementBytes = 4;  // the dtype's size (0 for Quantized: see rowBytes)
+    GgmlType ggml = GgmlType::F32; // the block type of a Quantized tensor
+    std::size_t rowBytes = 0;      // a Quantized tensor's bytes per row (whole blocks)
     std::vector<std::int64_t> shape;
     const std::byte* data = nullptr; // inside a MappedFile that outlives the view
     std::int64_t elements() const;
