@@ -22,7 +22,8 @@ ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const cor
         drawPipelineView(scene, trace, maps, explorer.pipeline, explorer.model);
         return {};
     case core::ViewTab::Steps:
-        drawStepsView(trace, maps, explorer.steps);
+        drawStepsView(trace, maps, explorer.steps,
+                      explorer.model.real ? explorer.model.attentionInput : std::string());
         return {};
     case core::ViewTab::Cost:
         drawCostView(scene, trace, explorer.pipeline, explorer.saved.tab);

@@ -84,6 +84,13 @@ struct Grid {
     }
 };
 
+// "H3", "L12": built by appending (GCC 12 warns falsely on "H" + std::to_string(...)).
+std::string numbered(char letter, int n) {
+    std::string label(1, letter);
+    label += std::to_string(n);
+    return label;
+}
+
 // The column header: "K/V 1" over each group when heads share them, "H1".. over the columns.
 void gridHeader(const Grid& g, ImVec2 start) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -101,7 +108,7 @@ void gridHeader(const Grid& g, ImVec2 start) {
     const bool roomy = g.side + g.gap >= ImGui::CalcTextSize("H88").x;
     for (int h = 0; h < g.heads; ++h)
         if (roomy || h % 4 == 0)
-            draw->AddText(ImVec2(g.cell(0, h).x, y), text, ("H" + std::to_string(h + 1)).c_str());
+            draw->AddText(ImVec2(g.cell(0, h).x, y), text, numbered('H', h + 1).c_str());
 }
 
 // Each group of query heads sharing a K/V head framed, every other one (the first too) tinted:
@@ -148,8 +155,7 @@ Grid layoutGrid(int layers, int heads, float gap, ModelView& model, float below 
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     for (int l = 0; l < layers; ++l)
         if (g.side + gap >= ImGui::GetTextLineHeight() || l % 4 == 0)
-            draw->AddText(ImVec2(start.x, g.cell(l, 0).y), text,
-                          ("L" + std::to_string(l + 1)).c_str());
+            draw->AddText(ImVec2(start.x, g.cell(l, 0).y), text, numbered('L', l + 1).c_str());
     drawGroupFrames(g, model);
     ImGui::Dummy(ImVec2(avail.x, header + float(layers) * (g.side + gap) + g.pad));
     return g;

@@ -71,6 +71,7 @@ std::vector<Step> stepsOf(const core::Trace& trace) {
 struct StepData {
     core::StepDetail detail;
     std::vector<std::string> keyLabels; // M
+    std::string layerInput;             // a real model's name for what x is; "" for the toy
 };
 
 void explain(const char* text) {
@@ -121,10 +122,19 @@ void slicedRow(const char* id, const core::RowVec& values, const core::StepDetai
     row(id, values, framed);
 }
 
-void stepInput(const core::StepDetail& s, const StepStyles& styles) {
-    explain("The token's embedding plus its position: d_model numbers (blue negative, red "
-            "positive).");
-    row("x", s.x, styles.dims);
+void stepInput(const StepData& data, const StepStyles& styles) {
+    if (data.layerInput.empty()) {
+        explain("The token's embedding plus its position: d_model numbers (blue negative, red "
+                "positive).");
+    } else { // a real layer reads its normalised stream; rotary models add no position to it
+        const std::string text = "What this layer's attention reads: " + data.layerInput +
+                                 ", d_model numbers (blue negative, red positive)." +
+                                 (data.detail.rotary.on() ? " No position is added to it: "
+                                                            "rotary positions turn q and k."
+                                                          : "");
+        explain(text.c_str());
+    }
+    row("x", data.detail.x, styles.dims);
 }
 
 void stepQuery(const core::StepDetail& s, const StepStyles& styles) {
@@ -343,7 +353,7 @@ void drawStep(Step step, const StepData& data, const core::Trace& t, core::Color
         std::max(s.rawScores.size() > 0 ? s.rawScores.cwiseAbs().maxCoeff() : 0.0f, 1e-6f);
     switch (step) {
     case Step::Input:
-        return stepInput(s, styles);
+        return stepInput(data, styles);
     case Step::Query:
         return stepQuery(s, styles);
     case Step::Rotary:
@@ -428,7 +438,8 @@ const core::StepDetail& followedDetail(const core::Trace& trace, const MapsView&
 
 } // namespace
 
-void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps) {
+void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps,
+                   const std::string& layerInput) {
     const HeadMaps& shown = maps.gl.maps;
     if (shown.heads.empty()) return;
     const std::vector<Step> order = stepsOf(trace);
@@ -446,7 +457,7 @@ void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState
     const int rows = shown.heads.front().rows;
     const int followed = std::clamp(maps.selection.pinnedQuery, 0, rows - 1);
     const StepData data{followedDetail(trace, maps, steps, followed),
-                        shown.heads[std::size_t(maps.saved.selectedHead)].keyLabels};
+                        shown.heads[std::size_t(maps.saved.selectedHead)].keyLabels, layerInput};
     ImGui::BeginChild("steps");
     for (int k = 0; k < count; ++k) {
         if (!steps.showAll && k != steps.step) continue;

@@ -91,7 +91,9 @@ ExplorerRequest drawStatisticsView(const core::Trace& trace, const MapsView& map
 // With a model open, X is what its chosen layer reads (`model`), not the toy embedding.
 void drawPipelineView(const core::Scene& scene, const core::Trace& trace, const MapsView& maps,
                       PipelineTabState& pipeline, const ModelView& model);
-void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps);
+// layerInput: a real model's name for what a layer's attention reads ("" for the toy scene).
+void drawStepsView(const core::Trace& trace, const MapsView& maps, StepsTabState& steps,
+                   const std::string& layerInput);
 // The Cost tab's "show" draws a real model's shapes in the Pipeline tab (and switches to it).
 void drawCostView(const core::Scene& scene, const core::Trace& trace, PipelineTabState& pipeline,
                   core::ViewTab& tab);

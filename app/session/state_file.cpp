@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -91,8 +92,11 @@ void writeModelAnalyses(core::JsonWriter& json, const ModelView& model) {
     json.key("ablated"); // "L1H3", layers and heads from 1
     json.beginArray();
     for (std::size_t l = 0; l < model.ablated.size(); ++l)
-        for (int h : model.ablated[l])
-            json.value("L" + std::to_string(l + 1) + "H" + std::to_string(h + 1));
+        for (int h : model.ablated[l]) { // snprintf: GCC 12 warns falsely on "L" + string&&
+            char name[48];
+            std::snprintf(name, sizeof name, "L%zuH%d", l + 1, h + 1);
+            json.value(name);
+        }
     json.endArray();
     json.key("loss");
     json.value(float(model.loss)); // null when not finite
@@ -269,6 +273,31 @@ void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
 
 // What the maps on screen were computed with: the scene of the trace shown (the switches a
 // screenshot or a test asks for, checked against what the window draws) and its token counts.
+// The Steps tab's detail as last drawn: the head, query and K/V head followed, and the rotary
+// step's numbers (null when q and k were not turned), for tests that check them against a trace.
+void writeSteps(core::JsonWriter& json, const StepsTabState& steps) {
+    const core::StepDetail& d = steps.detail;
+    json.key("steps");
+    json.beginObject();
+    json.field("head", d.head + 1); // from 1, as the window shows it
+    json.field("query", d.query);
+    json.field("kv_head", d.kvHead + 1);
+    json.key("rotary");
+    if (!d.rotary.on()) {
+        json.null();
+    } else {
+        json.beginObject();
+        json.field("key", d.rotary.key);
+        json.field("query_position", d.rotary.queryPosition);
+        json.field("key_position", d.rotary.keyPosition);
+        json.field("score", d.rotary.score);
+        json.field("shift", d.rotary.shift);
+        json.field("shifted_score", d.rotary.shiftedScore);
+        json.endObject();
+    }
+    json.endObject();
+}
+
 void writeShown(core::JsonWriter& json, const core::Trace& shown) {
     const core::Scene& scene = shown.scene;
     json.key("shown");
@@ -360,6 +389,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     json.key("heap_in_use"); // bytes (platform/heap_in_use.h), -1 where unknown
     json.value(heapInUseBytes());
     writeShown(json, shown);
+    writeSteps(json, explorer.steps);
     writeModel(json, explorer.model);
     writeOpenModel(json, explorer.openModel);
     writeTrain(json, train);

@@ -7,7 +7,8 @@ the config fixes (rotary positions, H_kv, the attention's own parameter count); 
 switch marks each head's share of attention on the first token of the typed sentence, the
 numbers the CLI's trace of the same sentence gives; the detectors grid frames the groups too
 and its CSV ends with the sink; Export all writes the grid with its group frames. Then the MQA
-fixture (mistral_mqa_f16): one frame around all heads.
+fixture (mistral_mqa_f16): one frame around all heads. The Steps tab's rotary step: its q . k
+equals the CLI trace's turned q and k, and stays when both positions move.
 Usage: tests/e2e/real_model_gqa.py build/app/mha-viz
 """
 import json
@@ -153,6 +154,31 @@ with App(binary, "--model", GQA) as app:
         svg = f.read()
     check(svg.count('stroke="#969eb6"') == 4, "the exported grid frames each group in each layer")
     check("L1-H3 \u00b7 kv 2" in svg, "a panel's title names its K/V head")
+
+def cli_layer1(binary, model, sentence):
+    """The CLI's full trace of the sentence: (the model's record, layer 1)."""
+    out = subprocess.run([binary, "--model", model, "--sentence", sentence, "--json", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    trace = json.loads(out)
+    return trace["model"], trace["layers"][0]
+
+
+# The Steps tab on the rotary layer: q . k of the query and key it follows equals the CLI
+# trace's turned q and k (its own computation), and moving both positions keeps it.
+with App(binary, "--model", GQA, "--view", "steps") as app:
+    state = app.wait_state(lambda s: s["model"]["real"] and not s["computing"]
+                           and s["steps"]["rotary"] is not None, "the Steps tab's rotary step")
+    steps, rotary = state["steps"], state["steps"]["rotary"]
+    model, layer = cli_layer1(binary, GQA, state["shown_sentences"][0])
+    d, h, g = model["head_dim"], steps["head"] - 1, steps["kv_head"] - 1
+    q = layer["q"][0][steps["query"]][h * d:(h + 1) * d]
+    k = layer["k"][0][rotary["key"]][g * d:(g + 1) * d]
+    expected = sum(a * b for a, b in zip(q, k))
+    check(abs(rotary["score"] - expected) <= 1e-4 * max(1.0, abs(expected)),
+          f"Steps' q.k {rotary['score']} is the CLI trace's turned q.k {expected}")
+    check(rotary["shift"] != 0 and abs(rotary["shifted_score"] - rotary["score"])
+          <= 1e-4 * max(1.0, abs(expected)),
+          f"both positions moved by {rotary['shift']}: {rotary['shifted_score']}, the same score")
 
 with App(binary, "--model", MQA) as app:
     state = app.wait_state(lambda s: model_view_ready(s, "all 4 query heads share one K/V head (MQA)"),
