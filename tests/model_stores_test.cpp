@@ -1,0 +1,162 @@
+// core::models' Ollama store and LM Studio folders: names resolve to the GGUF a user means, the
+// listings hold what `ollama list` and LM Studio show, and every refusal names the problem.
+// Each case builds a fake store under its own temporary HOME.
+#include "models/formats/model_stores.h"
+
+#include "thrown_message.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace models = core::models;
+using testing_support::thrownMessage;
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+// A manifest as `ollama pull` writes it: config, the model layer, a template and a license.
+std::string manifest(const std::string& modelHex) {
+    return R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",
+      "config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:c0ff","size":5},
+      "layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+           modelHex + R"(","size":7},
+        {"mediaType":"application/vnd.ollama.image.template","digest":"sha256:7e3","size":3},
+        {"mediaType":"application/vnd.ollama.image.license","digest":"sha256:11c","size":3}]})";
+}
+
+class ModelStores : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        home_ = fs::temp_directory_path() /
+                ("mha-stores-" + std::to_string(getpid()) + "-" + test->name());
+        fs::remove_all(home_);
+        fs::create_directories(home_);
+        for (const char* name : {"HOME", "OLLAMA_MODELS"})
+            if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+        setenv("HOME", home_.c_str(), 1);
+        unsetenv("OLLAMA_MODELS");
+    }
+    void TearDown() override {
+        unsetenv("OLLAMA_MODELS");
+        for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+        fs::remove_all(home_);
+    }
+    fs::path ollama() const { return home_ / ".ollama" / "models"; }
+    // A pulled model: its manifest and its weights blob.
+    void pull(const std::string& host, const std::string& space, const std::string& model,
+              const std::string& tag, const std::string& hex) {
+        write(ollama() / "manifests" / host / space / model / tag, manifest(hex));
+        write(ollama() / "blobs" / ("sha256-" + hex), "GGUF...");
+    }
+    fs::path home_;
+    std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(ModelStores, OllamaNamesResolveToTheModelLayersBlob) {
+    pull("registry.ollama.ai", "library", "llama3.2", "latest", "aa11");
+    pull("registry.ollama.ai", "library", "llama3.2", "1b", "bb22");
+    pull("registry.ollama.ai", "someone", "tiny", "q8", "cc33");
+    pull("hf.co", "bartowski", "Qwen3-4B-GGUF", "Q4_K_M", "dd44");
+    const models::StoredModel latest = models::findOllamaModel("llama3.2");
+    EXPECT_EQ(latest.name, "llama3.2:latest");
+    EXPECT_EQ(latest.store, "ollama");
+    EXPECT_EQ(fs::path(latest.file), ollama() / "blobs" / "sha256-aa11");
+    EXPECT_EQ(latest.bytes, 7u);
+    EXPECT_EQ(fs::path(models::findOllamaModel("llama3.2:1b").file).filename(), "sha256-bb22");
+    EXPECT_EQ(models::findOllamaModel("someone/tiny:q8").name, "someone/tiny:q8");
+    EXPECT_EQ(models::findOllamaModel("hf.co/bartowski/Qwen3-4B-GGUF:Q4_K_M").name,
+              "hf.co/bartowski/Qwen3-4B-GGUF:Q4_K_M");
+    const auto listed = models::listOllamaModels();
+    ASSERT_EQ(listed.size(), 4u);
+    EXPECT_EQ(listed[0].name, "hf.co/bartowski/Qwen3-4B-GGUF:Q4_K_M");
+    EXPECT_EQ(listed[1].name, "llama3.2:1b");
+    EXPECT_EQ(listed[2].name, "llama3.2:latest");
+    EXPECT_EQ(listed[3].name, "someone/tiny:q8");
+}
+
+TEST_F(ModelStores, OllamaModelsVariableWins) {
+    const fs::path elsewhere = home_ / "big-disk";
+    write(elsewhere / "manifests/registry.ollama.ai/library/gemma3/latest", manifest("ee55"));
+    write(elsewhere / "blobs/sha256-ee55", "GGUF");
+    setenv("OLLAMA_MODELS", elsewhere.c_str(), 1);
+    EXPECT_EQ(fs::path(models::findOllamaModel("gemma3").file), elsewhere / "blobs/sha256-ee55");
+}
+
+TEST_F(ModelStores, OllamaRefusalsNameTheProblem) {
+    if (!fs::exists("/usr/share/ollama/.ollama/models")) // the Linux service's store, if any
+        EXPECT_NE(
+            thrownMessage([] { models::findOllamaModel("llama3.2"); }).find("no Ollama store"),
+            std::string::npos);
+    pull("registry.ollama.ai", "library", "llama3.2", "latest", "aa11");
+    const std::string absent = thrownMessage([] { models::findOllamaModel("mistral"); });
+    EXPECT_NE(absent.find("not in Ollama's store"), std::string::npos) << absent;
+    EXPECT_NE(absent.find("ollama list"), std::string::npos) << absent;
+    fs::remove(ollama() / "blobs" / "sha256-aa11");
+    const std::string blob = thrownMessage([] { models::findOllamaModel("llama3.2"); });
+    EXPECT_NE(blob.find("missing"), std::string::npos) << blob;
+    EXPECT_NE(blob.find("ollama pull llama3.2:latest"), std::string::npos) << blob;
+    EXPECT_TRUE(models::listOllamaModels().empty()) << "a model without its blob is not listed";
+    write(ollama() / "manifests/registry.ollama.ai/library/broken/latest", "{not json");
+    EXPECT_NE(
+        thrownMessage([] { models::findOllamaModel("broken"); }).find("not an Ollama manifest"),
+        std::string::npos);
+    for (const char* bad : {"../../etc/passwd", "a/b/c/d", "x:", "/abs"})
+        EXPECT_NE(
+            thrownMessage([&] { models::findOllamaModel(bad); }).find("not an Ollama model name"),
+            std::string::npos)
+            << bad;
+}
+
+TEST_F(ModelStores, LmStudioReposResolveToTheirGguf) {
+    const fs::path lms = home_ / ".lmstudio" / "models";
+    write(lms / "lmstudio-community/Qwen3-4B-GGUF/Qwen3-4B-Q4_K_M.gguf", "GGUF");
+    write(lms / "lmstudio-community/Qwen3-4B-GGUF/mmproj-Qwen3-4B-F16.gguf", "GGUF");
+    write(lms / "bartowski/Llama-3.2-1B-GGUF/Llama-3.2-1B-Q8_0.gguf", "GGUF");
+    write(lms / "bartowski/Llama-3.2-1B-GGUF/Llama-3.2-1B-Q4_K_M.gguf", "GGUF");
+    write(lms / "big/Model-GGUF/Model-Q4_K_M-00001-of-00002.gguf", "GGUF");
+    write(lms / "big/Model-GGUF/Model-Q4_K_M-00002-of-00002.gguf", "GGUF");
+    const models::StoredModel qwen = models::findLmStudioModel("lmstudio-community/Qwen3-4B-GGUF");
+    EXPECT_EQ(fs::path(qwen.file).filename(), "Qwen3-4B-Q4_K_M.gguf") << "the projector is not it";
+    EXPECT_EQ(qwen.store, "lmstudio");
+    EXPECT_EQ(fs::path(models::findLmStudioModel("big/Model-GGUF").file).filename(),
+              "Model-Q4_K_M-00001-of-00002.gguf");
+    const std::string several =
+        thrownMessage([] { models::findLmStudioModel("bartowski/Llama-3.2-1B-GGUF"); });
+    EXPECT_NE(several.find("holds 2 GGUF files"), std::string::npos) << several;
+    EXPECT_NE(several.find("Llama-3.2-1B-Q8_0.gguf"), std::string::npos) << several;
+    EXPECT_EQ(
+        fs::path(
+            models::findLmStudioModel("bartowski/Llama-3.2-1B-GGUF/Llama-3.2-1B-Q8_0.gguf").file)
+            .filename(),
+        "Llama-3.2-1B-Q8_0.gguf");
+    const auto listed = models::listLmStudioModels();
+    ASSERT_EQ(listed.size(), 4u);
+    EXPECT_EQ(listed[0].name, "bartowski/Llama-3.2-1B-GGUF/Llama-3.2-1B-Q4_K_M.gguf");
+    EXPECT_EQ(listed[2].name, "big/Model-GGUF");
+    EXPECT_EQ(listed[3].name, "lmstudio-community/Qwen3-4B-GGUF");
+    const std::string absent = thrownMessage([] { models::findLmStudioModel("no/such"); });
+    EXPECT_NE(absent.find(lms.string()), std::string::npos) << "names the folders searched";
+    EXPECT_NE(
+        thrownMessage([] { models::findLmStudioModel("../x"); }).find("not an LM Studio model"),
+        std::string::npos);
+}
+
+TEST_F(ModelStores, OlderLmStudioFolderIsSearchedToo) {
+    write(home_ / ".cache/lm-studio/models/TheBloke/Mistral-GGUF/mistral.Q5_K_M.gguf", "GGUF");
+    EXPECT_EQ(fs::path(models::findLmStudioModel("TheBloke/Mistral-GGUF").file).filename(),
+              "mistral.Q5_K_M.gguf");
+    EXPECT_EQ(models::listLmStudioModels().size(), 1u);
+}
+
+} // namespace
