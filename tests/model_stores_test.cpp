@@ -152,6 +152,36 @@ TEST_F(ModelStores, LmStudioReposResolveToTheirGguf) {
         std::string::npos);
 }
 
+// The dialog's columns: Ollama's config layer gives family, size and file type; LM Studio's file
+// name the quantization; a family or a type this build cannot run is named.
+TEST_F(ModelStores, EntriesSayWhatTheyAreAndWhyOneCannotRun) {
+    pull("registry.ollama.ai", "library", "llama3.2", "latest", "aa11");
+    write(ollama() / "blobs/sha256-c0ff",
+          R"({"model_format":"gguf","model_family":"llama","model_families":["llama"],)"
+          R"("model_type":"3.2B","file_type":"Q4_K_M","architecture":"amd64","os":"linux"})");
+    const models::StoredModel llama = models::findOllamaModel("llama3.2");
+    EXPECT_EQ(llama.family, "llama");
+    EXPECT_EQ(llama.parameters, "3.2B");
+    EXPECT_EQ(llama.quantization, "Q4_K_M");
+    EXPECT_EQ(llama.unsupported, "");
+    EXPECT_EQ(models::listOllamaModels().at(0).quantization, "Q4_K_M");
+
+    const fs::path lms = home_ / ".lmstudio" / "models";
+    write(lms / "a/Llama-3.2-1B-Instruct-GGUF/Llama-3.2-1B-Instruct-Q5_K_S.gguf", "GGUF");
+    write(lms / "b/Qwen3-8B-GGUF/Qwen3-8B-IQ3_XXS.gguf", "GGUF");
+    write(lms / "c/gemma-3-1b-it-GGUF/gemma-3-1b-it-bf16.gguf", "GGUF");
+    EXPECT_EQ(models::findLmStudioModel("a/Llama-3.2-1B-Instruct-GGUF").quantization, "Q5_K_S");
+    EXPECT_EQ(models::findLmStudioModel("c/gemma-3-1b-it-GGUF").quantization, "BF16");
+    const models::StoredModel iq = models::findLmStudioModel("b/Qwen3-8B-GGUF");
+    EXPECT_EQ(iq.quantization, "IQ3_XXS");
+    EXPECT_NE(iq.unsupported.find("IQ3_XXS"), std::string::npos) << iq.unsupported;
+
+    EXPECT_NE(models::storedModelProblem("mamba", "Q4_K_M").find("architecture mamba"),
+              std::string::npos);
+    EXPECT_EQ(models::storedModelProblem("gemma3", "Q8_0"), "");
+    EXPECT_NE(models::storedModelProblem("", "TQ1_0").find("TQ1_0"), std::string::npos);
+}
+
 TEST_F(ModelStores, OlderLmStudioFolderIsSearchedToo) {
     write(home_ / ".cache/lm-studio/models/TheBloke/Mistral-GGUF/mistral.Q5_K_M.gguf", "GGUF");
     EXPECT_EQ(fs::path(models::findLmStudioModel("TheBloke/Mistral-GGUF").file).filename(),

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -120,7 +121,60 @@ fs::path blobOf(const fs::path& store, const fs::path& manifest, const std::stri
            "): an adapter or a projector alone?");
 }
 
+// Ollama's config layer (application/vnd.docker.container.image.v1+json): family, size and
+// file type as the store recorded them. Leaves the fields empty when it cannot be read.
+void describeFromConfig(const fs::path& store, const json& manifest, StoredModel& model) {
+    if (!manifest.contains("config") || !manifest["config"].is_object()) return;
+    const std::string digest = manifest["config"].value("digest", "");
+    if (digest.rfind("sha256:", 0) != 0 || !safePart(digest.substr(7))) return;
+    const fs::path blob = store / "blobs" / ("sha256-" + digest.substr(7));
+    if (sizeOf(blob) == 0 || sizeOf(blob) > (1u << 20)) return; // a config is a few hundred bytes
+    try {
+        std::ifstream in(blob, std::ios::binary);
+        const json config = json::parse(in);
+        model.family = config.value("model_family", "");
+        model.parameters = config.value("model_type", "");
+        model.quantization = config.value("file_type", "");
+    } catch (const std::exception&) {
+    }
+}
+
+// The manifest as JSON (null when unreadable).
+json readManifest(const fs::path& manifest) {
+    try {
+        std::ifstream in(manifest, std::ios::binary);
+        return json::parse(in);
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+// A found blob described from its manifest's config, and judged.
+StoredModel ollamaEntry(const fs::path& store, const fs::path& manifest, const std::string& name,
+                        const fs::path& blob) {
+    StoredModel model;
+    model.name = name, model.store = "ollama", model.file = blob.string();
+    model.bytes = sizeOf(blob);
+    describeFromConfig(store, readManifest(manifest), model);
+    model.unsupported = storedModelProblem(model.family, model.quantization);
+    return model;
+}
+
 } // namespace
+
+std::string storedModelProblem(const std::string& family, const std::string& quantization) {
+    static const char* const kFamilies[] = {"llama",  "qwen2",  "qwen3", "gemma",
+                                            "gemma2", "gemma3", "phi3",  "olmo2"};
+    if (!family.empty() &&
+        std::find(std::begin(kFamilies), std::end(kFamilies), family) == std::end(kFamilies))
+        return "architecture " + family + " (mha-viz runs llama, qwen2, qwen3, gemma, gemma2, " +
+               "gemma3, phi3, olmo2)";
+    std::string q = quantization;
+    std::transform(q.begin(), q.end(), q.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (q.rfind("IQ", 0) == 0 || q.rfind("TQ", 0) == 0 || q.rfind("MXFP4", 0) == 0)
+        return q + " weights (mha-viz reads F32, F16, BF16, Q4_0 to Q8_0 and the K-quants)";
+    return "";
+}
 
 std::string ollamaModelsDir() {
     if (const std::string dir = env("OLLAMA_MODELS"); !dir.empty()) return dir;
@@ -143,8 +197,7 @@ StoredModel findOllamaModel(const std::string& name) {
         refuse("ollama:" + name + ": not in Ollama's store " + store + " (no " + manifest.string() +
                "; `ollama list` shows what is there)");
     const std::string shown = displayName(n);
-    const fs::path blob = blobOf(store, manifest, shown);
-    return {shown, "ollama", blob.string(), sizeOf(blob)};
+    return ollamaEntry(store, manifest, shown, blobOf(store, manifest, shown));
 }
 
 std::vector<StoredModel> listOllamaModels() {
@@ -162,7 +215,7 @@ std::vector<StoredModel> listOllamaModels() {
         const OllamaName n{p[0], p[1], p[2], p[3]};
         try {
             const fs::path blob = blobOf(store, it->path(), displayName(n));
-            found.push_back({displayName(n), "ollama", blob.string(), sizeOf(blob)});
+            found.push_back(ollamaEntry(store, it->path(), displayName(n), blob));
         } catch (const std::invalid_argument&) { // listed only when it can be opened
         }
     }
@@ -192,6 +245,30 @@ std::vector<fs::path> modelFiles(const fs::path& repo) {
     return files;
 }
 
+// The quantization a file's name gives (Llama-3.2-1B-Instruct-Q4_K_M.gguf -> Q4_K_M), "" when
+// it names none.
+std::string quantizationOfName(const std::string& file) {
+    static const std::regex type(
+        R"((?:^|[-._])((?:I?Q[1-8](?:_[A-Z0-9]+)*)|BF16|F16|F32|MXFP4)(?=[-._]))",
+        std::regex::icase);
+    std::smatch m;
+    std::string last;
+    for (auto it = file.cbegin(); std::regex_search(it, file.cend(), m, type); it = m[1].second)
+        last = m[1].str(); // the last one: "Qwen2-7B-Q4_K_M" names no other
+    std::transform(last.begin(), last.end(), last.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
+    return last;
+}
+
+StoredModel lmStudioEntry(const std::string& name, const fs::path& file) {
+    StoredModel model;
+    model.name = name, model.store = "lmstudio", model.file = file.string();
+    model.bytes = sizeOf(file);
+    model.quantization = quantizationOfName(file.filename().string());
+    model.unsupported = storedModelProblem("", model.quantization);
+    return model;
+}
+
 } // namespace
 
 std::vector<std::string> lmStudioModelDirs() {
@@ -215,12 +292,11 @@ StoredModel findLmStudioModel(const std::string& name) {
         const fs::path repo = fs::path(dir) / parts[0] / parts[1];
         if (!isDir(repo)) continue;
         if (parts.size() == 3) {
-            if (isFile(repo / parts[2]))
-                return {name, "lmstudio", (repo / parts[2]).string(), sizeOf(repo / parts[2])};
+            if (isFile(repo / parts[2])) return lmStudioEntry(name, repo / parts[2]);
             continue;
         }
         const std::vector<fs::path> files = modelFiles(repo);
-        if (files.size() == 1) return {name, "lmstudio", files[0].string(), sizeOf(files[0])};
+        if (files.size() == 1) return lmStudioEntry(name, files[0]);
         if (files.size() > 1) {
             std::string list;
             for (const fs::path& f : files)
@@ -246,8 +322,8 @@ std::vector<StoredModel> listLmStudioModels() {
                 const std::string base =
                     publisher.path().filename().string() + "/" + repo.path().filename().string();
                 for (const fs::path& f : files)
-                    found.push_back({files.size() == 1 ? base : base + "/" + f.filename().string(),
-                                     "lmstudio", f.string(), sizeOf(f)});
+                    found.push_back(lmStudioEntry(
+                        files.size() == 1 ? base : base + "/" + f.filename().string(), f));
             }
     std::stable_sort(found.begin(), found.end(),
                      [](const StoredModel& a, const StoredModel& b) { return a.name < b.name; });

@@ -24,7 +24,15 @@ struct StoredModel {
     std::string store; // "ollama" or "lmstudio"
     std::string file;  // the GGUF (an Ollama blob, named by its digest)
     std::uint64_t bytes = 0;
+    // What the store says without opening the GGUF: Ollama's config layer (model_family,
+    // model_type, file_type), LM Studio's file name (the quantization only); "" when unknown.
+    std::string family, parameters, quantization;
+    std::string unsupported; // why this build cannot run it ("" when it may)
 };
+
+// Why a GGUF of this family (general.architecture, Ollama's model_family) and quantization
+// (a file type such as Q4_K_M, IQ3_XXS) cannot be run, "" when it can or is not known.
+std::string storedModelProblem(const std::string& family, const std::string& quantization);
 
 // An Ollama name: NAME, NAME:TAG (TAG default "latest"), NAMESPACE/NAME[:TAG], or
 // HOST/NAMESPACE/NAME[:TAG] (hf.co/ORG/REPO:Q4_K_M); NAME without a namespace is Ollama's
