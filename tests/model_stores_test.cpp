@@ -176,10 +176,12 @@ TEST_F(ModelStores, EntriesSayWhatTheyAreAndWhyOneCannotRun) {
     EXPECT_EQ(iq.quantization, "IQ3_XXS");
     EXPECT_NE(iq.unsupported.find("IQ3_XXS"), std::string::npos) << iq.unsupported;
 
-    EXPECT_NE(models::storedModelProblem("mamba", "Q4_K_M").find("architecture mamba"),
-              std::string::npos);
-    EXPECT_EQ(models::storedModelProblem("gemma3", "Q8_0"), "");
-    EXPECT_NE(models::storedModelProblem("", "TQ1_0").find("TQ1_0"), std::string::npos);
+    const std::vector<std::string> runnable = {"llama", "qwen3"};
+    EXPECT_EQ(models::architectureProblem("mamba", runnable),
+              "architecture mamba (mha-viz runs llama, qwen3)");
+    EXPECT_EQ(models::architectureProblem("qwen3", runnable), "");
+    EXPECT_EQ(models::quantizationProblem("Q8_0"), "");
+    EXPECT_NE(models::quantizationProblem("tq1_0").find("TQ1_0"), std::string::npos);
 }
 
 TEST_F(ModelStores, OlderLmStudioFolderIsSearchedToo) {

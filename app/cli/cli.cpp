@@ -252,6 +252,10 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                   "With a Hugging Face model and --export: the traces beside the figures: none, "
                   "attention (model-trace.json with the attention alone) or full (every layer's "
                   "weights and activations too: hundreds of MB for GPT-2 small)");
+    cli.add_option("--compare", options.real.compare,
+                   "With a Hugging Face model: run a second one (a folder, a name) on the same "
+                   "text and print the heads whose attention moved most (a checkpoint against "
+                   "its quantized copy); --export DIR writes the comparison's CSV and figure");
     cli.add_option("--bench-forward", options.real.benchForward,
                    "With a Hugging Face model: time loading and the forward on N tokens, print "
                    "load and forward milliseconds, exit")
@@ -339,7 +343,7 @@ constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-
 constexpr const char* kRealModelOnly[] = {
     "--top-k",          "--json-logits",   "--json-attention-only",
     "--json-precision", "--export-traces", "--bench-forward",
-    "--pair",           "--bench-typing"};
+    "--pair",           "--bench-typing",  "--compare"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
 // Hugging Face model (the folder, or the cache, says which).

@@ -42,12 +42,14 @@ struct CliOptions {
     // parseCli, its sentence checked.
     RealModelFlags real;
     std::shared_ptr<const core::models::RealModel> realModel;
+    // --compare MODEL: a second checkpoint run on the same text, compared head by head.
+    std::shared_ptr<const core::models::RealModel> compareModel;
     // --scene FILE with a "train" object: the window opens its Train view and trains; with
     // --screenshot it trains to the last step before capturing.
     std::optional<core::train::TrainSettings> train;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty() ||
-               real.benchForward > 0;
+               real.benchForward > 0 || !real.compare.empty();
     }
 };
 

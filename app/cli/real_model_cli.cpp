@@ -4,11 +4,14 @@
 #include "cli/cli.h"
 #include "io/atomic_file.h"
 #include "io/figure_export.h"
+#include "models/analyses/model_comparison.h"
 #include "models/analyses/real_model_export.h"
+#include "models/analyses/real_model_figures.h"
 #include "models/analyses/real_trace_json.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -55,6 +58,33 @@ double realForwardFlops(const core::models::ModelConfig& c, int tokens) {
     return c.layers * perLayer + 2 * n * d * c.vocabSize;             // + the unembedding
 }
 
+namespace {
+
+// "llama, 16 layers, 32 query heads, 8 K/V heads (GQA, 4 per group), d_head 64, d_model 2048,
+// BF16": what the benchmark and the comparison say of a model.
+std::string modelLine(const core::models::RealModel& model) {
+    return model.family + ", " + std::to_string(model.config().layers) + " layers, " +
+           core::models::headLayout(model.config()) + ", d_model " +
+           std::to_string(model.config().dModel) + ", " + model.dtype();
+}
+
+// --compare MODEL: the second model, checked against the first before anything runs.
+std::string loadComparedModel(CliOptions& options) {
+    if (options.real.benchForward > 0) return "--compare and --bench-forward: one at a time";
+    auto other = std::shared_ptr<const core::models::RealModel>(
+        core::models::openRealModel(options.real.compare));
+    const core::models::ModelConfig &a = options.realModel->config(), &b = other->config();
+    if (a.layers != b.layers || a.heads != b.heads)
+        return "--compare " + options.real.compare + ": " + std::to_string(b.layers) +
+               (b.layers == 1 ? " layer x " : " layers x ") + std::to_string(b.heads) +
+               " heads, the first model " + std::to_string(a.layers) + " x " +
+               std::to_string(a.heads) + ": compare two versions of one model";
+    options.compareModel = std::move(other);
+    return {};
+}
+
+} // namespace
+
 std::string loadRealModel(CliOptions& options, const std::vector<std::string>& sentences) {
     if (sentences.size() > 1) return "--model with a Hugging Face model takes one --sentence";
     try {
@@ -76,6 +106,7 @@ std::string loadRealModel(CliOptions& options, const std::vector<std::string>& s
                                      options.real.pairGiven ? &options.real.pair : nullptr,
                                      model->config().nPositions);
         options.realModel = std::move(model);
+        if (!options.real.compare.empty()) return loadComparedModel(options);
     } catch (const std::bad_alloc&) {
         return "not enough memory for this model";
     } catch (const std::exception& e) {
@@ -132,6 +163,61 @@ void exportRealFigures(const CliOptions& options, const core::models::RealModel&
     std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath << '\n';
 }
 
+// The comparison's lines on stdout: the two models, the heads that moved most, the largest
+// single change and the predictions.
+void printComparison(const CliOptions& options, const core::models::RealTrace& a,
+                     const core::models::TraceComparison& c) {
+    const auto& ma = *options.realModel;
+    const auto& mb = *options.compareModel;
+    std::cout << "compared: " << ma.location.source << " (" << modelLine(ma) << ")\n"
+              << "    with: " << mb.location.source << " (" << modelLine(mb) << ")\n"
+              << "on " << c.tokens << " tokens, " << c.layers << " x " << c.heads << " heads\n"
+              << "most moved heads (mean total variation of their rows, 0..1): "
+              << core::models::mostMovedHeads(c, 5) << '\n';
+    if (!c.ranked.empty()) {
+        const core::models::HeadShift& s =
+            *std::max_element(c.ranked.begin(), c.ranked.end(),
+                              [](const auto& x, const auto& y) { return x.maxAbs < y.maxAbs; });
+        std::cout << "largest single change: " << s.maxAbs << " at L" << s.layer + 1 << " H"
+                  << s.head + 1 << ", query " << s.query << " ("
+                  << a.tokens.tokens[std::size_t(s.query)].text << "), key " << s.key << " ("
+                  << a.tokens.tokens[std::size_t(s.key)].text << ")\n";
+    }
+    if (c.positions > 0)
+        std::cout << "predictions: the top token agrees at " << c.topAgree << " of " << c.positions
+                  << " positions";
+    if (c.positions > 0 && std::isfinite(c.lossA))
+        std::cout << "; loss " << c.lossA << " against " << c.lossB << " nats";
+    if (c.positions > 0) std::cout << '\n';
+    std::cout.flush();
+}
+
+// --compare: the second model on the same text; the lines, and with --export its CSV and
+// the per-head figure.
+int compareModels(const CliOptions& options, const core::models::RealTrace& a) {
+    const core::models::RealTrace b = core::models::traceRealModel(
+        *options.compareModel, options.scene.sentences[0], traceOptions(options));
+    const core::models::TraceComparison c = core::models::compareTraces(a, b);
+    printComparison(options, a, c);
+    if (options.exportPath.empty()) return 0;
+    core::prepareExportFolder(options.exportPath);
+    const std::string csv = core::freePath(options.exportPath, "compare-heads", ".csv");
+    core::writeFileAtomically(csv, core::models::comparisonCsv(c));
+    core::HeatmapFigure f = core::models::comparisonFigure(
+        c, core::models::modelDisplayName(options.realModel->location),
+        core::models::modelDisplayName(options.compareModel->location), options.view.colormap);
+    std::vector<std::string> caption = core::models::realModelCaption(*options.realModel, a);
+    caption.push_back("against " + options.compareModel->location.source + " (" +
+                      modelLine(*options.compareModel) + ")");
+    f.captionLines.insert(f.captionLines.begin(), caption.begin(), caption.end());
+    if (!options.exportCaption) f.captionLines.clear();
+    const std::string stem = core::freeStem(options.exportPath, "compare-heads", {".svg", ".png"});
+    core::writeFileAtomically(stem + ".svg", core::heatmapSvg(f));
+    core::writeFileAtomically(stem + ".png", core::encodeHeatmapPng(f, options.exportScale));
+    std::cerr << "mha-viz: wrote " << csv << ", " << stem << ".svg and .png\n";
+    return 0;
+}
+
 } // namespace
 
 int runRealModelHeadless(const CliOptions& options) {
@@ -143,6 +229,7 @@ int runRealModelHeadless(const CliOptions& options) {
         for (const std::string& w : trace.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
         for (const std::string& w : model.net->warnings())
             std::cerr << "mha-viz: warning: " << w << '\n';
+        if (options.compareModel) return compareModels(options, trace);
         if (!options.jsonPath.empty()) writeRealJson(options, model, trace);
         if (!options.exportPath.empty()) exportRealFigures(options, model, trace);
     } catch (const std::bad_alloc&) {
@@ -169,10 +256,7 @@ int benchForward(const CliOptions& options) {
     }
     const double ms = median(times);
     const double gflops = realForwardFlops(model.config(), int(ids.size())) / (ms * 1e6);
-    std::printf("model: %s (%s, %d layers, %s, d_model %d, %s)\n", model.location.source.c_str(),
-                model.family.c_str(), model.config().layers,
-                core::models::headLayout(model.config()).c_str(), model.config().dModel,
-                model.dtype().c_str());
+    std::printf("model: %s (%s)\n", model.location.source.c_str(), modelLine(model).c_str());
     std::printf("load: %.1f ms\n", model.loadMilliseconds);
     std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, %s)\n", ms, times.size(),
                 ids.size(),

@@ -24,6 +24,7 @@ struct RealModelFlags {
     core::models::ExportTraces exportTraces = core::models::ExportTraces::Attention;
     int benchForward = 0; // --bench-forward N: time load and forward on N tokens, exit
     std::string pair;     // --pair TEXT: an encoder's sentence B ([CLS] A [SEP] B [SEP])
+    std::string compare;  // --compare MODEL: a second model on the same text, head by head
     bool pairGiven = false;
 };
 

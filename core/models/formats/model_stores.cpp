@@ -156,24 +156,27 @@ StoredModel ollamaEntry(const fs::path& store, const fs::path& manifest, const s
     model.name = name, model.store = "ollama", model.file = blob.string();
     model.bytes = sizeOf(blob);
     describeFromConfig(store, readManifest(manifest), model);
-    model.unsupported = storedModelProblem(model.family, model.quantization);
+    model.unsupported = quantizationProblem(model.quantization);
     return model;
 }
 
 } // namespace
 
-std::string storedModelProblem(const std::string& family, const std::string& quantization) {
-    static const char* const kFamilies[] = {"llama",  "qwen2",  "qwen3", "gemma",
-                                            "gemma2", "gemma3", "phi3",  "olmo2"};
-    if (!family.empty() &&
-        std::find(std::begin(kFamilies), std::end(kFamilies), family) == std::end(kFamilies))
-        return "architecture " + family + " (mha-viz runs llama, qwen2, qwen3, gemma, gemma2, " +
-               "gemma3, phi3, olmo2)";
+std::string quantizationProblem(const std::string& quantization) {
     std::string q = quantization;
     std::transform(q.begin(), q.end(), q.begin(), [](unsigned char c) { return std::toupper(c); });
     if (q.rfind("IQ", 0) == 0 || q.rfind("TQ", 0) == 0 || q.rfind("MXFP4", 0) == 0)
         return q + " weights (mha-viz reads F32, F16, BF16, Q4_0 to Q8_0 and the K-quants)";
     return "";
+}
+
+std::string architectureProblem(const std::string& family,
+                                const std::vector<std::string>& runnable) {
+    if (family.empty() || std::find(runnable.begin(), runnable.end(), family) != runnable.end())
+        return "";
+    std::string list;
+    for (const std::string& name : runnable) list += (list.empty() ? "" : ", ") + name;
+    return "architecture " + family + " (mha-viz runs " + list + ")";
 }
 
 std::string ollamaModelsDir() {
@@ -265,7 +268,7 @@ StoredModel lmStudioEntry(const std::string& name, const fs::path& file) {
     model.name = name, model.store = "lmstudio", model.file = file.string();
     model.bytes = sizeOf(file);
     model.quantization = quantizationOfName(file.filename().string());
-    model.unsupported = storedModelProblem("", model.quantization);
+    model.unsupported = quantizationProblem(model.quantization);
     return model;
 }
 

@@ -27,12 +27,17 @@ struct StoredModel {
     // What the store says without opening the GGUF: Ollama's config layer (model_family,
     // model_type, file_type), LM Studio's file name (the quantization only); "" when unknown.
     std::string family, parameters, quantization;
-    std::string unsupported; // why this build cannot run it ("" when it may)
+    std::string unsupported; // why this build cannot run its quantization ("" when it may)
 };
 
-// Why a GGUF of this family (general.architecture, Ollama's model_family) and quantization
-// (a file type such as Q4_K_M, IQ3_XXS) cannot be run, "" when it can or is not known.
-std::string storedModelProblem(const std::string& family, const std::string& quantization);
+// Why weights of this quantization (a file type such as Q4_K_M, IQ3_XXS) cannot be run, ""
+// when they can or it is not known.
+std::string quantizationProblem(const std::string& quantization);
+
+// Why a GGUF of this family (general.architecture, Ollama's model_family) cannot be run, given
+// the architectures that can; "" when it can or is not known.
+std::string architectureProblem(const std::string& family,
+                                const std::vector<std::string>& runnable);
 
 // An Ollama name: NAME, NAME:TAG (TAG default "latest"), NAMESPACE/NAME[:TAG], or
 // HOST/NAMESPACE/NAME[:TAG] (hf.co/ORG/REPO:Q4_K_M); NAME without a namespace is Ollama's
