@@ -12,6 +12,7 @@
 #include "models/tokenizers/text_pipeline.h"
 #include "models/tokenizers/tokenizer_json.h"
 
+#include "base/prng.h"
 #include "build_facts.h"
 #include "text/utf8.h"
 #include "thrown_message.h"
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -372,6 +374,58 @@ TEST(GgufVocab, RefusalsNameTheKeyInOneLine) {
     v = abc(-1, -2);
     v.tokenTypes[1] = kUnused; // the BOS left out of the vocabulary
     EXPECT_NE(message(v).find("tokenizer.ggml: add_bos_token"), std::string::npos) << message(v);
+}
+
+// Random metadata, mostly broken (stray bytes, spaces, duplicate and empty tokens, types and
+// ids out of range, NaN scores, merges of unknown tokens): it opens or is refused in one line,
+// and what opens encodes any text without crashing.
+TEST(GgufVocab, RandomMetadataOpensOrIsRefusedInOneLine) {
+    core::SplitMix64 rng(38);
+    const auto below = [&](std::uint64_t n) { return int(rng.next() % n); };
+    const char* const alphabet[] = {"a", "b",        "c", "d",      " ",      "\u2581", "<",
+                                    ">", "\xC3\xA9", "1", "\u0120", "<0x41>", "\n"};
+    const char* const models[] = {"gpt2", "llama", "llama", "gpt2", "bert"};
+    const char* const pres[] = {"llama-bpe", "qwen2", "default", "", "smollm", "tekken", "x"};
+    const auto word = [&] {
+        std::string w;
+        for (int k = below(4); k >= 0; --k) w += alphabet[below(std::size(alphabet))];
+        return w;
+    };
+    int opened = 0;
+    for (int round = 0; round < 400; ++round) {
+        GgufVocab v;
+        v.model = models[below(std::size(models))], v.pre = pres[below(std::size(pres))];
+        const int n = below(30);
+        for (int i = 0; i < n; ++i) {
+            v.tokens.push_back(word() + std::to_string(i % 7));
+            v.tokenTypes.push_back(below(9) - 1);
+            v.scores.push_back(below(10) == 0 ? NAN : float(below(100)) - 50.0f);
+        }
+        if (below(8) == 0 && n > 0) v.tokens[std::size_t(below(n))] += "\xFF";
+        if (below(8) == 0 && n > 0) v.scores.pop_back();
+        for (int i = below(20); i > 0; --i) v.merges.push_back(word() + " " + word());
+        v.bos = below(n + 2) - 1, v.eos = below(n + 2) - 1, v.unknown = below(n + 1) - 1;
+        if (below(3) == 0) v.addBos = below(2) == 0;
+        if (below(3) == 0) v.addEos = below(2) == 0;
+        if (below(3) == 0) v.addSpacePrefix = below(2) == 0;
+        std::unique_ptr<ModelTokenizer> t;
+        const std::string message = thrownMessage([&] { t = core::models::openGgufTokenizer(v); });
+        if (!t) {
+            EXPECT_FALSE(message.empty());
+            EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+            continue;
+        }
+        ++opened;
+        for (int k = 0; k < 5; ++k) {
+            std::string text;
+            for (int j = below(6); j > 0; --j) text += word();
+            if (core::firstInvalidUtf8(text) != std::string::npos) continue;
+            const core::models::Encoding e = t->encode(text, nullptr, 64);
+            for (int id : e.ids) EXPECT_TRUE(id >= 0 && id < t->vocabSize()) << id;
+            for (int id : e.ids) EXPECT_NO_THROW(t->readable(id));
+        }
+    }
+    EXPECT_GT(opened, 20); // the rounds reach the engine, not only the checks
 }
 
 } // namespace
