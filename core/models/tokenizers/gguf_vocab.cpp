@@ -217,6 +217,8 @@ void sentencePieceMergesOf(const GgufVocab& v, const std::vector<std::string>& t
     file.merges = sentencePieceMerges(texts, scores);
 }
 
+// The CONTROL, USER_DEFINED and UNKNOWN tokens as tokenizer.json's added tokens, matched on
+// the text as typed (llama.cpp splits them out of the raw text too).
 json addedTokens(const GgufVocab& v, const std::vector<std::string>& texts) {
     json list = json::array();
     for (std::size_t id = 0; id < texts.size(); ++id) {
