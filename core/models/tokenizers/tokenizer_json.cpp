@@ -78,6 +78,15 @@ std::unique_ptr<TokenizerJson> TokenizerJson::fromText(const std::string& tokeni
     return t;
 }
 
+std::unique_ptr<TokenizerJson> TokenizerJson::fromFile(TokenizerJsonFile file,
+                                                       const std::string& config,
+                                                       const TokenizerJsonOptions& options) {
+    auto t = std::unique_ptr<TokenizerJson>(new TokenizerJson());
+    t->options_ = options;
+    t->load(file, "", config);
+    return t;
+}
+
 void TokenizerJson::load(TokenizerJsonFile& file, const std::string& configPath,
                          const std::string& configText) {
     const std::string& path = file.path;

@@ -54,6 +54,11 @@ class TokenizerJson final : public ModelTokenizer {
                                                    const std::string& config,
                                                    const TokenizerJsonOptions& options = {},
                                                    const std::string& path = "tokenizer.json");
+    // From a file already in memory (the GGUF tokenizer builds one: gguf_vocab.h); its path
+    // names it in messages, `config` as in fromText.
+    static std::unique_ptr<TokenizerJson> fromFile(TokenizerJsonFile file,
+                                                   const std::string& config,
+                                                   const TokenizerJsonOptions& options = {});
 
     // encode(text, add_special_tokens=False): the ids alone. Throws for invalid UTF-8.
     std::vector<int> encodeIds(std::string_view text) const;
