@@ -8,6 +8,7 @@
 // once per forward.
 #include "models/formats/ggml_quants.h"
 
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -17,19 +18,21 @@ namespace {
 
 using Bytes = const std::uint8_t*;
 
-// The float an IEEE half's bits hold, exactly, without a branch: a normal number's exponent
-// rebiased, a subnormal one as mantissa * 2^-24 (exact in float), Inf and NaN kept.
+// The float an IEEE half's bits hold, exactly, without a branch (masks, so a row of them
+// vectorises): a normal number's exponent rebiased, a subnormal one as mantissa * 2^-24 (exact
+// in float), Inf and NaN kept.
 inline float halfValue(std::uint16_t h) {
     const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
     const std::uint32_t rest = h & 0x7fffu, exponent = rest >> 10;
     const float subnormal = float(rest) * 0x1p-24f; // used only when the exponent is 0
     std::uint32_t subnormalBits;
     std::memcpy(&subnormalBits, &subnormal, sizeof subnormalBits);
+    const std::uint32_t isSubnormal = 0u - std::uint32_t(exponent == 0);
+    const std::uint32_t isSpecial = 0u - std::uint32_t(exponent == 0x1f); // Inf, NaN
     const std::uint32_t normal = (rest << 13) + (112u << 23);
     const std::uint32_t special = (rest << 13) | 0x7f800000u;
-    const std::uint32_t bits = sign | (exponent == 0      ? subnormalBits
-                                       : exponent == 0x1f ? special
-                                                          : normal);
+    const std::uint32_t bits = sign | (subnormalBits & isSubnormal) | (special & isSpecial) |
+                               (normal & ~(isSubnormal | isSpecial));
     float value;
     std::memcpy(&value, &bits, sizeof value);
     return value;
@@ -40,84 +43,90 @@ inline float halfAt(Bytes p) {
     return halfValue(std::uint16_t(p[0] | (p[1] << 8)));
 }
 
-void rowF32(Bytes x, float* y, std::int64_t n) {
+void rowF32(Bytes __restrict x, float* __restrict y, std::int64_t n) {
     std::memcpy(y, x, std::size_t(n) * sizeof(float));
 }
 
-void rowF16(Bytes x, float* y, std::int64_t n) {
+void rowF16(Bytes __restrict x, float* __restrict y, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i)
         y[i] = halfValue(std::uint16_t(x[2 * i] | (x[2 * i + 1] << 8)));
 }
 
-void rowBF16(Bytes x, float* y, std::int64_t n) {
+void rowBF16(Bytes __restrict x, float* __restrict y, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) {
         const std::uint32_t bits = std::uint32_t(x[2 * i] | (x[2 * i + 1] << 8)) << 16;
         std::memcpy(y + i, &bits, sizeof bits);
     }
 }
 
-// Q4_0, 18 bytes: d (half), 16 bytes of nibbles; value j is (nibble - 8) * d, the low nibbles
-// the first 16 values and the high ones the last 16.
-void blocksQ4_0(Bytes x, float* y, std::int64_t blocks) {
+// The 32 quants of a 32-value block from its 16 bytes of nibbles (low nibbles the first 16
+// values, high ones the last 16) and, for Q5, its fifth bits (`high`, 0 or 16 each).
+inline void nibbles(Bytes qs, std::uint8_t* q) {
+    for (int j = 0; j < 16; ++j) q[j] = qs[j] & 0xF;
+    for (int j = 0; j < 16; ++j) q[16 + j] = qs[j] >> 4;
+}
+
+// Each byte's 8 bits spread over 8 bytes, bit i as 16 in byte i: the fifth bits of 8 values.
+constexpr auto kFifthBits = [] {
+    std::array<std::uint64_t, 256> table{};
+    for (int byte = 0; byte < 256; ++byte)
+        for (int i = 0; i < 8; ++i)
+            table[std::size_t(byte)] |= std::uint64_t((byte >> i) & 1) << (8 * i + 4);
+    return table;
+}();
+
+// Q5's fifth bits (qh, 4 bytes: bit j of the little-endian 32 bits for value j) added to the
+// quants `nibbles` made.
+inline void addFifthBits(Bytes qh, std::uint8_t* q) {
+    std::uint8_t high[32];
+    for (int i = 0; i < 4; ++i) std::memcpy(high + 8 * i, &kFifthBits[qh[i]], 8);
+    for (int j = 0; j < 32; ++j) q[j] |= high[j];
+}
+
+// Q4_0, 18 bytes: d (half), 16 bytes of nibbles; value (nibble - 8) * d.
+void blocksQ4_0(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
+    std::uint8_t q[32];
     for (std::int64_t b = 0; b < blocks; ++b, x += 18, y += 32) {
         const float d = halfAt(x);
-        const Bytes qs = x + 2;
-        for (int j = 0; j < 16; ++j) {
-            y[j] = float((qs[j] & 0xF) - 8) * d;
-            y[j + 16] = float((qs[j] >> 4) - 8) * d;
-        }
+        nibbles(x + 2, q);
+        for (int j = 0; j < 32; ++j) y[j] = float(q[j] - 8) * d;
     }
 }
 
 // Q4_1, 20 bytes: d, m (halves), 16 bytes of nibbles; value nibble * d + m.
-void blocksQ4_1(Bytes x, float* y, std::int64_t blocks) {
+void blocksQ4_1(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
+    std::uint8_t q[32];
     for (std::int64_t b = 0; b < blocks; ++b, x += 20, y += 32) {
         const float d = halfAt(x), m = halfAt(x + 2);
-        const Bytes qs = x + 4;
-        for (int j = 0; j < 16; ++j) {
-            y[j] = float(qs[j] & 0xF) * d + m;
-            y[j + 16] = float(qs[j] >> 4) * d + m;
-        }
+        nibbles(x + 4, q);
+        for (int j = 0; j < 32; ++j) y[j] = float(q[j]) * d + m;
     }
 }
 
-// The fifth bits of a Q5 block (qh, 32 bits little-endian: bit j for value j) as 0 or 16.
-inline void fifthBits(Bytes qh, std::uint8_t* high) {
-    const std::uint32_t bits = std::uint32_t(qh[0]) | std::uint32_t(qh[1]) << 8 |
-                               std::uint32_t(qh[2]) << 16 | std::uint32_t(qh[3]) << 24;
-    for (int j = 0; j < 32; ++j) high[j] = std::uint8_t(((bits >> j) & 1u) << 4);
-}
-
-// Q5_0, 22 bytes: d, qh (4 bytes), 16 bytes of nibbles; value (nibble | fifth bit - 16) * d.
-void blocksQ5_0(Bytes x, float* y, std::int64_t blocks) {
-    std::uint8_t high[32];
+// Q5_0, 22 bytes: d, qh (4 bytes), 16 bytes of nibbles; value ((nibble | fifth bit) - 16) * d.
+void blocksQ5_0(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
+    std::uint8_t q[32];
     for (std::int64_t b = 0; b < blocks; ++b, x += 22, y += 32) {
         const float d = halfAt(x);
-        fifthBits(x + 2, high);
-        const Bytes qs = x + 6;
-        for (int j = 0; j < 16; ++j) {
-            y[j] = float(((qs[j] & 0xF) | high[j]) - 16) * d;
-            y[j + 16] = float(((qs[j] >> 4) | high[j + 16]) - 16) * d;
-        }
+        nibbles(x + 6, q);
+        addFifthBits(x + 2, q);
+        for (int j = 0; j < 32; ++j) y[j] = float(q[j] - 16) * d;
     }
 }
 
 // Q5_1, 24 bytes: d, m, qh, 16 bytes of nibbles; value (nibble | fifth bit) * d + m.
-void blocksQ5_1(Bytes x, float* y, std::int64_t blocks) {
-    std::uint8_t high[32];
+void blocksQ5_1(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
+    std::uint8_t q[32];
     for (std::int64_t b = 0; b < blocks; ++b, x += 24, y += 32) {
         const float d = halfAt(x), m = halfAt(x + 2);
-        fifthBits(x + 4, high);
-        const Bytes qs = x + 8;
-        for (int j = 0; j < 16; ++j) {
-            y[j] = float((qs[j] & 0xF) | high[j]) * d + m;
-            y[j + 16] = float((qs[j] >> 4) | high[j + 16]) * d + m;
-        }
+        nibbles(x + 8, q);
+        addFifthBits(x + 4, q);
+        for (int j = 0; j < 32; ++j) y[j] = float(q[j]) * d + m;
     }
 }
 
 // Q8_0, 34 bytes: d, 32 signed bytes; value q * d.
-void blocksQ8_0(Bytes x, float* y, std::int64_t blocks) {
+void blocksQ8_0(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
     for (std::int64_t b = 0; b < blocks; ++b, x += 34, y += 32) {
         const float d = halfAt(x);
         for (int j = 0; j < 32; ++j) y[j] = float(std::int8_t(x[2 + j])) * d;
@@ -126,19 +135,18 @@ void blocksQ8_0(Bytes x, float* y, std::int64_t blocks) {
 
 // Q2_K, 84 bytes for 256 values: 16 scale bytes (low nibble a 16-value group's scale, high
 // nibble its min), 64 bytes of 2-bit quants, d and dmin (halves). The quants of a 128-value
-// half are 32 bytes read four times (shift 0, 2, 4, 6), each time as two groups of 16:
-// value (d * scale) * q - dmin * min.
-void blocksQ2_K(Bytes x, float* y, std::int64_t blocks) {
-    for (std::int64_t b = 0; b < blocks; ++b, x += 84) {
+// half are 32 bytes read four times (shift 0, 2, 4, 6), each time as two groups of 16: group
+// g = 8 * half + 2 * (shift / 2) + second. Value (d * scale) * q - dmin * min.
+void blocksQ2_K(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
+    for (std::int64_t b = 0; b < blocks; ++b, x += 84, y += 256) {
         const float d = halfAt(x + 80), dmin = halfAt(x + 82);
-        Bytes scale = x, q = x + 16;
-        for (int half = 0; half < 2; ++half, q += 32)
-            for (int shift = 0; shift < 8; shift += 2)
-                for (int group = 0; group < 2; ++group, ++scale, y += 16) {
-                    const float dl = d * float(*scale & 0xF), ml = dmin * float(*scale >> 4);
-                    const Bytes g = q + 16 * group;
-                    for (int l = 0; l < 16; ++l) y[l] = dl * float((g[l] >> shift) & 3) - ml;
-                }
+        for (int g = 0; g < 16; ++g) {
+            const float dl = d * float(x[g] & 0xF), ml = dmin * float(x[g] >> 4);
+            const Bytes q = x + 16 + 32 * (g / 8) + 16 * (g % 2);
+            const int shift = 2 * ((g % 8) / 2);
+            float* out = y + 16 * g;
+            for (int l = 0; l < 16; ++l) out[l] = dl * float((q[l] >> shift) & 3) - ml;
+        }
     }
 }
 
@@ -154,25 +162,21 @@ inline void scalesQ3_K(Bytes packed, int* scale) {
 }
 
 // Q3_K, 110 bytes: hmask (32 bytes: the third bit of each quant), 64 bytes of 2-bit quants
-// (read as Q2_K's), 12 bytes of scales, d. A quant is its two bits minus 4 unless its hmask
-// bit is set (bit 4 * half + shift / 2 of byte l): value (d * scale) * q.
-void blocksQ3_K(Bytes x, float* y, std::int64_t blocks) {
+// (grouped as Q2_K's), 12 bytes of scales, d. A quant is its two bits minus 4 unless its hmask
+// bit is set (bit g / 2 of byte l for group g): value (d * scale) * q.
+void blocksQ3_K(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
     int scale[16];
-    for (std::int64_t b = 0; b < blocks; ++b, x += 110) {
+    for (std::int64_t b = 0; b < blocks; ++b, x += 110, y += 256) {
         const float d = halfAt(x + 108);
         scalesQ3_K(x + 96, scale);
-        const Bytes hmask = x;
-        Bytes q = x + 32;
-        int is = 0;
-        for (int half = 0; half < 2; ++half, q += 32)
-            for (int shift = 0; shift < 8; shift += 2)
-                for (int group = 0; group < 2; ++group, y += 16) {
-                    const float dl = d * float(scale[is++]);
-                    const int bit = 4 * half + shift / 2;
-                    const Bytes g = q + 16 * group, h = hmask + 16 * group;
-                    for (int l = 0; l < 16; ++l)
-                        y[l] = dl * float(((g[l] >> shift) & 3) - 4 + 4 * ((h[l] >> bit) & 1));
-                }
+        for (int g = 0; g < 16; ++g) {
+            const float dl = d * float(scale[g]);
+            const Bytes q = x + 32 + 32 * (g / 8) + 16 * (g % 2), h = x + 16 * (g % 2);
+            const int shift = 2 * ((g % 8) / 2), bit = g / 2;
+            float* out = y + 16 * g;
+            for (int l = 0; l < 16; ++l)
+                out[l] = dl * float(((q[l] >> shift) & 3) - 4 + 4 * ((h[l] >> bit) & 1));
+        }
     }
 }
 
@@ -191,7 +195,7 @@ inline void scaleMinK4(int j, Bytes packed, int& scale, int& min) {
 
 // Q4_K, 144 bytes: d, dmin, 12 bytes of scales and mins, 128 bytes of nibbles. Each 32 bytes
 // hold 64 values, the low nibbles first: value (d * scale) * q - dmin * min.
-void blocksQ4_K(Bytes x, float* y, std::int64_t blocks) {
+void blocksQ4_K(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
     for (std::int64_t b = 0; b < blocks; ++b, x += 144) {
         const float d = halfAt(x), dmin = halfAt(x + 2);
         Bytes q = x + 16;
@@ -210,7 +214,7 @@ void blocksQ4_K(Bytes x, float* y, std::int64_t blocks) {
 // Q5_K, 176 bytes: d, dmin, 12 bytes of scales and mins, qh (32 bytes: the fifth bits, bits
 // j and j + 1 of byte l for the two groups of the j-th 64 values), 128 bytes of nibbles as
 // Q4_K's: value (d * scale) * (nibble + 16 * bit) - dmin * min.
-void blocksQ5_K(Bytes x, float* y, std::int64_t blocks) {
+void blocksQ5_K(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
     for (std::int64_t b = 0; b < blocks; ++b, x += 176) {
         const float d = halfAt(x), dmin = halfAt(x + 2);
         const Bytes qh = x + 16;
@@ -233,7 +237,7 @@ void blocksQ5_K(Bytes x, float* y, std::int64_t blocks) {
 // byte scales, d. Each 128 values read 64 bytes of ql and 32 of qh: value l + 32 * k takes
 // its low 4 bits from ql[l] or ql[l + 32] (low, then high nibble) and its high 2 bits from
 // qh[l] at bit 2k, minus 32; value (d * scale) * q with the scale of its 16-value group.
-void blocksQ6_K(Bytes x, float* y, std::int64_t blocks) {
+void blocksQ6_K(Bytes __restrict x, float* __restrict y, std::int64_t blocks) {
     for (std::int64_t b = 0; b < blocks; ++b, x += 210) {
         const float d = halfAt(x + 208);
         for (int half = 0; half < 2; ++half, y += 128) {
