@@ -309,19 +309,20 @@ TEST_P(GgmlFixture, PythonBlocksDequantizeToPythonsFloatsBitForBit) {
     const core::models::TensorView t = quantizedView(*blocks, *values);
     ASSERT_EQ(core::models::ggmlRowBytes(t.ggml, std::uint64_t(t.shape[1])).value_or(0),
               t.rowBytes);
-    const auto* expected = reinterpret_cast<const std::uint32_t*>(values->data);
+    std::vector<std::uint32_t> expected(std::size_t(values->elements())); // the floats' bits
+    std::memcpy(expected.data(), values->data, expected.size() * 4);      // (maybe unaligned)
     core::Mat scratch;
     const auto m = core::models::tensorAsFloat(t, scratch); // rows x cols
     ASSERT_EQ(m.rows(), t.shape[0]);
     for (Eigen::Index i = 0; i < m.size(); ++i) {
         std::uint32_t got;
         std::memcpy(&got, m.data() + i, 4);
-        ASSERT_EQ(got, expected[i]) << GetParam() << " value " << i;
+        ASSERT_EQ(got, expected[std::size_t(i)]) << GetParam() << " value " << i;
     }
     std::vector<float> row(std::size_t(t.shape[1]));
     const std::int64_t last = t.shape[0] - 1; // the random blocks
     core::models::copyRow(t, last, row.data());
-    EXPECT_EQ(0, std::memcmp(row.data(), expected + last * t.shape[1], row.size() * 4));
+    EXPECT_EQ(0, std::memcmp(row.data(), expected.data() + last * t.shape[1], row.size() * 4));
     EXPECT_EQ(core::models::nonFiniteCount(t), 0);
 }
 
