@@ -22,11 +22,15 @@ bits.
     /usr/bin/python3 tests/ggml_quants.py --fixture tests/fixtures/ggml_quants.safetensors
 
 writes the fixture tests/ggml_quants_test.cpp reads: for each type, blocks quantized from
-varied rows and the floats this file's dequantizer makes of them.
+varied rows and the floats this file's dequantizer makes of them; `--check FILE` says whether
+FILE is what it would write (ctest runs that where numpy is installed).
 """
 import argparse
 import json
+import pathlib
 import struct
+import sys
+import tempfile
 
 import numpy as np
 
@@ -561,11 +565,31 @@ def write_fixture(path):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
+def check_fixture(path):
+    """The committed fixture is what this file writes now, byte for byte (ctest
+    ggml_quants_fixture_current): the quantizers and the dequantizer the C++ test trusts."""
+    with tempfile.TemporaryDirectory() as folder:
+        fresh = pathlib.Path(folder) / "fresh.safetensors"
+        write_fixture(fresh)
+        same = fresh.read_bytes() == pathlib.Path(path).read_bytes()
+    print(f"{'ok' if same else 'FAIL'}: {path} {'is' if same else 'is not'} what "
+          f"tests/ggml_quants.py writes{'' if same else ' (run it with --fixture)'}")
+    print(f"{int(same)} passed, {int(not same)} failed")
+    return 0 if same else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fixture", required=True, help="the safetensors file to write")
-    write_fixture(parser.parse_args().fixture)
+    parser.add_argument("--fixture", help="the safetensors file to write")
+    parser.add_argument("--check", help="the committed fixture, compared with a fresh one")
+    args = parser.parse_args()
+    if args.check:
+        return check_fixture(args.check)
+    if not args.fixture:
+        parser.error("--fixture or --check")
+    write_fixture(args.fixture)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
