@@ -7,6 +7,7 @@
 // steps_per_s = training steps per second (BM_TrainStep; tests/bench_train_torch.py is the same
 // step in PyTorch; --benchmark_repetitions=5 gives their median). Threads: OpenMP's
 // (OMP_NUM_THREADS; all cores by default), printed first as well.
+// BM_QuantizedLinear: a Llama 1B MLP projection with BF16, Q8_0 and Q4_K weights (GGUF).
 // BM_ExportBigScene: `mha-viz --export` of the issue's big scene, in seconds (files written to
 // a temporary folder, removed between runs).
 #include "engine/attention.h"
@@ -15,6 +16,7 @@
 #include "engine/simd.h"
 #include "engine/weights.h"
 #include "io/figure_export.h"
+#include "models/formats/ggml_quants.h"
 #include "train/model.h"
 #include "train/optimizer.h"
 #include "train/tasks.h"
@@ -85,6 +87,56 @@ void BM_EigenGemm(benchmark::State& state) {
     }
     state.counters["GFLOPs"] =
         benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// A weight of ggml's `type` (BF16, Q8_0 or Q4_K), rows x cols: random bytes with small
+// finite F16 scales (any quant bits are valid blocks; the time does not depend on them).
+std::vector<std::uint8_t> randomWeights(core::models::GgmlType type, Eigen::Index rows,
+                                        Eigen::Index cols) {
+    const auto info = *core::models::ggmlTypeInfo(std::uint32_t(type));
+    std::vector<std::uint8_t> bytes(*core::models::ggmlRowBytes(type, std::uint64_t(cols)) *
+                                    std::size_t(rows));
+    core::SplitMix64 rng(17);
+    for (auto& b : bytes) b = std::uint8_t(rng.next());
+    const bool bf16 = type == core::models::GgmlType::BF16;
+    for (std::size_t at = 0; at < bytes.size(); at += std::size_t(info.blockBytes))
+        for (std::size_t s = 0; s < (type == core::models::GgmlType::Q4_K ? 2u : 1u); ++s)
+            bytes[at + 2 * s + 1] = bf16 ? 0x3C : 0x20; // 2^-7 ... 2^-8 magnitudes, finite
+    return bytes;
+}
+
+// BM_QuantizedLinear/ggml_type: x W^T, x 128 x 2048 and W 8192 x 2048 (the Llama 3.2 1B MLP's
+// gate and up projections, torch.nn.Linear's out x in), W held as BF16 (30: widened a panel at
+// a time, engineMultiply with a HalfMatrix) or quantized as Q8_0 (8) or Q4_K (12: dequantized
+// a panel at a time inside the product, a QuantMatrix). Issue 38's goal: Q4_K within 1.5x of
+// BF16.
+void BM_QuantizedLinear(benchmark::State& state) {
+    using core::models::GgmlType;
+    const auto type = GgmlType(state.range(0));
+    constexpr Eigen::Index kTokens = 128, kIn = 2048, kOut = 8192;
+    const core::Mat x = randomMatrix(kTokens, kIn, 4); // 128 x 2048
+    const auto bytes = randomWeights(type, kOut, kIn);
+    const core::ConstMatMap xm(x.data(), x.rows(), x.cols());
+    core::Mat y; // 128 x 8192
+    const auto info = *core::models::ggmlTypeInfo(std::uint32_t(type));
+    const core::QuantMatrix quant{reinterpret_cast<const std::byte*>(bytes.data()),
+                                  kOut,
+                                  kIn,
+                                  bytes.size() / std::size_t(kOut),
+                                  info.blockValues,
+                                  info.blockBytes,
+                                  core::models::ggmlDequantizer(type)};
+    const core::HalfMatrix half{reinterpret_cast<const std::uint16_t*>(bytes.data()), kOut, kIn};
+    for (auto _ : state) {
+        if (type == GgmlType::BF16)
+            core::engineMultiply(xm, half, true, y);
+        else
+            core::engineMultiply(xm, quant, true, y);
+        benchmark::DoNotOptimize(y.data());
+    }
+    state.SetLabel(info.name);
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * kTokens * kIn * kOut * 1e-9,
+                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // BM_TrainStep/layers/d_model/heads/seq/batch: one step of mha-viz train on the induction
@@ -167,6 +219,14 @@ BENCHMARK(BM_Forward)
     ->UseRealTime()
     ->ComputeStatistics("min", fastest);
 BENCHMARK(BM_EigenGemm)->Arg(64)->Arg(512)->Arg(1024)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_QuantizedLinear)
+    ->ArgNames({"ggml_type"})
+    ->Arg(int(core::models::GgmlType::BF16))
+    ->Arg(int(core::models::GgmlType::Q8_0))
+    ->Arg(int(core::models::GgmlType::Q4_K))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("min", fastest);
 BENCHMARK(BM_TrainStep)
     ->ArgNames({"layers", "d_model", "heads", "seq", "batch"})
     ->Args({2, 64, 4, 32, 32}) // mha-viz train's defaults

@@ -244,4 +244,15 @@ void engineMultiply(const ConstMatMap& a, const HalfMatrix& b, bool transposedB,
     kernel::active().multiplyHalf(a, b, transposedB, c);
 }
 
+void engineMultiply(const ConstMatMap& a, const QuantMatrix& b, bool transposedB, Mat& c) {
+    if (a.cols() != (transposedB ? b.cols : b.rows))
+        fail("the product's depths differ: " + std::to_string(a.cols()) + " and " +
+             std::to_string(transposedB ? b.cols : b.rows));
+    const bool blocks = b.blockValues > 0 && b.blockBytes > 0 && 256 % b.blockValues == 0;
+    if (!b.dequantize || !blocks || b.cols % b.blockValues != 0 ||
+        b.rowBytes != std::size_t(b.cols / b.blockValues) * std::size_t(b.blockBytes))
+        fail("the quantized matrix's rows are not whole blocks of its type");
+    kernel::active().multiplyQuant(a, b, transposedB, c);
+}
+
 } // namespace core

@@ -7,6 +7,7 @@
 #include "engine/weights.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -201,6 +202,25 @@ struct HalfMatrix {
 // c = a * b, or a * b^T with b cols x depth when transposedB, b converted to float a panel at a
 // time inside each thread's chunk of columns (never whole): a BF16 checkpoint's linear layers.
 void engineMultiply(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c);
+
+// A weight matrix held in a mapped file in blocks (ggml's quantized types, GGUF files):
+// rows x cols values, row r the whole blocks at data + r * rowBytes, each block `blockValues`
+// values (a divisor of 256) in `blockBytes` bytes. `dequantize` writes the values of whole
+// blocks as floats (core/models/formats/ggml_quants.h): compiled once, outside the kernels, so
+// every SIMD path multiplies the very same values.
+struct QuantMatrix {
+    const std::byte* data = nullptr;
+    Eigen::Index rows = 0, cols = 0;
+    std::size_t rowBytes = 0;
+    int blockValues = 1, blockBytes = 4;
+    void (*dequantize)(const std::byte* blocks, Scalar* out, std::int64_t count) = nullptr;
+};
+
+// c = a * b^T (transposedB: b out x in, torch.nn.Linear's weights) or a * b, b dequantized
+// inside each thread's chunk of columns into a buffer of that thread's own, a panel of rows (or
+// a chunk of columns) at a time, and multiplied by the micro-kernel: a quantized model is never
+// expanded whole. Throws std::invalid_argument when the depths differ or b's blocks do not fit.
+void engineMultiply(const ConstMatMap& a, const QuantMatrix& b, bool transposedB, Mat& c);
 
 // FLOPs of one forward pass (multiply-adds count 2): projections, scores, weights*V, W_O.
 double forwardFlops(int batch, int queryLen, int keyLen, int d_model);

@@ -59,8 +59,7 @@ auto headView(Matrix& m, int b, int h, int len, int d_head, bool reshapeBug) {
 // out to memory and back between passes. Tiles also spread one head over threads.
 constexpr int kTileRows = 64;
 
-// Below this many FLOPs a step stays on one thread: waking the other costs more.
-constexpr double kSerialFlops = 4e6;
+using gemm::kSerialFlops; // below it a step stays on one thread
 
 // The largest score query i may see, or -inf when it sees none (or only NaN scores).
 Scalar visibleMax(const Attention& a, int b, int i, bool padded, const Scalar* row) {
@@ -289,8 +288,7 @@ void attendPerHead(Attention& out, const Mat& bias) {
     }
 }
 
-// Columns per GEMM in the projections (a multiple of every SIMD width).
-constexpr Eigen::Index kChunkCols = 128;
+using gemm::kChunkCols; // columns per GEMM in the projections
 
 // products[p].out = products[p].a * products[p].w for every p: the projections. Each product's
 // columns are cut into chunks of kChunkCols, one single-threaded GEMM each, spread over threads.
@@ -652,7 +650,8 @@ extern "C" __attribute__((visibility("default"))) const MhaEngineKernel* mha_eng
                                         core::kernel::meanRowEntropy,
                                         core::kernel::multiplyMapped,
                                         core::kernel::attendProjected,
-                                        core::kernel::multiplyHalf};
+                                        core::kernel::multiplyHalf,
+                                        core::kernel::multiplyQuant};
     return &kernel;
 }
 #endif

@@ -27,6 +27,8 @@ void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB
 void attendProjected(AttentionInput& in, Attention& out);
 // c = a * b or a * b^T, b widened from 16-bit floats a panel at a time (core::engineMultiply).
 void multiplyHalf(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c);
+// c = a * b or a * b^T, b dequantized a panel at a time (core::engineMultiply, checked there).
+void multiplyQuant(const ConstMatMap& a, const QuantMatrix& b, bool transposedB, Mat& c);
 
 // The backward pass (attention_backward.h, attention_backward_kernel.cpp). The caller
 // (core::backward) has checked the shapes and that `a` is a self-attention without the bug.
@@ -66,6 +68,7 @@ struct MhaEngineKernel {
     void (*multiplyMapped)(const core::ConstMatMap&, const core::ConstMatMap&, bool, core::Mat&);
     void (*attendProjected)(core::AttentionInput&, core::Attention&);
     void (*multiplyHalf)(const core::ConstMatMap&, const core::HalfMatrix&, bool, core::Mat&);
+    void (*multiplyQuant)(const core::ConstMatMap&, const core::QuantMatrix&, bool, core::Mat&);
 };
 extern "C" const MhaEngineKernel* mha_engine_kernel_v1();
 

@@ -4,7 +4,8 @@
 // 64 that copy, strided across the (B*M) x d_model matrices, cost about as much as the arithmetic,
 // and at d_head = 8 its set-up (blocking, a heap buffer) cost more than the product. Written with
 // Eigen's packet functions, so each engine variant gets its own width (1 float on the scalar path).
-// Only attention_kernel.cpp includes it (once per SIMD level).
+// Only the kernels' sources include it (attention_kernel.cpp, quant_kernel.cpp: once per SIMD
+// level).
 #pragma once
 
 #include "engine/scalar.h"
@@ -21,6 +22,11 @@ inline constexpr int kWidth = Eigen::internal::packet_traits<Scalar>::size;
 inline constexpr int kPanel = 2 * kWidth;          // columns per micro-kernel: two packets
 inline constexpr int kRows = kWidth == 16 ? 8 : 6; // rows per micro-kernel: 2 * kRows accumulators
 inline constexpr int kDepthBlock = 256; // depths per pass over the rows (see multiplyPanels)
+// How the products are cut among threads: columns per chunk (a multiple of every SIMD width),
+// each chunk one single-threaded product; below kSerialFlops a step stays on one thread
+// (waking the other costs more).
+inline constexpr Eigen::Index kChunkCols = 128;
+inline constexpr double kSerialFlops = 4e6;
 
 // Columns of a packed matrix, rounded up to whole panels (the padding is zero).
 inline Eigen::Index paddedCols(Eigen::Index cols) {

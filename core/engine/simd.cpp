@@ -103,7 +103,8 @@ struct Registry {
                                              kernel::meanRowEntropy,
                                              kernel::multiplyMapped,
                                              kernel::attendProjected,
-                                             kernel::multiplyHalf};
+                                             kernel::multiplyHalf,
+                                             kernel::multiplyQuant};
         const auto dir = kernelDir();
         for (SimdLevel level : kLevels) {
             if (!cpuRuns(level)) continue;

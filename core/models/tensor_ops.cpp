@@ -1,6 +1,8 @@
 // The forward's building blocks (tensor_ops.h).
 #include "models/tensor_ops.h"
 
+#include "models/formats/ggml_quants.h"
+
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include <algorithm>
@@ -13,6 +15,10 @@ namespace core::models {
 
 void copyRow(const TensorView& t, std::int64_t r, float* out) {
     const std::int64_t cols = t.shape.back();
+    if (t.dtype == Dtype::Quantized) { // a GGUF token_embd: only this row's blocks
+        ggmlDequantize(t.ggml, t.data + std::size_t(r) * t.rowBytes, out, cols);
+        return;
+    }
     const std::byte* row = t.data + r * cols * std::int64_t(t.elementBytes);
     if (t.dtype == Dtype::F32) {
         std::memcpy(out, row, std::size_t(cols) * sizeof(float));
@@ -43,12 +49,33 @@ Mat layerNorm(const Mat& x /* rows x d */, const TensorView& weight, const Tenso
 
 namespace {
 
+// A GGUF tensor as the engine's blocked matrix: rows x cols, blocks along the rows; throws
+// naming the tensor when its type is not one mha-viz computes with or its rows are not whole
+// blocks.
+QuantMatrix quantMatrixOf(const TensorView& t) {
+    const auto info = ggmlTypeInfo(std::uint32_t(t.ggml));
+    const GgmlDequantizer dequantize = ggmlDequantizer(t.ggml);
+    if (!info || !dequantize)
+        throw std::invalid_argument("tensor " + t.name + " has type " + ggmlTypeName(t.ggml) +
+                                    ", which mha-viz does not compute with");
+    const Eigen::Index cols = t.shape.empty() ? 1 : Eigen::Index(t.shape.back());
+    const Eigen::Index rows = cols == 0 ? 0 : Eigen::Index(t.elements() / cols);
+    if (ggmlRowBytes(t.ggml, std::uint64_t(cols)) != std::uint64_t(t.rowBytes))
+        throw std::invalid_argument("tensor " + t.name + ": rows of " + std::to_string(cols) +
+                                    " values are not whole " + info->name + " blocks of " +
+                                    std::to_string(t.rowBytes) + " bytes");
+    return {t.data, rows, cols, t.rowBytes, info->blockValues, info->blockBytes, dequantize};
+}
+
 // The product on the engine's SIMD path, threaded, reading the mapped weights in place: in
 // mha_models' baseline SSE2 build Eigen's GEMM ran at a fraction of the machine's rate.
-// BF16 and F16 weights stay as they are mapped: each thread widens the panel its chunk needs.
+// BF16 and F16 weights stay as they are mapped: each thread widens the panel its chunk needs;
+// quantized ones (GGUF) likewise, each thread dequantizing the panel its chunk needs.
 Mat product(const Mat& x, const TensorView& weight, const TensorView* bias, bool transposed) {
     Mat y; // rows x out
-    if (weight.dtype == Dtype::F16 || weight.dtype == Dtype::BF16) {
+    if (weight.dtype == Dtype::Quantized) {
+        engineMultiply(mapOf(x), quantMatrixOf(weight), transposed, y);
+    } else if (weight.dtype == Dtype::F16 || weight.dtype == Dtype::BF16) {
         const Eigen::Index rows = Eigen::Index(weight.shape.front());
         const HalfMatrix half{reinterpret_cast<const std::uint16_t*>(weight.data), rows,
                               Eigen::Index(weight.elements()) / rows, weight.dtype == Dtype::BF16};

@@ -2,7 +2,9 @@
 // embedding row, LayerNorm, the two layouts of a linear layer (GPT-2's Conv1D `x W + b` with W
 // stored in x out, torch.nn.Linear's `x W^T + b` with W stored out x in), the activations the
 // configs name, and a row's log-softmax. Each as PyTorch computes it, in float, the products on
-// the engine's SIMD path (engineMultiply).
+// the engine's SIMD path (engineMultiply). Weights may be F32, F16, BF16 or, from a GGUF file,
+// ggml's quantized blocks (Dtype::Quantized): read where they are mapped, converted or
+// dequantized a row or a panel at a time, never a whole matrix.
 #pragma once
 
 #include "engine/attention.h"
@@ -13,7 +15,8 @@
 
 namespace core::models {
 
-// Row r of a tensor as floats (one embedding row), without converting the whole table.
+// Row r of a tensor as floats (one embedding row), without converting the whole table: a
+// quantized token_embd dequantizes only that row's blocks.
 void copyRow(const TensorView& t, std::int64_t r, float* out);
 
 // (x - mean) / sqrt(var + eps) * weight + bias over each row, with the biased variance, as

@@ -39,6 +39,9 @@ constexpr GgmlTypeInfo kTypes[] = {
     {GgmlType::TQ1_0, "TQ1_0", 256, 54},
     {GgmlType::TQ2_0, "TQ2_0", 256, 66},
     {GgmlType::MXFP4, "MXFP4", 32, 17},
+    {GgmlType::NVFP4, "NVFP4", 64, 36},
+    {GgmlType::Q1_0, "Q1_0", 128, 18},
+    {GgmlType::Q2_0, "Q2_0", 64, 18},
 };
 
 } // namespace

@@ -43,6 +43,9 @@ enum class GgmlType : std::uint32_t {
     TQ1_0 = 34,
     TQ2_0 = 35,
     MXFP4 = 39,
+    NVFP4 = 40,
+    Q1_0 = 41,
+    Q2_0 = 42,
 };
 
 // How a type is stored: `blockValues` values in `blockBytes` bytes (1 and the element size for

@@ -1,6 +1,8 @@
 // Reading safetensors files in place (safetensors_map.h).
 #include "models/formats/safetensors_map.h"
 
+#include "models/formats/ggml_quants.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -239,7 +241,10 @@ Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch) {
     scratch.resize(rows, cols); // rows x cols
     float* out = scratch.data();
     const std::int64_t n = t.elements();
-    if (t.dtype == Dtype::F32) {
+    if (t.dtype == Dtype::Quantized) { // a GGUF tensor (a norm's weight, a bias), row by row
+        for (Eigen::Index r = 0; r < rows; ++r)
+            ggmlDequantize(t.ggml, t.data + std::size_t(r) * t.rowBytes, out + r * cols, cols);
+    } else if (t.dtype == Dtype::F32) {
         std::memcpy(out, t.data, std::size_t(n) * sizeof(float));
     } else {
         for (std::int64_t i = 0; i < n; ++i) {
@@ -255,6 +260,12 @@ std::int64_t nonFiniteCount(const TensorView& t) {
     std::int64_t bad = 0;
     const std::int64_t n = t.elements();
     if (t.dtype == Dtype::Other) return 0;
+    if (t.dtype == Dtype::Quantized) { // the blocks' scales only (ggml_quants.h)
+        const std::int64_t cols = t.shape.empty() ? 1 : t.shape.back();
+        for (std::int64_t r = 0; cols > 0 && r < n / cols; ++r)
+            bad += ggmlNonFiniteCount(t.ggml, t.data + std::size_t(r) * t.rowBytes, cols);
+        return bad;
+    }
     if (t.dtype == Dtype::F32) {
         for (std::int64_t i = 0; i < n; ++i) {
             std::uint32_t bits;

@@ -77,11 +77,14 @@ class TensorStore {
 };
 
 // The tensor as a rows x cols float matrix (a 1-D tensor is one row): F32 data is mapped in
-// place (no copy), F16/BF16 are converted into `scratch`. Valid while the store lives and
-// until `scratch` changes. Throws std::invalid_argument for Dtype::Other (named).
+// place (no copy), F16/BF16 are converted and Quantized tensors dequantized (ggml_quants.h) into
+// `scratch`. Valid while the store lives and until `scratch` changes. Throws
+// std::invalid_argument for Dtype::Other (named). A large quantized matrix is better multiplied
+// where it is (engineMultiply with a QuantMatrix, tensor_ops.h's linear): this expands it.
 Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch);
 
-// How many of the tensor's values are NaN or infinite (0 for Dtype::Other).
+// How many of the tensor's values are NaN or infinite (0 for Dtype::Other); for a Quantized
+// tensor from its blocks' scales, without dequantizing it.
 std::int64_t nonFiniteCount(const TensorView& t);
 
 float halfToFloat(std::uint16_t bits);
