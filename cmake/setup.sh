@@ -41,9 +41,10 @@ if [ "$mode" = test ]; then
     # The unit tests and benchmark; the window tools (xprop reads the window's icon, xclip
     # holds the text a test pastes); qemu-user runs the binary on a CPU without AVX;
     # desktop-file-utils and appstream validate what is installed; clang-format checks the
-    # tree's format; bzcat reads unicode-data's NormalizationTest.txt.bz2 (NFC / NFKC).
+    # tree's format; bzcat reads unicode-data's NormalizationTest.txt.bz2 (NFC / NFKC);
+    # numpy runs tests/ggml_quants.py, which checks the committed quantized fixture is current.
     packages+=(libgtest-dev libbenchmark-dev xdotool xclip imagemagick x11-utils qemu-user
-               desktop-file-utils appstream clang-format bzip2)
+               desktop-file-utils appstream clang-format bzip2 python3-numpy)
     # clang with its sanitizer runtimes, libFuzzer and OpenMP for build-asan; emscripten (and
     # what cmake/setup_web.sh unpacks with) for build-web; chromium for its test. All at once
     # here: the stages run side by side later, and apt takes one caller at a time.
