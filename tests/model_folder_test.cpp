@@ -136,7 +136,7 @@ TEST_F(ModelFolder, AFolderThatIsNeitherOrAFile) {
     const fs::path dir = root_ / "photos";
     write(dir / "cat.png", "png");
     EXPECT_EQ(locateError(dir.string()),
-              dir.string() + ": not a model folder (no config.json or model.json)");
+              dir.string() + ": not a model folder (no config.json, model.json or .gguf file)");
     expectWords(locateError((dir / "cat.png").string()), {"cat.png", "not a model folder"});
     expectWords(locateError((root_ / "no" / "such").string()), {"no such folder"});
     expectWords(locateError(""), {"no model given"});

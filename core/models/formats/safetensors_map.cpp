@@ -108,7 +108,7 @@ void checkNoOverlap(const std::string& path, std::vector<const TensorView*> view
 const char* dtypeName(Dtype dtype) {
     for (const DtypeName& d : kDtypes)
         if (d.dtype == dtype) return d.name;
-    return "other";
+    return dtype == Dtype::Quantized ? "quantized" : "other";
 }
 
 std::int64_t TensorView::elements() const {
@@ -175,6 +175,20 @@ void TensorStore::addFile(const std::string& path) {
     files_.push_back(std::move(file));
 }
 
+void TensorStore::addTensors(std::shared_ptr<const MappedFile> file,
+                             std::vector<TensorView> views) {
+    for (const TensorView& t : views)
+        if (tensors_.count(t.name))
+            refuse(file->path(), "tensor " + t.name + " is also in " + fileOf(t.name));
+    for (TensorView& t : views) {
+        fileIndex_[t.name] = files_.size();
+        const std::string name = t.name;
+        tensors_.emplace(name, std::move(t));
+    }
+    files_.push_back(std::move(file));
+    gguf_ = true;
+}
+
 const TensorView* TensorStore::find(const std::string& name) const {
     auto it = tensors_.find(name);
     return it == tensors_.end() ? nullptr : &it->second;
@@ -228,7 +242,7 @@ float bfloat16ToFloat(std::uint16_t bits) {
 }
 
 Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch) {
-    if (t.dtype == Dtype::Other)
+    if (t.dtype == Dtype::Other || t.dtype == Dtype::Quantized)
         throw std::invalid_argument("tensor " + t.name + " has dtype " + t.dtypeText +
                                     ", not F32, F16 or BF16");
     const Eigen::Index cols = t.shape.empty() ? 1 : Eigen::Index(t.shape.back());
@@ -254,7 +268,7 @@ Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch) {
 std::int64_t nonFiniteCount(const TensorView& t) {
     std::int64_t bad = 0;
     const std::int64_t n = t.elements();
-    if (t.dtype == Dtype::Other) return 0;
+    if (t.dtype == Dtype::Other || t.dtype == Dtype::Quantized) return 0;
     if (t.dtype == Dtype::F32) {
         for (std::int64_t i = 0; i < n; ++i) {
             std::uint32_t bits;
