@@ -356,7 +356,8 @@ GgufFile::GgufFile(const std::string& path) : file_(std::make_shared<MappedFile>
     if (tensors > in.left() / 32 || keys > in.left() / 14)
         refuse(path, "its header claims " + std::to_string(tensors) + " tensors and " +
                          std::to_string(keys) + " metadata keys, more than its " +
-                         std::to_string(file_->size()) + " bytes hold");
+                         std::to_string(file_->size()) +
+                         " bytes hold (a truncated or damaged file?)");
     for (std::uint64_t k = 0; k < keys; ++k) {
         std::string key = in.string("metadata key " + std::to_string(k + 1), kMaxKey);
         if (key.empty()) refuse(path, "metadata key " + std::to_string(k + 1) + " is empty");
