@@ -475,8 +475,46 @@ def main():
         reference["variants"][name] = make(name, variant, file_type, types, options,
                                            hf_reference)
     (OUT / "reference.json").write_text(json.dumps(reference, separators=(",", ":")))
+    fuzz_seeds()
     skipped = "" if ggml_quants else " (no tests/ggml_quants.py: no quantized files)"
     print(f"wrote {len(fixtures)} GGUF models to {OUT}{skipped}")
+
+
+
+def fuzz_seeds():
+    """tests/fuzz/corpus/gguf: tiny whole models (a few KB, under fuzz_gguf's max_len) of three
+    architectures, and one cut short, for the fuzzer to start from."""
+    folder = HERE / "fuzz" / "corpus" / "gguf"
+    folder.mkdir(parents=True, exist_ok=True)
+    g = torch.Generator().manual_seed(3)
+    for arch, extra in (("llama", {}), ("qwen3", {"qk": True}), ("phi3", {"fused": True})):
+        w = GgufWriter(3)
+        w.add("general.architecture", "string", arch)
+        for key, value in (("block_count", 1), ("context_length", 16), ("embedding_length", 8),
+                           ("feed_forward_length", 8), ("attention.head_count", 2),
+                           ("attention.head_count_kv", 1)):
+            w.add(f"{arch}.{key}", "u32", value)
+        w.add(f"{arch}.attention.layer_norm_rms_epsilon", "f32", 1e-6)
+        w.add("tokenizer.ggml.model", "string", "gpt2")
+        w.add("tokenizer.ggml.tokens", ("array", "string"), ["a", "b", "c", "d"])
+        w.add("tokenizer.ggml.token_type", ("array", "i32"), [1, 1, 1, 3])
+        shapes = {"token_embd.weight": (4, 8), "output_norm.weight": (8,),
+                  "blk.0.attn_norm.weight": (8,), "blk.0.ffn_norm.weight": (8,),
+                  "blk.0.attn_output.weight": (8, 8), "blk.0.ffn_down.weight": (8, 8)}
+        if extra.get("fused"):
+            shapes.update({"blk.0.attn_qkv.weight": (16, 8), "blk.0.ffn_up.weight": (16, 8)})
+        else:
+            shapes.update({"blk.0.attn_q.weight": (8, 8), "blk.0.attn_k.weight": (4, 8),
+                           "blk.0.attn_v.weight": (4, 8), "blk.0.ffn_gate.weight": (8, 8),
+                           "blk.0.ffn_up.weight": (8, 8)})
+        if extra.get("qk"):
+            shapes.update({"blk.0.attn_q_norm.weight": (4,), "blk.0.attn_k_norm.weight": (4,)})
+        for name, shape in shapes.items():
+            w.add_tensor(name, torch.randn(*shape, generator=g).numpy(),
+                         "F16" if len(shape) == 2 else "F32")
+        w.write(folder / f"tiny-{arch}.gguf")
+    whole = (folder / "tiny-llama.gguf").read_bytes()
+    (folder / "cut-short.gguf").write_bytes(whole[:len(whole) // 2])
 
 
 if __name__ == "__main__":

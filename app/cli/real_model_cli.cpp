@@ -172,7 +172,7 @@ int benchForward(const CliOptions& options) {
     std::printf("model: %s (%s, %d layers, %s, d_model %d, %s)\n", model.location.source.c_str(),
                 model.family.c_str(), model.config().layers,
                 core::models::headLayout(model.config()).c_str(), model.config().dModel,
-                model.dtype().c_str());
+                model.net->weightTypes().c_str());
     std::printf("load: %.1f ms\n", model.loadMilliseconds);
     std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, %s)\n", ms, times.size(),
                 ids.size(),
