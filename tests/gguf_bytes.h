@@ -1,6 +1,6 @@
 // GGUF files byte by byte for the tests (gguf_file_test, gguf_model_test): a header, metadata of
 // any type, tensor infos and data, each piece where the test wants it, so that a file can be
-// made whole or damaged in exactly one place. Little-endian, as docs/gguf.md lays it out.
+// made whole or damaged in exactly one place. Little-endian, as ggml's gguf.md lays it out.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,10 @@
 // The Llama family from GGUF files against PyTorch: the files make_gguf_fixtures.py converts
 // from fixtures/llama as llama.cpp's converter would (llama's q/k rows permuted, Gemma's norms
 // stored as 1 + w, rope_freqs, Phi-3's LongRoPE tensors; F32, F16, BF16, a split model, a v2
-// file; quantized files when tests/ggml_quants.py made them), and the reference forward on what
-// each file holds (fixtures/gguf/reference.json, or the folder's own where the file says all
-// config.json said): every layer's attention and the logits within 1e-4 on every SIMD path.
+// file; quantized files when ggml_quants.py beside the script made them), and the reference
+// forward on what each file holds (fixtures/gguf/reference.json, or the folder's own where the
+// file says all config.json said): every layer's attention and the logits within 1e-4 on every
+// SIMD path.
 // Then what opening a GGUF means around it: its config against the folder's, the views' weights
 // in Hugging Face's order, the types named, the bad files refused in one line.
 #include "models/families/llama_model.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A GGUF writer (versions 3 and 2), written from ggml's docs/gguf.md, for the test fixtures
+"""A GGUF writer (versions 3 and 2), written from ggml's gguf.md, for the test fixtures
 (make_gguf_fixtures.py) and anyone who wants a small GGUF file: the header (magic "GGUF",
 version, tensor count, metadata count as u64), the metadata (every value type: u8, i8, u16, i16,
 u32, i32, u64, i64, f32, f64, bool, string, arrays of any of them and arrays of arrays), the
@@ -15,7 +15,7 @@ data, each tensor starting on the alignment. Little-endian throughout.
     w.write("model.gguf")
 
 Tensors of quantized types take their blocks as bytes (add_tensor(..., raw=bytes), e.g. from
-tests/ggml_quants.py's quantize).
+the quantize function of ggml_quants.py beside this file).
 """
 import struct
 

@@ -13,7 +13,7 @@ model's size; Gemma 3's window on five layers of six). Where the file says all c
 said and holds the same values, the reference equals the folder's own (make_llama_fixtures.py's
 reference.json): the script checks that it does.
 
-What the converter does, variant by variant (its conversion/*.py, read, not run):
+What the converter does, variant by variant (its conversion modules, read, not run):
   - llama (LlamaModel): q_proj and k_proj rows (weights and biases) permuted per head into
     adjacent rotary pairs; Llama 3's rope scaling as the rope_freqs tensor (1 / the factor each
     pair's frequency is divided by; the original context from rope_scaling, which the converter
@@ -29,7 +29,8 @@ What the converter does, variant by variant (its conversion/*.py, read, not run)
   - qwen2, qwen3, olmo2: the tensors as they are, rope scaling (yarn) as rope.scaling.*;
     dynamic NTK is not written (equal to the default below max_position_embeddings).
 1-D tensors (norms, biases, rope factors) are F32; matrices keep the checkpoint's dtype (F32,
-F16, BF16), or are quantized when tests/ggml_quants.py is importable (quantize(type, array)).
+F16, BF16), or are quantized when ggml_quants.py (beside this script) is importable
+(quantize(type, array)).
 
 Run with Debian's python3 (torch, numpy); deterministic:
 
@@ -51,7 +52,7 @@ import make_llama_fixtures as llama  # noqa: E402
 from gguf_writer import FILE_TYPES, GgufWriter  # noqa: E402
 
 try:
-    import ggml_quants  # noqa: E402  (tests/ggml_quants.py: quantize / dequantize)
+    import ggml_quants  # noqa: E402  (beside this script: quantize / dequantize)
 except ImportError:
     ggml_quants = None
 
@@ -207,7 +208,14 @@ def gguf_name(arch, name):
 
 def permute(t, heads):
     """LlamaModel.permute: each head's rows (i, i + hd/2) into adjacent pairs (2i, 2i + 1)."""
-    return t.reshape(heads, 2, t.shape[0] // heads // 2, *t.shape[1:]).swapaxes(1, 2).reshape(t.shape)
+    half = t.shape[0] // heads // 2
+    return t.reshape(heads, 2, half, *t.shape[1:]).swapaxes(1, 2).reshape(t.shape)
+
+
+def written(arch, name):
+    """Whether the converter writes the tensor: not Gemma's lm_head, nor a vision tower."""
+    return not name.startswith("vision_tower") and not (arch.startswith("gemma") and
+                                                        name == "lm_head.weight")
 
 
 def converted(arch, config, state):
@@ -216,7 +224,7 @@ def converted(arch, config, state):
     kv = config.get("num_key_value_heads", heads)
     out = []
     for name, t in state.items():
-        if name.startswith("vision_tower") or (arch.startswith("gemma") and name == "lm_head.weight"):
+        if not written(arch, name):
             continue
         if arch == "llama" and ".q_proj." in name:
             t = permute(t, heads)
@@ -293,7 +301,8 @@ def unconverted(arch, config, held):
 
 
 def unpermute(t, heads):
-    return t.reshape(heads, t.shape[0] // heads // 2, 2, *t.shape[1:]).swapaxes(1, 2).reshape(t.shape)
+    half = t.shape[0] // heads // 2
+    return t.reshape(heads, half, 2, *t.shape[1:]).swapaxes(1, 2).reshape(t.shape)
 
 
 def write_parts(writer_of, tensors, name, parts):
@@ -403,10 +412,8 @@ def make(name, variant, file_type, types, options, hf_reference):
         c = spec_of(variant)
     arch = ARCH[config["model_type"]]
     tensors, held = [], {}
-    for (gguf, t), hf in zip(converted(arch, config, state), [n for n in state
-                                                               if not n.startswith("vision_tower") and
-                                                               not (arch.startswith("gemma") and
-                                                                    n == "lm_head.weight")]):
+    for (gguf, t), hf in zip(converted(arch, config, state),
+                             [n for n in state if written(arch, n)]):
         kind = tensor_type(gguf, t, types)
         raw, values = stored(t, kind)
         tensors.append((gguf, list(t.shape), kind, raw))
@@ -476,7 +483,7 @@ def main():
                                            hf_reference)
     (OUT / "reference.json").write_text(json.dumps(reference, separators=(",", ":")))
     fuzz_seeds()
-    skipped = "" if ggml_quants else " (no tests/ggml_quants.py: no quantized files)"
+    skipped = "" if ggml_quants else " (no ggml_quants.py: no quantized files)"
     print(f"wrote {len(fixtures)} GGUF models to {OUT}{skipped}")
 
 

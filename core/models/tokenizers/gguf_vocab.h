@@ -1,5 +1,5 @@
 // The tokenizer a GGUF file carries in its metadata (tokenizer.ggml.*), as the GGUF reader
-// (formats/gguf_file.h) fills it, and the ModelTokenizer made from it.
+// (core/models/formats/gguf_file.h) fills it, and the ModelTokenizer made from it.
 #pragma once
 
 #include "models/tokenizers/model_tokenizer.h"
