@@ -242,7 +242,7 @@ float bfloat16ToFloat(std::uint16_t bits) {
 }
 
 Eigen::Map<const Mat> tensorAsFloat(const TensorView& t, Mat& scratch) {
-    if (t.dtype == Dtype::Other || t.dtype == Dtype::Quantized)
+    if (t.dtype == Dtype::Other)
         throw std::invalid_argument("tensor " + t.name + " has dtype " + t.dtypeText +
                                     ", not F32, F16 or BF16");
     const Eigen::Index cols = t.shape.empty() ? 1 : Eigen::Index(t.shape.back());
