@@ -176,11 +176,13 @@ TEST(GgufWeights, TheFileTypeAndTheTensorsTypesAreNamed) {
     EXPECT_EQ(split.model->fileBytes(), split.file.fileBytes());
 }
 
-// Rewrites a fixture's GGUF with `edit` applied to its metadata or tensors, by byte surgery.
+// A scratch folder per test, for files made from the fixtures or broken.
 class GgufModelFiles : public ::testing::Test {
   protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / "mha-viz-gguf-model-test";
+        dir_ = fs::temp_directory_path() / // one per test: ctest runs them side by side
+               ("mha-viz-gguf-model-" +
+                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
