@@ -253,6 +253,9 @@ TEST_F(GgufModelFiles, AFileOrAFolderHoldingOneIsLocated) {
     EXPECT_EQ(direct.kind, ModelFolderKind::Gguf);
     EXPECT_EQ(direct.file, file.string());
     EXPECT_EQ(modelDisplayName(direct), "olmo2");
+    fs::copy(file, dir_ / "sha256-0123abcd"); // an Ollama blob: the magic says what it is
+    EXPECT_EQ(locateModel((dir_ / "sha256-0123abcd").string()).kind, ModelFolderKind::Gguf);
+    fs::remove(dir_ / "sha256-0123abcd");
     fs::copy(file, dir_ / "OLMo-2-1B-Q8_0.gguf");
     std::ofstream(dir_ / "mmproj-OLMo-2-F16.gguf") << "a projector, not a model";
     const ModelLocation folder = locateModel(dir_.string());

@@ -251,6 +251,14 @@ void describeCachedModel(CachedModel& model) {
     }
 }
 
+// Whether the file starts with GGUF's magic: Ollama keeps its models as blobs named by their
+// digest (sha256-...), without the .gguf ending.
+bool startsAsGguf(const fs::path& file) {
+    char magic[4] = {};
+    std::ifstream in(file, std::ios::binary);
+    return in.read(magic, 4) && std::string(magic, 4) == "GGUF";
+}
+
 // A GGUF file named directly: the folder it is in, the file itself.
 ModelLocation ggufLocation(const fs::path& file, const std::string& source) {
     ModelLocation location;
@@ -387,7 +395,7 @@ ModelLocation locateModel(const std::string& dirOrName) {
     if (dirOrName.empty()) refuse("no model given: name a model folder or a name such as gpt2");
     std::error_code ec;
     if (fs::is_directory(dirOrName, ec)) return classify(dirOrName, dirOrName);
-    if (fs::exists(dirOrName, ec) && isGgufName(dirOrName))
+    if (fs::exists(dirOrName, ec) && (isGgufName(dirOrName) || startsAsGguf(dirOrName)))
         return ggufLocation(dirOrName, dirOrName);
     if (fs::exists(dirOrName, ec))
         refuse(dirOrName + ": a file, not a model folder (nor a .gguf file)");
@@ -401,7 +409,7 @@ std::string modelDisplayName(const ModelLocation& location) {
     if (location.kind == ModelFolderKind::Gguf) {
         static const std::regex part(R"((.*)-\d{5}-of-\d{5})");
         std::string stem = fs::path(location.file).filename().string();
-        stem = stem.substr(0, stem.size() - 5); // ".gguf"
+        if (isGgufName(stem)) stem = stem.substr(0, stem.size() - 5); // ".gguf"
         std::smatch m;
         return std::regex_match(stem, m, part) ? m[1].str() : stem;
     }

@@ -22,7 +22,8 @@ struct ModelLocation {
     std::string file;   // a GGUF model's file (its first part's, or the part named, when split)
 };
 
-// A GGUF file (`*.gguf`), a folder holding one GGUF model (one file, or the parts of one split
+// A GGUF file (`*.gguf`, or any file that starts with GGUF's magic: an Ollama blob), a folder
+// holding one GGUF model (one file, or the parts of one split
 // model; mmproj-* projector files beside it are not models), or a folder or cache name,
 // resolved: $HF_HUB_CACHE (or its old
 // name $HUGGINGFACE_HUB_CACHE), else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
