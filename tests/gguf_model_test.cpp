@@ -247,6 +247,45 @@ TEST_F(GgufModelFiles, ATypeMhaVizDoesNotComputeIsRefusedByTheTensorThatUsesIt) 
     EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+// The fixture with metadata added after the header (`extra`, whole key-value pairs, `keys` of
+// them), padded with a string key to a multiple of the alignment so the data stays aligned.
+std::string withMetadata(const fs::path& from, const fs::path& to, std::string extra, int keys) {
+    std::ifstream in(from, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    testing_support::GgufBytes pad;
+    pad.string("general.padding", "");
+    const std::size_t fill = (32 - (extra.size() + pad.bytes.size()) % 32) % 32;
+    pad = {};
+    pad.string("general.padding", std::string(fill, ' '));
+    extra += pad.bytes;
+    std::uint64_t count;
+    std::memcpy(&count, &bytes[16], 8);
+    count += std::uint64_t(keys) + 1;
+    std::memcpy(&bytes[16], &count, 8);
+    bytes.insert(24, extra);
+    std::ofstream(to, std::ios::binary) << bytes;
+    return to.string();
+}
+
+// Gemma 3 with the window pattern as one bool per layer (the form llama.cpp's converter writes
+// for OLMo 3): its config's own pattern, so the numbers are the folder's.
+TEST_F(GgufModelFiles, AWindowPatternPerLayerIsRead) {
+    testing_support::GgufBytes pattern;
+    pattern.key("gemma3.attention.sliding_window_pattern", 9).put<std::uint32_t>(7);
+    pattern.put<std::uint64_t>(2).put<std::uint8_t>(1).put<std::uint8_t>(0);
+    const std::string path =
+        withMetadata(kDir / "gemma3_text.gguf", dir_ / "gemma3.gguf", pattern.bytes, 1);
+    const GgufModel file = openGguf(path);
+    const ModelConfig config = readGgufConfig(file);
+    EXPECT_EQ(config.decoder.window, (std::vector<int>{3, 0}));
+    const LlamaModel model(loadLlamaGguf(config, file, "gemma3"));
+    for (const json& c : folderReference()["variants"]["gemma3_text"]["cases"]) {
+        const CollectedForward out = collectForward(model, c["ids"].get<std::vector<int>>());
+        EXPECT_LT(worstAttention(out, c["attention"]), 1e-4);
+        EXPECT_LT(worstLogit(out.result.logits, c["logits"]), 1e-4);
+    }
+}
+
 TEST_F(GgufModelFiles, AFileOrAFolderHoldingOneIsLocated) {
     const fs::path file = kDir / "olmo2.gguf";
     const ModelLocation direct = locateModel(file.string());

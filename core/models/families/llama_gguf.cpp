@@ -181,6 +181,23 @@ std::vector<char> patterned(int layers, int pattern) {
     return on;
 }
 
+// The windowed layers: `.attention.sliding_window_pattern` as a number (every n-th layer full)
+// or, as the converter writes it for OLMo 3, one bool per layer; `pattern` when absent.
+std::vector<char> slidingLayers(const ArchKeys& k, int layers, int pattern) {
+    const std::string key = k.key("attention.sliding_window_pattern");
+    const GgufValue* v = k.file().find(key);
+    if (!v || v->type != GgufType::Array)
+        return patterned(layers,
+                         k.count("attention.sliding_window_pattern", 1, kMaxLayers, pattern));
+    const std::vector<double> flags = k.file().numbers(key);
+    if (int(flags.size()) != layers)
+        k.file().bad(key, "has " + std::to_string(flags.size()) + " entries for " +
+                              std::to_string(layers) + " layers");
+    std::vector<char> on;
+    for (double f : flags) on.push_back(f != 0);
+    return on;
+}
+
 // Gemma's switches: embeddings times sqrt(d), tanh GELU; the norms' 1 + w is in the file.
 void readGemma(const ArchKeys& k, ModelConfig& c, int sizeOf27B, int pattern) {
     c.activation = "gelu_pytorch_tanh";
@@ -194,8 +211,7 @@ void readGemma(const ArchKeys& k, ModelConfig& c, int sizeOf27B, int pattern) {
     c.decoder.attentionSoftcap = k.number("attn_logit_softcapping", gemma2 ? 50.0 : 0.0);
     c.decoder.finalSoftcap = k.number("final_logit_softcapping", gemma2 ? 30.0 : 0.0);
     const int window = k.count("attention.sliding_window", 0, kMaxPositions, gemma2 ? 4096 : 0);
-    pattern = k.count("attention.sliding_window_pattern", 1, kMaxLayers, pattern);
-    setWindows(c, window, patterned(c.layers, pattern));
+    setWindows(c, window, slidingLayers(k, c.layers, pattern));
 }
 
 // Gemma 3's windowed layers turn by rope.freq_base_swa (10000, llama.cpp's, when absent).
@@ -234,7 +250,7 @@ ModelConfig readLlamaGgufConfig(const GgufModel& model, const std::string& arch)
     } else if (arch == "olmo2") {
         c.decoder.normAfter = true;
         c.decoder.qkNorm = DecoderSpec::QkNorm::Whole;
-        setWindows(c, window, patterned(c.layers, 4)); // OLMo 3's, when it has a window
+        setWindows(c, window, slidingLayers(k, c.layers, 4)); // OLMo 3's, when it has a window
     }
     return c;
 }
