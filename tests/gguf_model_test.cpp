@@ -165,6 +165,32 @@ TEST(GgufWeights, TheViewsGetHuggingFacesQAndK) {
     EXPECT_FALSE(openVariant("qwen3_bf16").model->weights().pairedQk); // NEOX rotation as HF's
 }
 
+// tests/gguf_writer.py and the reader agree on every value type (make_gguf_fixtures.py writes
+// one key of each into the version 2 file).
+TEST(GgufConfig, ThePythonWritersValuesReadBack) {
+    const Opened opened = openVariant("qwen2_yarn_v2");
+    const GgufFile& f = opened.file.first();
+    EXPECT_EQ(f.version(), 2u);
+    EXPECT_EQ(*f.unsignedValue("mha_viz.test.u8"), 200u);
+    EXPECT_EQ(f.find("mha_viz.test.i8")->integer, -100);
+    EXPECT_EQ(*f.unsignedValue("mha_viz.test.u16"), 60000u);
+    EXPECT_EQ(f.find("mha_viz.test.i16")->integer, -30000);
+    EXPECT_EQ(*f.unsignedValue("mha_viz.test.u32"), 4000000000u);
+    EXPECT_EQ(*f.number("mha_viz.test.i32"), -2e9);
+    EXPECT_EQ(*f.unsignedValue("mha_viz.test.u64"), std::uint64_t(1) << 40);
+    EXPECT_EQ(f.find("mha_viz.test.i64")->integer, -(std::int64_t(1) << 40));
+    EXPECT_EQ(*f.number("mha_viz.test.f32"), 0.25);
+    EXPECT_EQ(*f.number("mha_viz.test.f64"), 0.125);
+    EXPECT_EQ(*f.boolean("mha_viz.test.bool"), true);
+    EXPECT_EQ(*f.string("mha_viz.test.string"), "h\xC3\xA9llo");
+    EXPECT_EQ(f.numbers("mha_viz.test.array_of_f64"), (std::vector<double>{0.5, -1.5}));
+    const GgufValue& nested = *f.find("mha_viz.test.array_of_arrays");
+    ASSERT_EQ(nested.arrays.size(), 2u);
+    EXPECT_EQ(nested.arrays[0].numbers, (std::vector<double>{1, 2}));
+    EXPECT_EQ(nested.arrays[1].numbers, (std::vector<double>{3}));
+    EXPECT_EQ(f.strings("tokenizer.ggml.merges").front().find(' ') != std::string::npos, true);
+}
+
 TEST(GgufWeights, TheFileTypeAndTheTensorsTypesAreNamed) {
     const Opened bf16 = openVariant("qwen3_bf16");
     EXPECT_EQ(bf16.model->dtype(), "BF16 (GGUF)");

@@ -325,6 +325,17 @@ def write_parts(writer_of, tensors, name, parts):
         w.write(OUT / f"{name}-{k + 1:05d}-of-{parts:05d}.gguf")
 
 
+def every_value_type(w):
+    """Keys of every metadata value type the format has, which the reader's test reads back."""
+    for kind, value in (("u8", 200), ("i8", -100), ("u16", 60000), ("i16", -30000),
+                        ("u32", 4000000000), ("i32", -2000000000), ("u64", 2 ** 40),
+                        ("i64", -2 ** 40), ("f32", 0.25), ("f64", 0.125), ("bool", True),
+                        ("string", "héllo")):
+        w.add(f"mha_viz.test.{kind}", kind, value)
+    w.add("mha_viz.test.array_of_f64", ("array", "f64"), [0.5, -1.5])
+    w.add("mha_viz.test.array_of_arrays", ("array", ("array", "i16")), [[1, 2], [3]])
+
+
 def tensor_type(gguf, t, types):
     """F32 for 1-D tensors; a matrix's type from `types` (by its name's ending, else "*")."""
     if t.dim() == 1:
@@ -381,7 +392,7 @@ FLOAT_FIXTURES = [
     ("llama3_gqa_f32", "llama3_gqa_f32", "F32", {"*": "F32"}, {"alignment": 64}),
     ("llama2_mha_bf16_split", "llama2_mha_bf16_shards", "BF16", {"*": "BF16"}, {"parts": 3}),
     ("qwen2_yarn_v2", "qwen2_yarn_unprefixed", "F32", {"*": "F32"},
-     {"version": 2, "c": {"windows": [0, 0]}}),
+     {"version": 2, "every_type": True, "c": {"windows": [0, 0]}}),
     ("qwen3_bf16", "qwen3_bf16", "BF16", {"*": "BF16"}, {}),
     ("gemma_mqa_f16", "gemma_mqa", "F16", {"*": "F16"}, {}),
     ("gemma2_bf16", "gemma2_bf16", "BF16", {"*": "BF16"}, {"c": {"scale": 8 ** -0.5}}),
@@ -429,6 +440,8 @@ def make(name, variant, file_type, types, options, hf_reference):
         if first:
             model_metadata(w, arch, config, file_type, quantized)
             vocab_metadata(w, tokenizer, tok_config, config)
+        if first and options.get("every_type"):
+            every_value_type(w)
         return w
 
     for old in OUT.glob(f"{name}*.gguf"):
