@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using nlohmann::json;
 using testing_support::expectBadInput;
@@ -128,4 +130,52 @@ TEST(CliLlamaModel, BadInputIsOneLineAndExit2) {
     fs::remove(noTokenizer / "tokenizer.json");
     expectBadInput({"--model", noTokenizer.string(), "--json", "-"}, "tokenizer");
     for (const fs::path& dir : {rope, quantized, kv, shape, type, noTokenizer}) fs::remove_all(dir);
+}
+
+// --model FILE.gguf (make_gguf_fixtures.py's files): the same model as the folder it was
+// converted from, once the tokenizer from GGUF metadata is there; every bad file in one line.
+TEST(CliLlamaModel, AGgufFileGivesTheFoldersTrace) {
+    const fs::path gguf = fs::path(build_facts::fixtureDir()) / "gguf" / "llama3_gqa_f32.gguf";
+    const ProcessResult r =
+        runMhaViz({"--model", gguf.string(), "--sentence", "the cat sat on the mat", "--json", "-",
+                   "--json-attention-only"});
+    if (r.exitCode == 2 && r.err.find("no tokenizer yet") != std::string::npos)
+        GTEST_SKIP() << "the tokenizer from GGUF metadata is not merged yet";
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const json g = json::parse(r.out);
+    const json h = traceOf({"--model", (kFixtures / "llama3_gqa_f32").string(), "--sentence",
+                            "the cat sat on the mat", "--json", "-", "--json-attention-only"});
+    EXPECT_EQ(g["sentences"][0]["token_ids"], h["sentences"][0]["token_ids"]);
+    EXPECT_EQ(g["model"]["family"], "llama");
+    double worst = 0;
+    for (std::size_t l = 0; l < h["layers"].size(); ++l) {
+        const json& a = g["layers"][l]["attention"][0];
+        const json& b = h["layers"][l]["attention"][0];
+        for (std::size_t head = 0; head < b.size(); ++head)
+            for (std::size_t i = 0; i < b[head].size(); ++i)
+                for (std::size_t j = 0; j < b[head][i].size(); ++j)
+                    worst = std::max(
+                        worst, std::abs(a[head][i][j].get<double>() - b[head][i][j].get<double>()));
+    }
+    EXPECT_LT(worst, 1e-5);
+}
+
+TEST(CliLlamaModel, BadGgufFilesAreOneLineAndExitTwo) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-cli-gguf";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path source = fs::path(build_facts::fixtureDir()) / "gguf" / "olmo2.gguf";
+    std::ifstream in(source, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(dir / "cut.gguf", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    expectBadInput({"--model", (dir / "cut.gguf").string(), "--json", "-"}, "(a truncated file?)");
+    std::ofstream(dir / "text.gguf") << "not a model";
+    expectBadInput({"--model", (dir / "text.gguf").string(), "--json", "-"},
+                   "not a GGUF file (it starts with \"not \", not \"GGUF\")");
+    fs::create_directories(dir / "two");
+    fs::copy(source, dir / "two" / "a.gguf");
+    fs::copy(source, dir / "two" / "b.gguf");
+    expectBadInput({"--model", (dir / "two").string(), "--json", "-"},
+                   "holds 2 GGUF models (a.gguf, b.gguf); name the file to open");
+    fs::remove_all(dir);
 }

@@ -78,7 +78,7 @@ TEST_F(CliModel, LongSentencesAreCutAtTheModelsSeqWithAWarning) {
 TEST_F(CliModel, BadInputIsOneLineAndExitTwo) {
     expectBadInput({"--model", dir_ + "-none", "--json", "-"}, "no such folder");
     expectBadInput({"--model", "/", "--json", "-"},
-                   "not a model folder (no config.json or model.json)");
+                   "not a model folder (no config.json, model.json or .gguf file)");
     expectBadInput({"--model", dir_, "--step", "5", "--json", "-"},
                    "no checkpoint at step 5; it has steps 0, 6");
     expectBadInput({"--model", dir_, "--sentence", "the cat", "--json", "-"},

@@ -101,7 +101,9 @@ std::string locateError(const std::string& dirOrName) {
 }
 
 std::string filesError(const fs::path& dir) {
-    return thrownMessage([&] { models::hfFiles({models::ModelFolderKind::HuggingFace, dir, ""}); });
+    return thrownMessage([&] {
+        models::hfFiles({models::ModelFolderKind::HuggingFace, dir, "", ""});
+    });
 }
 
 } // namespace
@@ -136,7 +138,7 @@ TEST_F(ModelFolder, AFolderThatIsNeitherOrAFile) {
     const fs::path dir = root_ / "photos";
     write(dir / "cat.png", "png");
     EXPECT_EQ(locateError(dir.string()),
-              dir.string() + ": not a model folder (no config.json or model.json)");
+              dir.string() + ": not a model folder (no config.json, model.json or .gguf file)");
     expectWords(locateError((dir / "cat.png").string()), {"cat.png", "not a model folder"});
     expectWords(locateError((root_ / "no" / "such").string()), {"no such folder"});
     expectWords(locateError(""), {"no model given"});
@@ -174,7 +176,7 @@ TEST_F(ModelFolder, NoWeightsOrNoTokenizerIsNamed) {
                                   "vocab.json + merges.txt", "tokenizer.json", "vocab.txt"});
     write(dir / "tokenizer.json", "{}");
     EXPECT_EQ(
-        models::hfFiles({models::ModelFolderKind::HuggingFace, dir.string(), ""}).tokenizerJson,
+        models::hfFiles({models::ModelFolderKind::HuggingFace, dir.string(), "", ""}).tokenizerJson,
         (dir / "tokenizer.json").string());
 }
 
@@ -189,7 +191,7 @@ TEST_F(ModelFolder, ShardsListedOnceInIndexOrder) {
                        "h.0.attn.c_attn.weight": "model-00001-of-00002.safetensors",
                        "ln_f.weight": "model-00002-of-00002.safetensors"}})");
     const models::HfFiles files =
-        models::hfFiles({models::ModelFolderKind::HuggingFace, dir.string(), ""});
+        models::hfFiles({models::ModelFolderKind::HuggingFace, dir.string(), "", ""});
     const std::string first = (dir / "model-00001-of-00002.safetensors").string();
     const std::string second = (dir / "model-00002-of-00002.safetensors").string();
     EXPECT_EQ(files.weights, std::vector<std::string>({first, second}));

@@ -223,9 +223,10 @@ void addWindowOptions(CLI::App& cli, CliOptions& options) {
 void addModelOptions(CLI::App& cli, CliOptions& options) {
     cli.add_option("--model", options.modelDir,
                    "Open a model: a Hugging Face folder (GPT-2, BERT, RoBERTa, DistilBERT, Llama, "
-                   "Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3, OLMo 2), a name in the local Hugging "
-                   "Face cache (gpt2, meta-llama/Llama-3.2-1B), or a run folder of mha-viz train; "
-                   "with --json write its trace of every layer");
+                   "Mistral, Qwen 2/3, Gemma 1/2/3, Phi-3, OLMo 2), a GGUF file of the Llama "
+                   "family (llama.cpp, Ollama, LM Studio) or a folder holding one, a name in the "
+                   "local Hugging Face cache (gpt2, meta-llama/Llama-3.2-1B), or a run folder of "
+                   "mha-viz train; with --json write its trace of every layer");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
@@ -360,7 +361,7 @@ std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOp
     } catch (const std::exception& e) {
         return e.what();
     }
-    if (where.kind == core::models::ModelFolderKind::HuggingFace) {
+    if (where.kind != core::models::ModelFolderKind::TrainRun) { // a folder or a GGUF file
         if (cli.count("--step") > 0) return "--step is for run folders of mha-viz train";
         options.real.pairGiven = cli.count("--pair") > 0;
         return loadRealModel(options, flags.sentences);

@@ -65,7 +65,7 @@ namespace {
 std::string modelLine(const core::models::RealModel& model) {
     return model.family + ", " + std::to_string(model.config().layers) + " layers, " +
            core::models::headLayout(model.config()) + ", d_model " +
-           std::to_string(model.config().dModel) + ", " + model.dtype();
+           std::to_string(model.config().dModel) + ", " + model.net->weightTypes();
 }
 
 // --compare MODEL: the second model, checked against the first before anything runs.

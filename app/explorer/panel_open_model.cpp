@@ -19,11 +19,14 @@ const char* spinner() {
 }
 
 void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
-    ImGui::TextUnformatted("A model folder or a name such as gpt2 or bert-base-uncased:");
+    ImGui::TextUnformatted("A model folder, a .gguf file or a name such as gpt2 or "
+                           "bert-base-uncased:");
     ImGui::TextDisabled("config.json, model.safetensors (or its shards) and the tokenizer's "
                         "files:");
     ImGui::TextDisabled("vocab.json + merges.txt or tokenizer.json (GPT-2, RoBERTa), vocab.txt "
                         "(BERT, DistilBERT)");
+    ImGui::TextDisabled("or one GGUF file (llama.cpp, Ollama, LM Studio) of Llama, Mistral, Qwen, "
+                        "Gemma, Phi-3 or OLMo 2");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     const bool enter = textField("##model-path", "/path/to/model or openai-community/gpt2",
@@ -40,7 +43,8 @@ void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
     if (!dialog.loading.empty())
         ImGui::Text("%s Opening %s ...", spinner(), dialog.loading.c_str());
     else
-        ImGui::TextDisabled("Dropping a model folder (or its files) onto the window opens it too.");
+        ImGui::TextDisabled("Dropping a model folder, its files or a .gguf file onto the window "
+                            "opens it too.");
 }
 
 void recentList(const OpenModelState& dialog, ExplorerRequest& request) {

@@ -478,7 +478,7 @@ void describeRealModel(const ModelRunner& runner, ModelView& view) {
     view.architecture = std::to_string(c.layers) + " layers  d_model " + std::to_string(c.dModel) +
                         "  " + core::models::headLayout(c) + "  context " +
                         std::to_string(c.nPositions) + "  vocab " + std::to_string(c.vocabSize) +
-                        "  " + model.dtype();
+                        "  " + model.net->weightTypes();
     view.vocabulary = model.tokenizer->describe();
     view.encoder = model.isEncoder();
     view.hasHead = model.net->hasHead();

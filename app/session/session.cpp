@@ -10,6 +10,7 @@
 #include "io/train_scene.h"
 #include "models/analyses/real_model_export.h"
 #include "models/analyses/real_model_figures.h"
+#include "models/formats/gguf_file.h"
 #include "models/formats/recent_models.h"
 #include "platform/file_offer.h"
 #include "platform/input_queue.h"
@@ -167,8 +168,8 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleTrain) train_.active = !train_.active;
     followPendingModel(); // a model loaded off the frame thread is shown from this frame
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
-        std::error_code ec; // a folder is a model (run folder or checkpoint), a file a scene
-        if (std::filesystem::is_directory(dropped, ec))
+        std::error_code ec; // a folder or a GGUF file is a model, another file a scene
+        if (std::filesystem::is_directory(dropped, ec) || core::models::isGgufName(dropped))
             openModelPath(dropped);
         else
             openScene("", dropped);

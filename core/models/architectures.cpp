@@ -47,20 +47,29 @@ std::unique_ptr<const Transformer> loadLlama(const ModelConfig& c, const HfFiles
     return std::make_unique<LlamaModel>(loadLlamaWeights(c, files));
 }
 
-// A modern decoder's entry: tokenizer.json, the shared forward, rotary positions.
+std::unique_ptr<const Transformer> loadLlamaFromGguf(const ModelConfig& c, const GgufModel& model,
+                                                     const std::string& arch) {
+    return std::make_unique<LlamaModel>(core::models::loadLlamaGguf(c, model, arch));
+}
+
+// A modern decoder's entry: tokenizer.json, the shared forward, rotary positions; from GGUF
+// files of llama.cpp's architecture `gguf` too, unless null.
 Architecture decoder(const char* name, const char* type, ModelConfig (*read)(const JsonFields&),
-                     NormPlace norm = NormPlace::PreNorm) {
-    return {name,
-            {type},
-            read,
-            tokenizerJson,
-            loadLlama,
-            Stack::Decoder,
-            norm,
-            Positions::Rotary,
-            "o_proj",
-            Detectors::RepeatedSequence,
-            NormKind::RmsNorm};
+                     const char* gguf, NormPlace norm = NormPlace::PreNorm) {
+    Architecture a{name,
+                   {type},
+                   read,
+                   tokenizerJson,
+                   loadLlama,
+                   Stack::Decoder,
+                   norm,
+                   Positions::Rotary,
+                   "o_proj",
+                   Detectors::RepeatedSequence,
+                   NormKind::RmsNorm};
+    if (gguf) a.ggufArchitectures = {gguf}, a.readGgufConfig = readLlamaGgufConfig;
+    if (gguf) a.loadGguf = loadLlamaFromGguf;
+    return a;
 }
 
 const Architecture kArchitectures[] = {
@@ -104,12 +113,12 @@ const Architecture kArchitectures[] = {
      Positions::Learned,
      "the output dense",
      Detectors::SentenceShown},
-    decoder("Llama", "llama", readLlamaConfig),
-    decoder("Mistral", "mistral", readMistralConfig),
-    decoder("Qwen2", "qwen2", readQwen2Config),
-    decoder("Qwen3", "qwen3", readQwen3Config),
-    decoder("Gemma", "gemma", readGemmaConfig),
-    decoder("Gemma 2", "gemma2", readGemma2Config),
+    decoder("Llama", "llama", readLlamaConfig, "llama"), // Mistral's GGUFs are llama's too
+    decoder("Mistral", "mistral", readMistralConfig, nullptr),
+    decoder("Qwen2", "qwen2", readQwen2Config, "qwen2"),
+    decoder("Qwen3", "qwen3", readQwen3Config, "qwen3"),
+    decoder("Gemma", "gemma", readGemmaConfig, "gemma"),
+    decoder("Gemma 2", "gemma2", readGemma2Config, "gemma2"),
     {"Gemma 3",
      {"gemma3_text", "gemma3"},
      readGemma3Config,
@@ -120,9 +129,12 @@ const Architecture kArchitectures[] = {
      Positions::Rotary,
      "o_proj",
      Detectors::RepeatedSequence,
-     NormKind::RmsNorm},
-    decoder("Phi-3", "phi3", readPhi3Config),
-    decoder("OLMo 2", "olmo2", readOlmo2Config, NormPlace::OnOutput),
+     NormKind::RmsNorm,
+     {"gemma3"},
+     readLlamaGgufConfig,
+     loadLlamaFromGguf},
+    decoder("Phi-3", "phi3", readPhi3Config, "phi3"),
+    decoder("OLMo 2", "olmo2", readOlmo2Config, "olmo2", NormPlace::OnOutput),
 };
 
 } // namespace
@@ -136,6 +148,21 @@ const Architecture* findArchitecture(std::string_view modelType) {
         if (std::find(a.modelTypes.begin(), a.modelTypes.end(), modelType) != a.modelTypes.end())
             return &a;
     return nullptr;
+}
+
+const Architecture* findGgufArchitecture(std::string_view arch) {
+    for (const Architecture& a : kArchitectures)
+        if (std::find(a.ggufArchitectures.begin(), a.ggufArchitectures.end(), arch) !=
+            a.ggufArchitectures.end())
+            return &a;
+    return nullptr;
+}
+
+std::vector<std::string> ggufArchitectureNames() {
+    std::vector<std::string> names;
+    for (const Architecture& a : kArchitectures)
+        names.insert(names.end(), a.ggufArchitectures.begin(), a.ggufArchitectures.end());
+    return names;
 }
 
 } // namespace core::models

@@ -34,6 +34,8 @@ enum class Detectors { RepeatedSequence, SentenceShown };
 // LayerNorm (GPT-2, BERT) or RMSNorm (the modern decoders): what the window says a layer reads.
 enum class NormKind { LayerNorm, RmsNorm };
 
+struct GgufModel; // formats/gguf_file.h
+
 struct Architecture {
     const char* name;                                    // for people: "GPT-2", "BERT"
     std::vector<std::string> modelTypes;                 // config.json's model_type values it opens
@@ -47,6 +49,14 @@ struct Architecture {
     const char* outProjection; // the attention's output projection as the checkpoint names it
     Detectors detectors;
     NormKind normKind = NormKind::LayerNorm;
+    // GGUF files (formats/gguf_file.h): the general.architecture names (llama.cpp's) this entry
+    // opens, its reader of their metadata and its loader of their tensors; none: the family
+    // opens from Hugging Face folders only.
+    std::vector<std::string> ggufArchitectures = {};
+    ModelConfig (*readGgufConfig)(const GgufModel& model, const std::string& arch) = nullptr;
+    std::unique_ptr<const Transformer> (*loadGguf)(const ModelConfig& config,
+                                                   const GgufModel& model,
+                                                   const std::string& arch) = nullptr;
 
     bool causal() const { return stack == Stack::Decoder; }
 };
@@ -56,5 +66,10 @@ std::span<const Architecture> architectures();
 
 // The entry that opens `modelType`, or null.
 const Architecture* findArchitecture(std::string_view modelType);
+
+// The entry that opens GGUF files of llama.cpp's architecture `arch`, or null.
+const Architecture* findGgufArchitecture(std::string_view arch);
+// Every GGUF architecture some entry opens, in the registry's order, for messages.
+std::vector<std::string> ggufArchitectureNames();
 
 } // namespace core::models

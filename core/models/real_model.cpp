@@ -2,6 +2,7 @@
 #include "models/real_model.h"
 
 #include "models/architectures.h"
+#include "models/gguf_model.h"
 #include "models/real_trace_parts.h"
 #include "models/tensor_ops.h"
 
@@ -43,6 +44,7 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     const auto start = std::chrono::steady_clock::now();
     auto model = std::make_unique<RealModel>();
     model->location = locateModel(dirOrName);
+    if (model->location.kind == ModelFolderKind::Gguf) return openGgufModel(model->location);
     if (model->location.kind != ModelFolderKind::HuggingFace)
         throw std::invalid_argument(dirOrName + ": a run folder of mha-viz train, not a Hugging "
                                                 "Face model");

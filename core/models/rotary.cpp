@@ -111,6 +111,11 @@ RopeFrequencies ropeFrequencies(const RopeSpec& s, int seqLen) {
         base *= std::pow(s.factor * seqLen / s.maxPositions - (s.factor - 1),
                          double(s.dims) / (s.dims - 2));
     out.inverse = baseInverse(base, s.dims);
+    if (!s.freqFactors.empty()) { // llama.cpp's: theta_j / factor_j, in float
+        for (std::size_t j = 0; j < out.inverse.size() && j < s.freqFactors.size(); ++j)
+            out.inverse[j] = float(out.inverse[j] / s.freqFactors[j]);
+        return out;
+    }
     if (s.type == "linear")
         for (float& f : out.inverse) f = float(f / s.factor);
     if (s.type == "llama3") llama3Scale(s, out.inverse);

@@ -29,6 +29,9 @@ struct RopeSpec {
     double betaFast = 32, betaSlow = 1, mscale = 0, mscaleAllDim = 0; // yarn
     bool truncate = true;                                             // yarn
     std::vector<double> shortFactor, longFactor;                      // longrope
+    // GGUF's rope_freqs tensor (Llama 3's scaling as llama.cpp stores it): each pair's inverse
+    // frequency divided by its own factor, in place of the type's formula. Empty: none.
+    std::vector<double> freqFactors;
 
     bool empty() const { return type.empty(); }
 };

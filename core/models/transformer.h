@@ -34,6 +34,9 @@ class Transformer {
     virtual bool causal() const = 0;  // a decoder: token i sees the tokens up to i
     virtual bool hasHead() const = 0; // logits: an LM head, or an MLM head when the file has one
     virtual std::string dtype() const = 0;
+    // Every tensor type the file holds with its count, and the bits per weight where they vary
+    // (a GGUF's quantization mix); dtype() for the others (this base's answer).
+    virtual std::string weightTypes() const { return dtype(); }
     // Non-finite weights, named with their tensors and counts.
     virtual const std::vector<std::string>& warnings() const = 0;
     virtual std::uint64_t fileBytes() const = 0;

@@ -76,7 +76,8 @@ void checkShardIndex(const std::string& bytes) {
     write(modelDir() / "model.safetensors.index.json", bytes);
     models::HfFiles files;
     try {
-        files = models::hfFiles({models::ModelFolderKind::HuggingFace, modelDir().string(), ""});
+        files =
+            models::hfFiles({models::ModelFolderKind::HuggingFace, modelDir().string(), "", ""});
     } catch (const std::invalid_argument&) {
         return;
     }

@@ -42,6 +42,7 @@ void writeModel(JsonWriter& w, const RealModel& model) {
     w.field("family", model.family);
     w.field("source", model.location.source);
     w.field("dir", model.location.dir);
+    if (!model.location.file.empty()) w.field("file", model.location.file); // a GGUF model's
     w.field("layers", c.layers);
     w.field("heads", c.heads);
     w.field("d_model", c.dModel);

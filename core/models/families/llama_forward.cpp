@@ -45,12 +45,29 @@ Rotation LlamaModel::rotation(int l, int positions) const {
     return r;
 }
 
+void unpairHeadColumns(Mat& x, int hd) {
+    const Eigen::Index heads = x.cols() / hd, half = hd / 2;
+    RowVec row(x.cols()); // 1 x (heads*hd)
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        row = x.row(r);
+        for (Eigen::Index h = 0; h < heads; ++h)
+            for (Eigen::Index i = 0; i < half; ++i) {
+                x(r, h * hd + i) = row(h * hd + 2 * i);
+                x(r, h * hd + half + i) = row(h * hd + 2 * i + 1);
+            }
+    }
+}
+
 void LlamaModel::attend(int l, AttentionInput& in, Attention& attention) const {
     const ModelConfig& c = w_.config;
     const LlamaBlock& b = w_.blocks.at(std::size_t(l));
     in.q = linear(in.x, b.q, b.qBias); // N x (H*hd)
     in.k = linear(in.x, b.k, b.kBias); // N x (H_kv*hd)
     in.v = linear(in.x, b.v, b.vBias); // N x (H_kv*hd)
+    if (w_.pairedQk) { // GGUF's llama: back to Hugging Face's order, as cheap columns moves
+        unpairHeadColumns(in.q, c.headSize());
+        unpairHeadColumns(in.k, c.headSize());
+    }
     using QkNorm = DecoderSpec::QkNorm;
     const double eps = c.layerNormEpsilon;
     if (c.decoder.qkNorm == QkNorm::Whole) { // OLMo 2: over the whole projection

@@ -9,15 +9,6 @@
 namespace core::models {
 namespace {
 
-// Rows [first, first + rows) of a 2-D tensor, as a view of its own (Phi-3's fused tensors).
-TensorView rowsOf(const TensorView& t, std::int64_t first, std::int64_t rows, const char* part) {
-    TensorView v = t;
-    v.name = t.name + " (" + part + ")";
-    v.shape = {rows, t.shape.at(1)};
-    v.data = t.data + first * t.shape[1] * std::int64_t(t.elementBytes);
-    return v;
-}
-
 // Where the checkpoint keeps the decoder: "model.", nothing, or Gemma 3's language model.
 std::string findPrefix(const TensorStore& store) {
     for (const char* prefix : {"model.", "", "language_model.model.", "model.language_model."})
@@ -31,9 +22,9 @@ void bindAttention(const TensorBinder& bind, const std::string& a, const ModelCo
     const std::int64_t d = c.dModel, hd = c.headSize(), q = c.heads * hd, kv = c.kvHeadCount() * hd;
     if (c.decoder.fused) { // Phi-3: q rows, then k, then v
         const TensorView* qkv = bind.get(a + "qkv_proj.weight", {q + 2 * kv, d});
-        b.q = rowsOf(*qkv, 0, q, "q rows");
-        b.k = rowsOf(*qkv, q, kv, "k rows");
-        b.v = rowsOf(*qkv, q + kv, kv, "v rows");
+        b.q = rowRange(*qkv, 0, q, "q rows");
+        b.k = rowRange(*qkv, q, kv, "k rows");
+        b.v = rowRange(*qkv, q + kv, kv, "v rows");
     } else {
         b.q = *bind.get(a + "q_proj.weight", {q, d});
         b.k = *bind.get(a + "k_proj.weight", {kv, d});
@@ -58,8 +49,8 @@ void bindMlp(const TensorBinder& bind, const std::string& m, const ModelConfig& 
     const std::int64_t d = c.dModel, inner = c.dInner;
     if (c.decoder.fused) { // Phi-3: gate rows, then up
         const TensorView* gateUp = bind.get(m + "gate_up_proj.weight", {2 * inner, d});
-        b.gate = rowsOf(*gateUp, 0, inner, "gate rows");
-        b.up = rowsOf(*gateUp, inner, inner, "up rows");
+        b.gate = rowRange(*gateUp, 0, inner, "gate rows");
+        b.up = rowRange(*gateUp, inner, inner, "up rows");
     } else {
         b.gate = *bind.get(m + "gate_proj.weight", {inner, d});
         b.up = *bind.get(m + "up_proj.weight", {inner, d});
@@ -127,6 +118,14 @@ std::shared_ptr<const Weights> LlamaModel::attentionWeights(int l) const {
     };
     bias(b.qBias, shared->bQ), bias(b.kBias, shared->bK), bias(b.vBias, shared->bV);
     bias(b.oBias, shared->bO);
+    if (w_.pairedQk) { // GGUF's llama: the columns in Hugging Face's order
+        const int hd = w_.config.headSize();
+        unpairHeadColumns(shared->wQ, hd);
+        unpairHeadColumns(shared->wK, hd);
+        Mat q = shared->bQ, k = shared->bK; // 1 x (H*hd), 1 x (H_kv*hd); empty without biases
+        if (q.size() > 0) unpairHeadColumns(q, hd), shared->bQ = q.row(0);
+        if (k.size() > 0) unpairHeadColumns(k, hd), shared->bK = k.row(0);
+    }
     return shared;
 }
 

@@ -51,12 +51,28 @@ struct LlamaWeights {
     bool tiedHead = true;
     std::vector<LlamaBlock> blocks;
     std::vector<std::string> warnings;
+    // GGUF's llama: q's and k's rows permuted per head so that rotary pairs are adjacent (2i,
+    // 2i + 1), as llama.cpp's converter stores them; the products' columns are put back into
+    // Hugging Face's order (i, i + d_head / 2), so the numbers are the HF model's.
+    bool pairedQk = false;
+    std::string dtypeText;   // a GGUF's file type ("Q4_K_M, dequantized per block"); "" for HF
+    std::string weightTypes; // a GGUF's tensor types with counts and bits per weight
 };
 
 // Binds the safetensors files against the config: every tensor present with the shape the
 // config implies, "model." or no prefix (Gemma 3's language_model under either spelling).
 // Throws std::invalid_argument naming the tensor and its file.
 LlamaWeights loadLlamaWeights(const ModelConfig& config, const HfFiles& files);
+
+// A GGUF model (gguf_file.h) of llama.cpp's architecture `arch` (llama, qwen2, qwen3, gemma,
+// gemma2, gemma3, phi3, olmo2): its metadata read into the config the Hugging Face reader of the
+// same family would make, and its tensors (token_embd, blk.N.attn_q ...) bound onto the same
+// blocks (llama_gguf.cpp). Both throw std::invalid_argument naming the file and the key or
+// tensor.
+struct GgufModel;
+ModelConfig readLlamaGgufConfig(const GgufModel& model, const std::string& arch);
+LlamaWeights loadLlamaGguf(const ModelConfig& config, const GgufModel& model,
+                           const std::string& arch);
 
 // config.json readers, one per registry entry (llama_config.cpp, gemma_config.cpp).
 ModelConfig readLlamaConfig(const JsonFields& fields);
@@ -77,6 +93,10 @@ ModelConfig readDecoderShapes(const JsonFields& fields, const ModelConfig& defau
 void readDecoderWindows(const JsonFields& fields, int window, const std::vector<char>& sliding,
                         ModelConfig& config);
 
+// Columns of x, head by head (each hd wide), from GGUF's adjacent rotary pairs (2i, 2i + 1) back
+// to Hugging Face's halves (i, i + hd / 2): undoes llama.cpp's permutation of q's and k's rows.
+void unpairHeadColumns(Mat& x /* rows x (heads*hd) */, int hd);
+
 class LlamaModel final : public Transformer {
   public:
     explicit LlamaModel(LlamaWeights weights) : w_(std::move(weights)) {}
@@ -84,7 +104,12 @@ class LlamaModel final : public Transformer {
     const ModelConfig& config() const override { return w_.config; }
     bool causal() const override { return true; }
     bool hasHead() const override { return true; }
-    std::string dtype() const override { return dtypeName(w_.store.commonDtype()); }
+    std::string dtype() const override {
+        return w_.dtypeText.empty() ? dtypeName(w_.store.commonDtype()) : w_.dtypeText;
+    }
+    std::string weightTypes() const override {
+        return w_.weightTypes.empty() ? dtype() : w_.weightTypes;
+    }
     const std::vector<std::string>& warnings() const override { return w_.warnings; }
     std::uint64_t fileBytes() const override { return w_.store.fileBytes(); }
     // embed_tokens[ids] (times sqrt(d) for Gemma); no token types.

@@ -1,5 +1,7 @@
 #include "models/formats/model_folder.h"
 
+#include "models/formats/gguf_file.h"
+
 #include "io/json_fields.h"
 #include "io/text_file.h"
 
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -248,6 +251,54 @@ void describeCachedModel(CachedModel& model) {
     }
 }
 
+// Whether the file starts with GGUF's magic: Ollama keeps its models as blobs named by their
+// digest (sha256-...), without the .gguf ending.
+bool startsAsGguf(const fs::path& file) {
+    char magic[4] = {};
+    std::ifstream in(file, std::ios::binary);
+    return in.read(magic, 4) && std::string(magic, 4) == "GGUF";
+}
+
+// A GGUF file named directly: the folder it is in, the file itself.
+ModelLocation ggufLocation(const fs::path& file, const std::string& source) {
+    ModelLocation location;
+    location.kind = ModelFolderKind::Gguf;
+    location.dir = file.parent_path().empty() ? "." : file.parent_path().string();
+    location.file = file.string();
+    location.source = source;
+    return location;
+}
+
+// The GGUF models in a folder: each file, the parts of a split model counted once (by its first
+// part), llama.cpp's multimodal projectors (mmproj-*) left out; sorted.
+std::vector<std::string> ggufModelsIn(const fs::path& dir) {
+    static const std::regex laterPart(R"(.*-(\d{5})-of-\d{5}\.gguf)", std::regex::icase);
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        std::smatch m;
+        if (!isGgufName(name) || name.rfind("mmproj", 0) == 0 || !entry.is_regular_file(ec))
+            continue;
+        if (std::regex_match(name, m, laterPart) && m[1].str() != "00001") continue;
+        found.push_back(entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+ModelLocation classifyGguf(const std::string& dir, const std::string& source) {
+    const std::vector<std::string> models = ggufModelsIn(dir);
+    if (models.empty())
+        refuse(dir + ": not a model folder (no config.json, model.json or .gguf file)");
+    if (models.size() > 1)
+        refuse(dir + ": holds " + std::to_string(models.size()) + " GGUF models (" +
+               fs::path(models[0]).filename().string() + ", " +
+               fs::path(models[1]).filename().string() + (models.size() > 2 ? ", ..." : "") +
+               "); name the file to open");
+    return ggufLocation(models.front(), source);
+}
+
 ModelLocation classify(const std::string& dir, const std::string& source) {
     ModelLocation location;
     location.dir = dir;
@@ -256,8 +307,7 @@ ModelLocation classify(const std::string& dir, const std::string& source) {
         location.kind = ModelFolderKind::TrainRun;
         return location;
     }
-    if (!present(fs::path(dir) / "config.json"))
-        refuse(dir + ": not a model folder (no config.json or model.json)");
+    if (!present(fs::path(dir) / "config.json")) return classifyGguf(dir, source);
     location.kind = ModelFolderKind::HuggingFace;
     if (!hasSafetensors(dir))
         if (const std::string found = otherWeights(dir); !found.empty())
@@ -345,7 +395,10 @@ ModelLocation locateModel(const std::string& dirOrName) {
     if (dirOrName.empty()) refuse("no model given: name a model folder or a name such as gpt2");
     std::error_code ec;
     if (fs::is_directory(dirOrName, ec)) return classify(dirOrName, dirOrName);
-    if (fs::exists(dirOrName, ec)) refuse(dirOrName + ": a file, not a model folder");
+    if (fs::exists(dirOrName, ec) && (isGgufName(dirOrName) || startsAsGguf(dirOrName)))
+        return ggufLocation(dirOrName, dirOrName);
+    if (fs::exists(dirOrName, ec))
+        refuse(dirOrName + ": a file, not a model folder (nor a .gguf file)");
     if (!isModelName(dirOrName))
         refuse(dirOrName + ": no such folder (nor a model name such as gpt2 or" +
                " openai-community/gpt2)");
@@ -353,6 +406,13 @@ ModelLocation locateModel(const std::string& dirOrName) {
 }
 
 std::string modelDisplayName(const ModelLocation& location) {
+    if (location.kind == ModelFolderKind::Gguf) {
+        static const std::regex part(R"((.*)-\d{5}-of-\d{5})");
+        std::string stem = fs::path(location.file).filename().string();
+        if (isGgufName(stem)) stem = stem.substr(0, stem.size() - 5); // ".gguf"
+        std::smatch m;
+        return std::regex_match(stem, m, part) ? m[1].str() : stem;
+    }
     std::error_code ec; // "." names the folder it is
     fs::path dir = fs::absolute(location.dir, ec).lexically_normal();
     if (!dir.has_filename()) dir = dir.parent_path(); // "gpt2/" names "gpt2"

@@ -12,25 +12,32 @@
 
 namespace core::models {
 
-enum class ModelFolderKind { TrainRun, HuggingFace };
+// A run of mha-viz train, a Hugging Face folder, or a GGUF file (gguf_file.h).
+enum class ModelFolderKind { TrainRun, HuggingFace, Gguf };
 
 struct ModelLocation {
     ModelFolderKind kind = ModelFolderKind::HuggingFace;
     std::string dir;    // the folder holding the files (a snapshot folder for a cache name)
     std::string source; // what the user gave, as given (shown in the trace and the window)
+    std::string file;   // a GGUF model's file (its first part's, or the part named, when split)
 };
 
-// A folder (if `dirOrName` names one) or a cache name, resolved: $HF_HUB_CACHE (or its old
+// A GGUF file (`*.gguf`, or any file that starts with GGUF's magic: an Ollama blob), a folder
+// holding one GGUF model (one file, or the parts of one split
+// model; mmproj-* projector files beside it are not models), or a folder or cache name,
+// resolved: $HF_HUB_CACHE (or its old
 // name $HUGGINGFACE_HUB_CACHE), else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
 // ~/.cache/huggingface/hub, then models--ORG--NAME/snapshots/<refs/main>/ (without refs/main,
 // the newest snapshot; a bare NAME such as `gpt2` is also tried as openai-community/NAME).
-// Refuses a folder with neither model.json nor config.json, and a Hugging Face folder whose
-// only weights are pytorch_model.bin (the message says to download model.safetensors).
+// Refuses a folder with neither model.json, config.json nor a GGUF file, one with several GGUF
+// models (naming two), and a Hugging Face folder whose only weights are pytorch_model.bin (the
+// message says to download model.safetensors).
 ModelLocation locateModel(const std::string& dirOrName);
 
 // The model's name for captions, titles and file names: the hub id of a folder in the cache
 // (".../models--openai-community--gpt2/snapshots/<hash>" -> "openai-community/gpt2"), else the
-// folder's own name ("runs/gpt2-medium/" -> "gpt2-medium"). A cut local path says nothing.
+// folder's own name ("runs/gpt2-medium/" -> "gpt2-medium"); a GGUF file's name without
+// ".gguf" and without a split part's "-00001-of-00003". A cut local path says nothing.
 std::string modelDisplayName(const ModelLocation& location);
 
 // The Hugging Face cache folder locateModel searches (the same variables, in the same order);

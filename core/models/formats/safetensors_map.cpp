@@ -110,7 +110,7 @@ void checkNoOverlap(const std::string& path, std::vector<const TensorView*> view
 const char* dtypeName(Dtype dtype) {
     for (const DtypeName& d : kDtypes)
         if (d.dtype == dtype) return d.name;
-    return "other";
+    return dtype == Dtype::Quantized ? "quantized" : "other";
 }
 
 std::int64_t TensorView::elements() const {
@@ -175,6 +175,20 @@ void TensorStore::addFile(const std::string& path) {
     }
     checkNoOverlap(path, added);
     files_.push_back(std::move(file));
+}
+
+void TensorStore::addTensors(std::shared_ptr<const MappedFile> file,
+                             std::vector<TensorView> views) {
+    for (const TensorView& t : views)
+        if (tensors_.count(t.name))
+            refuse(file->path(), "tensor " + t.name + " is also in " + fileOf(t.name));
+    for (TensorView& t : views) {
+        fileIndex_[t.name] = files_.size();
+        const std::string name = t.name;
+        tensors_.emplace(name, std::move(t));
+    }
+    files_.push_back(std::move(file));
+    gguf_ = true;
 }
 
 const TensorView* TensorStore::find(const std::string& name) const {

@@ -62,6 +62,9 @@ class TensorStore {
     // does not define (named), bad shape or offsets, data outside the file, overlapping tensors,
     // a name already read from another shard.
     void addFile(const std::string& path);
+    // Tensors another reader parsed from `file` (a GGUF file: gguf_file.h), kept mapped by the
+    // store; a name already read from another file is refused.
+    void addTensors(std::shared_ptr<const MappedFile> file, std::vector<TensorView> views);
 
     const TensorView* find(const std::string& name) const; // nullptr when absent
     const std::map<std::string, TensorView>& tensors() const { return tensors_; }
@@ -69,9 +72,13 @@ class TensorStore {
     const std::string& fileOf(const std::string& name) const;
     std::uint64_t fileBytes() const; // all files together
     Dtype commonDtype() const;       // the dtype most parameters have
+    // Whether the tensors came from GGUF files (the messages name ggml's types and the
+    // metadata, not config.json).
+    bool gguf() const { return gguf_; }
 
   private:
-    std::vector<std::shared_ptr<MappedFile>> files_;
+    std::vector<std::shared_ptr<const MappedFile>> files_;
+    bool gguf_ = false;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::size_t> fileIndex_;
 };

@@ -1,4 +1,5 @@
-// Binding a checkpoint's tensors by name against config.json, for every family's loader: each
+// Binding a checkpoint's tensors by name against config.json (or a GGUF file's metadata), for
+// every family's loader: each
 // tensor present with the shape the config implies and a dtype that can be read, the shard
 // index true to where each tensor is, non-finite weights named. Every failure is
 // std::invalid_argument with one line naming the tensor and its file.
@@ -15,6 +16,10 @@
 namespace core::models {
 
 std::string shapeText(const std::vector<std::int64_t>& shape);
+
+// Rows [first, first + rows) of a 2-D tensor as a view of its own, named "NAME (part)": Phi-3's
+// fused q/k/v and gate/up tensors, quantized ones too (whole rows of blocks).
+TensorView rowRange(const TensorView& t, std::int64_t first, std::int64_t rows, const char* part);
 
 class TensorBinder {
   public:
