@@ -78,7 +78,11 @@ void drawRealModelShapes(const ModelView& model) {
 
 ExplorerRequest drawModelSection(ModelView& model) {
     ExplorerRequest request;
-    ImGui::TextWrapped("%s: %s", model.real ? "Model" : "Trained model", model.title.c_str());
+    ImGui::TextWrapped("%s: %s",
+                       model.attentionOnly ? "Open"
+                       : model.real        ? "Model"
+                                           : "Trained model",
+                       model.title.c_str());
     layerSelector(model);
     if (!model.steps.empty()) // a real checkpoint has no training steps
         if (const int step = stepSelector(model); step >= 0 && step != model.step)
@@ -93,12 +97,13 @@ ExplorerRequest drawModelSection(ModelView& model) {
                            "positions, the trained weights. x of a layer is the residual stream "
                            "entering it.");
     ImGui::PopStyleColor();
-    if (ImGui::Button("Close model")) request.closeModel = true;
+    if (ImGui::Button(model.attentionOnly ? "Close file" : "Close model"))
+        request.closeModel = true;
     itemTooltip("Back to the explorer's own scene, with its sliders and switches.");
     ImGui::SameLine();
     if (ImGui::Button("Open model...")) request.openModelDialog = true;
-    itemTooltip("Another model: a folder, a recent one, one in the Hugging Face cache "
-                "(Ctrl+Shift+O).");
+    itemTooltip("Another model: a folder, a recent one, one in the Hugging Face cache, or an "
+                "attention file (Ctrl+Shift+O).");
     return request;
 }
 

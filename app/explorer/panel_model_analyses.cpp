@@ -74,18 +74,17 @@ void explanation(const char* text) {
 
 void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatmaps& gl,
                      bool heads) {
-    const std::shared_ptr<const core::models::RealTrace>& trace = runner.realTrace();
-    if (!trace) return;
+    if (!runner.hasTrace()) return;
     // The model view draws every head small: each map pooled to at most 128 x 128
-    // (RealTrace::thumbnails), as the value-weighted ones are.
+    // (RealTrace::thumbnails, an attention file's alike), as the value-weighted ones are.
     const bool weighted = model.valueWeighted && runner.valueWeightedReady();
     const std::vector<core::Mat>& maps =
-        weighted ? runner.analyses().valueWeighted : trace->thumbnails; // L x H
+        weighted ? runner.analyses().valueWeighted : runner.thumbnails(); // L x H
     int slot = 0; // layer l, head h in slot l * H + h; then the rollout
     for (; slot < int(maps.size()); ++slot) {
         if (!heads) continue; // only the rollout's layer changed
         const core::Mat& map = maps[std::size_t(slot)];
-        const std::vector<float> values = thumbnailValues(map, int(trace->ids.size()), model);
+        const std::vector<float> values = thumbnailValues(map, runner.tokenCount(), model);
         gl.setValues(slot, values.data(), int(map.rows()), int(map.cols()));
     }
     const core::AttentionMap rollout = rolloutMap(runner, model.layer);
@@ -116,7 +115,7 @@ void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneVie
     }
     MapStyle style;
     style.gl = &gl;
-    style.slot = int(runner.trace().layers.size()) * runner.realModel().config().heads;
+    style.slot = int(runner.trace().layers.size()) * runner.heads();
     style.colormap = saved.colormap;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(60.0f, std::min(avail.x, avail.y - ImGui::GetFrameHeight()));
@@ -152,6 +151,10 @@ void lensTokenChoice(const core::Tokenized& tokens, ModelView& model) {
 } // namespace
 
 void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
+    if (model.attentionOnly) { // no stream to read: the file holds the weights alone
+        explanation((std::string("Logit lens: ") + core::models::kNeedsTheModel + ".").c_str());
+        return;
+    }
     if (model.encoder)
         explanation("Logit lens (nostalgebraist 2020) of an encoder: the hidden state after each "
                     "layer read through the MLM head as if it were the last layer: what the model "

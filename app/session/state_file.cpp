@@ -193,6 +193,10 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.value(model.open);
     json.key("real");
     json.value(model.real);
+    json.key("attention_only"); // an attention file: no model to run
+    json.value(model.attentionOnly);
+    json.key("title"); // what the model section says is open
+    json.value(model.title);
     json.key("architecture"); // the describe line: layers, how the heads split, dtype
     json.value(model.architecture);
     json.key("layer"); // from 1, as the window shows it

@@ -22,7 +22,7 @@ seed=${MHA_FUZZ_SEED:-1}
 echo "fuzz: seed $seed (MHA_FUZZ_SEED=$seed replays), corpus ${MHA_FUZZ_CORPUS:-a temporary folder}"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
-             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json"
+             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json fuzz_attention_file"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -56,6 +56,9 @@ for target in "${targets[@]}"; do
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp -n "$here/corpus/run_files/"* "$corpus/" ;;
+    fuzz_attention_file) # attention files (docs/attention-files.md): F32, F16, BF16, cross
+        max_len=4096 dict=$here/scene_json.dict
+        cp -n "$here/corpus/attention_file/"* "$corpus/" ;;
     fuzz_model_files) # config.json files and shard indexes, good and broken
         max_len=4096 dict=$here/scene_json.dict
         cp -n "$here/corpus/model_files/"* "$corpus/" ;;

@@ -69,11 +69,15 @@ class TensorStore {
     const std::string& fileOf(const std::string& name) const;
     std::uint64_t fileBytes() const; // all files together
     Dtype commonDtype() const;       // the dtype most parameters have
+    // The header's __metadata__: its string values (the format's str -> str), of every file
+    // read (a later file's value for a key replaces an earlier one's).
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
   private:
     std::vector<std::shared_ptr<MappedFile>> files_;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::size_t> fileIndex_;
+    std::map<std::string, std::string> metadata_;
 };
 
 // The tensor as a rows x cols float matrix (a 1-D tensor is one row): F32 data is mapped in
