@@ -99,11 +99,16 @@ ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model) {
 
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
                      Selection& selection, GlHeatmaps& gl) {
-    explanation("Attention rollout (Abnar & Zuidema 2020): row i is how much token i's stream "
-                "after the layer draws from each input token, each layer's mean attention "
-                "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied. Heads switched "
-                "off still "
-                "count in the mean: it is of their weights, not of what they send.");
+    explanation(model.attentionOnly
+                    ? "Attention rollout (Abnar & Zuidema 2020) of the file's maps: row i is how "
+                      "much token i's stream after the layer draws from each input token, each "
+                      "layer's mean attention mixed with the residual (0.5 A + 0.5 I) and the "
+                      "layers multiplied."
+                    : "Attention rollout (Abnar & Zuidema 2020): row i is how much token i's "
+                      "stream after the layer draws from each input token, each layer's mean "
+                      "attention mixed with the residual (0.5 A + 0.5 I) and the layers "
+                      "multiplied. Heads switched off still count in the mean: it is of their "
+                      "weights, not of what they send.");
     int shown = model.layer + 1;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     if (ImGui::SliderInt("after layer (L / Shift+L)", &shown, 1, std::max(1, model.layers)))
