@@ -115,9 +115,9 @@ TEST(AppSavedAttentionRunner, TheFileIsShownAtOnceAndNeedsNoModel) {
     EXPECT_EQ(runner.heads(), 4);
     EXPECT_EQ(runner.tokenCount(), 8);
     EXPECT_EQ(runner.thumbnails().size(), 12u);
-    for (int l = 0; l < 3; ++l) EXPECT_EQ(runner.layerTrace(l), saved->layers[std::size_t(l)]);
+    for (int l = 0; l < 3; ++l) EXPECT_EQ(runner.layerTrace(l), saved->layers()[std::size_t(l)]);
     EXPECT_TRUE(runner.rolloutReady() && runner.analysesReady());
-    EXPECT_EQ(runner.analyses().rollout, saved->rollout);
+    EXPECT_EQ(runner.analyses().rollout, saved->self.rollout);
     const auto shown = runner.detectorsShown();
     ASSERT_EQ(shown.size(), 3u); // previous_token, self, and the sink on the sentence
     EXPECT_EQ(shown.back().name, "first_token_on_sentence");
@@ -140,4 +140,38 @@ TEST(AppSavedAttentionRunner, TheFileIsShownAtOnceAndNeedsNoModel) {
 
     runner.close();
     EXPECT_FALSE(runner.isOpen() || runner.hasTrace());
+}
+
+// An encoder-decoder's file: each of its attentions shown in turn, the analyses that read
+// self-attention only where they can.
+TEST(AppSavedAttentionRunner, AnEncoderDecoderShowsEachOfItsAttentions) {
+    const auto saved = core::models::openSavedAttention(std::string(build_facts::fixtureDir()) +
+                                                        "/attention/encoder_decoder.safetensors");
+    app::ModelRunner runner;
+    runner.openSaved(saved);
+    app::ModelView view;
+    app::describeModel(runner, view);
+    EXPECT_EQ(view.savedStacks, (std::vector<std::string>{"decoder", "encoder", "cross"}));
+    EXPECT_FALSE(runner.showSavedStack(core::models::SavedStack::Layers)); // shown already
+
+    const int before = runner.generation();
+    ASSERT_TRUE(runner.showSavedStack(core::models::SavedStack::Cross));
+    EXPECT_GT(runner.generation(), before); // the model view uploads its maps again
+    EXPECT_EQ(runner.tokenCount(), 5);
+    EXPECT_EQ(runner.layerTrace(1), saved->cross.layers[1]);
+    EXPECT_TRUE(runner.layerTrace(0)->attention.cross);
+    EXPECT_EQ(runner.layerTrace(0)->keyLen(), 4);
+    EXPECT_FALSE(runner.rolloutReady()); // two sentences: no stream to roll out
+    EXPECT_TRUE(runner.detectorsShown().empty());
+    EXPECT_EQ(runner.scene({}).sources, std::vector<std::string>{"Le chat dort </s>"});
+    app::describeModel(runner, view);
+    EXPECT_EQ(view.savedStack, int(core::models::SavedStack::Cross));
+    EXPECT_TRUE(view.encoder); // nothing masked
+    EXPECT_NE(view.detectorsInput.find("cross-attention"), std::string::npos);
+
+    ASSERT_TRUE(runner.showSavedStack(core::models::SavedStack::Encoder));
+    EXPECT_EQ(runner.tokenCount(), 4);
+    EXPECT_EQ(runner.trace().sentences[0].tokens.text, "Le chat dort </s>");
+    EXPECT_TRUE(runner.rolloutReady());
+    EXPECT_FALSE(runner.detectorsShown().empty());
 }

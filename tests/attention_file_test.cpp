@@ -90,44 +90,45 @@ TEST(AttentionFile, EncoderDecoderStacksAndSourceTokens) {
 
 TEST(SavedAttention, TheViewsAreMadeOfTheFilesMaps) {
     const auto s = models::openSavedAttention(fixture("f32.safetensors"));
-    EXPECT_TRUE(s->causal);
+    EXPECT_TRUE(s->causal());
     EXPECT_EQ(s->name, "f32.safetensors");
     EXPECT_EQ(s->tokens.text, "The cat sat on the mat because it");
     ASSERT_EQ(s->layerCount(), 3);
     const models::AttentionFile f = models::readAttentionFile(fixture("f32.safetensors"));
     for (int l = 0; l < 3; ++l) {
-        const core::Trace& t = *s->layers[std::size_t(l)];
+        const core::Trace& t = *s->layers()[std::size_t(l)];
         EXPECT_EQ(t.attention.attention, f.self.layers[std::size_t(l)]);
         EXPECT_FALSE(t.weights); // nothing claims the weights that made the maps
         EXPECT_NE(t.modelWeights.find("saved elsewhere"), std::string::npos);
         EXPECT_TRUE(t.attention.masked(0, 2, 5)); // above the diagonal: drawn as masked
     }
-    EXPECT_EQ(s->meanAttention, models::layerMeans(s->layers));
-    const std::vector<core::Mat> rollout = models::attentionRollouts(models::layerMeans(s->layers));
-    EXPECT_EQ(s->rollout, rollout);
-    EXPECT_EQ(s->sinkShares, models::attentionSinkShares(s->layers));
-    EXPECT_EQ(s->thumbnails.size(), 12u);
+    EXPECT_EQ(s->self.meanAttention, models::layerMeans(s->layers()));
+    const std::vector<core::Mat> rollout =
+        models::attentionRollouts(models::layerMeans(s->layers()));
+    EXPECT_EQ(s->self.rollout, rollout);
+    EXPECT_EQ(s->self.sinkShares, models::attentionSinkShares(s->layers()));
+    EXPECT_EQ(s->self.thumbnails.size(), 12u);
     std::vector<std::string> names;
-    for (const auto& d : s->detectors) names.push_back(d.name);
+    for (const auto& d : s->self.detectors) names.push_back(d.name);
     // "The" and " the" are two tokens: nothing repeats, so no duplicate or induction score.
     EXPECT_EQ(names, (std::vector<std::string>{"previous_token", "self"}));
 }
 
 TEST(SavedAttention, BidirectionalFileScoresTheNextTokenToo) {
     const auto s = models::openSavedAttention(fixture("f16_bidirectional.safetensors"));
-    EXPECT_FALSE(s->causal);
+    EXPECT_FALSE(s->causal());
     EXPECT_EQ(s->dtype, "F16");
     std::vector<std::string> names;
-    for (const auto& d : s->detectors) {
+    for (const auto& d : s->self.detectors) {
         names.push_back(d.name);
         EXPECT_TRUE(d.onSentence);
     }
     EXPECT_EQ(names, (std::vector<std::string>{"previous_token", "duplicate_token", "induction",
                                                "self", "next_token"}));
-    const core::Mat head = models::headAttention(s->layers[0]->attention, 1); // N x N
+    const core::Mat head = models::headAttention(s->layers()[0]->attention, 1); // N x N
     double diagonal = 0;
     for (int i = 0; i < 7; ++i) diagonal += head(i, i);
-    EXPECT_NEAR(s->detectors[3].scores(0, 1), diagonal / head.sum(), 1e-6);
+    EXPECT_NEAR(s->self.detectors[3].scores(0, 1), diagonal / head.sum(), 1e-6);
     EXPECT_EQ(s->ids, (std::vector<int>{0, 1, 2, 3, 1, 2, 4})); // equal tokens, equal ids
 }
 

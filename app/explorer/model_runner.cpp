@@ -76,7 +76,7 @@ core::Scene ModelRunner::scene(const std::vector<std::string>& sentences) const 
     core::Scene scene;
     scene.sentences = sentences;
     if (real_) return core::models::realModelScene(*real_, sentences);
-    if (saved_) return core::models::savedAttentionScene(*saved_); // its sentence, not a typed one
+    if (saved_) return core::models::savedAttentionScene(*saved_, savedStack_); // not a typed one
     if (!run_) return scene;
     const core::train::ModelConfig& c = run_->model.config;
     scene.d_model = c.d_model;

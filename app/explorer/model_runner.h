@@ -48,6 +48,8 @@ struct ModelChoices {
     core::train::HeadLists ablated; // per layer, the heads switched off (sorted)
     int lensPosition = -1;          // the logit lens's token (-1: the last)
     std::string pairText;           // sentence B, typed in the sentences panel ("" for none)
+    // An attention file's stack shown (core::models::SavedStack: layers.*, encoder.*, cross.*).
+    int savedStack = 0;
     core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
 };
 
@@ -59,6 +61,8 @@ struct ModelFacts {
     // set too (one sentence, every layer at once); what needs the model is shown off, saying
     // core::models::kNeedsTheModel.
     bool attentionOnly = false;
+    // Its stacks' labels by core::models::SavedStack ("" for one it lacks; savedStackLabel).
+    std::vector<std::string> savedStacks;
     std::string title;        // task, step and run folder
     std::string architecture; // layers, d_model, heads, seq, vocab
     std::string vocabulary;   // the words that may be typed (or a sample of them)
@@ -110,6 +114,8 @@ struct ModelSpots {
     float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
     float pairFieldAt[2] = {0, 0};    // the centre of sentence B's field
     float sinkToggleAt[2] = {0, 0};   // the centre of the model view's "sink share" switch
+    // An attention file's stack choices by core::models::SavedStack (0 0: not drawn).
+    std::array<std::array<float, 2>, 3> savedStackAt{};
     // The last model grid's K/V groups as framed (x0 y0 x1 y1 each, heads sharing one K/V
     // head; none for MHA) and the centres of its head columns and layer rows.
     std::vector<std::array<float, 4>> kvGroupRects;
@@ -191,6 +197,10 @@ class ModelRunner {
     void openReal(std::shared_ptr<const core::models::RealModel> model);
     // Shows the file at once: its traces, rollout and detectors were made when it was read.
     void openSaved(std::shared_ptr<const core::models::SavedAttention> saved);
+    // Shows another of the file's stacks (layers.*, encoder.*, cross.*): true when the traces
+    // were replaced (a stack the file does not hold shows layers.*).
+    bool showSavedStack(core::models::SavedStack which);
+    core::models::SavedStack savedStack() const { return savedStack_; }
     void close();
     ~ModelRunner(); // waits for a running worker (a forward cannot be interrupted)
 
@@ -361,6 +371,7 @@ class ModelRunner {
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
     std::shared_ptr<const core::models::SavedAttention> saved_;
+    core::models::SavedStack savedStack_ = core::models::SavedStack::Layers; // saved_'s shown
     std::function<void()> wake_;
     std::shared_ptr<std::atomic<int>> finished_ = std::make_shared<std::atomic<int>>(0);
     int taken_ = 0; // results taken: finished_ - taken_ workers are ready or about to be

@@ -116,6 +116,7 @@ void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneVie
     const core::AttentionMap map = rolloutMap(runner, model.layer);
     if (map.rows == 0) {
         if (runner.computing()) ImGui::TextDisabled("computing the rollout of this text ...");
+        if (model.attentionOnly) explanation(model.detectorsInput.c_str()); // cross-attention
         return;
     }
     MapStyle style;

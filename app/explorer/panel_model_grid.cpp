@@ -330,9 +330,11 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
                               ModelView& model, core::SceneView& saved, GlHeatmaps& gl) {
     ExplorerRequest request;
     if (detectors.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("%s", model.attentionOnly
-                                      ? "One token: no detector has a pattern to score."
+                                      ? model.detectorsInput.c_str()
                                       : "The detectors run with the model's first trace ...");
+        ImGui::PopTextWrapPos();
         return request;
     }
     model.detector = std::clamp(model.detector, 0, int(detectors.size()) - 1);

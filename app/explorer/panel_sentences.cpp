@@ -315,7 +315,9 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);
+        ImGui::BeginDisabled(model.attentionOnly); // an attention file's source tokens
         textField("##source", "Source sentence", scene.sources[0]);
+        ImGui::EndDisabled();
         itemTooltip("The sentence whose tokens every query attends to.");
         glyphsNote(scene.sources[0]);
         if (trace.scene.isCross() && !trace.sources.empty()) {

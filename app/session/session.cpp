@@ -225,6 +225,9 @@ void Session::drawWindows() {
         target.modelName = core::models::modelDisplayName(model_.runner.realModel().location);
     } else if (model_.runner.isSaved()) { // where the maps come from, never a model's name
         target.captionLines = core::models::savedAttentionCaption(model_.runner.saved());
+        if (const std::string line = core::models::savedStackLine(model_.runner.savedStack());
+            !line.empty())
+            target.captionLines.push_back(line); // which of the file's attentions
         target.modelName = std::filesystem::path(model_.runner.saved().name).stem().string();
     }
     if (!target.captionLines.empty())

@@ -201,6 +201,7 @@ void Session::showSavedAttention(std::shared_ptr<const core::models::SavedAttent
     explorer_.model.lensPosition = -1;
     explorer_.model.pairView = core::PairView::All;
     explorer_.model.pairText.clear();
+    explorer_.model.savedStack = 0; // layers.*
     describeModel(model_.runner, explorer_.model);
     explorer_.selection.pinnedQuery = -1;
     explorer_.selection.batchIndex = 0;
@@ -298,6 +299,10 @@ bool Session::recompute(bool allowWorker) {
 }
 
 bool Session::followModel() {
+    // An attention file's stack chosen in the model section: its traces, and its scene.
+    const bool stack =
+        model_.runner.showSavedStack(core::models::SavedStack(explorer_.model.savedStack));
+    if (stack) scene_ = model_.runner.scene(scene_.sentences);
     // The controls are read-only, but keys (M, [ and ]) and scene edits could still move them.
     const core::Scene fixed = model_.runner.scene(scene_.sentences);
     if (!(scene_ == fixed)) {
@@ -306,7 +311,8 @@ bool Session::followModel() {
     }
     const ModelView& model = explorer_.model;
     const bool replaced = model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
-                                               model.pairs ? model.pairText : std::string());
+                                               model.pairs ? model.pairText : std::string()) ||
+                          stack;
     // The analyses (detectors, the all-heads loss) arrive after the trace: described again then.
     if (replaced || model_.runner.analysesGeneration() != model_.describedAnalyses) {
         describeModel(model_.runner, explorer_.model);

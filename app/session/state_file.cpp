@@ -163,6 +163,17 @@ void writeModelAttention(core::JsonWriter& json, const ModelView& model) {
     json.endArray();
     json.key("show_sinks");
     json.value(model.showSinks);
+    json.key("saved_stack"); // an attention file's stack shown (0 layers, 1 encoder, 2 cross)
+    json.value(model.savedStack);
+    json.key("saved_stack_at"); // the centres of its choices (0 0: not drawn)
+    json.beginArray();
+    for (const auto& at : model.savedStackAt) {
+        json.beginArray();
+        json.value(at[0]);
+        json.value(at[1]);
+        json.endArray();
+    }
+    json.endArray();
     json.key("sink_toggle_at"); // the centre of its check box
     json.beginArray();
     for (float v : model.sinkToggleAt) json.value(v);

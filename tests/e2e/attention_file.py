@@ -7,7 +7,8 @@ the file's sentence) and the rollout and never to the logit lens; the tabs that 
 (Pipeline, Steps, Cost) draw their reason instead of crashing; Ctrl+E writes the layer's trace
 with the weights alone; "Export all" writes the file's views into a new folder (no logit lens,
 no value-weighted grid), captioned as saved elsewhere. A file of scores typed next is refused
-with a notice naming it, the attention file staying. Usage: tests/e2e/attention_file.py
+with a notice naming it, the attention file staying; an encoder-decoder's file shows its
+cross-attention and its encoder at a click. Usage: tests/e2e/attention_file.py
 build/app/mha-viz
 """
 import json
@@ -20,6 +21,8 @@ from harness import SENTENCE_FIELD, App, check
 FIXTURE = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                        "fixtures", "attention", "f32.safetensors"))
 TEXT = "The cat sat on the mat because it"
+ENCODER_DECODER = os.path.join(os.path.dirname(FIXTURE), "encoder_decoder.safetensors")
+TARGET, SOURCE = "<pad> The cat sleeps </s>", "Le chat dort </s>"
 
 
 def write_scores(path):
@@ -110,4 +113,24 @@ with App(sys.argv[1]) as app:
     state = app.wait_state(lambda s: s["notice"].startswith("Model not opened"), "a file of scores: the notice")
     check(scores in state["notice"] and "holds 2.5" in state["notice"], f"the notice names the file and the value: {state['notice']}")
     check(opened(state), "the attention file stays")
+
+    app.chord("Escape")
+    app.wait_state(lambda s: not s["open_model"]["shown"], "Esc closes the dialog")
+    app.chord("ctrl+shift+o")  # an encoder-decoder's file next
+    app.wait_state(lambda s: s["open_model"]["shown"] and s["typing"], "the dialog, its field focused")
+    app.chord("ctrl+a")
+    app.type(ENCODER_DECODER)
+    app.chord("Return")
+    state = app.wait_state(lambda s: s["model"]["attention_only"] and s["shown_sentences"] == [TARGET]
+                           and s["model"]["saved_stack_at"][2][0] > 0,
+                           "the encoder-decoder's file opens on its decoder's layers")
+    app.click(*(int(v) for v in state["model"]["saved_stack_at"][2]))
+    state = app.wait_state(lambda s: s["model"]["saved_stack"] == 2, "a click shows its cross-attention")
+    check("keys the 4 source tokens" in state["model"]["architecture"], f"the sizes say so: {state['model']['architecture']}")
+    for _ in range(8):  # every tab on a cross-attention layer, then back to the Head tab
+        app.chord("v")
+    app.click(*(int(v) for v in state["model"]["saved_stack_at"][1]))
+    state = app.wait_state(lambda s: s["model"]["saved_stack"] == 1 and s["shown_sentences"] == [SOURCE],
+                           "then its encoder, on the source tokens")
+    check(state["error"] == "" and state["tab"] == "head", f"every view drew them: {state['error']}")
 print("1 passed, 0 failed")

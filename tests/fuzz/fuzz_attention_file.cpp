@@ -69,7 +69,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!file.cross.empty()) checkStack(file.cross, n, ns);
     for (const std::string& token : file.tokens) FUZZ_CHECK(fuzz::isValidUtf8(token));
     const auto saved = models::savedAttentionOf(std::move(file)); // the views' maps
-    FUZZ_CHECK(saved->layerCount() == int(saved->rollout.size()));
-    FUZZ_CHECK(saved->sinkShares.rows() == saved->layerCount());
+    FUZZ_CHECK(saved->layerCount() == int(saved->self.rollout.size()));
+    FUZZ_CHECK(saved->self.sinkShares.rows() == saved->layerCount());
+    FUZZ_CHECK(saved->encoder.rollout.size() == saved->encoder.layers.size());
+    FUZZ_CHECK(saved->cross.thumbnails.size() ==
+               saved->cross.layers.size() * std::size_t(saved->cross.heads));
     return 0;
 }

@@ -1,6 +1,7 @@
 // An attention file as the views read it (saved_attention.h).
 #include "models/analyses/saved_attention.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -82,24 +83,28 @@ std::vector<std::shared_ptr<const Trace>> savedLayers(const LayerShape& s, Atten
     return layers;
 }
 
-// The model view's and the rollout's maps, the sink shares and the detectors of layers.*.
-void analyse(SavedAttention& saved) {
-    const int n = int(saved.tokens.tokens.size()), H = saved.heads;
-    saved.thumbnailStep = thumbnailStep(n);
-    saved.sinkShares = Mat::Zero(saved.layerCount(), H); // L x H
-    for (int l = 0; l < saved.layerCount(); ++l) {
-        const Attention& a = saved.layers[std::size_t(l)]->attention;
-        Mat mean = Mat::Zero(n, n); // N x N
+// The model view's maps of a stack and, of a self-attention stack, its means, rollout, sink
+// shares and detectors on `ids` (its tokens).
+void analyse(SavedStackView& stack, const std::vector<int>& ids, bool self) {
+    if (stack.empty()) return;
+    const Attention& first = stack.layers.front()->attention;
+    const int n = first.queryLen, H = stack.heads, L = stack.layerCount();
+    stack.thumbnailStep = thumbnailStep(std::max(n, first.keyLen));
+    if (self) stack.sinkShares = Mat::Zero(L, H); // L x H
+    for (int l = 0; l < L; ++l) {
+        const Attention& a = stack.layers[std::size_t(l)]->attention;
+        Mat mean = Mat::Zero(n, a.keyLen); // N x M
         for (int h = 0; h < H; ++h) {
-            const Mat map = headAttention(a, h); // N x N
+            const Mat map = a.attention.middleRows(a.headRow(0, h), n); // N x M
             mean += map;
-            saved.thumbnails.push_back(poolMap(map, saved.thumbnailStep));
-            if (n >= 2) saved.sinkShares(l, h) = Scalar(firstTokenScore(map));
+            stack.thumbnails.push_back(poolMap(map, stack.thumbnailStep));
+            if (self && n >= 2) stack.sinkShares(l, h) = Scalar(firstTokenScore(map));
         }
-        saved.meanAttention.push_back(mean / Scalar(H));
+        if (self) stack.meanAttention.push_back(mean / Scalar(H));
     }
-    saved.rollout = attentionRollouts(saved.meanAttention);
-    saved.detectors = detectSavedHeads(saved.layers, saved.ids, saved.causal);
+    if (!self) return;
+    stack.rollout = attentionRollouts(stack.meanAttention);
+    stack.detectors = detectSavedHeads(stack.layers, ids, stack.causal);
 }
 
 } // namespace
@@ -154,43 +159,83 @@ std::shared_ptr<const SavedAttention> openSavedAttention(const std::string& path
     return savedAttentionOf(readAttentionFile(path));
 }
 
+namespace {
+
+// One stack of the file as traces of `queries` (and `keys` for cross-attention), its maps moved.
+SavedStackView stackOf(AttentionStack& stack, Scene scene, const Tokenized& queries,
+                       const Tokenized* keys, const std::string& from) {
+    SavedStackView view;
+    view.causal = lowerTriangular(stack);
+    view.heads = stack.heads;
+    scene.sentences = {queries.text};
+    scene.heads = stack.heads;
+    scene.mask = view.causal ? MaskKind::Causal : MaskKind::None;
+    view.layers = savedLayers({scene, queries, keys, view.causal, from}, stack);
+    return view;
+}
+
+} // namespace
+
 std::shared_ptr<const SavedAttention> savedAttentionOf(AttentionFile file) {
     auto saved = std::make_shared<SavedAttention>();
     saved->path = file.path;
     saved->name = std::filesystem::path(file.path).filename().string();
     saved->dtype = file.dtype, saved->tokensFrom = file.tokensFrom;
     saved->warnings = std::move(file.warnings);
-    saved->causal = lowerTriangular(file.self);
-    saved->heads = file.self.heads;
     saved->tokens = joinTokens(file.tokens);
     saved->ids = identityIds(file.tokens);
     saved->sourceTokens = joinTokens(file.sourceTokens);
-    const Scene scene = savedAttentionScene(*saved);
+    saved->sourceIds = identityIds(file.sourceTokens);
     const std::string from = savedAttentionTitle(*saved);
-    saved->layers = savedLayers({scene, saved->tokens, nullptr, saved->causal, from}, file.self);
-    Scene source = scene;
-    source.sentences = {saved->sourceTokens.text};
-    source.heads = file.encoder.heads;
-    source.mask = lowerTriangular(file.encoder) ? MaskKind::Causal : MaskKind::None;
-    saved->encoder = savedLayers(
-        {source, saved->sourceTokens, nullptr, source.mask == MaskKind::Causal, from + ", encoder"},
-        file.encoder);
-    Scene cross = scene;
-    cross.heads = file.cross.heads, cross.mask = MaskKind::None;
+    const Scene scene = savedAttentionScene(*saved); // the sizes no file holds
+    saved->self = stackOf(file.self, scene, saved->tokens, nullptr, from);
+    saved->encoder = stackOf(file.encoder, scene, saved->sourceTokens, nullptr, from + ", encoder");
     saved->cross =
-        savedLayers({cross, saved->tokens, &saved->sourceTokens, false, from + ", cross-attention"},
-                    file.cross);
-    analyse(*saved);
+        stackOf(file.cross, scene, saved->tokens, &saved->sourceTokens, from + ", cross-attention");
+    analyse(saved->self, saved->ids, true);
+    analyse(saved->encoder, saved->sourceIds, true);
+    analyse(saved->cross, {}, false);
     return saved;
 }
 
-Scene savedAttentionScene(const SavedAttention& saved) {
+const SavedStackView& SavedAttention::stack(SavedStack which) const {
+    return which == SavedStack::Encoder ? encoder : which == SavedStack::Cross ? cross : self;
+}
+
+const Tokenized& SavedAttention::queries(SavedStack which) const {
+    return which == SavedStack::Encoder ? sourceTokens : tokens;
+}
+
+std::vector<SavedStack> SavedAttention::stacks() const {
+    std::vector<SavedStack> out{SavedStack::Layers};
+    if (!encoder.empty()) out.push_back(SavedStack::Encoder);
+    if (!cross.empty()) out.push_back(SavedStack::Cross);
+    return out;
+}
+
+std::string savedStackLabel(const SavedAttention& saved, SavedStack which) {
+    if (which == SavedStack::Encoder) return "encoder";
+    if (which == SavedStack::Cross) return "cross";
+    return saved.stacks().size() > 1 ? "decoder" : "layers";
+}
+
+std::string savedStackLine(SavedStack which) {
+    if (which == SavedStack::Encoder)
+        return "encoder.<l>: the encoder's self-attention over the source tokens";
+    if (which == SavedStack::Cross)
+        return "cross.<l>: cross-attention, the tokens' queries on the source tokens";
+    return {};
+}
+
+Scene savedAttentionScene(const SavedAttention& saved, SavedStack which) {
+    const SavedStackView& stack = saved.stack(which);
     Scene scene;
-    scene.sentences = {saved.tokens.text};
+    scene.sentences = {saved.queries(which).text};
+    if (which == SavedStack::Cross) scene.sources = {saved.sourceTokens.text};
     scene.d_model = 0; // not in the file: no size is claimed
-    scene.heads = saved.heads;
+    scene.heads = stack.heads;
     scene.kvHeads = 0;
-    scene.mask = saved.causal ? MaskKind::Causal : MaskKind::None;
+    scene.mask = stack.causal ? MaskKind::Causal : MaskKind::None;
     scene.scale = ScaleKind::None;
     scene.weights = WeightsKind::Random; // never drawn: the views read the trace's weights
     scene.positional = PositionalKind::None;
@@ -204,8 +249,8 @@ std::string savedAttentionTitle(const SavedAttention& saved) {
 std::vector<std::string> savedAttentionCaption(const SavedAttention& saved) {
     char sizes[200];
     std::snprintf(sizes, sizeof sizes, "%d layers, %d heads, %d tokens, %s, %s", saved.layerCount(),
-                  saved.heads, int(saved.tokens.tokens.size()), saved.dtype.c_str(),
-                  saved.causal ? "causal" : "bidirectional");
+                  saved.heads(), int(saved.tokens.tokens.size()), saved.dtype.c_str(),
+                  saved.causal() ? "causal" : "bidirectional");
     return {"\"" + saved.tokens.text + "\"",
             savedAttentionTitle(saved) + ": the weights as saved, no model here", sizes};
 }

@@ -20,29 +20,58 @@ namespace core::models {
 // What every view or control that needs the model says with an attention file open.
 inline constexpr const char* kNeedsTheModel = "needs the model: this file holds attention only";
 
+// Which of the file's attentions a view shows: layers.* (a decoder's, or the only one), an
+// encoder-decoder's encoder.* (its self-attention over the source tokens) or cross.* (the
+// tokens' queries on the source tokens).
+enum class SavedStack { Layers, Encoder, Cross };
+
+// One of them as the views read it, made when the file is read.
+struct SavedStackView {
+    std::vector<std::shared_ptr<const Trace>> layers; // L: the weights only, no x or W_Q ...
+    bool causal = false;                              // every map 0 above its diagonal
+    int heads = 0;                                    // H
+    std::vector<Mat> thumbnails;                      // L x H (layer-major), at most kThumbnailSide
+    int thumbnailStep = 1;                            // tokens per thumbnail cell, each way
+    // Self-attention only (empty for cross.*, whose queries and keys are two sentences):
+    std::vector<Mat> meanAttention;            // L, N x N: each layer's mean over its heads
+    Mat sinkShares;                            // L x H: each head's attention on token 1
+    std::vector<Mat> rollout;                  // L, N x N: the rollout after layer l + 1
+    std::vector<HeadDetectorScores> detectors; // on the sentence (detectSavedHeads)
+
+    bool empty() const { return layers.empty(); }
+    int layerCount() const { return int(layers.size()); }
+};
+
 struct SavedAttention {
     std::string path;              // the file, as given
     std::string name;              // its file name: "gpt2-attention.safetensors"
     std::string dtype, tokensFrom; // as AttentionFile says them
-    bool causal = false;           // every map of layers.* is 0 above its diagonal
-    int heads = 0;                 // H of layers.*
     Tokenized tokens;              // the sentence: the tokens joined, each with its byte range
-    std::vector<int> ids; // per token, the position of its first copy: equal tokens, equal ids
-    std::vector<std::shared_ptr<const Trace>> layers; // L, layers.*: the weights only
-    // An encoder-decoder's other attention: encoder.* on the source tokens, cross.* from the
-    // tokens to the source tokens. Empty without them.
-    Tokenized sourceTokens;
-    std::vector<std::shared_ptr<const Trace>> encoder, cross;
-    std::vector<Mat> meanAttention;            // L, N x N: each layer's mean over its heads
-    std::vector<Mat> thumbnails;               // L x H (layer-major), at most kThumbnailSide
-    int thumbnailStep = 1;                     // tokens per thumbnail cell, each way
-    Mat sinkShares;                            // L x H: each head's attention on token 1
-    std::vector<Mat> rollout;                  // L, N x N: the rollout after layer l + 1
-    std::vector<HeadDetectorScores> detectors; // on the sentence (detectSavedHeads)
-    std::vector<std::string> warnings;         // the file's (rows off 1, tensors left out, ...)
+    std::vector<int> ids;   // per token, the position of its first copy: equal tokens, equal ids
+    Tokenized sourceTokens; // an encoder-decoder's source tokens, else empty
+    std::vector<int> sourceIds;        // as `ids`, of the source tokens
+    SavedStackView self;               // layers.*: what the window opens on
+    SavedStackView encoder, cross;     // encoder.* and cross.*, empty without them
+    std::vector<std::string> warnings; // the file's (rows off 1, tensors left out, ...)
 
-    int layerCount() const { return int(layers.size()); }
+    // layers.*'s, what most views read.
+    const std::vector<std::shared_ptr<const Trace>>& layers() const { return self.layers; }
+    int layerCount() const { return self.layerCount(); }
+    int heads() const { return self.heads; }
+    bool causal() const { return self.causal; }
+    const SavedStackView& stack(SavedStack which) const;
+    // The stack's query tokens: the source tokens for encoder.*, else the tokens.
+    const Tokenized& queries(SavedStack which) const;
+    // The stacks the file holds, layers.* first.
+    std::vector<SavedStack> stacks() const;
 };
+
+// "decoder", "encoder", "cross": the window's choice; "layers" alone when the file has no
+// other.
+std::string savedStackLabel(const SavedAttention& saved, SavedStack which);
+// The caption's line saying which attention a figure shows: "" for layers.*, else
+// "cross.<l>: cross-attention, the tokens' queries on the source tokens" and the like.
+std::string savedStackLine(SavedStack which);
 
 // readAttentionFile, then everything the views show made from it. Throws like
 // readAttentionFile (std::invalid_argument, one line naming the file and the problem).
@@ -50,9 +79,10 @@ std::shared_ptr<const SavedAttention> openSavedAttention(const std::string& path
 // The same from a file already read (its maps are moved into the traces).
 std::shared_ptr<const SavedAttention> savedAttentionOf(AttentionFile file);
 
-// The scene the controls show (read-only): the sentence, H, the mask seen in the maps. The
-// sizes the file does not hold (d_model, the scale) are 0 and none: no model is claimed.
-Scene savedAttentionScene(const SavedAttention& saved);
+// The scene the controls show (read-only) of a stack: its sentence (and cross-attention's
+// source), H, the mask seen in the maps. The sizes the file does not hold (d_model, the scale)
+// are 0 and none: no model is claimed.
+Scene savedAttentionScene(const SavedAttention& saved, SavedStack which = SavedStack::Layers);
 
 // "attention from gpt2-attention.safetensors (saved elsewhere)": titles and captions.
 std::string savedAttentionTitle(const SavedAttention& saved);
@@ -63,7 +93,7 @@ std::vector<std::string> savedAttentionCaption(const SavedAttention& saved);
 // The head detectors that read only the sentence's maps (model_analysis.h's patterns, scored
 // TransformerLens's way on the file's own tokens): previous_token, self (the diagonal), a
 // bidirectional file's next_token, and duplicate_token and induction when a token repeats. The
-// sink share (first_token_on_sentence) is SavedAttention::sinkShares. None for one token.
+// sink share (first_token_on_sentence) is SavedStackView::sinkShares. None for one token.
 std::vector<HeadDetectorScores>
 detectSavedHeads(const std::vector<std::shared_ptr<const Trace>>& layers,
                  const std::vector<int>& ids, bool causal);

@@ -14,32 +14,31 @@ namespace core::models {
 namespace {
 
 // One stack of the file as the export names it: its folders, its grid's file and title.
-struct SavedStack {
+struct StackFiles {
     const std::vector<std::shared_ptr<const Trace>>& layers;
     const char* folder; // "layer", "encoder-layer", "cross-layer"
     const char* grid;   // "model-grid", "model-grid-encoder", "model-grid-cross"
     const char* title;  // "every head of every layer", ...
     const char* part;   // in each file's name after the file's: "", "-encoder", "-cross"
-    const char* line;   // the caption's line saying which attention this is ("": layers.*)
+    SavedStack which;   // which of the file's attentions
 };
 
-std::vector<SavedStack> stacksOf(const SavedAttention& s) {
-    std::vector<SavedStack> stacks{
-        {s.layers, "layer", "model-grid", "every head of every layer", "", ""}};
+std::vector<StackFiles> stacksOf(const SavedAttention& s) {
+    std::vector<StackFiles> stacks{{s.self.layers, "layer", "model-grid",
+                                    "every head of every layer", "", SavedStack::Layers}};
     if (!s.encoder.empty())
-        stacks.push_back({s.encoder, "encoder-layer", "model-grid-encoder",
-                          "the encoder's self-attention", "-encoder",
-                          "encoder.<l>: the encoder's self-attention over the source tokens"});
+        stacks.push_back({s.encoder.layers, "encoder-layer", "model-grid-encoder",
+                          "the encoder's self-attention", "-encoder", SavedStack::Encoder});
     if (!s.cross.empty())
-        stacks.push_back({s.cross, "cross-layer", "model-grid-cross", "cross-attention", "-cross",
-                          "cross.<l>: cross-attention, the tokens' queries on the source tokens"});
+        stacks.push_back({s.cross.layers, "cross-layer", "model-grid-cross", "cross-attention",
+                          "-cross", SavedStack::Cross});
     return stacks;
 }
 
 // The file's caption, and which of its attentions a stack's figures show.
-std::vector<std::string> stackCaption(const SavedAttention& s, const SavedStack& stack) {
+std::vector<std::string> stackCaption(const SavedAttention& s, const StackFiles& stack) {
     std::vector<std::string> lines = savedAttentionCaption(s);
-    if (*stack.line) lines.push_back(stack.line);
+    if (const std::string line = savedStackLine(stack.which); !line.empty()) lines.push_back(line);
     return lines;
 }
 
@@ -51,14 +50,14 @@ std::string stemOf(const SavedAttention& s) {
 // Every stack's layer folders, then its grid of every head.
 void exportStacks(const SavedAttention& s, const RealExportOptions& o, const ExportRequest& base,
                   ModelFiles& files) {
-    for (const SavedStack& stack : stacksOf(s)) {
+    for (const StackFiles& stack : stacksOf(s)) {
         const auto& layers = stack.layers;
         const LayerFolders folders{stack.folder, int(layers.size()),
                                    [&layers](int l) { return layers.at(std::size_t(l)); },
                                    stemOf(s) + stack.part, stackCaption(s, stack)};
         exportLayerFolders(folders, base, files);
     }
-    for (const SavedStack& stack : stacksOf(s)) {
+    for (const StackFiles& stack : stacksOf(s)) {
         GridFigure grid = modelGridFigure(
             stack.layers, o.caption ? stackCaption(s, stack) : std::vector<std::string>{},
             o.colormap);
@@ -75,11 +74,11 @@ void exportViews(const SavedAttention& s, const RealExportOptions& o, ModelFiles
         files.figure("detectors-" + fileNamePart(d.name),
                      captioned(detectorFigure(d, o.colormap), lines, o.caption), o.scale, false);
     if (!detectors.empty()) files.text("detectors", ".csv", headScoresCsv(detectors));
-    files.figure(
-        "rollout",
-        captioned(rolloutFigure(s.meanAttention, *s.layers.front(), s.layerCount(), o.colormap),
-                  lines, o.caption),
-        o.scale, true);
+    files.figure("rollout",
+                 captioned(rolloutFigure(s.self.meanAttention, *s.layers().front(), s.layerCount(),
+                                         o.colormap),
+                           lines, o.caption),
+                 o.scale, true);
     if (o.traces == ExportTraces::None) return;
     std::ostringstream json;
     writeSavedAttentionJson(s, 0, json);
@@ -89,15 +88,15 @@ void exportViews(const SavedAttention& s, const RealExportOptions& o, ModelFiles
 } // namespace
 
 std::vector<HeadDetectorScores> savedDetectorsShown(const SavedAttention& saved) {
-    std::vector<HeadDetectorScores> shown = saved.detectors;
-    if (saved.tokens.tokens.size() >= 2) shown.push_back(sinkDetectorScores(saved.sinkShares));
+    std::vector<HeadDetectorScores> shown = saved.self.detectors;
+    if (saved.tokens.tokens.size() >= 2) shown.push_back(sinkDetectorScores(saved.self.sinkShares));
     return shown;
 }
 
 int savedAttentionExportFileCount(const SavedAttention& saved, const RealExportOptions& options) {
     const bool layerJson = options.traces == ExportTraces::Full;
     int files = 0;
-    for (const SavedStack& stack : stacksOf(saved))
+    for (const StackFiles& stack : stacksOf(saved))
         files += int(stack.layers.size()) * layerFileCount(*stack.layers.front(), layerJson) + 2;
     const int detectors = int(savedDetectorsShown(saved).size());
     const int json = options.traces == ExportTraces::None ? 0 : 1;
@@ -109,7 +108,7 @@ std::vector<std::string> exportSavedAttention(const SavedAttention& saved, const
                                               const ExportProgress& progress) {
     if (options.scale < 1 || options.scale > 4)
         throw ExportError("export scale " + std::to_string(options.scale) + " must be 1 to 4", {});
-    if (saved.layers.empty()) throw ExportError("nothing to export: the file has no layers", {});
+    if (saved.layers().empty()) throw ExportError("nothing to export: the file has no layers", {});
     try {
         prepareExportFolder(dir);
     } catch (const std::runtime_error& e) {
@@ -168,10 +167,10 @@ void writeSource(JsonWriter& w, const SavedAttention& s) {
     w.field("tokens_from", s.tokensFrom);
     w.field("dtype", s.dtype);
     w.field("layers", s.layerCount());
-    w.field("heads", s.heads);
-    w.field("causal", s.causal);
-    w.field("encoder_layers", int(s.encoder.size()));
-    w.field("cross_layers", int(s.cross.size()));
+    w.field("heads", s.heads());
+    w.field("causal", s.causal());
+    w.field("encoder_layers", s.encoder.layerCount());
+    w.field("cross_layers", s.cross.layerCount());
     w.endObject();
 }
 
@@ -198,10 +197,10 @@ void writeSavedAttentionJson(const SavedAttention& s, int precision, std::ostrea
     writeStrings(w, "tokens", s.tokens);
     w.endObject();
     w.endArray();
-    writeLayers(w, "layers", s.layers, out);
+    writeLayers(w, "layers", s.layers(), out);
     if (!s.encoder.empty() || !s.cross.empty()) writeStrings(w, "source_tokens", s.sourceTokens);
-    if (!s.encoder.empty()) writeLayers(w, "encoder_layers", s.encoder, out);
-    if (!s.cross.empty()) writeLayers(w, "cross_layers", s.cross, out);
+    if (!s.encoder.empty()) writeLayers(w, "encoder_layers", s.encoder.layers, out);
+    if (!s.cross.empty()) writeLayers(w, "cross_layers", s.cross.layers, out);
     w.endObject();
     out << '\n';
 }
