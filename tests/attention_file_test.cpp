@@ -6,7 +6,9 @@
 #include "build_facts.h"
 #include "thrown_message.h"
 
+#include "figures/figure.h"
 #include "io/text_file.h"
+#include "io/trace_json.h"
 #include "models/analyses/real_model_figures.h"
 #include "models/analyses/saved_attention_export.h"
 #include "models/formats/attention_file.h"
@@ -181,6 +183,21 @@ TEST(SavedAttention, JsonHoldsTheFilesValuesExactly) {
     EXPECT_EQ(k, values.size());
 }
 
+TEST(SavedAttention, ALayersOwnTraceClaimsNoWeights) {
+    const auto s = models::openSavedAttention(fixture("f32.safetensors"));
+    const nlohmann::json j = nlohmann::json::parse(core::traceJson(*s->layers()[1]));
+    EXPECT_EQ(j["config"]["weights"], "none");
+    EXPECT_EQ(j["config"]["weights_from"],
+              "attention from f32.safetensors (saved elsewhere), layer 2");
+    EXPECT_FALSE(j["config"].contains("d_model")); // no size the file does not hold
+    EXPECT_TRUE(j.contains("attention"));
+    for (const char* key : {"x", "w_q", "q", "scores", "output"})
+        EXPECT_FALSE(j.contains(key)) << key;
+    const core::HeatmapFigure figure = core::headFigure(*s->layers()[1], 0, 2); // its caption
+    EXPECT_EQ(figure.captionLines.at(1),
+              "H 4, mask causal, attention from f32.safetensors (saved elsewhere), layer 2");
+}
+
 // ---- bad files ------------------------------------------------------------------------------
 
 class BadAttentionFile : public ::testing::Test {
@@ -274,6 +291,12 @@ TEST_F(BadAttentionFile, CrossMustFitTheSourceTokens) {
     meta["source_tokens"] = nlohmann::json({"x", "y"}).dump();
     SavedTensor cross{"cross.0", {2, 3, 4}, std::vector<float>(24, 0.25f)};
     EXPECT_NE(refusal({causal("layers.0"), cross}, meta).find("is not [2][3][2]"),
+              std::string::npos);
+}
+
+TEST_F(BadAttentionFile, AnEncoderWithoutSourceTokensMustStillBeSquare) {
+    SavedTensor encoder{"encoder.0", {2, 4, 5}, std::vector<float>(40, 0.2f)};
+    EXPECT_NE(refusal({causal("layers.0"), encoder}, kThree).find("is not [H][N_s][N_s]"),
               std::string::npos);
 }
 

@@ -279,8 +279,13 @@ void readSourceStacks(const std::map<std::string, std::vector<const TensorView*>
     const std::string sources =
         given < 0 ? std::string("the source tokens")
                   : tokensText(file.sourceTokens.size(), "source tokens", file.tokensFrom);
-    if (encoder != stacks.end())
+    if (encoder != stacks.end()) {
         file.encoder = readStack(encoder->second, given, given, sources, check);
+        if (file.encoder.queries != file.encoder.keys) // without source tokens to size it
+            refuse(file.path, "tensor " + encoder->second.front()->name + " " +
+                                  shapeText(encoder->second.front()->shape) +
+                                  " is not [H][N_s][N_s]: the encoder's self-attention is square");
+    }
     const int ns = given >= 0 ? given : file.encoder.empty() ? -1 : file.encoder.keys;
     if (cross != stacks.end())
         file.cross = readStack(cross->second, int(file.tokens.size()), ns,
