@@ -44,7 +44,7 @@ bool lowerTriangular(const AttentionStack& stack) {
     return true;
 }
 
-// One layer of a stack as a trace of the weights alone: what the views and figures read.
+// What every layer of one stack shares as a trace.
 struct LayerShape {
     const Scene& scene;
     const Tokenized& queries;
@@ -53,6 +53,8 @@ struct LayerShape {
     std::string from; // "attention from FILE (saved elsewhere)"
 };
 
+// One layer of a stack as a trace of the weights alone (map: (H*N) x M), what the views and
+// figures read: no x, no W_Q ..., no scores; masked where the maps are causal.
 std::shared_ptr<const Trace> savedLayer(const LayerShape& s, int l, Mat&& map, int heads) {
     auto t = std::make_shared<Trace>();
     t->scene = s.scene;
@@ -75,6 +77,7 @@ std::shared_ptr<const Trace> savedLayer(const LayerShape& s, int l, Mat&& map, i
     return t;
 }
 
+// Every layer of a stack as traces, its maps moved out of the file's (not copied).
 std::vector<std::shared_ptr<const Trace>> savedLayers(const LayerShape& s, AttentionStack& stack) {
     std::vector<std::shared_ptr<const Trace>> layers;
     for (std::size_t l = 0; l < stack.layers.size(); ++l)

@@ -23,6 +23,7 @@ struct StackFiles {
     SavedStack which;   // which of the file's attentions
 };
 
+// The file's stacks as the export names them, layers.* first.
 std::vector<StackFiles> stacksOf(const SavedAttention& s) {
     std::vector<StackFiles> stacks{{s.self.layers, "layer", "model-grid",
                                     "every head of every layer", "", SavedStack::Layers}};
@@ -134,6 +135,7 @@ std::vector<std::string> exportSavedAttention(const SavedAttention& saved, const
 
 namespace {
 
+// "key": the tokens as saved.
 void writeStrings(JsonWriter& w, const char* key, const Tokenized& tokens) {
     w.key(key);
     w.beginArray();
@@ -160,6 +162,7 @@ void writeLayers(JsonWriter& w, const char* key,
     w.endArray();
 }
 
+// "attention_file": where the maps come from and their sizes, in place of a model.
 void writeSource(JsonWriter& w, const SavedAttention& s) {
     w.beginObject();
     w.field("file", s.path);

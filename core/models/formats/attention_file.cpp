@@ -145,6 +145,7 @@ void readTokens(const TensorStore& store, AttentionFile& file) {
             stringList(file.path, value["source_tokens"], beside + "'s source_tokens");
 }
 
+// "[12][9][9]": a shape as the messages name it.
 std::string shapeText(const std::vector<std::int64_t>& shape) {
     std::string text;
     for (std::int64_t d : shape)
