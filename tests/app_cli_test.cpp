@@ -13,6 +13,8 @@
 namespace {
 
 const std::string kScene = std::string(build_facts::sceneDir()) + "/causal-mask.json";
+const std::string kAttention =
+    std::string(build_facts::fixtureDir()) + "/attention/f32.safetensors";
 
 struct Parsed {
     std::optional<app::CliOptions> options;
@@ -252,4 +254,39 @@ TEST(AppCli, HelpAndVersionExitZero) {
     EXPECT_EQ(version.exitCode, 0);
     EXPECT_EQ(version.out.rfind("mha-viz ", 0), 0u) << version.out;
     EXPECT_NE(version.out.find("engine: "), std::string::npos) << version.out;
+}
+
+TEST(AppCli, AnAttentionFileIsReadAndCheckedBeforeTheWindowOpens) {
+    const Parsed window = parse({"--attention", kAttention, "--layer", "3", "--view", "lines"});
+    ASSERT_TRUE(window.options) << window.err;
+    ASSERT_TRUE(window.options->savedAttention);
+    EXPECT_FALSE(window.options->headless());
+    EXPECT_EQ(window.options->savedAttention->layerCount(), 3);
+    EXPECT_EQ(window.options->scene.sentences,
+              std::vector<std::string>{"The cat sat on the mat because it"}); // the file's own
+    EXPECT_EQ(window.options->modelLayer, 3);
+    const Parsed json = parse({"--attention", kAttention, "--json", "-", "--json-precision", "4"});
+    ASSERT_TRUE(json.options) << json.err;
+    EXPECT_TRUE(json.options->headless());
+
+    const std::vector<BadCase> cases = {
+        {{"--attention", "/no/such/attention.safetensors"}, "/no/such/attention.safetensors"},
+        {{"--attention", kScene}, "causal-mask.json"},
+        {{"--attention", kAttention, "--layer", "4"}, "--layer 4: the file has 3 layers"},
+        {{"--attention", kAttention, "--model", "gpt2"}, "--model with --attention"},
+        {{"--attention", kAttention, "--sentence", "hi"}, "the sentence is the file's own"},
+        {{"--attention", kAttention, "--heads", "4"}, "--heads does not apply to --attention"},
+        {{"--attention", kAttention, "--top-k", "3"},
+         "--top-k with --attention: needs the model: this file holds attention only"},
+        {{"--attention", kAttention, "--export", "d", "--export-traces", "full"},
+         "--export-traces full needs the model"},
+    };
+    for (const BadCase& c : cases) {
+        const Parsed parsed = parse(c.args);
+        EXPECT_FALSE(parsed.options) << describe(c.args);
+        EXPECT_EQ(parsed.exitCode, app::kExitBadInput) << describe(c.args);
+        EXPECT_EQ(std::count(parsed.err.begin(), parsed.err.end(), '\n'), 1) << parsed.err;
+        EXPECT_NE(parsed.err.find(c.mustMention), std::string::npos)
+            << describe(c.args) << parsed.err;
+    }
 }

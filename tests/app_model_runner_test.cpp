@@ -3,6 +3,7 @@
 #include "explorer/model_runner.h"
 #include "session/shortcuts.h"
 
+#include "build_facts.h"
 #include "tiny_run.h"
 
 #include <GLFW/glfw3.h>
@@ -97,4 +98,80 @@ TEST_F(AppTrainedModelRunner, LKeysWalkTheLayersAndWrapAround) {
     press(GLFW_MOD_SHIFT);
     EXPECT_EQ(view.model.layer, 2);
     EXPECT_EQ(app::shortcutFor({GLFW_KEY_L, 0}, true, true), app::ShortcutAction::None); // typing
+}
+
+// An attention file (docs/attention-files.md) in the runner: shown at once, nothing to run, and
+// described as the file it is, with what needs the model off.
+TEST(AppSavedAttentionRunner, TheFileIsShownAtOnceAndNeedsNoModel) {
+    const auto saved = core::models::openSavedAttention(std::string(build_facts::fixtureDir()) +
+                                                        "/attention/f32.safetensors");
+    app::ModelRunner runner;
+    runner.openSaved(saved);
+    EXPECT_TRUE(runner.isOpen() && runner.isSaved() && runner.showsWholeModel());
+    EXPECT_FALSE(runner.isReal() || runner.isTrained());
+    EXPECT_FALSE(runner.update({"another sentence"})); // there is nothing to run
+    EXPECT_FALSE(runner.computing() || runner.working());
+    ASSERT_TRUE(runner.hasTrace());
+    EXPECT_EQ(runner.heads(), 4);
+    EXPECT_EQ(runner.tokenCount(), 8);
+    EXPECT_EQ(runner.thumbnails().size(), 12u);
+    for (int l = 0; l < 3; ++l) EXPECT_EQ(runner.layerTrace(l), saved->layers()[std::size_t(l)]);
+    EXPECT_TRUE(runner.rolloutReady() && runner.analysesReady());
+    EXPECT_EQ(runner.analyses().rollout, saved->self.rollout);
+    const auto shown = runner.detectorsShown();
+    ASSERT_EQ(shown.size(), 3u); // previous_token, self, and the sink on the sentence
+    EXPECT_EQ(shown.back().name, "first_token_on_sentence");
+    EXPECT_EQ(runner.scene({"typed"}).sentences,
+              std::vector<std::string>{"The cat sat on the mat because it"}); // the file's own
+
+    app::ModelView view;
+    view.grid = app::ModelGridMode::LogitLens; // asked before: the file has no lens
+    view.valueWeighted = true;
+    app::describeModel(runner, view);
+    EXPECT_TRUE(view.open && view.real && view.attentionOnly);
+    EXPECT_EQ(view.title, "attention from f32.safetensors (saved elsewhere)");
+    EXPECT_EQ(view.layers, 3);
+    EXPECT_FALSE(view.valueWeighted);
+    EXPECT_EQ(view.grid, app::ModelGridMode::EveryLayer);
+    EXPECT_TRUE(view.detectorsReady);
+    EXPECT_NE(view.fixedText.find(core::models::kNeedsTheModel), std::string::npos);
+    ASSERT_EQ(view.tokens.size(), 1u);
+    EXPECT_EQ(view.tokens[0].tokens.size(), 8u);
+
+    runner.close();
+    EXPECT_FALSE(runner.isOpen() || runner.hasTrace());
+}
+
+// An encoder-decoder's file: each of its attentions shown in turn, the analyses that read
+// self-attention only where they can.
+TEST(AppSavedAttentionRunner, AnEncoderDecoderShowsEachOfItsAttentions) {
+    const auto saved = core::models::openSavedAttention(std::string(build_facts::fixtureDir()) +
+                                                        "/attention/encoder_decoder.safetensors");
+    app::ModelRunner runner;
+    runner.openSaved(saved);
+    app::ModelView view;
+    app::describeModel(runner, view);
+    EXPECT_EQ(view.savedStacks, (std::vector<std::string>{"decoder", "encoder", "cross"}));
+    EXPECT_FALSE(runner.showSavedStack(core::models::SavedStack::Layers)); // shown already
+
+    const int before = runner.generation();
+    ASSERT_TRUE(runner.showSavedStack(core::models::SavedStack::Cross));
+    EXPECT_GT(runner.generation(), before); // the model view uploads its maps again
+    EXPECT_EQ(runner.tokenCount(), 5);
+    EXPECT_EQ(runner.layerTrace(1), saved->cross.layers[1]);
+    EXPECT_TRUE(runner.layerTrace(0)->attention.cross);
+    EXPECT_EQ(runner.layerTrace(0)->keyLen(), 4);
+    EXPECT_FALSE(runner.rolloutReady()); // two sentences: no stream to roll out
+    EXPECT_TRUE(runner.detectorsShown().empty());
+    EXPECT_EQ(runner.scene({}).sources, std::vector<std::string>{"Le chat dort </s>"});
+    app::describeModel(runner, view);
+    EXPECT_EQ(view.savedStack, int(core::models::SavedStack::Cross));
+    EXPECT_TRUE(view.encoder); // nothing masked
+    EXPECT_NE(view.detectorsInput.find("cross-attention"), std::string::npos);
+
+    ASSERT_TRUE(runner.showSavedStack(core::models::SavedStack::Encoder));
+    EXPECT_EQ(runner.tokenCount(), 4);
+    EXPECT_EQ(runner.trace().sentences[0].tokens.text, "Le chat dort </s>");
+    EXPECT_TRUE(runner.rolloutReady());
+    EXPECT_FALSE(runner.detectorsShown().empty());
 }

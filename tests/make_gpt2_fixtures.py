@@ -130,11 +130,11 @@ DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", to
           torch.bool: "BOOL"}
 
 
-def write_safetensors(path, tensors):
+def write_safetensors(path, tensors, metadata=None):
     """The format by hand (the safetensors package is not in Debian 12): 8-byte header size,
     JSON header, the tensors' bytes back to back. Written tensor by tensor, so a 500 MB
-    checkpoint is never held twice in memory."""
-    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    checkpoint is never held twice in memory. `metadata`: more __metadata__ strings."""
+    header, offset = {"__metadata__": {"format": "pt", **(metadata or {})}}, 0
     raw = {name: (t.to(torch.uint8) if t.dtype == torch.bool else t).contiguous().reshape(-1)
            for name, t in tensors.items()}
     for name, t in tensors.items():

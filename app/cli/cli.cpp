@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include "cli/attention_file_cli.h"
 #include "cli/command_line.h"
 
 #include "io/train_scene.h"
@@ -227,6 +228,10 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                    "family (llama.cpp, Ollama, LM Studio) or a folder holding one, a name in the "
                    "local Hugging Face cache (gpt2, meta-llama/Llama-3.2-1B), or a run folder of "
                    "mha-viz train; with --json write its trace of every layer");
+    cli.add_option("--attention", options.attentionPath,
+                   "Open attention another framework saved (a .safetensors of layers.<l> maps "
+                   "[H][N][N] and its tokens; docs/attention-files.md) without the model: every "
+                   "view of the weights, --json its trace, --export its figures");
     cli.add_option("--step", options.modelStep,
                    "With --model: the checkpoint at this step (default: the last one)")
         ->check(CLI::Range(0, 999999));
@@ -412,10 +417,11 @@ std::optional<CliOptions> parseCli(int argc, char** argv, int& exitCode) {
         flags.kvHeadsGiven = cli.count("--kv-heads") > 0;
         flags.ropeThetaGiven = cli.count("--rope-theta") > 0;
         if (std::string error = outputError(cli, options); !error.empty()) return error;
+        if (cli.count("--attention") > 0) return loadAttentionFileOptions(cli, options);
         if (cli.count("--model") > 0) return loadModelOptions(cli, flags, options);
         if (cli.count("--step") > 0 || cli.count("--layer") > 0)
             return std::string(cli.count("--step") > 0 ? "--step" : "--layer") +
-                   " needs --model DIR";
+                   " needs --model DIR or --attention FILE";
         for (const char* flag : kRealModelOnly)
             if (cli.count(flag) > 0) return std::string(flag) + " needs --model DIR|NAME";
         return options.scenePath.empty() ? applySceneFlags(flags, options.scene)
@@ -488,6 +494,7 @@ int runModelHeadless(const CliOptions& options) {
 } // namespace
 
 int runHeadless(const CliOptions& options) {
+    if (options.savedAttention) return runAttentionFileHeadless(options);
     if (options.realModel) return runRealModelHeadless(options);
     if (options.model) return runModelHeadless(options);
     core::Trace trace;

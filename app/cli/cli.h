@@ -5,6 +5,7 @@
 #include "engine/scene.h"
 #include "io/scene_json.h"
 #include "io/trained_run.h"
+#include "models/analyses/saved_attention.h"
 #include "train/trainer.h"
 
 #include <memory>
@@ -44,6 +45,10 @@ struct CliOptions {
     std::shared_ptr<const core::models::RealModel> realModel;
     // --compare MODEL: a second checkpoint run on the same text, compared head by head.
     std::shared_ptr<const core::models::RealModel> compareModel;
+    // --attention FILE: attention saved elsewhere (docs/attention-files.md), read and checked
+    // by parseCli; what it shows needs no model.
+    std::string attentionPath;
+    std::shared_ptr<const core::models::SavedAttention> savedAttention;
     // --scene FILE with a "train" object: the window opens its Train view and trains; with
     // --screenshot it trains to the last step before capturing.
     std::optional<core::train::TrainSettings> train;

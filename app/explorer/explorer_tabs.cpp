@@ -4,9 +4,33 @@
 
 namespace app {
 
+namespace {
+
+// A tab that reads what an attention file does not hold (x, W_Q ... W_O, the scores, the
+// sizes): its one line why, in place of an empty or broken view.
+bool needsTheModel(core::ViewTab tab, const ModelView& model) {
+    if (!model.attentionOnly) return false;
+    const char* what = tab == core::ViewTab::Pipeline ? "The pipeline (x, Q, K, V, W_O)"
+                       : tab == core::ViewTab::Steps  ? "The steps (q . k, the scale, the softmax)"
+                       : tab == core::ViewTab::Cost   ? "The cost (d_model, the projections)"
+                                                      : nullptr;
+    if (!what) return false;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s: %s.", what, core::models::kNeedsTheModel);
+    ImGui::Spacing();
+    ImGui::TextWrapped("The file holds each head's softmax weights, not the inputs and "
+                       "projections that made them. Head, Mean, A-B, Lines and Stats show "
+                       "them; open the model (Ctrl+Shift+O) for this tab.");
+    ImGui::PopStyleColor();
+    return true;
+}
+
+} // namespace
+
 ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const core::Trace& trace,
                                 ExplorerState& explorer, GlHeatmaps& gl) {
     const MapsView maps{explorer.saved, explorer.selection, gl};
+    if (needsTheModel(tab, explorer.model)) return {};
     switch (tab) {
     case core::ViewTab::Head:
         return drawHeadView(scene, trace, explorer.model, maps);

@@ -27,6 +27,7 @@ void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     weightedGeneration_ = weightedAsked_ = -1;
     weightedError_.clear();
     real_ = nullptr;
+    saved_ = nullptr;
     realPredictions_.clear();
     detectors_.clear();
     sinkShares_ = {};
@@ -51,6 +52,7 @@ void ModelRunner::close() {
 bool ModelRunner::update(const std::vector<std::string>& sentences, double now,
                          const core::train::HeadLists& ablated, const std::string& pair) {
     if (real_) return updateReal(sentences, now, ablated, pair);
+    if (saved_) return false; // its traces came with the file: nothing to run
     if (!run_ || (attempted_ && sentences == lastAttempt_)) return false;
     attempted_ = true;
     lastAttempt_ = sentences;
@@ -74,6 +76,7 @@ core::Scene ModelRunner::scene(const std::vector<std::string>& sentences) const 
     core::Scene scene;
     scene.sentences = sentences;
     if (real_) return core::models::realModelScene(*real_, sentences);
+    if (saved_) return core::models::savedAttentionScene(*saved_, savedStack_); // not a typed one
     if (!run_) return scene;
     const core::train::ModelConfig& c = run_->model.config;
     scene.d_model = c.d_model;
@@ -118,6 +121,11 @@ void describeModel(const ModelRunner& model, ModelView& view) {
     if (model.isReal()) {
         view.step = 0; // a checkpoint has no training steps
         describeRealModel(model, view);
+        return;
+    }
+    if (model.isSaved()) {
+        view.step = 0;
+        describeSavedAttention(model, view);
         return;
     }
     view.ablated.clear(); // a trained model has no switches here

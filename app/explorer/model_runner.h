@@ -9,6 +9,7 @@
 #include "explorer/scene_runner.h"
 #include "io/trained_run.h"
 #include "models/analyses/model_analysis.h"
+#include "models/analyses/saved_attention.h"
 #include "models/model_description.h"
 #include "models/real_model.h"
 #include "platform/background_task.h"
@@ -47,13 +48,21 @@ struct ModelChoices {
     core::train::HeadLists ablated; // per layer, the heads switched off (sorted)
     int lensPosition = -1;          // the logit lens's token (-1: the last)
     std::string pairText;           // sentence B, typed in the sentences panel ("" for none)
+    // An attention file's stack shown (core::models::SavedStack: layers.*, encoder.*, cross.*).
+    int savedStack = 0;
     core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
 };
 
 // What the panels show of the open model, made from the runner by describeModel.
 struct ModelFacts {
     bool open = false;
-    bool real = false;        // a Hugging Face checkpoint: one sentence, any text, no steps
+    bool real = false; // a Hugging Face checkpoint: one sentence, any text, no steps
+    // An attention file (--attention): one sentence, its own, and no model to run. `real` is
+    // set too (one sentence, every layer at once); what needs the model is shown off, saying
+    // core::models::kNeedsTheModel.
+    bool attentionOnly = false;
+    // Its stacks' labels by core::models::SavedStack ("" for one it lacks; savedStackLabel).
+    std::vector<std::string> savedStacks;
     std::string title;        // task, step and run folder
     std::string architecture; // layers, d_model, heads, seq, vocab
     std::string vocabulary;   // the words that may be typed (or a sample of them)
@@ -105,6 +114,8 @@ struct ModelSpots {
     float exportAllAt[2] = {0, 0};    // the centre of "Export all" (every view, a folder)
     float pairFieldAt[2] = {0, 0};    // the centre of sentence B's field
     float sinkToggleAt[2] = {0, 0};   // the centre of the model view's "sink share" switch
+    // An attention file's stack choices by core::models::SavedStack (0 0: not drawn).
+    std::array<std::array<float, 2>, 3> savedStackAt{};
     // The last model grid's K/V groups as framed (x0 y0 x1 y1 each, heads sharing one K/V
     // head; none for MHA) and the centres of its head columns and layer rows.
     std::vector<std::array<float, 4>> kvGroupRects;
@@ -160,15 +171,36 @@ struct LensRows {
 
 class ModelRunner {
   public:
-    bool isOpen() const { return run_ != nullptr || real_ != nullptr; }
+    bool isOpen() const { return run_ != nullptr || real_ != nullptr || saved_ != nullptr; }
     bool isReal() const { return real_ != nullptr; }
-    const core::TrainedRun& run() const { return *run_; }               // a trained run only
-    const core::models::RealModel& realModel() const { return *real_; } // a real model only
+    bool isTrained() const { return run_ != nullptr; }
+    // An attention file (saved_attention_view.cpp): its maps, no model to run.
+    bool isSaved() const { return saved_ != nullptr; }
+    // A real model or an attention file: every layer at once (the model view, the detectors,
+    // the rollout), one sentence.
+    bool showsWholeModel() const { return real_ != nullptr || saved_ != nullptr; }
+    const core::TrainedRun& run() const { return *run_; }                 // a trained run only
+    const core::models::RealModel& realModel() const { return *real_; }   // a real model only
+    const core::models::SavedAttention& saved() const { return *saved_; } // a file only
+    const std::shared_ptr<const core::models::SavedAttention>& savedShared() const {
+        return saved_;
+    }
+    // The heads of a layer, the tokens of the shown trace and every head's small map (L x H,
+    // layer-major) of a real model or an attention file; 0 and none before a trace.
+    int heads() const;
+    int tokenCount() const;
+    const std::vector<core::Mat>& thumbnails() const;
     // Shared with a job that must outlive a model opened meanwhile (an export).
     const std::shared_ptr<const core::models::RealModel>& realModelShared() const { return real_; }
     // Starts on `run` (or a real model); its traces are made by the next update.
     void open(std::shared_ptr<const core::TrainedRun> run);
     void openReal(std::shared_ptr<const core::models::RealModel> model);
+    // Shows the file at once: its traces, rollout and detectors were made when it was read.
+    void openSaved(std::shared_ptr<const core::models::SavedAttention> saved);
+    // Shows another of the file's stacks (layers.*, encoder.*, cross.*): true when the traces
+    // were replaced (a stack the file does not hold shows layers.*).
+    bool showSavedStack(core::models::SavedStack which);
+    core::models::SavedStack savedStack() const { return savedStack_; }
     void close();
     ~ModelRunner(); // waits for a running worker (a forward cannot be interrupted)
 
@@ -194,7 +226,8 @@ class ModelRunner {
     // at 1000 tokens, and typing should not wait for it): the view asks each frame.
     void requestRollout();
     bool rolloutReady() const {
-        return realTrace_ && rolloutTrace_ == realTrace_ && !analyses_.rollout.empty();
+        return !analyses_.rollout.empty() &&
+               (saved_ || (realTrace_ && rolloutTrace_ == realTrace_));
     }
     int analysesGeneration() const { return analysesGeneration_; } // the trace they are of
     // Any worker of this runner under way (the forward, the lens, value-weighted attention):
@@ -337,6 +370,8 @@ class ModelRunner {
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
+    std::shared_ptr<const core::models::SavedAttention> saved_;
+    core::models::SavedStack savedStack_ = core::models::SavedStack::Layers; // saved_'s shown
     std::function<void()> wake_;
     std::shared_ptr<std::atomic<int>> finished_ = std::make_shared<std::atomic<int>>(0);
     int taken_ = 0; // results taken: finished_ - taken_ workers are ready or about to be
@@ -387,5 +422,9 @@ std::string withProbability(const std::string& token, float probability);
 std::string realModelWindowTitle(const core::models::RealModel& model);
 // The panels' view of a real model (describeModel calls it).
 void describeRealModel(const ModelRunner& model, ModelView& view);
+// The panels' view of an attention file (saved_attention_view.cpp; describeModel calls it).
+void describeSavedAttention(const ModelRunner& model, ModelView& view);
+// "mha-viz — attention from attn.safetensors (saved elsewhere)".
+std::string savedAttentionWindowTitle(const core::models::SavedAttention& saved);
 
 } // namespace app

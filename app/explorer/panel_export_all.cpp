@@ -3,6 +3,8 @@
 // choices that change them. Write starts the export panel's job; Esc or Cancel leaves it.
 #include "explorer/panels.h"
 
+#include "models/analyses/saved_attention_export.h"
+
 #include <imgui.h>
 
 #include <utility>
@@ -23,6 +25,12 @@ bool sameChoices(const core::models::RealExportOptions& a,
 // small), so only when a choice changed.
 void updateEstimate(ExportAllDialog& d) {
     if (d.hasEstimate && sameChoices(d.estimated, d.options)) return;
+    if (d.saved) { // the files counted; no bytes guessed: the maps are the file's own
+        d.estimate = {core::models::savedAttentionExportFileCount(*d.saved, d.options), 0};
+        d.estimated = d.options;
+        d.hasEstimate = true;
+        return;
+    }
     try {
         d.estimate =
             core::models::estimateRealModelExport(*d.model, *d.trace, d.detectors, d.options);
@@ -35,9 +43,12 @@ void updateEstimate(ExportAllDialog& d) {
 
 // The radio choices, the PNG scale and full resolution.
 void choices(ExportAllDialog& d) {
-    for (const auto& entry : core::namesOf<core::models::ExportTraces>())
+    for (const auto& entry : core::namesOf<core::models::ExportTraces>()) {
+        // An attention file has no weights or activations to add: full is the model's.
+        if (d.saved && entry.value == core::models::ExportTraces::Full) continue;
         if (ImGui::RadioButton(std::string(entry.shown()).c_str(), d.options.traces == entry.value))
             d.options.traces = entry.value;
+    }
     itemTooltip("Full traces hold every layer's weights and activations: tens of MB a layer "
                 "for GPT-2 small. The attention-only JSON has the tokens, predictions and every "
                 "head's weights.");
@@ -52,8 +63,9 @@ void choices(ExportAllDialog& d) {
 
 void startExportAll(ExportPanel& panel, Notice& notice) {
     ExportAllDialog& d = panel.exportAll;
-    auto work = [model = d.model, trace = d.trace, detectors = d.detectors, dir = d.dir,
-                 options = d.options](const core::ExportProgress& progress) {
+    auto work = [model = d.model, trace = d.trace, saved = d.saved, detectors = d.detectors,
+                 dir = d.dir, options = d.options](const core::ExportProgress& progress) {
+        if (saved) return core::models::exportSavedAttention(*saved, dir, options, progress);
         return core::models::exportRealModel(*model, *trace, detectors, dir, options, progress);
     };
     panel.lastFiles.clear();
@@ -61,7 +73,9 @@ void startExportAll(ExportPanel& panel, Notice& notice) {
     panel.jobFolder = d.dir;
     panel.jobStart = ImGui::GetTime();
     panel.job = std::make_unique<ExportJob>(std::move(work), d.estimate.files);
-    notice.show("Exporting every view of the model into " + d.dir + " ...", ImGui::GetTime(), 3.0);
+    notice.show(std::string("Exporting every view of the ") + (d.saved ? "file" : "model") +
+                    " into " + d.dir + " ...",
+                ImGui::GetTime(), 3.0);
 }
 
 } // namespace
@@ -76,16 +90,20 @@ void openExportAll(ExportPanel& panel, ExportAllDialog dialog) {
 void drawExportAllDialog(ExportPanel& panel, Notice& notice) {
     ExportAllDialog& d = panel.exportAll;
     if (std::exchange(d.requested, false)) ImGui::OpenPopup(kPopup);
-    d.isOpen = d.model && ImGui::BeginPopupModal(kPopup, nullptr,
-                                                 ImGuiWindowFlags_AlwaysAutoResize |
-                                                     ImGuiWindowFlags_NoSavedSettings);
+    d.isOpen = (d.model || d.saved) && ImGui::BeginPopupModal(kPopup, nullptr,
+                                                              ImGuiWindowFlags_AlwaysAutoResize |
+                                                                  ImGuiWindowFlags_NoSavedSettings);
     if (!d.isOpen) { // Esc closed it, or it was never opened: nothing held
-        d.model.reset(), d.trace.reset(), d.detectors.clear();
+        d.model.reset(), d.trace.reset(), d.saved.reset(), d.detectors.clear();
         return;
     }
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-    ImGui::TextWrapped("Every view of %s on this sentence into a new folder:",
-                       core::models::modelDisplayName(d.model->location).c_str());
+    if (d.saved)
+        ImGui::TextWrapped("Every view of the %s into a new folder:",
+                           core::models::savedAttentionTitle(*d.saved).c_str());
+    else
+        ImGui::TextWrapped("Every view of %s on this sentence into a new folder:",
+                           core::models::modelDisplayName(d.model->location).c_str());
     ImGui::TextUnformatted(d.dir.c_str());
     ImGui::PopTextWrapPos();
     ImGui::Spacing();

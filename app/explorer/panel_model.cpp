@@ -2,6 +2,7 @@
 // view shows, the architecture the model fixes (read-only), and the way back to the explorer.
 #include "explorer/panels.h"
 
+#include <algorithm>
 #include <string>
 
 namespace app {
@@ -52,6 +53,27 @@ int stepSelector(const ModelView& model) {
     return requested;
 }
 
+// An encoder-decoder's attention file: which of its attentions every view shows.
+void savedStackChoice(ModelView& model) {
+    if (std::count_if(model.savedStacks.begin(), model.savedStacks.end(),
+                      [](const std::string& label) { return !label.empty(); }) < 2)
+        return;
+    ImGui::TextUnformatted("attention");
+    model.savedStackAt = {};
+    for (std::size_t k = 0; k < model.savedStacks.size() && k < 3; ++k) {
+        const std::string& label = model.savedStacks[k];
+        if (label.empty()) continue;
+        sameLineIfFits(ImGui::GetFrameHeight() * 1.5f + ImGui::CalcTextSize(label.c_str()).x);
+        if (ImGui::RadioButton(label.c_str(), model.savedStack == int(k)))
+            model.savedStack = int(k);
+        const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+        model.savedStackAt[k] = {min.x + size.y / 2, min.y + size.y / 2}; // its circle
+        itemTooltip("Which of the file's attentions every view shows: layers.* (the decoder's "
+                    "self-attention), encoder.* (over the source tokens) or cross.* (the "
+                    "tokens' queries on the source tokens).");
+    }
+}
+
 // A sentence pair: every cell, or only A's tokens attending to B's, or B's to A's.
 void pairViewChoice(ModelView& model) {
     ImGui::TextUnformatted("pair");
@@ -78,12 +100,17 @@ void drawRealModelShapes(const ModelView& model) {
 
 ExplorerRequest drawModelSection(ModelView& model) {
     ExplorerRequest request;
-    ImGui::TextWrapped("%s: %s", model.real ? "Model" : "Trained model", model.title.c_str());
+    ImGui::TextWrapped("%s: %s",
+                       model.attentionOnly ? "Open"
+                       : model.real        ? "Model"
+                                           : "Trained model",
+                       model.title.c_str());
     layerSelector(model);
     if (!model.steps.empty()) // a real checkpoint has no training steps
         if (const int step = stepSelector(model); step >= 0 && step != model.step)
             request.modelStep = step;
     if (model.real && model.pairStart > 0) pairViewChoice(model);
+    if (model.attentionOnly) savedStackChoice(model);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
     if (model.real) // from its config and its file (core/models/model_description.h)
@@ -93,12 +120,13 @@ ExplorerRequest drawModelSection(ModelView& model) {
                            "positions, the trained weights. x of a layer is the residual stream "
                            "entering it.");
     ImGui::PopStyleColor();
-    if (ImGui::Button("Close model")) request.closeModel = true;
+    if (ImGui::Button(model.attentionOnly ? "Close file" : "Close model"))
+        request.closeModel = true;
     itemTooltip("Back to the explorer's own scene, with its sliders and switches.");
     ImGui::SameLine();
     if (ImGui::Button("Open model...")) request.openModelDialog = true;
-    itemTooltip("Another model: a folder, a recent one, one in the Hugging Face cache "
-                "(Ctrl+Shift+O).");
+    itemTooltip("Another model: a folder, a recent one, one in the Hugging Face cache, or an "
+                "attention file (Ctrl+Shift+O).");
     return request;
 }
 

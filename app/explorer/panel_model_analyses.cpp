@@ -74,18 +74,17 @@ void explanation(const char* text) {
 
 void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatmaps& gl,
                      bool heads) {
-    const std::shared_ptr<const core::models::RealTrace>& trace = runner.realTrace();
-    if (!trace) return;
+    if (!runner.hasTrace()) return;
     // The model view draws every head small: each map pooled to at most 128 x 128
-    // (RealTrace::thumbnails), as the value-weighted ones are.
+    // (RealTrace::thumbnails, an attention file's alike), as the value-weighted ones are.
     const bool weighted = model.valueWeighted && runner.valueWeightedReady();
     const std::vector<core::Mat>& maps =
-        weighted ? runner.analyses().valueWeighted : trace->thumbnails; // L x H
+        weighted ? runner.analyses().valueWeighted : runner.thumbnails(); // L x H
     int slot = 0; // layer l, head h in slot l * H + h; then the rollout
     for (; slot < int(maps.size()); ++slot) {
         if (!heads) continue; // only the rollout's layer changed
         const core::Mat& map = maps[std::size_t(slot)];
-        const std::vector<float> values = thumbnailValues(map, int(trace->ids.size()), model);
+        const std::vector<float> values = thumbnailValues(map, runner.tokenCount(), model);
         gl.setValues(slot, values.data(), int(map.rows()), int(map.cols()));
     }
     const core::AttentionMap rollout = rolloutMap(runner, model.layer);
@@ -100,11 +99,16 @@ ModelMapsKey modelMapsKey(const ModelRunner& runner, const ModelView& model) {
 
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
                      Selection& selection, GlHeatmaps& gl) {
-    explanation("Attention rollout (Abnar & Zuidema 2020): row i is how much token i's stream "
-                "after the layer draws from each input token, each layer's mean attention "
-                "mixed with the residual (0.5 A + 0.5 I) and the layers multiplied. Heads switched "
-                "off still "
-                "count in the mean: it is of their weights, not of what they send.");
+    explanation(model.attentionOnly
+                    ? "Attention rollout (Abnar & Zuidema 2020) of the file's maps: row i is how "
+                      "much token i's stream after the layer draws from each input token, each "
+                      "layer's mean attention mixed with the residual (0.5 A + 0.5 I) and the "
+                      "layers multiplied."
+                    : "Attention rollout (Abnar & Zuidema 2020): row i is how much token i's "
+                      "stream after the layer draws from each input token, each layer's mean "
+                      "attention mixed with the residual (0.5 A + 0.5 I) and the layers "
+                      "multiplied. Heads switched off still count in the mean: it is of their "
+                      "weights, not of what they send.");
     int shown = model.layer + 1;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     if (ImGui::SliderInt("after layer (L / Shift+L)", &shown, 1, std::max(1, model.layers)))
@@ -112,11 +116,12 @@ void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneVie
     const core::AttentionMap map = rolloutMap(runner, model.layer);
     if (map.rows == 0) {
         if (runner.computing()) ImGui::TextDisabled("computing the rollout of this text ...");
+        if (model.attentionOnly) explanation(model.detectorsInput.c_str()); // cross-attention
         return;
     }
     MapStyle style;
     style.gl = &gl;
-    style.slot = int(runner.trace().layers.size()) * runner.realModel().config().heads;
+    style.slot = int(runner.trace().layers.size()) * runner.heads();
     style.colormap = saved.colormap;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side = std::max(60.0f, std::min(avail.x, avail.y - ImGui::GetFrameHeight()));
@@ -152,6 +157,10 @@ void lensTokenChoice(const core::Tokenized& tokens, ModelView& model) {
 } // namespace
 
 void drawLogitLensView(const ModelRunner& runner, ModelView& model) {
+    if (model.attentionOnly) { // no stream to read: the file holds the weights alone
+        explanation((std::string("Logit lens: ") + core::models::kNeedsTheModel + ".").c_str());
+        return;
+    }
     if (model.encoder)
         explanation("Logit lens (nostalgebraist 2020) of an encoder: the hidden state after each "
                     "layer read through the MLM head as if it were the last layer: what the model "

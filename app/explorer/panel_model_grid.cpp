@@ -34,8 +34,13 @@ void drawModelGridModes(ModelView& model) {
         if (m > 0 && ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <=
                          ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
             ImGui::SameLine(); // else the next line: the panel is narrow
+        // An attention file has no stream to read through the unembedding.
+        const bool off = model.attentionOnly && ModelGridMode(m) == ModelGridMode::LogitLens;
+        ImGui::BeginDisabled(off);
         if (ImGui::RadioButton(labels[m], int(model.grid) == m)) model.grid = ModelGridMode(m);
-        itemTooltip(tips[m]);
+        ImGui::EndDisabled();
+        itemTooltip(off ? (std::string(labels[m]) + ": " + core::models::kNeedsTheModel).c_str()
+                        : tips[m]);
     }
 }
 
@@ -248,10 +253,14 @@ std::string sinkLine(const ModelView& model, int l, int h) {
 
 // The model view's switches: value-weighted (W) and the sink shares; the legends they need.
 void everyLayerSwitches(const ModelRunner& runner, ModelView& model) {
+    ImGui::BeginDisabled(model.attentionOnly); // the values and W_O are not in the file
     ImGui::Checkbox("value-weighted", &model.valueWeighted);
-    itemTooltip("Kobayashi et al. 2020: each weight times the norm of what the key's value "
-                "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum to 1. "
-                "A large weight on a token that sends little fades.");
+    ImGui::EndDisabled();
+    itemTooltip(model.attentionOnly
+                    ? (std::string("value-weighted: ") + core::models::kNeedsTheModel).c_str()
+                    : "Kobayashi et al. 2020: each weight times the norm of what the key's value "
+                      "sends through the head's rows of W_O, |alpha f(x)|, rows rescaled to sum "
+                      "to 1. A large weight on a token that sends little fades.");
     sameLineIfFits(ImGui::CalcTextSize("sink share").x + ImGui::GetFrameHeight() * 2);
     ImGui::Checkbox("sink share", &model.showSinks);
     rememberCentre(model.sinkToggleAt);
@@ -268,7 +277,7 @@ void everyLayerSwitches(const ModelRunner& runner, ModelView& model) {
                                runner.valueWeightedError().c_str());
     }
     ImGui::SameLine();
-    keysHint("W  \xC2\xB7  G: next view");
+    keysHint(model.attentionOnly ? "G: next view" : "W  \xC2\xB7  G: next view");
     if (!model.kvLegend.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s: a frame holds the query heads that read the same keys and values",
@@ -283,14 +292,19 @@ void everyLayerSwitches(const ModelRunner& runner, ModelView& model) {
 ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
                                GlHeatmaps& gl) {
     ExplorerRequest request;
-    const int heads = runner.realModel().config().heads;
+    const int heads = runner.heads();
     if (model.layers == 0 || heads == 0) return request;
     everyLayerSwitches(runner, model);
-    request.allModelHeadsOn = drawAblationSummary(runner, model);
+    if (model.attentionOnly) // nothing to rerun without the weights
+        ImGui::TextDisabled("switching heads off: %s", core::models::kNeedsTheModel);
+    else
+        request.allModelHeadsOn = drawAblationSummary(runner, model);
     const Grid g =
         layoutGrid(model.layers, heads, 2.0f, model, ImGui::GetFrameHeightWithSpacing() * 2);
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    const int tokens = runner.realTrace() ? int(runner.realTrace()->ids.size()) : 0;
+    const int tokens = runner.tokenCount();
+    const std::string click =
+        model.attentionOnly ? "\nclick to open" : "\nclick to open, right-click to switch ";
     const bool sinks = model.showSinks && model.sinkShares.rows() == model.layers &&
                        model.sinkShares.cols() == heads;
     for (int l = 0; l < model.layers; ++l)
@@ -306,10 +320,13 @@ ExplorerRequest drawEveryLayer(const ModelRunner& runner, ModelView& model, core
             if (sinks) markSinkShare(g, l, h, model.sinkShares(l, h));
             cellInteraction(g, l, h,
                             cellName(g, l, h) + (off ? " (switched off)" : "") +
-                                sinkLine(model, l, h) + "\nclick to open, right-click to switch " +
-                                (off ? "on" : "off"),
+                                sinkLine(model, l, h) + click +
+                                (model.attentionOnly ? ""
+                                 : off               ? "on"
+                                                     : "off"),
                             model, saved);
-            if (rightClicked(g, l, h)) request.switchModelHead = std::pair(l, h);
+            if (!model.attentionOnly && rightClicked(g, l, h))
+                request.switchModelHead = std::pair(l, h);
         }
     gridColorBar(g, gl, saved.colormap);
     return request;
@@ -319,7 +336,11 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
                               ModelView& model, core::SceneView& saved, GlHeatmaps& gl) {
     ExplorerRequest request;
     if (detectors.empty()) {
-        ImGui::TextDisabled("The detectors run with the model's first trace ...");
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", model.attentionOnly
+                                      ? model.detectorsInput.c_str()
+                                      : "The detectors run with the model's first trace ...");
+        ImGui::PopTextWrapPos();
         return request;
     }
     model.detector = std::clamp(model.detector, 0, int(detectors.size()) - 1);
@@ -338,9 +359,10 @@ ExplorerRequest drawDetectors(const std::vector<core::models::HeadDetectorScores
     rememberCentre(model.exportAt);
     itemTooltip("Every head's scores as a CSV file in the export folder: the detectors and the "
                 "attention sink on your sentence.");
-    ImGui::TextWrapped("%s", shown.onSentence ? "Scored on the sentence shown: it changes as you "
-                                                "type."
-                                              : model.detectorsInput.c_str());
+    ImGui::TextWrapped("%s", model.attentionOnly ? "Scored on the file's sentence, from its maps."
+                             : shown.onSentence  ? "Scored on the sentence shown: it changes as "
+                                                   "you type."
+                                                 : model.detectorsInput.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", shown.explanation.c_str());
     ImGui::PopStyleColor();
@@ -377,10 +399,15 @@ bool exportAllButton(ModelView& model) {
     sameLineIfFits(width);
     const bool clicked = ImGui::SmallButton(label);
     rememberCentre(model.exportAllAt);
-    itemTooltip("Every view of this model on this sentence into a new folder of the export "
-                "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), every "
-                "head of every layer (weights and value-weighted), the detectors, the rollout, "
-                "the logit lens and the trace JSON. Captions name the model.");
+    itemTooltip(model.attentionOnly
+                    ? "Every view of the file's attention into a new folder of the export "
+                      "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), "
+                      "every head of every layer, the detectors, the rollout and the trace JSON. "
+                      "Captions say the maps were saved elsewhere."
+                    : "Every view of this model on this sentence into a new folder of the export "
+                      "folder: each layer's heads, grid, mean and statistics (PNG, SVG, CSV), "
+                      "every head of every layer (weights and value-weighted), the detectors, "
+                      "the rollout, the logit lens and the trace JSON. Captions name the model.");
     return clicked;
 }
 

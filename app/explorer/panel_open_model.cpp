@@ -1,6 +1,6 @@
-// Ctrl+Shift+O: open a real model (or a run folder of mha-viz train) by path or name, from the
-// recent list or from the Hugging Face cache. The session opens it off the frame thread
-// (Session::openModelPath), so the window stays usable while the weights load.
+// Ctrl+Shift+O: open a real model (or a run folder of mha-viz train, or an attention file) by
+// path or name, from the recent list or from the Hugging Face cache. The session opens it off the
+// frame thread (Session::openModelPath), so the window stays usable while the weights load.
 #include "explorer/panels.h"
 
 #include "platform/file_offer.h"
@@ -40,11 +40,13 @@ void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
         itemTooltip("Select a model's files together (config.json, model.safetensors and the "
                     "tokenizer's files), or every file of a run folder");
     }
+    ImGui::TextDisabled("Or an attention file saved elsewhere: a .safetensors of layers.<l> "
+                        "maps and their tokens (docs/attention-files.md).");
     if (!dialog.loading.empty())
         ImGui::Text("%s Opening %s ...", spinner(), dialog.loading.c_str());
     else
-        ImGui::TextDisabled("Dropping a model folder, its files or a .gguf file onto the window "
-                            "opens it too.");
+        ImGui::TextDisabled("Dropping a model folder, its files, a .gguf file or an attention "
+                            "file onto the window opens it too.");
 }
 
 void recentList(const OpenModelState& dialog, ExplorerRequest& request) {

@@ -152,8 +152,12 @@ bool sentenceRow(int b, core::Scene& scene, const SentenceContext& c) {
         ImGui::SameLine();
     }
     ImGui::SetNextItemWidth(batch > 1 ? -(removeWidth + ImGui::GetStyle().ItemSpacing.x) : -1.0f);
+    ImGui::BeginDisabled(c.model.attentionOnly); // the maps are the file's, of its sentence
     textField("##sentence", "Type a sentence", scene.sentences[std::size_t(b)]);
-    itemTooltip("Type any sentence: the maps update with every keystroke.");
+    ImGui::EndDisabled();
+    itemTooltip(c.model.attentionOnly
+                    ? (std::string("another sentence: ") + core::models::kNeedsTheModel).c_str()
+                    : "Type any sentence: the maps update with every keystroke.");
     glyphsNote(scene.sentences[std::size_t(b)]);
     if (b == 0) fieldMessages(c);
     if (core::canRemoveSentence(scene)) {
@@ -186,15 +190,20 @@ ExplorerRequest batchButtons(core::Scene& scene, const ModelView& model) {
     if (ImGui::Button("+ Add sentence") && core::addSentence(scene) && model.open)
         scene.sentences.back() = scene.sentences.front(); // in the model's vocabulary
     ImGui::EndDisabled();
-    itemTooltip(model.real ? (model.pairs ? "A checkpoint reads one text here: its batch is its "
-                                            "own. An encoder reads a pair: type sentence B above."
-                                          : "A checkpoint reads one text here: its batch is its "
-                                            "own. Close the model to compare sentences in a batch.")
-                           : "Add a sentence to the batch; shorter ones are padded and their "
-                             "padding keys masked.");
+    itemTooltip(model.attentionOnly ? "An attention file holds the maps of one sentence."
+                : model.real
+                    ? (model.pairs ? "A checkpoint reads one text here: its batch is its "
+                                     "own. An encoder reads a pair: type sentence B above."
+                                   : "A checkpoint reads one text here: its batch is its "
+                                     "own. Close the model to compare sentences in a batch.")
+                    : "Add a sentence to the batch; shorter ones are padded and their "
+                      "padding keys masked.");
     if (model.open) { // no cross-attention in the model; demos are the explorer's scenes
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s %s", model.real ? "The model reads" : "The model's words:",
+        ImGui::TextWrapped("%s %s",
+                           model.attentionOnly ? "The maps read"
+                           : model.real        ? "The model reads"
+                                               : "The model's words:",
                            model.vocabulary.c_str());
         ImGui::PopStyleColor();
         return request;
@@ -301,12 +310,14 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
     const SentenceContext context{trace, model, selection, status};
     for (int b = 0; b < int(scene.sentences.size()); ++b)
         if (!sentenceRow(b, scene, context)) break;
-    if (model.real && model.encoder) encoderRows(model);
+    if (model.real && model.encoder && !model.attentionOnly) encoderRows(model);
     const ExplorerRequest request = batchButtons(scene, model);
     if (scene.isCross()) {
         ImGui::TextDisabled("Source (keys and values)");
         ImGui::SetNextItemWidth(-1.0f);
+        ImGui::BeginDisabled(model.attentionOnly); // an attention file's source tokens
         textField("##source", "Source sentence", scene.sources[0]);
+        ImGui::EndDisabled();
         itemTooltip("The sentence whose tokens every query attends to.");
         glyphsNote(scene.sources[0]);
         if (trace.scene.isCross() && !trace.sources.empty()) {

@@ -11,6 +11,7 @@
 #include "models/analyses/real_model_export.h"
 #include "models/analyses/real_model_figures.h"
 #include "models/formats/gguf_file.h"
+#include "models/formats/attention_file.h"
 #include "models/formats/recent_models.h"
 #include "platform/file_offer.h"
 #include "platform/input_queue.h"
@@ -47,12 +48,12 @@ void varyForBenchmark(core::Scene& scene, int frame) {
 
 Session::Session(const CliOptions& options, float uiScale)
     : options_(options), uiScale_(uiScale),
-      scene_(options.model || options.realModel
+      scene_(options.model || options.realModel || options.savedAttention
                  ? core::Scene{}
                  : options.scene), // with a
                                    // model: the explorer to come back to
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
-    if (!options.weightsGiven || options.model || options.realModel)
+    if (!options.weightsGiven || options.model || options.realModel || options.savedAttention)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     explorer_.saved = options.view;                   // --view, or a scene file's view settings
     explorer_.scenes.savedFolder = exportDir_;
@@ -61,6 +62,7 @@ Session::Session(const CliOptions& options, float uiScale)
 
 Session::~Session() {
     if (model_.loading.valid()) model_.loading.wait(); // closing while a model loads: let it end
+    if (model_.loadingSaved.valid()) model_.loadingSaved.wait();
 }
 
 bool Session::init() {
@@ -86,6 +88,11 @@ bool Session::init() {
         recompute(false);
         if (options_.benchTyping > 0) // it edits the sentence as typing would
             typingBench_ = std::make_unique<TypingBench>(*options_.realModel, options_.benchTyping);
+    } else if (options_.savedAttention) { // read and checked by parseCli: shown at once
+        showSavedAttention(options_.savedAttention);
+        rememberRecentModel(options_.savedAttention->path);
+        explorer_.model.layer = options_.modelLayer - 1;
+        recompute(false);
     }
     if (explorer_.openModel.recent.empty()) // else --model has just read and written it
         explorer_.openModel.recent = core::models::readRecentModels(recentModelsPath());
@@ -129,7 +136,7 @@ void Session::pollEvents() {
         double timeout =
             window_.notice.visible(now) ? std::min(0.5, window_.notice.until - now) : 0.5;
         if (onlyTyping) timeout = std::min(timeout, kCaretFrameSeconds);
-        if (model_.loading.valid()) timeout = std::min(timeout, kSpinnerFrameSeconds);
+        if (loadingAny()) timeout = std::min(timeout, kSpinnerFrameSeconds);
         // A model's worker wakes the loop as it ends (setWake); frames meanwhile would take
         // its cores (llvmpipe draws on them).
         if (model_.runner.working()) timeout = std::min(timeout, kSpinnerFrameSeconds);
@@ -167,9 +174,12 @@ void Session::drawPanels(GLFWwindow* window) {
     if (!title_.next.empty()) glfwSetWindowTitle(window, std::exchange(title_.next, "").c_str());
     if (actions.toggleTrain) train_.active = !train_.active;
     followPendingModel(); // a model loaded off the frame thread is shown from this frame
+    followPendingAttention();
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
-        std::error_code ec; // a folder or a GGUF file is a model, another file a scene
-        if (std::filesystem::is_directory(dropped, ec) || core::models::isGgufName(dropped))
+        std::error_code ec; // a folder, a GGUF file or an attention file (.safetensors) is
+        // opened as a model, another file as a scene
+        if (std::filesystem::is_directory(dropped, ec) || core::models::isGgufName(dropped) ||
+            core::models::looksLikeAttentionFile(dropped))
             openModelPath(dropped);
         else
             openScene("", dropped);
@@ -213,10 +223,17 @@ void Session::drawWindows() {
     if (model_.runner.isReal() && model_.runner.realTrace()) {
         target.captionLines =
             core::models::realModelCaption(model_.runner.realModel(), *model_.runner.realTrace());
+        target.modelName = core::models::modelDisplayName(model_.runner.realModel().location);
+    } else if (model_.runner.isSaved()) { // where the maps come from, never a model's name
+        target.captionLines = core::models::savedAttentionCaption(model_.runner.saved());
+        if (const std::string line = core::models::savedStackLine(model_.runner.savedStack());
+            !line.empty())
+            target.captionLines.push_back(line); // which of the file's attentions
+        target.modelName = std::filesystem::path(model_.runner.saved().name).stem().string();
+    }
+    if (!target.captionLines.empty())
         target.captionLines.push_back("layer " + std::to_string(explorer_.model.layer + 1) +
                                       " of " + std::to_string(explorer_.model.layers));
-        target.modelName = core::models::modelDisplayName(model_.runner.realModel().location);
-    }
     drawExportPanel(trace_, explorer_.exportPanel, target, window_.notice, exportDir_);
     drawExportAllDialog(explorer_.exportPanel, window_.notice);
     drawNotice(window_.notice, ImGui::GetTime());
@@ -238,14 +255,14 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
 // --screenshot of a training scene waits for the run's last step (or its failure), of a real
 // model for its trace (the worker's first forward).
 bool Session::screenshotReady() const {
-    if (model_.loading.valid()) return false;
+    if (loadingAny()) return false;
     if (model_.runner.isReal() && (model_.runner.computing() || !model_.runner.hasTrace()) &&
         model_.runner.status().sceneError.empty())
         return false;
     // Every panel has drawn the trace on screen: one whole frame after it was replaced, and a
     // real model's layer shown (one its trace did not keep is made on a worker).
-    if (!train_.active && (frames_.sinceTrace < 1 ||
-                           (model_.runner.isReal() && model_.shownLayer != explorer_.model.layer)))
+    if (!train_.active && (frames_.sinceTrace < 1 || (model_.runner.showsWholeModel() &&
+                                                      model_.shownLayer != explorer_.model.layer)))
         return false;
     if (!options_.train) return true;
     const TrainState state = train_.run ? train_.run->state() : TrainState::Failed;
@@ -254,7 +271,7 @@ bool Session::screenshotReady() const {
 
 void Session::drawExplorer() {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const bool real = model_.runner.isReal();
+    const bool real = model_.runner.showsWholeModel(); // a checkpoint or an attention file
     const LayoutKind kind = !real ? LayoutKind::Explorer
                             : explorer_.model.grid == ModelGridMode::LayerHeads
                                 ? LayoutKind::RealModel
@@ -291,13 +308,15 @@ void Session::drawExplorer() {
 
 // The middle panel: the shown layer's heads, or with a real model its model view or detectors.
 void Session::drawHeadsOrModelGrid(const PanelRect& rect) {
-    const bool grid = model_.runner.isReal() && explorer_.model.grid != ModelGridMode::LayerHeads;
+    const bool grid =
+        model_.runner.showsWholeModel() && explorer_.model.grid != ModelGridMode::LayerHeads;
     if (!grid) {
         drawHeadsPanel(rect, *trace_, status(), explorer_.model,
                        {explorer_.saved, explorer_.selection, gl_});
         return;
     }
-    if (explorer_.model.grid == ModelGridMode::LogitLens && model_.runner.hasTrace())
+    if (explorer_.model.grid == ModelGridMode::LogitLens && model_.runner.isReal() &&
+        model_.runner.hasTrace())
         model_.runner.requestLens(lensPositionShown(
             explorer_.model, int(model_.runner.trace().sentences.front().tokens.tokens.size())));
     if (explorer_.model.grid == ModelGridMode::Rollout) model_.runner.requestRollout();
@@ -327,9 +346,15 @@ void Session::exportModelViews() {
         showNotice("An export is still being written; try again when it is done");
         return;
     }
-    if (!model_.runner.realTrace()) return; // no trace yet: nothing to export
     const std::string folder = panel.folder.empty() ? exportDir_ : panel.folder;
     ExportAllDialog dialog;
+    if (model_.runner.isSaved()) { // the file's maps: everything was made when it was read
+        dialog.dir = core::freeStem(folder, "mha-viz-attention", {""});
+        dialog.saved = model_.runner.savedShared();
+        openExportAll(panel, std::move(dialog));
+        return;
+    }
+    if (!model_.runner.realTrace()) return; // no trace yet: nothing to export
     dialog.dir = core::freeStem(folder, "mha-viz-model", {""});
     dialog.model = model_.runner.realModelShared();
     dialog.trace = model_.runner.realTrace();

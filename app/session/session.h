@@ -70,6 +70,9 @@ class Session {
     // (followPendingModel). False, with a notice, when it cannot be located or one is already
     // loading; what was shown stays.
     bool openModelPath(const std::string& dirOrName);
+    // An attention file (docs/attention-files.md): read and checked on a worker like a
+    // checkpoint, then shown without a model. False, with a notice, when one is loading.
+    bool openAttentionFile(const std::string& path);
     bool modelNotOpened(const std::exception& e);
     // Back to the ordinary explorer, with the scene it had before the model opened.
     void closeModel();
@@ -102,6 +105,10 @@ class Session {
     void showModel(std::shared_ptr<const core::TrainedRun> run, std::vector<std::string> sentences);
     void showRealModel(std::shared_ptr<const core::models::RealModel> model,
                        std::vector<std::string> sentences);
+    void showSavedAttention(std::shared_ptr<const core::models::SavedAttention> saved);
+    // The attention file openAttentionFile started reading: shown once read, or the notice.
+    void followPendingAttention();
+    bool loadingAny() const { return model_.loading.valid() || model_.loadingSaved.valid(); }
     void rememberExplorer(); // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
@@ -158,7 +165,8 @@ class Session {
         core::PairView shownPairView = core::PairView::All; // the pair view of trace_
         bool shownValueWeighted = false; // gl_ holds value-weighted maps of trace_ (W)
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
-        std::string loadingName;                                       // what it loads
+        std::future<std::shared_ptr<const core::models::SavedAttention>> loadingSaved; // a file's
+        std::string loadingName; // what it loads
     };
     OpenModel model_;
     struct Title {        // the window's title, set by the next frame (its argument)

@@ -5,6 +5,7 @@
 #include "platform/background_task.h"
 #include "session/session.h"
 
+#include "models/formats/attention_file.h"
 #include "models/formats/recent_models.h"
 #include "platform/file_offer.h"
 #include "platform/user_paths.h"
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <utility>
 
 namespace app {
@@ -56,8 +58,11 @@ std::string withMaskText(std::string text, const std::string& mask) {
 
 std::string Session::sentenceForModel(const core::models::RealModel& next) const {
     const std::string typed = scene_.sentences.empty() ? std::string() : scene_.sentences.front();
+    // The app's own text: a model's example, or an attention file's sentence (not typed).
     const std::string previousDefault =
-        model_.runner.isReal() ? model_.runner.realModel().defaultSentence() : std::string();
+        model_.runner.isReal()    ? model_.runner.realModel().defaultSentence()
+        : model_.runner.isSaved() ? model_.runner.saved().tokens.text
+                                  : std::string();
     if (nothingTyped(typed, previousDefault)) return next.defaultSentence();
     return withMaskText(typed, next.maskText());
 }
@@ -73,8 +78,8 @@ bool Session::openModel(const std::string& runDir, int step) {
     try {
         auto run = std::make_shared<const core::TrainedRun>(core::loadTrainedRun(runDir, step));
         // The same vocabulary keeps what was typed; another gets the task's own sentence.
-        const bool sameVocab = model_.runner.isOpen() && !model_.runner.isReal() &&
-                               model_.runner.run().model.vocab == run->model.vocab;
+        const bool sameVocab =
+            model_.runner.isTrained() && model_.runner.run().model.vocab == run->model.vocab;
         std::vector<std::string> sentences =
             sameVocab ? scene_.sentences
                       : std::vector<std::string>{core::train::defaultModelSentence(run->task)};
@@ -87,11 +92,12 @@ bool Session::openModel(const std::string& runDir, int step) {
 }
 
 bool Session::openModelPath(const std::string& dirOrName) {
-    if (model_.loading.valid()) { // one at a time: the first asked for is what the user waits on
+    if (loadingAny()) { // one at a time: the first asked for is what the user waits on
         showNotice("Still opening " + model_.loadingName + "; " + dirOrName + " was not opened",
                    4.0);
         return false;
     }
+    if (core::models::looksLikeAttentionFile(dirOrName)) return openAttentionFile(dirOrName);
     try {
         // Locating reads a few names only: a mistyped path is refused at once, in this frame.
         const core::models::ModelLocation where = core::models::locateModel(dirOrName);
@@ -143,12 +149,72 @@ void Session::followPendingModel() {
     }
 }
 
+bool Session::openAttentionFile(const std::string& path) {
+    if (loadingAny()) {
+        showNotice("Still opening " + model_.loadingName + "; " + path + " was not opened", 4.0);
+        return false;
+    }
+    try { // read and checked off the frame thread: a file of long texts is hundreds of MB
+        model_.loadingSaved = startTask([path] { return core::models::openSavedAttention(path); });
+    } catch (const std::exception& e) {
+        return modelNotOpened(e);
+    }
+    model_.loadingName = path;
+    explorer_.openModel.loading = path;
+    title_.next = "mha-viz \xE2\x80\x94 opening " + path + " ...";
+    showNotice(openingNotice(path), 60.0);
+    return true;
+}
+
+void Session::followPendingAttention() {
+    if (!model_.loadingSaved.valid()) return;
+    if (!taskReady(model_.loadingSaved)) {
+        const Notice& notice = window_.notice;
+        if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
+            showNotice(openingNotice(model_.loadingName), 60.0);
+        return;
+    }
+    const std::string name = std::exchange(model_.loadingName, std::string());
+    explorer_.openModel.loading.clear();
+    try { // a bad file: its one line, and what was shown stays
+        showSavedAttention(model_.loadingSaved.get());
+        showNotice("Opened " + explorer_.model.title, 4.0);
+        rememberRecentModel(name);
+        explorer_.openModel.open = false;
+    } catch (const std::bad_alloc&) {
+        title_.next = title_.shown;
+        modelNotOpened(std::runtime_error(name + ": not enough memory for this attention file"));
+    } catch (const std::exception& e) {
+        title_.next = title_.shown;
+        modelNotOpened(e);
+    }
+}
+
+void Session::showSavedAttention(std::shared_ptr<const core::models::SavedAttention> saved) {
+    rememberExplorer();
+    setTitle(savedAttentionWindowTitle(*saved));
+    replacedText_.reset(); // the file's sentence is its own: nothing typed to bring back
+    model_.runner.openSaved(std::move(saved));
+    scene_ = model_.runner.scene({});
+    explorer_.model.layer = 0;
+    explorer_.model.ablated.clear();
+    explorer_.model.lensPosition = -1;
+    explorer_.model.pairView = core::PairView::All;
+    explorer_.model.pairText.clear();
+    explorer_.model.savedStack = 0; // layers.*
+    describeModel(model_.runner, explorer_.model);
+    explorer_.selection.pinnedQuery = -1;
+    explorer_.selection.batchIndex = 0;
+    model_.shownLayer = -1;
+}
+
 // A folder is kept as an absolute path (the next start may run elsewhere), a name as typed.
 void Session::rememberRecentModel(const std::string& dirOrName) {
     namespace fs = std::filesystem;
     std::string entry = dirOrName;
     std::error_code ec;
-    if (fs::is_directory(dirOrName, ec)) {
+    if (fs::is_directory(dirOrName, ec) ||
+        fs::is_regular_file(dirOrName, ec)) { // an attention file
         fs::path path = fs::absolute(dirOrName, ec).lexically_normal();
         if (!path.has_filename()) path = path.parent_path(); // "dir/" -> "dir"
         if (!ec) entry = path.string();
@@ -196,7 +262,7 @@ void Session::showRealModel(std::shared_ptr<const core::models::RealModel> model
 
 void Session::showModel(std::shared_ptr<const core::TrainedRun> run,
                         std::vector<std::string> sentences) {
-    const bool sameKind = model_.runner.isOpen() && !model_.runner.isReal();
+    const bool sameKind = model_.runner.isTrained();
     rememberExplorer();
     setTitle(trainedModelWindowTitle(*run));
     const int layer = sameKind ? explorer_.model.layer : 0; // another step: that layer
@@ -233,6 +299,10 @@ bool Session::recompute(bool allowWorker) {
 }
 
 bool Session::followModel() {
+    // An attention file's stack chosen in the model section: its traces, and its scene.
+    const bool stack =
+        model_.runner.showSavedStack(core::models::SavedStack(explorer_.model.savedStack));
+    if (stack) scene_ = model_.runner.scene(scene_.sentences);
     // The controls are read-only, but keys (M, [ and ]) and scene edits could still move them.
     const core::Scene fixed = model_.runner.scene(scene_.sentences);
     if (!(scene_ == fixed)) {
@@ -241,7 +311,8 @@ bool Session::followModel() {
     }
     const ModelView& model = explorer_.model;
     const bool replaced = model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
-                                               model.pairs ? model.pairText : std::string());
+                                               model.pairs ? model.pairText : std::string()) ||
+                          stack;
     // The analyses (detectors, the all-heads loss) arrive after the trace: described again then.
     if (replaced || model_.runner.analysesGeneration() != model_.describedAnalyses) {
         describeModel(model_.runner, explorer_.model);

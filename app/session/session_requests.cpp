@@ -24,7 +24,7 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.switchModelHead || request.allModelHeadsOn) switchModelHeads(request);
     if (request.closeModel)
         closeModel();
-    else if (request.modelStep >= 0 && model_.runner.isOpen() && !model_.runner.isReal() &&
+    else if (request.modelStep >= 0 && model_.runner.isTrained() &&
              request.modelStep != model_.runner.run().step)
         openModel(model_.runner.run().dir, request.modelStep);
 }

@@ -400,12 +400,15 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
         break;
     case A::NextModelView: // only a real model has them
     case A::PreviousModelView:
-        if (t.explorer.model.real)
+        if (t.explorer.model.real) // an attention file has no logit lens, the last view
             t.explorer.model.grid = ModelGridMode(
-                cycle(int(t.explorer.model.grid), kModelGridModes, action == A::NextModelView));
+                cycle(int(t.explorer.model.grid),
+                      t.explorer.model.attentionOnly ? kModelGridModes - 1 : kModelGridModes,
+                      action == A::NextModelView));
         break;
-    case A::ToggleValueWeighted:
-        if (t.explorer.model.real) t.explorer.model.valueWeighted = !t.explorer.model.valueWeighted;
+    case A::ToggleValueWeighted: // needs the model's values and W_O
+        if (t.explorer.model.real && !t.explorer.model.attentionOnly)
+            t.explorer.model.valueWeighted = !t.explorer.model.valueWeighted;
         break;
     case A::NextPairView:
         if (t.explorer.model.pairStart > 0)

@@ -167,6 +167,17 @@ void writeModelAttention(core::JsonWriter& json, const ModelView& model) {
     json.endArray();
     json.key("show_sinks");
     json.value(model.showSinks);
+    json.key("saved_stack"); // an attention file's stack shown (0 layers, 1 encoder, 2 cross)
+    json.value(model.savedStack);
+    json.key("saved_stack_at"); // the centres of its choices (0 0: not drawn)
+    json.beginArray();
+    for (const auto& at : model.savedStackAt) {
+        json.beginArray();
+        json.value(at[0]);
+        json.value(at[1]);
+        json.endArray();
+    }
+    json.endArray();
     json.key("sink_toggle_at"); // the centre of its check box
     json.beginArray();
     for (float v : model.sinkToggleAt) json.value(v);
@@ -197,6 +208,10 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.value(model.open);
     json.key("real");
     json.value(model.real);
+    json.key("attention_only"); // an attention file: no model to run
+    json.value(model.attentionOnly);
+    json.key("title"); // what the model section says is open
+    json.value(model.title);
     json.key("architecture"); // the describe line: layers, how the heads split, dtype
     json.value(model.architecture);
     json.key("layer"); // from 1, as the window shows it

@@ -42,7 +42,10 @@ std::vector<std::string> sceneCaption(const Trace& t, int b) {
     const Scene& s = t.scene;
     const std::string kv = kvHeadsCaption(t.attention);
     char sizes[500];
-    if (t.isModelLayer()) // a model's layer: its weights' origin, not a scene's seed
+    if (t.isModelLayer() && !t.weights) // attention saved elsewhere: no sizes but its own
+        std::snprintf(sizes, sizeof sizes, "H %d, mask %s, %s", s.heads,
+                      std::string(toString(s.mask)).c_str(), t.modelWeights.c_str());
+    else if (t.isModelLayer()) // a model's layer: its weights' origin, not a scene's seed
         std::snprintf(sizes, sizeof sizes, "d_model %d, H %d%s, d_head %d, mask %s, scale %s, %s",
                       s.d_model, s.heads, kv.c_str(), t.attention.d_head,
                       std::string(toString(s.mask)).c_str(), std::string(toString(s.scale)).c_str(),

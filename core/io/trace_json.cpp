@@ -73,6 +73,15 @@ void writeConfig(JsonWriter& w, const Trace& t) {
     const Scene& s = t.scene;
     const Attention& a = t.attention;
     w.beginObject();
+    if (!t.weights && t.isModelLayer()) { // attention saved elsewhere: only what its maps say
+        w.field("heads", a.heads);
+        w.field("mask", toString(s.mask));
+        w.field("weights", "none");
+        w.field("weights_from", t.modelWeights);
+        w.field("cross", s.isCross());
+        w.endObject();
+        return;
+    }
     w.field("d_model", s.d_model);
     w.field("heads", s.heads);
     w.field("d_head", t.isModelLayer() ? a.d_head : s.dHead());
@@ -107,6 +116,11 @@ void writeConfig(JsonWriter& w, const Trace& t) {
 void writeTensors(JsonWriter& w, const Trace& t) {
     const Scene& s = t.scene;
     const Attention& a = t.attention;
+    if (!t.weights) { // attention saved elsewhere: the weights are all it holds
+        w.key("attention");
+        writePerHead(w, a.attention, a);
+        return;
+    }
     w.key("x");
     w.tensor3(t.input.x, a.queryLen);
     if (s.isCross()) {

@@ -22,7 +22,8 @@ seed=${MHA_FUZZ_SEED:-1}
 echo "fuzz: seed $seed (MHA_FUZZ_SEED=$seed replays), corpus ${MHA_FUZZ_CORPUS:-a temporary folder}"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
-             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json fuzz_gguf"
+             fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json fuzz_gguf
+             fuzz_attention_file"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -59,6 +60,9 @@ for target in "${targets[@]}"; do
     fuzz_gguf) # GGUF files: a tiny Llama, Qwen 3 and Phi-3 (make_gguf_fixtures.py), a broken one
         max_len=8192 dict=$here/gguf.dict
         cp -n "$here/corpus/gguf/"* "$corpus/" ;;
+    fuzz_attention_file) # attention files (docs/attention-files.md): F32, F16, BF16, cross
+        max_len=4096 dict=$here/scene_json.dict
+        cp -n "$here/corpus/attention_file/"* "$corpus/" ;;
     fuzz_model_files) # config.json files and shard indexes, good and broken
         max_len=4096 dict=$here/scene_json.dict
         cp -n "$here/corpus/model_files/"* "$corpus/" ;;

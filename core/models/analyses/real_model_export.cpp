@@ -2,12 +2,11 @@
 #include "models/analyses/real_model_export.h"
 
 #include "io/atomic_file.h"
+#include "models/analyses/export_files.h"
 #include "models/analyses/real_model_figures.h"
 #include "models/analyses/real_trace_json.h"
 #include "models/formats/model_folder.h"
 
-#include <cctype>
-#include <cstdio>
 #include <new>
 #include <sstream>
 
@@ -16,94 +15,14 @@ namespace {
 
 constexpr int kLensTop = 5; // tokens per layer in logit-lens.csv
 
-// The model's own files after the layers', one at a time: each path chosen free just before
-// it is written, the written ones kept for the progress count and for an ExportError.
-struct ModelFiles {
-    std::string dir;
-    std::vector<std::string> written;
-    const ExportProgress& progress;
-    int total = 0;
-
-    void done(const std::string& path) {
-        written.push_back(path);
-        if (progress) progress(int(written.size()), total);
-    }
-    void text(const std::string& stem, const std::string& ext, const std::string& contents) {
-        const std::string path = freePath(dir, stem, ext);
-        writeFileAtomically(path, contents);
-        done(path);
-    }
-    // SVG, PNG (and CSV) under one free stem, so they stay together.
-    void figure(const std::string& stem, const HeatmapFigure& figure, int scale, bool csv) {
-        const std::string base = freeStem(dir, stem, {".svg", ".png", ".csv"});
-        writeFileAtomically(base + ".svg", heatmapSvg(figure));
-        done(base + ".svg");
-        writeFileAtomically(base + ".png", encodeHeatmapPng(figure, scale));
-        done(base + ".png");
-        if (!csv) return;
-        writeFileAtomically(base + ".csv", heatmapCsv(figure));
-        done(base + ".csv");
-    }
-};
-
-// The files exportFigures writes for one layer (the same views it lists).
-int layerFileCount(const Trace& layer, bool traceJson) {
-    ExportRequest request;
-    request.batchIndex = -1;
-    int files = 0;
-    for (ExportWhat what :
-         {ExportWhat::EachHead, ExportWhat::Grid, ExportWhat::Mean, ExportWhat::Statistics}) {
-        request.what = what;
-        request.formats.json = what == ExportWhat::Statistics && traceJson;
-        files += exportFileCount(layer, request);
-    }
-    return files;
-}
-
-// The figure's own lines after the model's, or none with the caption off.
-HeatmapFigure captioned(HeatmapFigure figure, const std::vector<std::string>& modelLines,
-                        bool caption) {
-    std::vector<std::string> lines = caption ? modelLines : std::vector<std::string>{};
-    if (caption) lines.insert(lines.end(), figure.captionLines.begin(), figure.captionLines.end());
-    figure.captionLines = std::move(lines);
-    return figure;
-}
-
 // Every layer into its own free folder layer-NN through exportFigures, captioned with the
 // model (the layer's scene would claim a seed and random weights).
 void exportLayers(const RealModel& model, const RealTrace& trace, const ExportRequest& base,
                   ModelFiles& files) {
-    const std::vector<std::string> modelLines = realModelCaption(model, trace);
-    const int layers = trace.layerCount();
-    for (int l = 0; l < layers; ++l) {
-        char stem[32];
-        std::snprintf(stem, sizeof stem, "layer-%02d", int(l + 1));
-        ExportRequest request = base;
-        request.dir = freeStem(files.dir, stem, {""}); // a folder of an earlier export: -2
-        request.modelName = modelDisplayName(model.location);
-        request.captionLines = modelLines;
-        request.captionLines.push_back("layer " + std::to_string(l + 1) + " of " +
-                                       std::to_string(layers));
-        const int before = int(files.written.size());
-        std::vector<std::string> layerFiles;
-        try {
-            const std::shared_ptr<const Trace> layer = trace.layer(l); // kept or recomputed
-            layerFiles = exportFigures(*layer, request, [&](int done, int) {
-                if (files.progress) files.progress(before + done, files.total);
-            });
-        } catch (const ExportError& e) { // with the files written so far, every layer's
-            files.written.insert(files.written.end(), e.written.begin(), e.written.end());
-            throw ExportError(e.what(), files.written);
-        }
-        files.written.insert(files.written.end(), layerFiles.begin(), layerFiles.end());
-    }
-}
-
-// A detector's name as a file name part: letters, digits, '_' and '-' only.
-std::string fileName(const std::string& name) {
-    std::string out;
-    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '-';
-    return out;
+    LayerFolders folders{"layer", trace.layerCount(),
+                         [&trace](int l) { return trace.layer(l); }, // kept or recomputed
+                         modelDisplayName(model.location), realModelCaption(model, trace)};
+    exportLayerFolders(folders, base, files);
 }
 
 // model-grid.png/svg and its value-weighted twin: every head of every layer, titled with the
@@ -119,13 +38,8 @@ void exportModelGrids(const RealModel& model, const RealTrace& trace, const Real
         GridFigure grid = modelGridFigure(trace, lines, o.colormap, weighted);
         grid.title = name.substr(name.rfind('/') + 1) + " \xC2\xB7 every head of every layer" +
                      (weighted ? ", value-weighted" : "");
-        if (!o.fullResolution) fitGridToPixels(grid, o.scale, kSlidePixels);
-        const std::string gridStem = freeStem(
-            files.dir, weighted ? "model-grid-value-weighted" : "model-grid", {".svg", ".png"});
-        writeFileAtomically(gridStem + ".svg", gridSvg(grid));
-        files.done(gridStem + ".svg");
-        writeGridPng(gridStem + ".png", grid, o.scale); // lowers the scale if it would not open
-        files.done(gridStem + ".png");
+        files.grid(weighted ? "model-grid-value-weighted" : "model-grid", std::move(grid), o.scale,
+                   o.fullResolution);
     }
 }
 
@@ -143,7 +57,7 @@ void exportModelViews(const RealModel& model, const RealTrace& trace,
                                 "on a text");
     }
     for (const HeadDetectorScores& d : detectors) // the sink's of the text: its line stays
-        files.figure("detectors-" + fileName(d.name),
+        files.figure("detectors-" + fileNamePart(d.name),
                      captioned(detectorFigure(d, o.colormap),
                                d.onSentence ? modelLines : detectorLines, o.caption),
                      o.scale, false);

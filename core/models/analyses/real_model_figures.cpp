@@ -123,13 +123,17 @@ void frameGroups(GridFigure& grid, const KvGroups& groups, int layers) {
 
 } // namespace
 
-GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
-                           ColormapId colormap, bool valueWeighted) {
+namespace {
+
+// Every head of `count` layers, each layer's trace from `layerAt` (one at a time).
+GridFigure layersGrid(int count, const std::function<std::shared_ptr<const Trace>(int)>& layerAt,
+                      const std::vector<std::string>& captionLines, ColormapId colormap,
+                      bool valueWeighted) {
     GridFigure grid;
     int heads = 0;
     KvGroups groups;
-    for (int l = 0; l < trace.layerCount(); ++l) {
-        const std::shared_ptr<const Trace> kept = layerOf(trace, l); // one layer at a time
+    for (int l = 0; l < count; ++l) {
+        const std::shared_ptr<const Trace> kept = layerAt(l); // one layer at a time
         const Trace& layer = *kept;
         heads = layer.attention.heads;
         groups = {heads, layer.attention.kvHeads};
@@ -154,8 +158,24 @@ GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string
     }
     grid.columns = modelGridColumns(heads);
     grid.captionLines = captionLines;
-    frameGroups(grid, groups, trace.layerCount());
+    frameGroups(grid, groups, count);
     return grid;
+}
+
+} // namespace
+
+GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
+                           ColormapId colormap, bool valueWeighted) {
+    return layersGrid(
+        trace.layerCount(), [&trace](int l) { return layerOf(trace, l); }, captionLines, colormap,
+        valueWeighted);
+}
+
+GridFigure modelGridFigure(const std::vector<std::shared_ptr<const Trace>>& layers,
+                           const std::vector<std::string>& captionLines, ColormapId colormap) {
+    return layersGrid(
+        int(layers.size()), [&layers](int l) { return layers.at(std::size_t(l)); }, captionLines,
+        colormap, false);
 }
 
 HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colormap) {
@@ -177,8 +197,13 @@ HeatmapFigure detectorFigure(const HeadDetectorScores& scores, ColormapId colorm
 }
 
 HeatmapFigure rolloutFigure(const RealTrace& trace, int upToLayer, ColormapId colormap) {
-    const Mat rollout = attentionRollout(trace.meanAttention, upToLayer); // N x N, rows sum to 1
-    HeatmapFigure f = tokenMapFigure(*layerOf(trace, 0), 0, rollout, colormap);
+    return rolloutFigure(trace.meanAttention, *layerOf(trace, 0), upToLayer, colormap);
+}
+
+HeatmapFigure rolloutFigure(const std::vector<Mat>& layerMeans, const Trace& firstLayer,
+                            int upToLayer, ColormapId colormap) {
+    const Mat rollout = attentionRollout(layerMeans, upToLayer); // N x N, rows sum to 1
+    HeatmapFigure f = tokenMapFigure(firstLayer, 0, rollout, colormap);
     f.title = "attention rollout after layer " + std::to_string(upToLayer);
     f.valueLabel = "share of the input token in the stream (Abnar & Zuidema 2020)";
     f.captionLines = {"per layer 0.5 (mean attention over heads) + 0.5 I, rows renormalised, "

@@ -8,6 +8,8 @@
 #include "models/analyses/model_analysis.h"
 #include "models/real_model.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ std::vector<std::string> realModelCaption(const RealModel& model, const RealTrac
 // valueWeightedFigure's instead of the weights.
 GridFigure modelGridFigure(const RealTrace& trace, const std::vector<std::string>& captionLines,
                            ColormapId colormap = ColormapId::Viridis, bool valueWeighted = false);
+// The same of layers held whole (an attention file's, saved_attention.h): the weights only.
+GridFigure modelGridFigure(const std::vector<std::shared_ptr<const Trace>>& layers,
+                           const std::vector<std::string>& captionLines,
+                           ColormapId colormap = ColormapId::Viridis);
 
 // One detector's scores: rows the layers "L1".., columns the heads "H1"..; 0..1. The caption is
 // the detector's explanation (the caller adds the model's).
@@ -36,6 +42,9 @@ HeatmapFigure detectorFigure(const HeadDetectorScores& scores,
 // identity), masked above the diagonal as a causal head's map. Throws like attentionRollout.
 HeatmapFigure rolloutFigure(const RealTrace& trace, int upToLayer,
                             ColormapId colormap = ColormapId::Viridis);
+// The same of each layer's mean attention (N x N), on `firstLayer`'s tokens and mask.
+HeatmapFigure rolloutFigure(const std::vector<Mat>& layerMeans, const Trace& firstLayer,
+                            int upToLayer, ColormapId colormap = ColormapId::Viridis);
 
 // normalizedRows(valueWeightedAttention(layer, head)), layer and head from 0, masked as the
 // head's own map. Throws std::invalid_argument for a layer outside the trace, else like

@@ -166,7 +166,12 @@ void TensorStore::addFile(const std::string& path) {
     const std::uint64_t dataBytes = size - 8 - headerBytes;
     std::vector<const TensorView*> added;
     for (const auto& [name, entry] : header.items()) {
-        if (name == "__metadata__") continue;
+        if (name == "__metadata__") {
+            if (!entry.is_object()) continue; // not the format's; nothing reads it then
+            for (const auto& [key, value] : entry.items())
+                if (value.is_string()) metadata_[key] = value.get<std::string>();
+            continue;
+        }
         if (tensors_.count(name)) refuse(path, "tensor " + name + " is also in " + fileOf(name));
         TensorView t = readEntry(path + ": tensor " + name, name, entry, data, dataBytes);
         auto [it, ok] = tensors_.emplace(name, std::move(t));

@@ -75,12 +75,16 @@ class TensorStore {
     // Whether the tensors came from GGUF files (the messages name ggml's types and the
     // metadata, not config.json).
     bool gguf() const { return gguf_; }
+    // The header's __metadata__: its string values (the format's str -> str), of every file
+    // read (a later file's value for a key replaces an earlier one's).
+    const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
   private:
     std::vector<std::shared_ptr<const MappedFile>> files_;
     bool gguf_ = false;
     std::map<std::string, TensorView> tensors_;
     std::map<std::string, std::size_t> fileIndex_;
+    std::map<std::string, std::string> metadata_;
 };
 
 // The tensor as a rows x cols float matrix (a 1-D tensor is one row): F32 data is mapped in
