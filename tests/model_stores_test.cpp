@@ -3,6 +3,9 @@
 // Each case builds a fake store under its own temporary HOME.
 #include "models/formats/model_stores.h"
 
+#include "build_facts.h"
+#include "models/formats/model_folder.h"
+
 #include "thrown_message.h"
 
 #include <gtest/gtest.h>
@@ -36,19 +39,23 @@ std::string manifest(const std::string& modelHex) {
 
 class ModelStores : public ::testing::Test {
   protected:
+    // What the stores and the Hugging Face cache are found by; each case starts with none.
+    static constexpr const char* kVariables[] = {"HOME",         "OLLAMA_MODELS",
+                                                 "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE",
+                                                 "HF_HOME",      "XDG_CACHE_HOME"};
     void SetUp() override {
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         home_ = fs::temp_directory_path() /
                 ("mha-stores-" + std::to_string(getpid()) + "-" + test->name());
         fs::remove_all(home_);
         fs::create_directories(home_);
-        for (const char* name : {"HOME", "OLLAMA_MODELS"})
+        for (const char* name : kVariables)
             if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+        for (const char* name : kVariables) unsetenv(name);
         setenv("HOME", home_.c_str(), 1);
-        unsetenv("OLLAMA_MODELS");
     }
     void TearDown() override {
-        unsetenv("OLLAMA_MODELS");
+        for (const char* name : kVariables) unsetenv(name);
         for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
         fs::remove_all(home_);
     }
@@ -189,6 +196,41 @@ TEST_F(ModelStores, OlderLmStudioFolderIsSearchedToo) {
     EXPECT_EQ(fs::path(models::findLmStudioModel("TheBloke/Mistral-GGUF").file).filename(),
               "mistral.Q5_K_M.gguf");
     EXPECT_EQ(models::listLmStudioModels().size(), 1u);
+}
+
+// --model NAME: the Hugging Face cache first, then Ollama's store, then LM Studio's folders;
+// ollama: and lmstudio: force one. A found GGUF is named by the store's name, not its digest.
+TEST_F(ModelStores, ModelNamesReachTheStoresAfterTheCache) {
+    const fs::path gguf = fs::path(build_facts::fixtureDir()) / "gguf" / "llama3_q8_0.gguf";
+    write(ollama() / "manifests/registry.ollama.ai/library/tiny/latest", manifest("aa11"));
+    fs::create_directories(ollama() / "blobs");
+    fs::copy_file(gguf, ollama() / "blobs" / "sha256-aa11");
+    const fs::path lms = home_ / ".lmstudio" / "models" / "pub" / "tiny-GGUF";
+    fs::create_directories(lms);
+    fs::copy_file(gguf, lms / "tiny-Q8_0.gguf");
+
+    const models::ModelLocation byName = models::locateModel("tiny");
+    EXPECT_EQ(byName.kind, models::ModelFolderKind::Gguf);
+    EXPECT_EQ(fs::path(byName.file), ollama() / "blobs" / "sha256-aa11");
+    EXPECT_EQ(models::modelDisplayName(byName), "tiny:latest") << "the store's name, not a digest";
+    EXPECT_EQ(byName.source, "tiny");
+    EXPECT_EQ(fs::path(models::locateModel("ollama:tiny:latest").file).filename(), "sha256-aa11");
+    const models::ModelLocation lm = models::locateModel("pub/tiny-GGUF");
+    EXPECT_EQ(fs::path(lm.file), lms / "tiny-Q8_0.gguf") << "not in Ollama: LM Studio's";
+    EXPECT_EQ(models::modelDisplayName(lm), "pub/tiny-GGUF");
+    EXPECT_EQ(fs::path(models::locateModel("lmstudio:pub/tiny-GGUF").file), lms / "tiny-Q8_0.gguf");
+
+    // The same name in the Hugging Face cache wins.
+    const fs::path snapshot = home_ / ".cache/huggingface/hub/models--pub--tiny-GGUF/snapshots/a";
+    fs::create_directories(snapshot);
+    fs::copy_file(gguf, snapshot / "tiny.gguf");
+    EXPECT_EQ(fs::path(models::locateModel("pub/tiny-GGUF").file), snapshot / "tiny.gguf");
+
+    const std::string nowhere = thrownMessage([] { models::locateModel("nothing-here"); });
+    EXPECT_NE(nowhere.find("nor is it in Ollama's store or LM Studio's folders"), std::string::npos)
+        << nowhere;
+    const std::string forced = thrownMessage([] { models::locateModel("ollama:pub/tiny-GGUF"); });
+    EXPECT_NE(forced.find("not in Ollama's store"), std::string::npos) << forced;
 }
 
 } // namespace

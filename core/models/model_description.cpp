@@ -267,9 +267,13 @@ AttentionParameterCount attentionParameters(const RealModel& model) {
 }
 
 std::string groupedDigits(long long n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    for (int at = int(digits.size()) - 3; at > 0; at -= 3) digits.insert(std::size_t(at), ",");
-    return n < 0 ? "-" + digits : digits;
+    const std::string digits = std::to_string(n < 0 ? -n : n);
+    std::string out = n < 0 ? "-" : ""; // built forwards: GCC 12 warns falsely on insert(",")
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 } // namespace core::models

@@ -1,5 +1,7 @@
 #include "models/formats/model_folder.h"
 
+#include "models/formats/model_stores.h"
+
 #include "models/formats/gguf_file.h"
 
 #include "io/json_fields.h"
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -391,6 +394,52 @@ void readTokenizerFiles(const fs::path& dir, HfFiles& files) {
 
 } // namespace
 
+namespace {
+
+// A GGUF of Ollama's store (`ollama` true) or LM Studio's folders, by the store's name.
+ModelLocation storedLocation(const std::string& name, bool ollama, const std::string& source) {
+    const StoredModel found = ollama ? findOllamaModel(name) : findLmStudioModel(name);
+    ModelLocation location = ggufLocation(found.file, source);
+    location.storeName = found.name;
+    return location;
+}
+
+// Whether `name` could be an Ollama name (NAME[:TAG] or NAMESPACE/NAME[:TAG]) or LM Studio's
+// PUBLISHER/REPO[/FILE]: the stores are searched for it.
+bool mayBeStored(const std::string& name) {
+    return !name.empty() && name.front() != '/' && name.front() != '.' &&
+           name.find("..") == std::string::npos;
+}
+
+// A name: the Hugging Face cache, then Ollama's store, then LM Studio's folders; the cache's
+// refusal, naming the stores searched too, when none has it.
+ModelLocation locateName(const std::string& name) {
+    std::string cacheRefusal;
+    if (isModelName(name)) {
+        try {
+            return classify(findInCache(name).string(), name);
+        } catch (const std::invalid_argument& e) {
+            cacheRefusal = e.what();
+            if (cacheRefusal.find("is not a folder, and the Hugging Face cache") ==
+                std::string::npos)
+                throw; // found, but ambiguous or broken: that is the answer
+        }
+    }
+    if (mayBeStored(name))
+        for (const bool ollama : {true, false}) {
+            try {
+                return storedLocation(name, ollama, name);
+            } catch (const std::invalid_argument&) { // not in that store: the next
+            }
+        }
+    if (cacheRefusal.empty())
+        refuse(name + ": no such folder (nor a model name such as gpt2 or" +
+               " openai-community/gpt2, ollama:NAME[:TAG] or lmstudio:PUBLISHER/REPO)");
+    refuse(cacheRefusal + "; nor is it in Ollama's store or LM Studio's folders");
+}
+
+} // namespace
+
 ModelLocation locateModel(const std::string& dirOrName) {
     if (dirOrName.empty()) refuse("no model given: name a model folder or a name such as gpt2");
     std::error_code ec;
@@ -399,13 +448,14 @@ ModelLocation locateModel(const std::string& dirOrName) {
         return ggufLocation(dirOrName, dirOrName);
     if (fs::exists(dirOrName, ec))
         refuse(dirOrName + ": a file, not a model folder (nor a .gguf file)");
-    if (!isModelName(dirOrName))
-        refuse(dirOrName + ": no such folder (nor a model name such as gpt2 or" +
-               " openai-community/gpt2)");
-    return classify(findInCache(dirOrName).string(), dirOrName);
+    for (const char* store : {"ollama:", "lmstudio:"}) // one store, named
+        if (dirOrName.rfind(store, 0) == 0)
+            return storedLocation(dirOrName.substr(std::strlen(store)), store[0] == 'o', dirOrName);
+    return locateName(dirOrName);
 }
 
 std::string modelDisplayName(const ModelLocation& location) {
+    if (!location.storeName.empty()) return location.storeName; // not an Ollama blob's digest
     if (location.kind == ModelFolderKind::Gguf) {
         static const std::regex part(R"((.*)-\d{5}-of-\d{5})");
         std::string stem = fs::path(location.file).filename().string();

@@ -20,6 +20,9 @@ struct ModelLocation {
     std::string dir;    // the folder holding the files (a snapshot folder for a cache name)
     std::string source; // what the user gave, as given (shown in the trace and the window)
     std::string file;   // a GGUF model's file (its first part's, or the part named, when split)
+    // The store's name of a GGUF found in Ollama's store or LM Studio's folders
+    // ("llama3.2:latest"; an Ollama blob is named by its digest); "" otherwise.
+    std::string storeName;
 };
 
 // A GGUF file (`*.gguf`, or any file that starts with GGUF's magic: an Ollama blob), a folder
