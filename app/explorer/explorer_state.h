@@ -9,6 +9,7 @@
 #include "explorer/model_runner.h"
 #include "io/scene_json.h"
 #include "models/formats/model_folder.h"
+#include "models/formats/model_stores.h"
 #include "widgets/selection.h"
 
 #include <array>
@@ -71,6 +72,10 @@ struct OpenModelState {
     std::string cacheDir;                          // where the cache was searched
     std::vector<core::models::CachedModel> cached; // as listed on opening
     std::vector<std::array<float, 4>> cachedAt;    // each entry's row on screen: x0 y0 x1 y1
+    std::string ollamaDir;                         // Ollama's store ("" when none)
+    std::vector<std::string> lmStudioDirs;         // LM Studio's folders that exist
+    std::vector<core::models::StoredModel> stored; // both stores' GGUFs, as listed on opening
+    std::vector<std::array<float, 4>> storedAt;    // each one's row on screen
     std::vector<std::string> recent;               // newest first
     std::string loading; // the model being opened off the frame thread ("" when none)
 };

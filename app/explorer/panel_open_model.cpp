@@ -3,9 +3,12 @@
 // frame thread (Session::openModelPath), so the window stays usable while the weights load.
 #include "explorer/panels.h"
 
+#include "models/architectures.h"
+
 #include "platform/file_offer.h"
 #include "widgets/text_field.h"
 
+#include <cstdio>
 #include <string>
 
 namespace app {
@@ -113,10 +116,70 @@ void cacheList(OpenModelState& dialog, ExplorerRequest& request) {
     ImGui::Unindent();
 }
 
-// The cache as it is now, read once per opening of the dialog (a download may have finished).
+// One stored GGUF: its name, then what the store says of it (family, size, quantization, file
+// size); one this build cannot run is greyed with the reason.
+void storedRow(OpenModelState& dialog, std::size_t i, ExplorerRequest& request) {
+    const core::models::StoredModel& model = dialog.stored[i];
+    const bool runs = model.unsupported.empty();
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    if (!runs) ImGui::BeginDisabled();
+    const std::string label = model.name + "##stored" + std::to_string(i);
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns))
+        request.openModel = model.store + ":" + model.name;
+    const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+    dialog.storedAt[i] = {min.x, min.y, max.x, max.y};
+    if (runs) itemTooltip(model.file.c_str());
+    char size[32]; // a quantized 1B is well under a gigabyte
+    if (model.bytes >= 1000000000u)
+        std::snprintf(size, sizeof size, "%.2f GB", double(model.bytes) / 1e9);
+    else
+        std::snprintf(size, sizeof size, "%.1f MB", double(model.bytes) / 1e6);
+    for (const std::string& cell : {model.family, model.parameters, model.quantization,
+                                    std::string(size), model.unsupported}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(cell.c_str());
+    }
+    if (!runs) ImGui::EndDisabled();
+}
+
+// One store's GGUFs as a table, or where it was looked for.
+void storeList(OpenModelState& dialog, ExplorerRequest& request, const char* store,
+               const std::string& where) {
+    ImGui::Text("In %s (%s)", store[0] == 'o' ? "Ollama's store" : "LM Studio's folders",
+                where.empty() ? "none found" : where.c_str());
+    ImGui::Indent();
+    bool any = false;
+    for (const core::models::StoredModel& m : dialog.stored) any = any || m.store == store;
+    if (!any) ImGui::TextDisabled("no models");
+    const ImGuiTableFlags flags = ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
+    if (any && ImGui::BeginTable(store, 6, flags)) {
+        for (const char* column : {"model", "family", "size", "weights", "file", ""})
+            ImGui::TableSetupColumn(column);
+        ImGui::TableHeadersRow();
+        for (std::size_t i = 0; i < dialog.stored.size(); ++i)
+            if (dialog.stored[i].store == store) storedRow(dialog, i, request);
+        ImGui::EndTable();
+    }
+    ImGui::Unindent();
+}
+
+// The cache and the stores as they are now, read once per opening of the dialog (a download
+// may have finished). Only small files are read (configs, manifests): no GGUF is opened.
 void listModels(OpenModelState& dialog) {
     dialog.cacheDir = core::models::hubCacheDir();
     dialog.cached = core::models::listCachedModels();
+    dialog.ollamaDir = core::models::ollamaModelsDir();
+    dialog.lmStudioDirs = core::models::lmStudioModelDirs();
+    dialog.stored = core::models::listOllamaModels();
+    for (core::models::StoredModel& m : core::models::listLmStudioModels())
+        dialog.stored.push_back(std::move(m));
+    const std::vector<std::string> runnable = core::models::ggufArchitectureNames();
+    for (core::models::StoredModel& m : dialog.stored)
+        if (const std::string why = core::models::architectureProblem(m.family, runnable);
+            !why.empty())
+            m.unsupported = why;
+    dialog.storedAt.assign(dialog.stored.size(), {0, 0, 0, 0});
     dialog.listed = true;
 }
 
@@ -140,6 +203,14 @@ ExplorerRequest drawOpenModelPanel(OpenModelState& dialog) {
     recentList(dialog, request);
     ImGui::Separator();
     cacheList(dialog, request);
+    if (!kFilesAreDownloads) { // a page sees no folder of the computer
+        ImGui::Separator();
+        storeList(dialog, request, "ollama", dialog.ollamaDir);
+        std::string folders;
+        for (const std::string& d : dialog.lmStudioDirs)
+            folders += (folders.empty() ? "" : ", ") + d;
+        storeList(dialog, request, "lmstudio", folders);
+    }
     ImGui::End();
     return request;
 }

@@ -254,6 +254,31 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
 
 // Ctrl+Shift+O's dialog: whether it is shown, a model loading, the recent list and the cache's
 // models with their rows on screen (where a test clicks).
+// The stores' GGUFs as the dialog lists them: name, store, what the store says, whether it
+// runs, and where its row is.
+void writeStoredModels(core::JsonWriter& json, const OpenModelState& dialog) {
+    json.key("ollama_dir");
+    json.value(dialog.ollamaDir);
+    json.key("stored");
+    json.beginArray();
+    for (std::size_t i = 0; i < dialog.stored.size(); ++i) {
+        const core::models::StoredModel& model = dialog.stored[i];
+        json.beginObject();
+        json.field("name", model.name);
+        json.field("store", model.store);
+        json.field("family", model.family);
+        json.field("quantization", model.quantization);
+        json.field("unsupported", model.unsupported);
+        json.key("at"); // x0 y0 x1 y1, once drawn
+        json.beginArray();
+        if (i < dialog.storedAt.size())
+            for (float v : dialog.storedAt[i]) json.value(v);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+}
+
 void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
     json.key("open_model");
     json.beginObject();
@@ -283,6 +308,7 @@ void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
         json.endObject();
     }
     json.endArray();
+    writeStoredModels(json, dialog);
     json.endObject();
 }
 
