@@ -112,8 +112,9 @@ void backward(const Mat& x, const Weights& w, const Attention& a, const Mat& dOu
     g.wQKV << w.wQ, w.wK, w.wV;
     g.partials.resize(chunks);
     for (Mat& partial : g.partials) partial.resize(d_model, 4 * d_model);
-    const double flops = 2.0 * x.rows() * d_model * 8 * d_model +
-                         8.0 * a.batch * a.heads * a.queryLen * a.keyLen * a.d_head;
+    [[maybe_unused]] const double flops =
+        2.0 * x.rows() * d_model * 8 * d_model +
+        8.0 * a.batch * a.heads * a.queryLen * a.keyLen * a.d_head;
 #pragma omp parallel if (chunks > 1 && flops > 4e6)
     {
         Mat dScores(a.queryLen, a.keyLen); // N x M, one per thread
