@@ -603,24 +603,12 @@ void halfChunk(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat&
 void multiplyHalf(const ConstMatMap& a, const HalfMatrix& b, bool transposedB, Mat& c) {
     const Eigen::Index cols = transposedB ? b.rows : b.cols, depth = a.cols();
     c.resize(a.rows(), cols); // rows x cols
-    const int chunks = int((cols + kChunkCols - 1) / kChunkCols);
-    const Eigen::Index bufferSize = depth * std::max<Eigen::Index>(gemm::kPanel, kChunkCols);
-    const auto chunk = [&](int item, Scalar* buffer) {
-        const Eigen::Index c0 = Eigen::Index(item) * kChunkCols;
-        halfChunk(a, b, transposedB, c, c0, std::min(kChunkCols, cols - c0), buffer);
-    };
-    const double flops = 2.0 * double(a.rows()) * double(depth) * double(cols);
-    if (chunks == 1 || flops <= kSerialFlops) {
-        Eigen::VectorX<Scalar> buffer(bufferSize);
-        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
-        return;
-    }
-#pragma omp parallel
-    {
-        Eigen::VectorX<Scalar> buffer(bufferSize);
-#pragma omp for schedule(dynamic)
-        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
-    }
+    gemm::chunksOverThreads(cols, kChunkCols,
+                            depth * std::max<Eigen::Index>(gemm::kPanel, kChunkCols),
+                            2.0 * double(a.rows()) * double(depth) * double(cols),
+                            [&](Eigen::Index c0, Eigen::Index width, Scalar* buffer) {
+                                halfChunk(a, b, transposedB, c, c0, width, buffer);
+                            });
 }
 
 int compiledLevel() {

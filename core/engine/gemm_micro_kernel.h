@@ -170,4 +170,29 @@ inline void multiplyPanels(const Scalar* a, Eigen::Index lda, int rows, int dept
     }
 }
 
+// The columns of a rows x cols product cut into chunks of chunkCols, chunk(c0, width, buffer)
+// called for each: on one thread below kSerialFlops (or with one chunk), else spread over the
+// OpenMP threads (dynamic: the last chunk may be narrow), each thread with a buffer of
+// bufferSize floats of its own, allocated once per call (not a thread_local: see PackedHeads).
+template <class Chunk>
+void chunksOverThreads(Eigen::Index cols, Eigen::Index chunkCols, Eigen::Index bufferSize,
+                       double flops, const Chunk& chunk) {
+    const int chunks = int((cols + chunkCols - 1) / chunkCols);
+    const auto run = [&](int item, Scalar* buffer) {
+        const Eigen::Index c0 = Eigen::Index(item) * chunkCols;
+        chunk(c0, std::min(chunkCols, cols - c0), buffer);
+    };
+    if (chunks == 1 || flops <= kSerialFlops) {
+        Eigen::VectorX<Scalar> buffer(bufferSize);
+        for (int item = 0; item < chunks; ++item) run(item, buffer.data());
+        return;
+    }
+#pragma omp parallel
+    {
+        Eigen::VectorX<Scalar> buffer(bufferSize);
+#pragma omp for schedule(dynamic)
+        for (int item = 0; item < chunks; ++item) run(item, buffer.data());
+    }
+}
+
 } // namespace core::kernel::gemm

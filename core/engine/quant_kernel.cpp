@@ -98,25 +98,13 @@ void multiplyQuant(const ConstMatMap& a, const QuantMatrix& b, bool transposedB,
     const Eigen::Index chunkCols =
         transposedB ? gemm::kChunkCols
                     : (gemm::kChunkCols + b.blockValues - 1) / b.blockValues * b.blockValues;
-    const int chunks = int((cols + chunkCols - 1) / chunkCols);
     const Eigen::Index bufferSize =
         transposedB ? (depth + gemm::kDepthBlock) * gemm::kPanel : depth * chunkCols;
-    const auto chunk = [&](int item, Scalar* buffer) {
-        const Eigen::Index c0 = Eigen::Index(item) * chunkCols;
-        quantChunk(a, b, transposedB, c, c0, std::min(chunkCols, cols - c0), buffer);
-    };
-    const double flops = 2.0 * double(a.rows()) * double(depth) * double(cols);
-    if (chunks == 1 || flops <= gemm::kSerialFlops) {
-        Eigen::VectorX<Scalar> buffer(bufferSize);
-        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
-        return;
-    }
-#pragma omp parallel
-    {
-        Eigen::VectorX<Scalar> buffer(bufferSize);
-#pragma omp for schedule(dynamic)
-        for (int item = 0; item < chunks; ++item) chunk(item, buffer.data());
-    }
+    gemm::chunksOverThreads(cols, chunkCols, bufferSize,
+                            2.0 * double(a.rows()) * double(depth) * double(cols),
+                            [&](Eigen::Index c0, Eigen::Index width, Scalar* buffer) {
+                                quantChunk(a, b, transposedB, c, c0, width, buffer);
+                            });
 }
 
 } // namespace core::kernel
