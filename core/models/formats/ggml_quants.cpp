@@ -44,7 +44,7 @@ inline float halfAt(Bytes p) {
 }
 
 void rowF32(Bytes __restrict x, float* __restrict y, std::int64_t n) {
-    std::memcpy(y, x, std::size_t(n) * sizeof(float));
+    if (n > 0) std::memcpy(y, x, std::size_t(n) * sizeof(float)); // depth 0: both may be null
 }
 
 void rowF16(Bytes __restrict x, float* __restrict y, std::int64_t n) {
