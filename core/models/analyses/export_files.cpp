@@ -91,4 +91,12 @@ void exportLayerFolders(const LayerFolders& folders, const ExportRequest& base, 
     }
 }
 
+ExportRequest layerRequest(const RealExportOptions& options) {
+    ExportRequest request;
+    request.scale = options.scale, request.colormap = options.colormap;
+    request.caption = options.caption, request.fullResolution = options.fullResolution;
+    request.traceJson = options.traces == ExportTraces::Full;
+    return request;
+}
+
 } // namespace core::models

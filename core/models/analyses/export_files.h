@@ -6,6 +6,9 @@
 
 #include "figures/figure.h"
 #include "io/figure_export.h"
+#include "models/analyses/real_model_export.h"
+
+#include <new>
 
 #include <functional>
 #include <memory>
@@ -52,5 +55,25 @@ struct LayerFolders {
 // Every layer into its own free folder <stem>-NN through exportFigures, with `base`'s scale,
 // colormap and switches. Throws ExportError with every file written so far.
 void exportLayerFolders(const LayerFolders& folders, const ExportRequest& base, ModelFiles& files);
+
+// The request every layer's folder is written with: the export's scale, colours, caption and
+// size, and the layer's trace JSON only for ExportTraces::Full.
+ExportRequest layerRequest(const RealExportOptions& options);
+
+// Runs `write` (every file of the export, into `files`) and returns the files written. A failure
+// other than memory becomes an ExportError that keeps them: what was written stays.
+template <class Write>
+std::vector<std::string> writeExport(ModelFiles& files, const Write& write) {
+    try {
+        write();
+    } catch (const ExportError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;                          // the caller says how to need less memory
+    } catch (const std::exception& e) { // a file, the font, a figure
+        throw ExportError(e.what(), files.written);
+    }
+    return files.written;
+}
 
 } // namespace core::models

@@ -110,21 +110,11 @@ std::vector<std::string> exportRealModel(const RealModel& model, const RealTrace
         throw ExportError(e.what(), {});
     }
     ModelFiles files{dir, {}, progress, realModelExportFileCount(trace, detectors, options)};
-    ExportRequest request;
-    request.scale = options.scale, request.colormap = options.colormap;
-    request.caption = options.caption, request.fullResolution = options.fullResolution;
-    request.traceJson = options.traces == ExportTraces::Full;
-    try {
+    const ExportRequest request = layerRequest(options);
+    return writeExport(files, [&] {
         exportLayers(model, trace, request, files);
         exportModelViews(model, trace, detectors, options, files);
-    } catch (const ExportError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;                          // the caller says how to need less memory
-    } catch (const std::exception& e) { // a file, the font, a figure: what was written stays
-        throw ExportError(e.what(), files.written);
-    }
-    return files.written;
+    });
 }
 
 } // namespace core::models

@@ -116,21 +116,11 @@ std::vector<std::string> exportSavedAttention(const SavedAttention& saved, const
         throw ExportError(e.what(), {});
     }
     ModelFiles files{dir, {}, progress, savedAttentionExportFileCount(saved, options)};
-    ExportRequest request;
-    request.scale = options.scale, request.colormap = options.colormap;
-    request.caption = options.caption, request.fullResolution = options.fullResolution;
-    request.traceJson = options.traces == ExportTraces::Full;
-    try {
+    const ExportRequest request = layerRequest(options);
+    return writeExport(files, [&] {
         exportStacks(saved, options, request, files);
         exportViews(saved, options, files);
-    } catch (const ExportError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;                          // the caller says how to need less memory
-    } catch (const std::exception& e) { // a file, the font, a figure: what was written stays
-        throw ExportError(e.what(), files.written);
-    }
-    return files.written;
+    });
 }
 
 namespace {

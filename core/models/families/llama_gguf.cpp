@@ -1,5 +1,5 @@
 // The modern decoders from GGUF files (llama_model.h, docs/real-models.md "GGUF files"): the
-// metadata llama.cpp's convert_hf_to_gguf.py writes for each architecture read back into the
+// metadata llama.cpp's converter writes for each architecture read back into the
 // config the Hugging Face reader of the same family makes, and the tensors it names
 // (token_embd, blk.N.attn_q, ...) bound onto the same blocks. What the converter changed is
 // undone or read as it is: llama's q and k rows permuted into adjacent rotary pairs (the

@@ -1,5 +1,5 @@
-// ggml's types dequantized (ggml_quants.h), written from ggml's ggml-common.h (where each
-// block's fields are) and dequantize_row_* in ggml-quants.c (how each value is made). Every
+// ggml's types dequantized (ggml_quants.h), written from ggml's block structs (where each
+// block's fields are) and ggml's dequantize_row_* functions (how each value is made). Every
 // value is one float product of a scale and a small integer (then a minimum subtracted or
 // added), as there: the order of the operations is kept (Q6_K's (d * scale) * q, not
 // d * (scale * q)), and this file is compiled with -ffp-contract=off so a build for an FMA CPU

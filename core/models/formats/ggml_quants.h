@@ -2,8 +2,8 @@
 // F16, BF16 and the block types Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K,
 // each value computed with the float operations of ggml's dequantize_row_* in the same order
 // (each product and sum rounded on its own), so they are the bits ggml's reference code gives.
-// The blocks' layouts are ggml-common.h's; docs/engine.md ("Quantized weights") describes them.
-// A product never expands a whole matrix: the engine calls the dequantizer on the rows of the
+// The blocks' layouts are ggml's block structs'; docs/engine.md ("Quantized weights") describes
+// them. A product never expands a whole matrix: the engine calls the dequantizer on the rows of the
 // panel it is about to multiply (core::QuantMatrix in engine/attention.h).
 #pragma once
 

@@ -1,6 +1,6 @@
 // ggml's tensor types and their blocks (ggml_types.h). The sizes are those of ggml's block
-// structs (ggml-common.h): e.g. Q4_K is 2 + 2 bytes of scales' scales, 12 of 6-bit scales and
-// 128 of 4-bit values for 256 values.
+// structs (ggml's block structs): e.g. Q4_K is 2 + 2 bytes of scales' scales, 12 of 6-bit scales
+// and 128 of 4-bit values for 256 values.
 #include "models/formats/ggml_types.h"
 
 namespace core::models {

@@ -1,7 +1,7 @@
-// Reading GGUF files in place (gguf_file.h), as ggml's gguf.md lays them out: little-endian
-// throughout, strings as a u64 length and bytes, arrays as an element type, a u64 count and
-// the elements, tensor offsets relative to the data section, which starts at the first multiple
-// of general.alignment after the tensor infos.
+// Reading GGUF files in place (gguf_file.h), as ggml's GGUF specification lays them out
+// (docs/real-models.md, "GGUF files"): little-endian throughout, strings as a u64 length and bytes,
+// arrays as an element type, a u64 count and the elements, tensor offsets relative to the data
+// section, which starts at the first multiple of general.alignment after the tensor infos.
 #include "models/formats/gguf_file.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // GGUF files, the format llama.cpp, Ollama and LM Studio keep models in (docs/real-models.md,
-// "GGUF files"), read as ggml's gguf.md defines versions 2 and 3: the header (magic
+// "GGUF files"), read as ggml's GGUF specification defines versions 2 and 3: the header (magic
 // "GGUF", version, tensor and key counts), the typed metadata (every value type, arrays, arrays
 // of arrays), the tensor infos, `general.alignment` (32 when absent) and the data section,
 // memory-mapped like safetensors (safetensors_map.h): nothing is copied. Each tensor becomes a

@@ -24,7 +24,7 @@ constexpr const char* kPreNames = "llama-bpe, llama3, llama-v3, tekken, dbrx, sm
                                   "smollm, gpt-2, olmo, mpt, default";
 
 // The split patterns as the models' tokenizer.json files write them (llama.cpp's
-// llama-vocab.cpp cites each as the original its own form rewrites).
+// llama.cpp's vocabulary code cites each as the original its own form rewrites).
 constexpr const char* kLlama3Split =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr const char* kQwen2Split =

@@ -3,7 +3,7 @@
 // tokenizer of the same model gives (docs/real-models.md, "GGUF tokenizers"):
 //
 // - model "gpt2": byte-level BPE with tokenizer.ggml.merges (ranked in order). `pre` names the
-//   pre-tokenizer as llama.cpp's llama-vocab.cpp defines each: llama-bpe / llama3 /
+//   pre-tokenizer as llama.cpp's vocabulary code defines each: llama-bpe / llama3 /
 //   llama-v3 (Llama 3's split, whole-token words, a BOS by default), tekken (Mistral Nemo's,
 //   likewise), dbrx / smaug-bpe (Llama 3's split), qwen2 (Qwen's split, single digits, and the
 //   NFC its tokenizer.json has), smollm (single digits, then GPT-2's split), gpt-2 (GPT-2's
