@@ -283,23 +283,6 @@ void bindGgufAttention(const TensorBinder& bind, const std::string& a, const Mod
     }
 }
 
-void bindGgufMlp(const TensorBinder& bind, const std::string& m, const ModelConfig& c,
-                 LlamaBlock& b) {
-    const std::int64_t d = c.dModel, inner = c.dInner;
-    if (c.decoder.fused) { // Phi-3's ffn_up: gate rows, then up
-        const TensorView* gateUp = bind.get(m + "ffn_up.weight", {2 * inner, d});
-        b.gate = rowRange(*gateUp, 0, inner, "gate rows");
-        b.up = rowRange(*gateUp, inner, inner, "up rows");
-    } else {
-        b.gate = *bind.get(m + "ffn_gate.weight", {inner, d});
-        b.up = *bind.get(m + "ffn_up.weight", {inner, d});
-        b.gateBias = bind.optional(m + "ffn_gate.bias", {inner});
-        b.upBias = bind.optional(m + "ffn_up.bias", {inner});
-    }
-    b.down = *bind.get(m + "ffn_down.weight", {d, inner});
-    b.downBias = bind.optional(m + "ffn_down.bias", {d});
-}
-
 // A layer's norms by llama.cpp's names: attn_norm before attention, ffn_norm before the MLP
 // (Gemma 2 / 3: its pre-feedforward norm), post_attention_norm and post_ffw_norm after them.
 LlamaBlock bindGgufBlock(const TensorBinder& bind, const std::string& h, const ModelConfig& c) {
@@ -312,7 +295,7 @@ LlamaBlock bindGgufBlock(const TensorBinder& bind, const std::string& h, const M
     if (s.sandwichNorms) b.preMlpNorm = bind.get(h + "ffn_norm.weight", {d});
     if (after) b.postMlpNorm = bind.get(h + "post_ffw_norm.weight", {d});
     bindGgufAttention(bind, h, c, b);
-    bindGgufMlp(bind, h, c, b);
+    bindMlp(bind, h, c, {"ffn_up", "ffn_gate", "ffn_up", "ffn_down"}, b);
     return b;
 }
 

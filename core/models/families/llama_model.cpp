@@ -45,22 +45,6 @@ void bindAttention(const TensorBinder& bind, const std::string& a, const ModelCo
     }
 }
 
-void bindMlp(const TensorBinder& bind, const std::string& m, const ModelConfig& c, LlamaBlock& b) {
-    const std::int64_t d = c.dModel, inner = c.dInner;
-    if (c.decoder.fused) { // Phi-3: gate rows, then up
-        const TensorView* gateUp = bind.get(m + "gate_up_proj.weight", {2 * inner, d});
-        b.gate = rowRange(*gateUp, 0, inner, "gate rows");
-        b.up = rowRange(*gateUp, inner, inner, "up rows");
-    } else {
-        b.gate = *bind.get(m + "gate_proj.weight", {inner, d});
-        b.up = *bind.get(m + "up_proj.weight", {inner, d});
-        b.gateBias = bind.optional(m + "gate_proj.bias", {inner}); // mlp_bias
-        b.upBias = bind.optional(m + "up_proj.bias", {inner});
-    }
-    b.down = *bind.get(m + "down_proj.weight", {d, inner});
-    b.downBias = bind.optional(m + "down_proj.bias", {d});
-}
-
 LlamaBlock bindBlock(const TensorBinder& bind, const std::string& h, const ModelConfig& c) {
     LlamaBlock b;
     const std::int64_t d = c.dModel;
@@ -71,7 +55,7 @@ LlamaBlock bindBlock(const TensorBinder& bind, const std::string& h, const Model
     if (s.sandwichNorms || s.normAfter)
         b.postMlpNorm = bind.get(h + "post_feedforward_layernorm.weight", {d});
     bindAttention(bind, h + "self_attn.", c, b);
-    bindMlp(bind, h + "mlp.", c, b);
+    bindMlp(bind, h + "mlp.", c, {"gate_up_proj", "gate_proj", "up_proj", "down_proj"}, b);
     return b;
 }
 
@@ -150,6 +134,24 @@ std::size_t LlamaModel::traceWeightBytes() const {
 std::string LlamaModel::attentionInputName() const {
     return w_.config.decoder.normAfter ? "the residual stream (OLMo 2 normalises after attention)"
                                        : "input_layernorm (RMSNorm) of the residual stream";
+}
+
+void bindMlp(const TensorBinder& bind, const std::string& m, const ModelConfig& c,
+             const MlpNames& names, LlamaBlock& b) {
+    const std::int64_t d = c.dModel, inner = c.dInner;
+    const auto name = [&](const char* tensor, const char* part) { return m + tensor + "." + part; };
+    if (c.decoder.fused) { // Phi-3: gate rows, then up
+        const TensorView* gateUp = bind.get(name(names.fused, "weight"), {2 * inner, d});
+        b.gate = rowRange(*gateUp, 0, inner, "gate rows");
+        b.up = rowRange(*gateUp, inner, inner, "up rows");
+    } else {
+        b.gate = *bind.get(name(names.gate, "weight"), {inner, d});
+        b.up = *bind.get(name(names.up, "weight"), {inner, d});
+        b.gateBias = bind.optional(name(names.gate, "bias"), {inner}); // mlp_bias
+        b.upBias = bind.optional(name(names.up, "bias"), {inner});
+    }
+    b.down = *bind.get(name(names.down, "weight"), {d, inner});
+    b.downBias = bind.optional(name(names.down, "bias"), {d});
 }
 
 } // namespace core::models

@@ -41,6 +41,17 @@ struct LlamaBlock {
     const TensorView *gateBias = nullptr, *upBias = nullptr, *downBias = nullptr;
 };
 
+// The MLP's tensor names in one spelling (Hugging Face's gate_proj, llama.cpp's ffn_gate):
+// `fused` is Phi-3's gate-then-up tensor.
+struct MlpNames {
+    const char *fused, *gate, *up, *down;
+};
+
+// Binds gate, up and down (and their biases where the file has them) under `prefix`.
+class TensorBinder;
+void bindMlp(const TensorBinder& bind, const std::string& prefix, const ModelConfig& c,
+             const MlpNames& names, LlamaBlock& b);
+
 struct LlamaWeights {
     ModelConfig config;
     TensorStore store;
