@@ -77,6 +77,42 @@ TEST(HeadDifferenceMap, IsCellByCellAndAntisymmetric) {
     for (float v : self.values) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(HeadDifferenceMap, AcrossTwoTracesIsAMinusBOfTheSameCells) {
+    core::Scene scene; // the same text, other weights: another model's layer
+    scene.sentences = {"The cat sat on the mat because it was tired ."};
+    scene.mask = core::MaskKind::Causal;
+    const core::Trace a = core::run(scene);
+    scene.seed += 1;
+    const core::Trace b = core::run(scene);
+    const core::AttentionMap d = core::headDifferenceMap(a, 2, b, 2, 0);
+    float largest = 0;
+    for (int i = 0; i < d.rows; ++i)
+        for (int j = 0; j < d.cols; ++j) {
+            const float v = d.values[std::size_t(i) * d.cols + j];
+            if (j > i) {
+                EXPECT_EQ(v, core::kMaskedCell) << "the causal mask stays";
+                continue;
+            }
+            EXPECT_NEAR(v, weight(a, 0, 2, i, j) - weight(b, 0, 2, i, j), 1e-7);
+            largest = std::max(largest, std::abs(v));
+        }
+    EXPECT_GT(largest, 0.0f) << "other weights attend elsewhere";
+    EXPECT_FLOAT_EQ(d.maxWeight, largest);
+    for (float v : core::headDifferenceMap(a, 1, a, 1, 0).values)
+        EXPECT_TRUE(v == 0.0f || v == core::kMaskedCell) << "a trace against itself moves nothing";
+    scene.sentences = {"A shorter text ."};
+    const core::Trace shorter = core::run(scene);
+    EXPECT_NE(thrownMessage([&] {
+                  core::headDifferenceMap(a, 0, shorter, 0, 0);
+              }).find("the two maps differ in shape"),
+              std::string::npos);
+    const core::HeatmapFigure f = core::modelDifferenceFigure(a, b, 0, 2, "tiny-f32", "tiny-q8");
+    EXPECT_EQ(f.values, d.values);
+    EXPECT_EQ(f.valueMax, core::differenceExtent(d.maxWeight));
+    EXPECT_EQ(f.valueMin, -f.valueMax) << "white is no difference";
+    EXPECT_NE(f.title.find("tiny-f32 \xE2\x88\x92 tiny-q8"), std::string::npos) << f.title;
+}
+
 TEST(HeadStatistics, EntropyAndArgmaxMatchTheWeights) {
     const core::Trace t = demoTrace(core::MaskKind::Causal);
     for (int h = 0; h < t.attention.heads; ++h) {

@@ -60,14 +60,6 @@ double realForwardFlops(const core::models::ModelConfig& c, int tokens) {
 
 namespace {
 
-// "llama, 16 layers, 32 query heads, 8 K/V heads (GQA, 4 per group), d_head 64, d_model 2048,
-// BF16": what the benchmark and the comparison say of a model.
-std::string modelLine(const core::models::RealModel& model) {
-    return model.family + ", " + std::to_string(model.config().layers) + " layers, " +
-           core::models::headLayout(model.config()) + ", d_model " +
-           std::to_string(model.config().dModel) + ", " + model.net->weightTypes();
-}
-
 // --compare MODEL: the second model, checked against the first before anything runs.
 std::string loadComparedModel(CliOptions& options) {
     if (options.real.benchForward > 0) return "--compare and --bench-forward: one at a time";
@@ -169,8 +161,10 @@ void printComparison(const CliOptions& options, const core::models::RealTrace& a
                      const core::models::TraceComparison& c) {
     const auto& ma = *options.realModel;
     const auto& mb = *options.compareModel;
-    std::cout << "compared: " << ma.location.source << " (" << modelLine(ma) << ")\n"
-              << "    with: " << mb.location.source << " (" << modelLine(mb) << ")\n"
+    std::cout << "compared: " << ma.location.source << " (" << core::models::modelSummary(ma)
+              << ")\n"
+              << "    with: " << mb.location.source << " (" << core::models::modelSummary(mb)
+              << ")\n"
               << "on " << c.tokens << " tokens, " << c.layers << " x " << c.heads << " heads\n"
               << "most moved heads (mean total variation of their rows, 0..1): "
               << core::models::mostMovedHeads(c, 5) << '\n';
@@ -200,21 +194,12 @@ int compareModels(const CliOptions& options, const core::models::RealTrace& a) {
     const core::models::TraceComparison c = core::models::compareTraces(a, b);
     printComparison(options, a, c);
     if (options.exportPath.empty()) return 0;
-    core::prepareExportFolder(options.exportPath);
-    const std::string csv = core::freePath(options.exportPath, "compare-heads", ".csv");
-    core::writeFileAtomically(csv, core::models::comparisonCsv(c));
-    core::HeatmapFigure f = core::models::comparisonFigure(
-        c, core::models::modelDisplayName(options.realModel->location),
-        core::models::modelDisplayName(options.compareModel->location), options.view.colormap);
-    std::vector<std::string> caption = core::models::realModelCaption(*options.realModel, a);
-    caption.push_back("against " + options.compareModel->location.source + " (" +
-                      modelLine(*options.compareModel) + ")");
-    f.captionLines.insert(f.captionLines.begin(), caption.begin(), caption.end());
-    if (!options.exportCaption) f.captionLines.clear();
-    const std::string stem = core::freeStem(options.exportPath, "compare-heads", {".svg", ".png"});
-    core::writeFileAtomically(stem + ".svg", core::heatmapSvg(f));
-    core::writeFileAtomically(stem + ".png", core::encodeHeatmapPng(f, options.exportScale));
-    std::cerr << "mha-viz: wrote " << csv << ", " << stem << ".svg and .png\n";
+    core::models::ComparisonExport files;
+    files.scale = options.exportScale, files.colormap = options.view.colormap;
+    files.caption = options.exportCaption;
+    const std::vector<std::string> written = core::models::exportComparison(
+        options.exportPath, *options.realModel, *options.compareModel, a, c, files);
+    std::cerr << "mha-viz: wrote " << written[0] << ", " << written[1] << " and .png\n";
     return 0;
 }
 
@@ -256,7 +241,8 @@ int benchForward(const CliOptions& options) {
     }
     const double ms = median(times);
     const double gflops = realForwardFlops(model.config(), int(ids.size())) / (ms * 1e6);
-    std::printf("model: %s (%s)\n", model.location.source.c_str(), modelLine(model).c_str());
+    std::printf("model: %s (%s)\n", model.location.source.c_str(),
+                core::models::modelSummary(model).c_str());
     std::printf("load: %.1f ms\n", model.loadMilliseconds);
     std::printf("forward: %.2f ms (median of %zu runs, %zu tokens, %s)\n", ms, times.size(),
                 ids.size(),

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/step_detail.h"
+#include "explorer/comparison_runner.h"
 #include "explorer/export_job.h"
 #include "explorer/model_runner.h"
 #include "io/scene_json.h"
@@ -14,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +79,27 @@ struct OpenModelState {
     std::vector<core::models::StoredModel> stored; // both stores' GGUFs, as listed on opening
     std::vector<std::array<float, 4>> storedAt;    // each one's row on screen
     std::vector<std::string> recent;               // newest first
-    std::string loading; // the model being opened off the frame thread ("" when none)
+    std::string loading;    // the model being opened off the frame thread ("" when none)
+    std::string choosingB;  // the A-B tab asked for model B to compare with this model ("": none)
+    bool focusPath = false; // the path field takes the keyboard next frame (asked again, or
+                            // after a path that could not be opened)
+};
+
+// The A-B tab across two models: its choice, and what the session shows of model B each frame
+// (ComparisonRunner), and where its buttons and rows are (the state file's, for tests).
+struct ComparisonTabState {
+    bool acrossModels = false; // B is this head in model B, not another head of this layer
+    bool available = false;    // a real model is open: it is model A
+    std::string nameA, nameB;  // display names; nameB "" with no model B
+    std::string summaryB;      // B's family, shape and weights (modelSummary)
+    std::string loading;       // model B being opened, "" when none
+    std::string error;         // why the last comparison or B's layer could not be made
+    bool computing = false;    // a comparison under way
+    std::shared_ptr<const ModelComparison> result; // of the trace shown, else null
+    std::shared_ptr<const core::Trace> layerB;     // B's layer shown; null while it is made
+    float shownMaxAbs = -1;                      // the drawn map's largest |A - B| (-1: none drawn)
+    std::array<float, 4> chooseAt{}, exportAt{}; // "Choose model B...", "Export comparison"
+    std::vector<std::array<float, 4>> rankedAt;  // the most-moved list's rows
 };
 
 struct ExplorerState {
@@ -88,9 +110,10 @@ struct ExplorerState {
     PipelineTabState pipeline;
     LinesTabState lines;
     ScenePickerState scenes;
-    OpenModelState openModel; // Ctrl+Shift+O
-    ExportPanel exportPanel;  // Ctrl+Shift+E
-    ModelView model;          // what the panels show of a trained model, when one is open
+    OpenModelState openModel;      // Ctrl+Shift+O
+    ExportPanel exportPanel;       // Ctrl+Shift+E
+    ComparisonTabState comparison; // A-B across two models
+    ModelView model;               // what the panels show of a trained model, when one is open
 };
 
 // What a panel asks of the session, which applies it in the same frame, right after the panel:
@@ -109,7 +132,11 @@ struct ExplorerRequest {
     bool openModelDialog = false;           // Ctrl+Shift+O's window
     // A real model's head (layer, head from 0) switched off, or on again (a right-click).
     std::optional<std::pair<int, int>> switchModelHead;
-    bool allModelHeadsOn = false; // every switched-off head on again
+    bool allModelHeadsOn = false;  // every switched-off head on again
+    bool chooseModelB = false;     // the Open-model dialog picks model B (the A-B tab)
+    std::string compareWith;       // model B, opened off-frame and compared with the open one
+    bool stopComparing = false;    // model B closed
+    bool exportComparison = false; // the comparison's CSV and figures, into the export folder
 
     ExplorerRequest& operator|=(const ExplorerRequest& other);
 };

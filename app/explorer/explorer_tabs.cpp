@@ -37,7 +37,7 @@ ExplorerRequest drawExplorerTab(core::ViewTab tab, core::Scene& scene, const cor
     case core::ViewTab::Mean:
         return drawMeanView(trace, maps);
     case core::ViewTab::Difference:
-        return drawDifferenceView(trace, maps);
+        return drawDifferenceView(trace, maps, explorer.model, explorer.comparison);
     case core::ViewTab::Lines:
         return drawLinesView(trace, maps, explorer.lines);
     case core::ViewTab::Statistics:
@@ -70,6 +70,10 @@ ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
     openModelDialog = openModelDialog || other.openModelDialog;
     if (other.switchModelHead) switchModelHead = other.switchModelHead;
     allModelHeadsOn = allModelHeadsOn || other.allModelHeadsOn;
+    chooseModelB = chooseModelB || other.chooseModelB;
+    if (!other.compareWith.empty()) compareWith = other.compareWith;
+    stopComparing = stopComparing || other.stopComparing;
+    exportComparison = exportComparison || other.exportComparison;
     return *this;
 }
 

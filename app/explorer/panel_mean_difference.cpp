@@ -63,11 +63,31 @@ ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps) {
     return request;
 }
 
-ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps) {
+void drawDifferenceSource(ComparisonTabState& across) {
+    if (!across.available) {
+        across.acrossModels = false;
+        return;
+    }
+    ImGui::TextUnformatted("B is");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("another head", !across.acrossModels)) across.acrossModels = false;
+    itemTooltip("Two heads of this layer, this model.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("this head, another model", across.acrossModels))
+        across.acrossModels = true;
+    itemTooltip("Open a second version of this model (its quantized GGUF, BF16 against F32, a "
+                "fine-tune): A-B then shows where each head's attention moved, and which heads "
+                "moved most.");
+}
+
+ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps, ModelView& model,
+                                   ComparisonTabState& across) {
     GlHeatmaps& gl = maps.gl;
     core::SceneView& saved = maps.saved;
     const int heads = int(gl.maps.heads.size());
     if (heads == 0) return {};
+    if (across.available && across.acrossModels)
+        return drawModelDifference(trace, maps, model, across);
     const ExplorerRequest request =
         viewHeader("Head A minus head B, cell by cell: red where A attends more, blue where B "
                    "does. White: they agree.",
@@ -85,6 +105,7 @@ ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& map
             ImGui::EndCombo();
         }
     };
+    drawDifferenceSource(across);
     headCombo("A", saved.selectedHead);
     itemTooltip("Head A is the selected head (arrow keys change it).");
     ImGui::SameLine();
@@ -93,8 +114,7 @@ ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& map
                         saved.compareHead);
 
     const core::AttentionMap& diff = gl.maps.difference;
-    // Symmetric around 0 so white means "no difference"; at least +-0.05 so noise stays pale.
-    const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
+    const float extent = core::differenceExtent(diff.maxWeight);
     const float side = mapSide();
     MapStyle style;
     style.gl = &gl;

@@ -10,16 +10,11 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace app {
 
 namespace {
-
-// A few characters turning a quarter each eighth of a second: the frame still runs.
-const char* spinner() {
-    static const char* const frames[] = {"|", "/", "-", "\\"};
-    return frames[int(ImGui::GetTime() * 8.0) % 4];
-}
 
 void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
     ImGui::TextUnformatted("A model folder, a .gguf file or a name such as gpt2 or "
@@ -31,7 +26,8 @@ void pathRow(OpenModelState& dialog, ExplorerRequest& request) {
     ImGui::TextDisabled("or one GGUF file (llama.cpp, Ollama, LM Studio) of Llama, Mistral, Qwen, "
                         "Gemma, Phi-3 or OLMo 2");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    if (ImGui::IsWindowAppearing() || std::exchange(dialog.focusPath, false))
+        ImGui::SetKeyboardFocusHere();
     const bool enter = textField("##model-path", "/path/to/model or openai-community/gpt2",
                                  dialog.pathInput, ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
@@ -189,6 +185,7 @@ ExplorerRequest drawOpenModelPanel(OpenModelState& dialog) {
     ExplorerRequest request;
     if (!dialog.open) {
         dialog.listed = false;
+        dialog.choosingB.clear(); // the next opening opens a model, unless asked again
         return request;
     }
     if (!dialog.listed) listModels(dialog);
@@ -196,7 +193,11 @@ ExplorerRequest drawOpenModelPanel(OpenModelState& dialog) {
     ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.4f), ImGuiCond_Appearing,
                             ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowBgAlpha(1.0f); // opaque over the maps, like the key legend
-    ImGui::Begin("Open a model (Ctrl+Shift+O)", &dialog.open,
+    // One window either way (###): the A-B tab's "Choose model B" reuses it to pick model B.
+    const std::string title =
+        dialog.choosingB.empty() ? std::string("Open a model (Ctrl+Shift+O)###open-model")
+                                 : "Model B, to compare with " + dialog.choosingB + "###open-model";
+    ImGui::Begin(title.c_str(), &dialog.open,
                  ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse);
     pathRow(dialog, request);
     ImGui::Separator();
@@ -212,6 +213,8 @@ ExplorerRequest drawOpenModelPanel(OpenModelState& dialog) {
         storeList(dialog, request, "lmstudio", folders);
     }
     ImGui::End();
+    if (!dialog.choosingB.empty() && !request.openModel.empty()) // B opens beside the model
+        request.compareWith = std::exchange(request.openModel, std::string());
     return request;
 }
 

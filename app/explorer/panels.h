@@ -85,7 +85,16 @@ ExplorerRequest exportButton(ExportChoice what);
 ExplorerRequest drawHeadView(core::Scene& scene, const core::Trace& trace, const ModelView& model,
                              const MapsView& maps);
 ExplorerRequest drawMeanView(const core::Trace& trace, const MapsView& maps);
-ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps);
+// With a real model open, B may be the same head in another model (drawModelDifference).
+ExplorerRequest drawDifferenceView(const core::Trace& trace, const MapsView& maps, ModelView& model,
+                                   ComparisonTabState& across);
+// The A-B tab across two models (panel_model_difference.cpp): the shown head of the open model
+// minus the same head of model B on the same text, and the heads that moved most (a click
+// shows one). `trace` is the open model's shown layer.
+ExplorerRequest drawModelDifference(const core::Trace& trace, const MapsView& maps,
+                                    ModelView& model, ComparisonTabState& across);
+// "B is ( ) another head of this layer ( ) this head in another model", with a real model open.
+void drawDifferenceSource(ComparisonTabState& across);
 ExplorerRequest drawLinesView(const core::Trace& trace, const MapsView& maps, LinesTabState& lines);
 ExplorerRequest drawStatisticsView(const core::Trace& trace, const MapsView& maps);
 // With a model open, X is what its chosen layer reads (`model`), not the toy embedding.

@@ -76,6 +76,7 @@ bool Session::init() {
     }
     runner_.update(scene_, trace_, ImGui::GetTime(), false); // the maps before frame 1
     model_.runner.setWake([] { glfwPostEmptyEvent(); });
+    model_.comparison.setWake([] { glfwPostEmptyEvent(); });
     if (options_.model) { // --model: checked by parseCli
         showModel(options_.model, options_.scene.sentences);
         explorer_.model.layer = options_.modelLayer - 1; // --layer, from 1
@@ -139,7 +140,8 @@ void Session::pollEvents() {
         if (loadingAny()) timeout = std::min(timeout, kSpinnerFrameSeconds);
         // A model's worker wakes the loop as it ends (setWake); frames meanwhile would take
         // its cores (llvmpipe draws on them).
-        if (model_.runner.working()) timeout = std::min(timeout, kSpinnerFrameSeconds);
+        if (model_.runner.working() || model_.comparison.working())
+            timeout = std::min(timeout, kSpinnerFrameSeconds);
         if (model_.runner.finishing()) timeout = std::min(timeout, kWorkerFrameSeconds);
         glfwWaitEventsTimeout(timeout);
         // ImGui needs a frame or two to settle after input; a caret's blink needs one frame.
@@ -178,8 +180,12 @@ void Session::drawPanels(GLFWwindow* window) {
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
         std::error_code ec; // a folder, a GGUF file or an attention file (.safetensors) is
         // opened as a model, another file as a scene
-        if (std::filesystem::is_directory(dropped, ec) || core::models::isGgufName(dropped) ||
-            core::models::looksLikeAttentionFile(dropped))
+        const bool model = std::filesystem::is_directory(dropped, ec) ||
+                           core::models::isGgufName(dropped) ||
+                           core::models::looksLikeAttentionFile(dropped);
+        if (model && explorer_.openModel.open && !explorer_.openModel.choosingB.empty())
+            openComparison(dropped); // the dialog picks model B (a page's chosen files too)
+        else if (model)
             openModelPath(dropped);
         else
             openScene("", dropped);
@@ -302,6 +308,7 @@ void Session::drawExplorer() {
         if (trace_->attention.heads != headsBefore && headsBefore > 0)
             noteHeadCountChange(explorer_.pipeline, headsBefore, ImGui::GetTime());
     }
+    followComparison(); // model B's layer of the trace just recomputed
     drawHeadsOrModelGrid(layout.heads);
     drawExplorerTabs(layout.head);
 }

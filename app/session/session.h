@@ -52,6 +52,7 @@ class Session {
 
     void shutdown() {          // while the GL context still exists
         model_.runner.close(); // its workers wake the loop as they end: not once GLFW is gone
+        model_.comparison.close();
         gl_.shutdown();
         trainGl_.shutdown();
         model_.gl.shutdown();
@@ -117,6 +118,12 @@ class Session {
     // of why not. Each frame, before the panels.
     void followPendingModel();
     void rememberRecentModel(const std::string& dirOrName); // the dialog's recent list
+    // session_comparison.cpp: model B of the A-B tab. Opened off the frame thread; each frame
+    // takes it once read, keeps its comparison in step with the trace shown and fills the tab's
+    // state (ComparisonTabState); the tab's export writes the comparison's files.
+    void openComparison(const std::string& dirOrName);
+    void followComparison();
+    void exportComparison();
     void setTitle(std::string title); // the window's title from the next frame on
 
     // The pair view the maps and exports show: the open model's choice, or every cell.
@@ -166,7 +173,8 @@ class Session {
         bool shownValueWeighted = false; // gl_ holds value-weighted maps of trace_ (W)
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::future<std::shared_ptr<const core::models::SavedAttention>> loadingSaved; // a file's
-        std::string loadingName; // what it loads
+        std::string loadingName;     // what it loads
+        ComparisonRunner comparison; // model B of the A-B tab, and what moved
     };
     OpenModel model_;
     struct Title {        // the window's title, set by the next frame (its argument)

@@ -70,6 +70,7 @@ std::string Session::sentenceForModel(const core::models::RealModel& next) const
 // The notice (and stderr line) of a model that could not be opened; what was shown stays.
 bool Session::modelNotOpened(const std::exception& e) {
     showNotice(std::string("Model not opened: ") + e.what(), 6.0);
+    explorer_.openModel.focusPath = explorer_.openModel.open; // to correct the path typed
     std::cerr << "mha-viz: " << window_.notice.text << '\n';
     return false;
 }
@@ -283,7 +284,8 @@ void Session::closeModel() {
 void Session::leaveModel(bool keepScene) {
     if (!model_.runner.isOpen()) return;
     model_.runner.close();
-    replacedText_.reset(); // of the model closed
+    model_.comparison.close(); // B was compared with the model closed
+    replacedText_.reset();     // of the model closed
     explorer_.model = {};
     if (!keepScene) scene_ = explorerScene_; // else a scene opened over the model stays
     trace_ = explorerTrace_;                 // the runner recomputes when scene_ differs from it

@@ -19,6 +19,13 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.openScenePicker) explorer_.scenes.open = true;
     if (request.openModelDialog) explorer_.openModel.open = true;
     if (!request.openModel.empty()) openModelPath(request.openModel);
+    if (request.chooseModelB && model_.runner.isReal()) {
+        explorer_.openModel.open = true;
+        explorer_.openModel.choosingB = explorer_.comparison.nameA;
+    }
+    if (!request.compareWith.empty()) openComparison(request.compareWith);
+    if (request.stopComparing) model_.comparison.close();
+    if (request.exportComparison) exportComparison();
     if (request.openTrain) train_.active = true;
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
     if (request.switchModelHead || request.allModelHeadsOn) switchModelHeads(request);

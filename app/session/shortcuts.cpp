@@ -81,6 +81,10 @@ std::vector<KeyRow> explorerKeyRows() {
          "open a model: a folder or name, a recent one, one in the Hugging Face cache",
          {{GLFW_KEY_O, kCtrl | kShift, A::OpenModel}}},
         {S::Anywhere,
+         "a real model: compare it with another version of it (model B: a quantized GGUF, "
+         "another dtype, a fine-tune) in the A-B tab",
+         {{GLFW_KEY_B, kCtrl | kShift, A::CompareModel}}},
+        {S::Anywhere,
          "Train view: train a tiny transformer and watch its heads learn (F9 too: a browser "
          "keeps Ctrl+T for a new tab)",
          {{GLFW_KEY_T, kCtrl, A::ToggleTrain}, {GLFW_KEY_F9, kAnyMods, A::ToggleTrain}}},
@@ -319,6 +323,15 @@ void applyWindowShortcut(ShortcutAction action, const KeyTargets& t, ShortcutAct
         break;
     case A::OpenModel:
         t.explorer.openModel.open = true;
+        t.explorer.openModel.focusPath = true;
+        break;
+    case A::CompareModel: // with a real model open: it is model A
+        if (!t.explorer.comparison.available) break;
+        t.explorer.comparison.acrossModels = true;
+        t.explorer.saved.tab = core::ViewTab::Difference;
+        t.explorer.openModel.open = true;
+        t.explorer.openModel.choosingB = t.explorer.comparison.nameA;
+        t.explorer.openModel.focusPath = true;
         break;
     case A::CloseOrUnpin:
         closeOrUnpin(t);

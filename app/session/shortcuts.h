@@ -36,6 +36,7 @@ enum class ShortcutAction {
     ZoomReset,         // Ctrl+0
     OpenScenes,        // Ctrl+O
     OpenModel,         // Ctrl+Shift+O
+    CompareModel,      // Ctrl+Shift+B: model B for the A-B tab
     ToggleTrain,       // Ctrl+T: the Train view
     CloseOrUnpin,      // Esc: the open menu or window, else the pinned row
     ToggleFullscreen,  // F11

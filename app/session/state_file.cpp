@@ -279,6 +279,49 @@ void writeStoredModels(core::JsonWriter& json, const OpenModelState& dialog) {
     json.endArray();
 }
 
+// The A-B tab across two models: model B, the comparison of the trace shown (its most moved
+// heads), the map drawn and where the tab's button and ranked rows are (where a test clicks).
+void writeComparison(core::JsonWriter& json, const ComparisonTabState& tab) {
+    json.key("comparison");
+    json.beginObject();
+    json.field("across_models", tab.acrossModels);
+    json.field("model_a", tab.nameA);
+    json.field("model_b", tab.nameB);
+    json.field("loading", tab.loading);
+    json.field("error", tab.error);
+    json.field("computing", tab.computing);
+    json.field("ready", tab.result != nullptr && tab.layerB != nullptr);
+    json.field("most_moved",
+               tab.result ? core::models::mostMovedHeads(tab.result->heads, 5) : std::string());
+    json.field("top_agree", tab.result ? tab.result->heads.topAgree : 0);
+    json.field("positions", tab.result ? tab.result->heads.positions : 0);
+    json.field("shown_max_abs", tab.shownMaxAbs);
+    json.key("choose_at"); // x0 y0 x1 y1 of "Choose model B..." or "Change...", once drawn
+    json.beginArray();
+    for (float v : tab.chooseAt) json.value(v);
+    json.endArray();
+    json.key("export_at"); // "Export comparison", once drawn
+    json.beginArray();
+    for (float v : tab.exportAt) json.value(v);
+    json.endArray();
+    json.key("ranked"); // the rows drawn: layer and head from 1
+    json.beginArray();
+    for (std::size_t i = 0; i < tab.rankedAt.size() && tab.result; ++i) {
+        const core::models::HeadShift& s = tab.result->heads.ranked[i];
+        json.beginObject();
+        json.field("layer", s.layer + 1);
+        json.field("head", s.head + 1);
+        json.field("mean_total_variation", float(s.meanTotalVariation));
+        json.key("at");
+        json.beginArray();
+        for (float v : tab.rankedAt[i]) json.value(v);
+        json.endArray();
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+}
+
 void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
     json.key("open_model");
     json.beginObject();
@@ -286,6 +329,7 @@ void writeOpenModel(core::JsonWriter& json, const OpenModelState& dialog) {
     json.value(dialog.open);
     json.key("loading"); // the name or path being opened off the frame thread, "" when none
     json.value(dialog.loading);
+    json.field("choosing_b", dialog.choosingB); // picks model B for the A-B tab ("": a model)
     writeStrings(json, "recent", dialog.recent);
     json.key("cache_dir");
     json.value(dialog.cacheDir);
@@ -433,6 +477,7 @@ std::string stateLine(const FrameFacts& facts, const core::Scene& scene, const c
     writeSteps(json, explorer.steps);
     writeModel(json, explorer.model);
     writeOpenModel(json, explorer.openModel);
+    writeComparison(json, explorer.comparison);
     writeTrain(json, train);
     json.endObject();
     return out.str();

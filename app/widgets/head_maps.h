@@ -7,6 +7,7 @@
 #include "figures/head_views.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace app {
@@ -26,6 +27,9 @@ struct HeadMaps {
     std::uint64_t derivedGeneration = 0; // mean, entropy, statistics
     std::uint64_t differenceGeneration = 0; // difference, of the heads differenceOf
     int differenceOf[2] = {-1, -1};
+    // Across two models: the other model's layer the difference was taken with (held, so a
+    // new one is never mistaken for it); null for two heads of this trace.
+    std::shared_ptr<const core::Trace> differenceAcross;
 
     bool showSentence(int b) const { return generation > 0 && batchIndex == b; }
 };

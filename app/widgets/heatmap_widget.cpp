@@ -131,13 +131,29 @@ void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& g
                          int headB) {
     HeadMaps& maps = gl.maps;
     if (maps.differenceGeneration == maps.generation && maps.differenceOf[0] == headA &&
-        maps.differenceOf[1] == headB)
+        maps.differenceOf[1] == headB && !maps.differenceAcross)
         return;
     maps.difference = core::headDifferenceMap(trace, batchIndex, headA, headB, maps.pairView);
     gl.setValues(derivedSlot(maps, DerivedMap::Difference), maps.difference.values.data(),
                  maps.difference.rows, maps.difference.cols);
     maps.differenceGeneration = maps.generation;
     maps.differenceOf[0] = headA, maps.differenceOf[1] = headB;
+    maps.differenceAcross.reset();
+}
+
+void uploadModelDifferenceMap(const core::Trace& trace,
+                              const std::shared_ptr<const core::Trace>& other, int batchIndex,
+                              GlHeatmaps& gl, int head) {
+    HeadMaps& maps = gl.maps;
+    if (maps.differenceGeneration == maps.generation && maps.differenceOf[0] == head &&
+        maps.differenceAcross == other)
+        return;
+    maps.difference = core::headDifferenceMap(trace, head, *other, head, batchIndex, maps.pairView);
+    gl.setValues(derivedSlot(maps, DerivedMap::Difference), maps.difference.values.data(),
+                 maps.difference.rows, maps.difference.cols);
+    maps.differenceGeneration = maps.generation;
+    maps.differenceOf[0] = head, maps.differenceOf[1] = head;
+    maps.differenceAcross = other;
 }
 
 namespace {

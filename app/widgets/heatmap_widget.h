@@ -8,6 +8,8 @@
 
 #include <imgui.h>
 
+#include <memory>
+
 namespace app {
 
 // Rebuilds gl.maps for sentence `batchIndex` and uploads them: after a recompute, or when
@@ -39,6 +41,11 @@ void uploadDerivedMaps(const core::Trace& trace, int batchIndex, GlHeatmaps& gl)
 // gl.maps.difference = head a - head b, uploaded when those heads or the maps changed.
 void uploadDifferenceMap(const core::Trace& trace, int batchIndex, GlHeatmaps& gl, int headA,
                          int headB);
+// gl.maps.difference = head `head` of `trace` - the same head of `other` (the same layer of
+// another model on the same text), uploaded when the head, the maps or `other` changed.
+void uploadModelDifferenceMap(const core::Trace& trace,
+                              const std::shared_ptr<const core::Trace>& other, int batchIndex,
+                              GlHeatmaps& gl, int head);
 
 enum class LabelMode { Compact, Full, None }; // None: a thumbnail (the tooltip names tokens)
 

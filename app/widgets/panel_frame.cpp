@@ -4,6 +4,11 @@
 
 namespace app {
 
+const char* spinner() {
+    static const char* const frames[] = {"|", "/", "-", "\\"};
+    return frames[int(ImGui::GetTime() * 8.0) % 4];
+}
+
 void itemTooltip(const char* text) {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }

@@ -27,6 +27,9 @@ void itemTooltip(const char* text);
 // keyboard those keys type into it, so the hint says Esc comes first; hovering says why.
 void keysHint(const char* keys);
 
+// A few characters turning a quarter each eighth of a second: something loads, the frame runs.
+const char* spinner();
+
 // `text` cut to maxWidth pixels, ending in an ellipsis; whole code points only.
 std::string fitText(const std::string& text, float maxWidth);
 

@@ -210,14 +210,26 @@ HeatmapFigure differenceFigure(const Trace& trace, int b, int headA, int headB, 
     HeatmapFigure f = mapFigure(
         trace, b, diff, headTitle(trace, headA) + " \xE2\x88\x92 " + headTitle(trace, headB),
         ColormapId::RdBu, pairView);
-    // Symmetric, so white is "no difference"; at least +-0.05 so noise does not look loud.
-    const float extent = std::ceil(std::max(diff.maxWeight, 0.05f) * 20.0f) / 20.0f;
-    f.valueMin = -extent, f.valueMax = extent;
+    f.valueMax = differenceExtent(diff.maxWeight), f.valueMin = -f.valueMax;
     f.valueLabel = "weight of head " + std::to_string(headA + 1) + " \xE2\x88\x92 weight of head " +
                    std::to_string(headB + 1);
     f.captionLines.push_back("red: head " + std::to_string(headA + 1) +
                              " attends more; blue: head " + std::to_string(headB + 1) +
                              " attends more");
+    return f;
+}
+
+HeatmapFigure modelDifferenceFigure(const Trace& trace, const Trace& other, int b, int head,
+                                    const std::string& nameA, const std::string& nameB,
+                                    PairView pairView) {
+    const AttentionMap diff = headDifferenceMap(trace, head, other, head, b, pairView);
+    HeatmapFigure f =
+        mapFigure(trace, b, diff, headTitle(trace, head) + ": " + nameA + " \xE2\x88\x92 " + nameB,
+                  ColormapId::RdBu, pairView);
+    f.valueMax = differenceExtent(diff.maxWeight), f.valueMin = -f.valueMax;
+    f.valueLabel = "weight in A \xE2\x88\x92 weight in B";
+    f.captionLines.push_back("A: " + nameA + "; B: " + nameB + " (the same head, the same text)");
+    f.captionLines.push_back("red: A attends more; blue: B attends more");
     return f;
 }
 

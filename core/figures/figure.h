@@ -85,6 +85,11 @@ HeatmapFigure meanFigure(const Trace& trace, int batchIndex,
 // Head a minus head b on the diverging RdBu map, symmetric around 0 (red: a attends more).
 HeatmapFigure differenceFigure(const Trace& trace, int batchIndex, int headA, int headB,
                                PairView pairView = PairView::All);
+// Head `head` of `trace` minus the same head of `other`, the same layer of another model on the
+// same text (the A-B tab across two models): model A's and B's names in the title and caption.
+HeatmapFigure modelDifferenceFigure(const Trace& trace, const Trace& other, int batchIndex,
+                                    int head, const std::string& nameA, const std::string& nameB,
+                                    PairView pairView = PairView::All);
 // Row entropy in bits: one row per head, one column per query token.
 HeatmapFigure entropyFigure(const Trace& trace, int batchIndex,
                             ColormapId colormap = ColormapId::Viridis);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace core {
 
@@ -28,11 +29,25 @@ AttentionMap meanAttentionMap(const Trace& trace, int b, PairView pairView) {
 }
 
 AttentionMap headDifferenceMap(const Trace& trace, int b, int headA, int headB, PairView pairView) {
+    return headDifferenceMap(trace, headA, trace, headB, b, pairView);
+}
+
+AttentionMap headDifferenceMap(const Trace& trace, int headA, const Trace& otherTrace, int headB,
+                               int b, PairView pairView) {
     AttentionMap diff = attentionMap(trace, b, headA, pairView);
-    const AttentionMap other = attentionMap(trace, b, headB, pairView);
+    const AttentionMap other = attentionMap(otherTrace, b, headB, pairView);
+    if (other.rows != diff.rows || other.cols != diff.cols)
+        throw std::invalid_argument("the two maps differ in shape: " + std::to_string(diff.rows) +
+                                    " x " + std::to_string(diff.cols) + " against " +
+                                    std::to_string(other.rows) + " x " +
+                                    std::to_string(other.cols));
     diff.maxWeight = 0;
     for (std::size_t c = 0; c < diff.values.size(); ++c) {
         if (diff.values[c] == kMaskedCell) continue;
+        if (other.values[c] == kMaskedCell) { // a cell only one sees has no difference
+            diff.values[c] = kMaskedCell;
+            continue;
+        }
         diff.values[c] -= other.values[c];
         diff.maxWeight = std::max(diff.maxWeight, std::abs(diff.values[c]));
     }

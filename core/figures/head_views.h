@@ -6,6 +6,8 @@
 #include "engine/trace.h"
 #include "figures/attention_map.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,16 @@ AttentionMap meanAttentionMap(const Trace& trace, int batchIndex,
 // Head a minus head b, cell by cell, in [-1, 1]; maxWeight holds the largest |difference|.
 AttentionMap headDifferenceMap(const Trace& trace, int batchIndex, int headA, int headB,
                                PairView pairView = PairView::All);
+// Head a of `trace` minus head b of `other`: the same layer of another model run on the same
+// text (the A-B tab across two models). Both traces must have the same queries and keys.
+AttentionMap headDifferenceMap(const Trace& trace, int headA, const Trace& other, int headB,
+                               int batchIndex, PairView pairView = PairView::All);
+
+// The colour scale's end for a difference map whose largest |value| is maxAbs: symmetric, so
+// white is "no difference", rounded up to 0.05 and at least 0.05, so noise does not look loud.
+inline float differenceExtent(float maxAbs) {
+    return std::ceil(std::max(maxAbs, 0.05f) * 20.0f) / 20.0f;
+}
 
 struct RowStatistics {
     double entropyBits = 0; // of the row over the keys it may see; 0 when all are masked

@@ -1,6 +1,12 @@
 // Two models' traces of one text, head by head (model_comparison.h).
 #include "models/analyses/model_comparison.h"
 
+#include "figures/figure.h"
+#include "io/atomic_file.h"
+#include "io/figure_export.h"
+#include "models/analyses/real_model_figures.h"
+#include "models/formats/model_config.h"
+#include "models/formats/model_folder.h"
 #include "models/real_trace_parts.h"
 
 #include <algorithm>
@@ -124,6 +130,31 @@ HeatmapFigure comparisonFigure(const TraceComparison& c, const std::string& name
     f.captionLines = {"most moved: " + mostMovedHeads(c, 5)};
     f.colormap = colormap;
     return f;
+}
+
+std::string modelSummary(const RealModel& model) {
+    return model.family + ", " + std::to_string(model.config().layers) + " layers, " +
+           headLayout(model.config()) + ", d_model " + std::to_string(model.config().dModel) +
+           ", " + model.net->weightTypes();
+}
+
+std::vector<std::string> exportComparison(const std::string& dir, const RealModel& a,
+                                          const RealModel& b, const RealTrace& trace,
+                                          const TraceComparison& c,
+                                          const ComparisonExport& options) {
+    prepareExportFolder(dir);
+    const std::string csv = freePath(dir, "compare-heads", ".csv");
+    writeFileAtomically(csv, comparisonCsv(c));
+    HeatmapFigure f = comparisonFigure(c, modelDisplayName(a.location),
+                                       modelDisplayName(b.location), options.colormap);
+    std::vector<std::string> caption = realModelCaption(a, trace);
+    caption.push_back("against " + b.location.source + " (" + modelSummary(b) + ")");
+    f.captionLines.insert(f.captionLines.begin(), caption.begin(), caption.end());
+    if (!options.caption) f.captionLines.clear();
+    const std::string stem = freeStem(dir, "compare-heads", {".svg", ".png"});
+    writeFileAtomically(stem + ".svg", heatmapSvg(f));
+    writeFileAtomically(stem + ".png", encodeHeatmapPng(f, options.scale));
+    return {csv, stem + ".svg", stem + ".png"};
 }
 
 } // namespace core::models

@@ -47,4 +47,22 @@ std::string comparisonCsv(const TraceComparison& c);
 HeatmapFigure comparisonFigure(const TraceComparison& c, const std::string& nameA,
                                const std::string& nameB, ColormapId colormap = ColormapId::Viridis);
 
+// "llama, 16 layers, 32 query heads, 8 K/V heads (GQA, 4 per group), d_head 64, d_model 2048,
+// BF16": what a comparison says of each of its models.
+std::string modelSummary(const RealModel& model);
+
+struct ComparisonExport {
+    int scale = 1; // PNG resolution x scale
+    ColormapId colormap = ColormapId::Viridis;
+    bool caption = true;
+};
+
+// compare-heads.csv and compare-heads.svg/.png (the next free names) in `dir`, made ready
+// first: the files the CLI's --compare --export and the window's comparison write. `trace` is
+// model a's. Returns the paths written; throws std::runtime_error naming what could not be.
+std::vector<std::string> exportComparison(const std::string& dir, const RealModel& a,
+                                          const RealModel& b, const RealTrace& trace,
+                                          const TraceComparison& c,
+                                          const ComparisonExport& options);
+
 } // namespace core::models
