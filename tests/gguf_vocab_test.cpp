@@ -287,6 +287,19 @@ TEST(GgufVocab, SentencePieceUserDefinedTokensAreTheModelsOwn) {
     EXPECT_EQ(ids(v, "x  y"), (Ids{1, 5, 12, 5, 14}));
 }
 
+TEST(GgufVocab, Phi3ChatTokensTakeTheWhitespaceAfterThemAsHuggingFacesDo) {
+    GgufVocab v = abc(-1, -2);
+    v.tokens.push_back("<|user|>"), v.scores.push_back(0), v.tokenTypes.push_back(kControl);
+    v.tokens.push_back("<|endoftext|>"), v.scores.push_back(0), v.tokenTypes.push_back(kControl);
+    const int user = int(v.tokens.size()) - 2;
+    EXPECT_EQ(ids(v, "a<|user|>  a"), (Ids{1, 11, user, 5, 5, 11})) << "no name: spaces kept";
+    v.modelName = "Phi 3 Mini 4k Instruct"; // llama.cpp knows Phi-3's file by its name
+    EXPECT_EQ(ids(v, "a<|user|>  a"), (Ids{1, 11, user, 11}));
+    EXPECT_EQ(ids(v, "a</s>  a"), ids(v, "a</s>a")) << "</s> strips too";
+    EXPECT_NE(ids(v, "a<s>  a"), ids(v, "a<s>a")) << "<s> does not";
+    EXPECT_NE(ids(v, "a<|endoftext|>  a"), ids(v, "a<|endoftext|>a")) << "nor <|endoftext|>";
+}
+
 // A gpt2 vocabulary: the 256 characters of the byte alphabet (ids = bytes), then `extra`.
 GgufVocab byteLevel(const std::string& pre, const std::vector<std::string>& extra,
                     const std::vector<std::string>& merges) {

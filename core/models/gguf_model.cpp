@@ -69,6 +69,7 @@ GgufVocab readGgufVocab(const GgufFile& f) {
     v.addEos = f.boolean("tokenizer.ggml.add_eos_token");
     v.addSpacePrefix = f.boolean("tokenizer.ggml.add_space_prefix");
     v.chatTemplate = f.string("tokenizer.chat_template").value_or("");
+    v.modelName = f.string("general.name").value_or("");
     return v;
 }
 

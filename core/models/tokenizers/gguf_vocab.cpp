@@ -9,6 +9,7 @@
 #include "models/tokenizers/tokenizer_json.h"
 #include "text/utf8.h"
 
+#include <cctype>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -217,6 +218,18 @@ void sentencePieceMergesOf(const GgufVocab& v, const std::vector<std::string>& t
     file.merges = sentencePieceMerges(texts, scores);
 }
 
+// GGUF keeps no lstrip / rstrip. Phi-3's tokenizer.json has its chat tokens (<|user|>, <|end|>,
+// ...) and </s> take the whitespace after them, <unk>, <s> and <|endoftext|> not; llama.cpp
+// knows such a file by its general.name, and so does this.
+bool rstripsAfter(const GgufVocab& v, const std::string& token) {
+    std::string name = v.modelName;
+    for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const bool phi3 = name.find("phi-3") != std::string::npos ||
+                      name.find("phi3") != std::string::npos ||
+                      name.find("phi 3") != std::string::npos;
+    return phi3 && token != "<unk>" && token != "<s>" && token != "<|endoftext|>";
+}
+
 // The CONTROL, USER_DEFINED and UNKNOWN tokens as tokenizer.json's added tokens, matched on
 // the text as typed (llama.cpp splits them out of the raw text too).
 json addedTokens(const GgufVocab& v, const std::vector<std::string>& texts) {
@@ -229,7 +242,7 @@ json addedTokens(const GgufVocab& v, const std::vector<std::string>& texts) {
                         {"special", type != GgufTokenType::UserDefined},
                         {"normalized", false},
                         {"lstrip", false},
-                        {"rstrip", false},
+                        {"rstrip", rstripsAfter(v, texts[id])},
                         {"single_word", false}});
     }
     return list;

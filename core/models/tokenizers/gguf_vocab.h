@@ -52,6 +52,7 @@ struct GgufVocab {                        // the tokenizer.ggml.* metadata
     int bos = -1, eos = -1, unknown = -1, padding = -1;
     std::optional<bool> addBos, addEos, addSpacePrefix;
     std::string chatTemplate; // unused, kept for display
+    std::string modelName;    // general.name: Phi-3's chat tokens are known by it (below)
 };
 
 // llama.cpp's token types (gguf-py's TokenType).
