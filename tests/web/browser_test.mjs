@@ -3,7 +3,7 @@
 // into the canvas reaches the trace (Ctrl+E downloads the window's PNG and the trace's JSON), the
 // export panel downloads a head's PNG, text pasted from the clipboard arrives, Ctrl+S keeps a
 // scene across a reload, the induction demo trains in the page until its held-out loss drops, a
-// model's files dropped on the page open it, and a pixel ratio of 2 draws at twice the pixels. Waits for what the app reports (its --state-file, read from the page's
+// model's files dropped on the page open it (a folder's files, a GGUF, an attention file), and a pixel ratio of 2 draws at twice the pixels. Waits for what the app reports (its --state-file, read from the page's
 // file system), never for a fixed time. Also checks the site's size budget and prints the first
 // frame's time and the app's own frame statistics (--bench-frames): README's "In the browser".
 //   node tests/web/browser_test.mjs SITE_DIR NODE_MODULES_DIR OUT_DIR
@@ -211,12 +211,10 @@ async function headPngIsExported(page) {
     await page.keyboard.press('Escape');
 }
 
-// A model's files dropped on the page together (as a person drags them from a file manager):
-// the fixture opens, as its folder does on the desktop, and the describe line says `expected`.
-async function droppedModelOpens(page, fixture, expected) {
-    const folder = new URL(`../fixtures/${fixture}/`, import.meta.url).pathname;
-    const files = fs.readdirSync(folder).map((name) => ({
-        name, base64: fs.readFileSync(path.join(folder, name)).toString('base64') }));
+// Files dropped on the page together, as a person drags them from a file manager.
+async function dropFiles(page, paths) {
+    const files = paths.map((p) => ({
+        name: path.basename(p), base64: fs.readFileSync(p).toString('base64') }));
     await page.evaluate((files) => {
         const transfer = new DataTransfer();
         for (const f of files) {
@@ -226,11 +224,29 @@ async function droppedModelOpens(page, fixture, expected) {
         const canvas = document.getElementById('canvas');
         canvas.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
     }, files);
+}
+
+// A model's files dropped together: the fixture opens, as its folder does on the desktop, and
+// the describe line says `expected`.
+async function droppedModelOpens(page, fixture, expected) {
+    const folder = new URL(`../fixtures/${fixture}/`, import.meta.url).pathname;
+    const files = fs.readdirSync(folder).map((name) => path.join(folder, name));
+    await dropFiles(page, files);
     const s = await waitState(page, `${fixture} open`,
                               (s) => s.model.real && s.open_model.loading === '' && !s.computing &&
                                      s.model.architecture.includes(expected));
     check(s.notice.startsWith('Opened') && s.model.architecture.includes(expected),
           `dropping ${fixture}'s ${files.length} files opens it: "${s.notice}", ` +
+          `"${s.model.architecture}"`);
+}
+
+// One file dropped: a quantized GGUF opens as a model, an attention file without one.
+async function droppedFileOpens(page, fixture, what, ready) {
+    const file = new URL(`../fixtures/${fixture}`, import.meta.url).pathname;
+    await dropFiles(page, [file]);
+    const s = await waitState(page, `${fixture} open`,
+                              (s) => s.open_model.loading === '' && !s.computing && ready(s));
+    check(s.notice.startsWith('Opened'), `dropping ${fixture} opens ${what}: "${s.notice}", ` +
           `"${s.model.architecture}"`);
 }
 
@@ -294,6 +310,12 @@ try {
     await droppedModelOpens(page, 'gpt2/f32', '4 heads (d_head 8)');
     // A BF16 Gemma 2 with grouped K/V heads, soft caps and windows: its weights stay BF16.
     await droppedModelOpens(page, 'llama/gemma2_bf16', '4 query heads, 2 K/V heads');
+    // A GGUF file quantized to Q8_0 (dequantized per block, in the page too) and an
+    // attention file saved elsewhere.
+    await droppedFileOpens(page, 'gguf/llama3_q8_0.gguf', 'the GGUF as a model',
+                           (s) => s.model.real && s.model.architecture.includes('Q8_0'));
+    await droppedFileOpens(page, 'attention/f32.safetensors', 'the maps without a model',
+                           (s) => s.model.attention_only && s.model.open);
     await page.close();
     await hidpiCanvas(browser, port);
     await frameStatistics(browser, port);
