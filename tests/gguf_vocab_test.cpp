@@ -287,6 +287,16 @@ TEST(GgufVocab, SentencePieceUserDefinedTokensAreTheModelsOwn) {
     EXPECT_EQ(ids(v, "x  y"), (Ids{1, 5, 12, 5, 14}));
 }
 
+TEST(GgufVocab, ScoresAllTheSameAreSaidWhereTheTokensShow) {
+    EXPECT_EQ(core::models::openGgufTokenizer(abc(-1, -2))->describe().find("placeholder"),
+              std::string::npos);
+    GgufVocab v = abc(-1, -2);
+    for (std::size_t id = 5; id < v.scores.size(); ++id) v.scores[id] = -1000;
+    EXPECT_NE(core::models::openGgufTokenizer(v)->describe().find(
+                  "every score in the file is the same (a converter's placeholder)"),
+              std::string::npos);
+}
+
 TEST(GgufVocab, Phi3ChatTokensTakeTheWhitespaceAfterThemAsHuggingFacesDo) {
     GgufVocab v = abc(-1, -2);
     v.tokens.push_back("<|user|>"), v.scores.push_back(0), v.tokenTypes.push_back(kControl);

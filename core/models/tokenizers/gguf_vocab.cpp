@@ -10,6 +10,7 @@
 #include "text/utf8.h"
 
 #include <cctype>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -321,6 +322,19 @@ class GgufTokenizer final : public ModelTokenizer {
     std::unordered_map<int, std::string> unused_; // the UNUSED ids' texts
 };
 
+// SentencePiece merges follow the scores; some converters write one placeholder (-1000) for
+// every normal piece, and then nothing says which merge comes first.
+bool scoresAllEqual(const GgufVocab& v) {
+    std::optional<float> first;
+    for (std::size_t id = 0; id < v.tokens.size(); ++id) {
+        if (typeOf(v, id) != GgufTokenType::Normal) continue;
+        const float score = id < v.scores.size() ? v.scores[id] : 0.0f;
+        if (first && score != *first) return false;
+        first = score;
+    }
+    return first.has_value() && v.tokens.size() > 1;
+}
+
 } // namespace
 
 std::unique_ptr<ModelTokenizer> openGgufTokenizer(const GgufVocab& vocab) {
@@ -348,6 +362,9 @@ std::unique_ptr<ModelTokenizer> openGgufTokenizer(const GgufVocab& vocab) {
                                             (vocab.pre.empty() ? "default" : vocab.pre) + ", ";
     about +=
         std::to_string(vocab.tokens.size()) + " tokens)" + (marks == "text" ? "" : ", " + marks);
+    if (sentencePiece && scoresAllEqual(vocab)) // said where the tokens show, not hidden
+        about += "; every score in the file is the same (a converter's placeholder), so pieces "
+                 "merge in vocabulary order: the ids may differ from the model's own tokenizer";
     return std::make_unique<GgufTokenizer>(std::move(engine), vocab, std::move(about));
 }
 
