@@ -30,7 +30,9 @@ auto ComparisonRunner::startWorker(F work) {
 }
 
 void ComparisonRunner::open(const std::string& dirOrName) {
-    loadingModel_ = startWorker([dirOrName] { return core::models::openRealModel(dirOrName); });
+    // No wake: the frames poll while it loads (working()), and a load still under way when the
+    // window closes must not post to a GLFW that is gone.
+    loadingModel_ = startTask([dirOrName] { return core::models::openRealModel(dirOrName); });
     loadingName_ = dirOrName;
 }
 
