@@ -715,11 +715,18 @@ def fixture_reference(name, cfg, s, texts, extra):
     if c["family"] == "marian":
         check_sinusoids(s, c)
     all_cases = cases(c, texts, FIXTURES.index(name))
+    references = [reference_case(c, s, case, k == 0) for k, case in enumerate(all_cases)]
+    for ref in references:
+        if c["family"] == "t5":
+            check_t5_by_loops(c, s, ref["source_ids"], ref["decoder_input_ids"],
+                              [ref["encoder_attention"][0], ref["decoder_self_attention"][0]])
+        else:
+            check_with_torch_layers(c, s, ref["source_ids"], ref["decoder_input_ids"])
     return {"model_type": cfg["model_type"], "family": c["family"], "vocab_size": c["vocab_size"],
             "decoder_start_token_id": c["start"], "eos_token_id": c["eos"], "pad_token_id": c["pad"],
             "encoder_layers": c["enc_layers"], "decoder_layers": c["dec_layers"], "heads": c["heads"],
             "tokenizer": {**extra, "texts": texts},
-            "cases": [reference_case(c, s, case, k == 0) for k, case in enumerate(all_cases)]}
+            "cases": references}
 
 
 def tune_eos(c, s, src):
@@ -831,6 +838,83 @@ def check_bart_offset(c, s):
     w = s["model.encoder.embed_positions.weight"].clone()
     w[2] += 1.0
     assert not torch.equal(encode(c, {**s, "model.encoder.embed_positions.weight": w}, ids)[0][0], enc[0])
+
+
+def check_with_torch_layers(c, s, src, dec_in):
+    """BART / Marian against PyTorch's own post-LN layers: nn.TransformerEncoderLayer and
+    nn.TransformerDecoderLayer (norm_first False) compute self-attention (q scaled by
+    d_head^-0.5, biases), add, norm, [cross-attention, add, norm,] fc1, act, fc2, add, norm, as
+    BartEncoderLayer / BartDecoderLayer do. Same embeddings in, logits within 5e-5 (float32
+    sums in another order)."""
+    act = ACTS[c["act"]]
+    kw = dict(d_model=c["d"], nhead=c["heads"], dim_feedforward=c["ff"], dropout=0.0,
+              activation=act, layer_norm_eps=c["eps"], batch_first=True)
+    x = embed(c, s, torch.tensor(src), torch.arange(len(src)), "encoder")[None]
+    for l in range(c["enc_layers"]):
+        layer = torch.nn.TransformerEncoderLayer(**kw).eval()
+        load_torch_layer(layer, s, f"model.encoder.layers.{l}.", [("self_attn", "self_attn", "norm1")])
+        x = layer(x)
+    y = embed(c, s, torch.tensor(dec_in), torch.arange(len(dec_in)), "decoder")[None]
+    causal = torch.triu(torch.full((len(dec_in), len(dec_in)), -math.inf), 1)
+    for l in range(c["dec_layers"]):
+        layer = torch.nn.TransformerDecoderLayer(**kw).eval()
+        load_torch_layer(layer, s, f"model.decoder.layers.{l}.",
+                         [("self_attn", "self_attn", "norm1"), ("multihead_attn", "encoder_attn", "norm2")])
+        y = layer(y, x, tgt_mask=causal)
+    mine = decode(c, s, dec_in, 0, encode(c, s, src)[0], {})[0]
+    diff = float((logits_of(c, s, y[0]) - mine).abs().max())
+    assert diff < 5e-5, f"{c['family']}: logits differ from PyTorch's layers by {diff}"
+
+
+def load_torch_layer(layer, s, p, attentions):
+    """Copies a Hugging Face layer's weights into torch's layer (q, k, v stacked in in_proj)."""
+    for mine, hf, norm in attentions:
+        m = getattr(layer, mine)
+        m.in_proj_weight.data = torch.cat([s[f"{p}{hf}.{x}_proj.weight"] for x in "qkv"])
+        m.in_proj_bias.data = torch.cat([s[f"{p}{hf}.{x}_proj.bias"] for x in "qkv"])
+        m.out_proj.weight.data, m.out_proj.bias.data = s[f"{p}{hf}.out_proj.weight"], s[f"{p}{hf}.out_proj.bias"]
+        getattr(layer, norm).weight.data = s[f"{p}{hf}_layer_norm.weight"]
+        getattr(layer, norm).bias.data = s[f"{p}{hf}_layer_norm.bias"]
+    last = "norm3" if len(attentions) == 2 else "norm2"
+    getattr(layer, last).weight.data, getattr(layer, last).bias.data = s[p + "final_layer_norm.weight"], s[p + "final_layer_norm.bias"]
+    layer.linear1.weight.data, layer.linear1.bias.data = s[p + "fc1.weight"], s[p + "fc1.bias"]
+    layer.linear2.weight.data, layer.linear2.bias.data = s[p + "fc2.weight"], s[p + "fc2.bias"]
+
+
+def hand_bucket(rel, bidirectional, num_buckets=32, max_distance=128):
+    """The bucket formula again, for one integer, in plain Python floats."""
+    offset = 0
+    if bidirectional:
+        num_buckets //= 2
+        offset = num_buckets if rel > 0 else 0
+        rel = abs(rel)
+    else:
+        rel = max(-rel, 0)
+    exact = num_buckets // 2
+    if rel < exact:
+        return offset + rel
+    return offset + min(exact + int(math.log(rel / exact) / math.log(max_distance / exact) * (num_buckets - exact)),
+                        num_buckets - 1)
+
+
+def check_t5_by_loops(c, s, src, dec_in, maps):
+    """T5's layer-0 maps element by element: score(h, i, j) = q_i . k_j (no scaling) +
+    table[bucket(j - i)][h], decoder keys after i dropped; against the reference's maps."""
+    for stack, ids, bidirectional, got in (("encoder", src, True, maps[0]), ("decoder", dec_in, False, maps[1])):
+        p = f"{stack}.block.0.layer.0."
+        x = rms(s["shared.weight"][torch.tensor(ids)], s[p + "layer_norm.weight"], c["eps"]).double()
+        q, k = (x @ s[p + f"SelfAttention.{m}.weight"].double().T for m in "qk")
+        table = s[p + "SelfAttention.relative_attention_bias.weight"].double()
+        dk = c["d_head"]
+        for h in range(c["heads"]):
+            for i in range(len(ids)):
+                keys = range(len(ids)) if bidirectional else range(i + 1)
+                scores = [float(q[i, h * dk:(h + 1) * dk] @ k[j, h * dk:(h + 1) * dk]) +
+                          float(table[hand_bucket(j - i, bidirectional), h]) for j in keys]
+                top = max(scores)
+                z = sum(math.exp(v - top) for v in scores)
+                for j, v in zip(keys, scores):
+                    assert abs(math.exp(v - top) / z - float(got[h][i][j])) < 1e-5, f"T5 {stack} map [{h}][{i}][{j}]"
 
 
 def read_safetensors(path):
