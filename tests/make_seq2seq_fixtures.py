@@ -803,9 +803,15 @@ BUCKETS = [(0, True, 0), (-3, True, 3), (3, True, 19), (-7, True, 7), (-8, True,
 
 
 def check_buckets():
+    """The hand table; then every distance in [-2000, 2000]: torch's float32 arithmetic (HF's)
+    and the formula in double (hand_bucket) give the same bucket, so a C++ port may use either."""
     for rel, bidirectional, want in BUCKETS:
         got = int(t5_bucket(torch.tensor([rel]), bidirectional, 32, 128)[0])
         assert got == want, f"T5 bucket of {rel} ({'bi' if bidirectional else 'uni'}): {got}, want {want}"
+    for bidirectional in (True, False):
+        rel = torch.arange(-2000, 2001)
+        for r, got in zip(rel.tolist(), t5_bucket(rel, bidirectional, 32, 128).tolist()):
+            assert got == hand_bucket(r, bidirectional), f"T5 bucket of {r}: float32 and double differ"
 
 
 def check_sinusoids(s, c):
@@ -966,11 +972,7 @@ def check_committed():
 
 
 def check_tokenizer(name, folder, texts):
-    try:
-        import sentencepiece  # noqa: F401
-    except ImportError:
-        print("sentencepiece not installed: tokenizer ids not re-checked")
-        return
+    """The recorded ids made again from the committed files (sentencepiece's when installed)."""
     if name == "bart":
         vocab = json.loads((folder / "vocab.json").read_text())
         lines = (folder / "merges.txt").read_text().splitlines()[1:]
@@ -978,6 +980,15 @@ def check_tokenizer(name, folder, texts):
         for t in texts:
             assert [0] + bpe_encode(t["text"], vocab, merges) + [2] == t["ids"], f"bart: {t['text']}"
         return
+    try:
+        import sentencepiece  # noqa: F401
+    except ImportError:
+        print(f"{name}: sentencepiece not installed, its ids not re-checked")
+        return
+    if name == "marian":
+        vocab = json.loads((folder / "vocab.json").read_text())
+        for t in texts:
+            assert [vocab.get(p, 1) for p in t["pieces"]] + [0] == t["ids"], f"marian vocab: {t['text']}"
     for t in texts:
         file = "spiece.model" if name != "marian" else ("source.spm" if t["side"] == "source" else "target.spm")
         pieces, ids = spm_pieces((folder / file).read_bytes(), t["text"])
