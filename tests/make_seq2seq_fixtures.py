@@ -19,10 +19,12 @@ German corpus; BART's byte-level BPE is learned here on the same corpus.
     /usr/bin/python3 tests/make_seq2seq_fixtures.py            # write everything (deterministic)
     /usr/bin/python3 tests/make_seq2seq_fixtures.py --check    # the committed files: self-checks
 
---check reads the committed fixtures back, runs the hand-written checks (T5's buckets, BART's
-position offset, Marian's sinusoids, rows summing to 1, causal zeros, cache = no cache) and
-recomputes reference.json from the files; exit 1 on any difference. It needs only torch; the
-tokenizer ids are re-checked when sentencepiece is installed.
+Writing and --check both run the self-checks: T5's buckets and Marian's sinusoids against
+values worked by hand, BART's position offset, rows summing to 1, causal zeros, cache = no
+cache, BART and Marian against PyTorch's own post-LN layers, T5's layer-0 maps element by
+element. --check then recomputes reference.json from the committed files (exit 1 on any
+difference); it needs torch and numpy only, and re-checks the sentencepiece ids when
+sentencepiece is installed.
 """
 import argparse
 import io
