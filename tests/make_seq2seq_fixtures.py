@@ -335,6 +335,9 @@ def bart_state(c, g):
             st[p + "fc2.weight"], st[p + "fc2.bias"] = gen_normal(g, (d, ff), ff ** -0.5), gen_normal(g, (d,), 0.1)
             layer_norm(st, p + "final_layer_norm", d, g)
     st["final_logits_bias"] = gen_normal(g, (1, V), 0.5)
+    if c["family"] == "marian":  # the converted opus-mt models add <pad> as a zero row, zero bias
+        st["model.shared.weight"][c["pad"]] = 0.0
+        st["final_logits_bias"][0, c["pad"]] = 0.0
     return st
 
 
