@@ -701,12 +701,13 @@ def reference_case(c, s, case, full_logits):
 
 
 def check_maps(entry):
-    """Every attention row sums to 1; the decoder's self-attention is 0 above the diagonal."""
+    """Every attention row sums to 1 (within 3e-5: each of up to 24 weights rounded to 6
+    decimals); the decoder's self-attention is 0 above the diagonal."""
     for key in ("encoder_attention", "decoder_self_attention", "cross_attention"):
         for layer in entry[key]:
             for head in layer:
                 for row in head:
-                    assert abs(sum(row) - 1.0) < 1e-5, f"{entry['name']} {key}: a row sums to {sum(row)}"
+                    assert abs(sum(row) - 1.0) < 3e-5, f"{entry['name']} {key}: a row sums to {sum(row)}"
     for layer in entry["decoder_self_attention"]:
         for head in layer:
             for i, row in enumerate(head):
