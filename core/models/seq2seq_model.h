@@ -1,0 +1,72 @@
+// What an encoder-decoder (T5, mT5, BART, Marian) is to the rest of the app: an encoder stack
+// that reads the source, a decoder stack that reads the target with causal self-attention and
+// cross-attention to the encoder's output, each layer around the engine's attention. The
+// families implement it (core/models/families/t5_model.h, ...); the forward, the greedy
+// generation with its key/value cache and the traces are written once against it
+// (seq2seq_forward.h). docs/real-models.md, "Encoder-decoders", has the contract.
+#pragma once
+
+#include "engine/attention.h"
+#include "models/formats/model_config.h"
+
+#include <string>
+#include <vector>
+
+namespace core::models {
+
+struct Seq2SeqConfig {
+    // modelType, dModel, heads, headDim, dInner, vocabSize, layerNormEpsilon, activation; its
+    // `layers` are the encoder's.
+    ModelConfig base;
+    int decoderLayers = 0;
+    int decoderStartId = 0, eosId = 1, padId = 0;
+    int positions = 0; // the tokens a side reads at most (a position table's rows); 0: any
+};
+
+// What the decoder keeps of one source and the target tokens read so far, per decoder layer:
+// its self-attention's keys and values of those tokens, and the cross-attention's keys and
+// values of the encoder's output (made once per source).
+struct DecoderCache {
+    std::vector<Mat> selfKeys, selfValues;   // L_dec, P x (H*d_head)
+    std::vector<Mat> crossKeys, crossValues; // L_dec, Ns x (H*d_head)
+    Mat encoded;                             // Ns x d: the encoder's output (the cross side)
+    int past() const { return selfKeys.empty() ? 0 : int(selfKeys.front().rows()); }
+};
+
+// The heads switched off in one decoder layer: its self-attention's and its cross-attention's.
+struct DecoderAblation {
+    std::vector<int> self, cross;
+};
+
+class Seq2SeqModel {
+  public:
+    virtual ~Seq2SeqModel() = default;
+
+    virtual const Seq2SeqConfig& config() const = 0;
+    virtual std::string dtype() const = 0;
+    virtual const std::vector<std::string>& warnings() const = 0;
+
+    // Ns x d: the encoder's input stream.
+    virtual Mat embedSource(const std::vector<int>& ids) const = 0;
+    // Encoder layer l (from 0) on `stream` (Ns x d, replaced by what it hands on).
+    virtual void encoderLayer(int l, Mat& stream, const std::vector<int>& ablated,
+                              Attention& attention) const = 0;
+    // Ns x d: what the cross-attention reads (after T5's final norm; the stream itself for a
+    // post-LN stack).
+    virtual Mat encoderOutput(const Mat& stream) const = 0;
+    // A cache for decoding after `encoded`: the cross keys and values of every decoder layer,
+    // no target token yet.
+    virtual DecoderCache startDecoder(const Mat& encoded) const = 0;
+    // n x d: the decoder's input for target tokens at positions [first, first + n).
+    virtual Mat embedTarget(const std::vector<int>& ids, int first) const = 0;
+    // Decoder layer l on `stream` (n x d: the tokens after cache.past(), replaced by what the
+    // layer hands on): self-attention over the cached keys and these tokens', cross-attention
+    // over the encoder's; this layer's keys and values of the n tokens join the cache.
+    virtual void decoderLayer(int l, Mat& stream, DecoderCache& cache,
+                              const DecoderAblation& ablated, Attention& self,
+                              Attention& cross) const = 0;
+    // rows x V: the logits of decoder stream rows (after its last layer).
+    virtual Mat head(const Mat& stream) const = 0;
+};
+
+} // namespace core::models

@@ -1,0 +1,164 @@
+// The encoder-decoders against PyTorch (tests/fixtures/seq2seq, make_seq2seq_fixtures.py): on
+// every SIMD path, each fixture's encoder, decoder self- and cross-attention maps and its logits
+// within 1e-4 of the reference, the teacher-forced loss, and greedy decoding on the key/value
+// cache giving the reference's tokens (up to the first step whose top-2 margin is too thin to
+// call) with each step's cross-attention row.
+#include "models/families/t5_model.h"
+
+#include "build_facts.h"
+#include "io/json_fields.h"
+#include "models/seq2seq_forward.h"
+#include "models/tensor_ops.h"
+#include "simd_paths.h"
+#include "thrown_message.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using namespace core::models;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(build_facts::fixtureDir()) / "seq2seq";
+
+const json& reference() {
+    static const json r = [] {
+        std::ifstream in(kDir / "reference.json");
+        return json::parse(in);
+    }();
+    return r;
+}
+
+std::unique_ptr<Seq2SeqModel> openFixture(const std::string& name) {
+    HfFiles files;
+    files.config = (kDir / name / "config.json").string();
+    files.weights = {(kDir / name / "model.safetensors").string()};
+    std::ifstream in(files.config);
+    const json config = json::parse(in);
+    const core::JsonFields fields(config, "config.json");
+    return std::make_unique<T5Model>(readT5Config(fields), files);
+}
+
+// The largest |ours - reference| over [L][H][rows][cols] maps, ours (H*rows) x cols per layer.
+double worstMaps(const std::vector<core::Attention>& ours, const json& expected) {
+    double worst = 0;
+    for (std::size_t l = 0; l < ours.size(); ++l) {
+        const core::Attention& a = ours[l];
+        for (int h = 0; h < a.heads; ++h)
+            for (int i = 0; i < a.queryLen; ++i)
+                for (int j = 0; j < a.keyLen; ++j)
+                    worst = std::max(worst, std::abs(double(a.attention(a.headRow(0, h, i), j)) -
+                                                     expected[l][h][i][j].get<double>()));
+    }
+    return worst;
+}
+
+double meanLoss(const core::Mat& logits, const std::vector<int>& labels) {
+    double sum = 0;
+    for (int i = 0; i < int(labels.size()); ++i)
+        sum -= logSoftmax(logits.row(i))(labels[std::size_t(i)]);
+    return sum / double(labels.size());
+}
+
+class Seq2SeqReference : public testing_support::OnEveryPathNamed {};
+
+TEST_P(Seq2SeqReference, EveryMapTheLogitsAndTheLossMatchPyTorch) {
+    const std::string name = std::get<0>(GetParam());
+    const auto model = openFixture(name);
+    EXPECT_TRUE(model->warnings().empty());
+    for (const json& c : reference()["fixtures"][name]["cases"]) {
+        const std::string what = name + ", " + c["name"].get<std::string>();
+        const Seq2SeqRun run = runSeq2Seq(*model, c["source_ids"], c["decoder_input_ids"]);
+        EXPECT_LT(worstMaps(run.encoder, c["encoder_attention"]), 1e-4) << what;
+        EXPECT_LT(worstMaps(run.decoderSelf, c["decoder_self_attention"]), 1e-4) << what;
+        EXPECT_LT(worstMaps(run.cross, c["cross_attention"]), 1e-4) << what;
+        for (std::size_t i = 0; i < c["top5_ids"].size(); ++i)
+            for (int k = 0; k < 5; ++k) {
+                const int id = c["top5_ids"][i][k];
+                EXPECT_NEAR(run.logits(Eigen::Index(i), id), c["top5_logits"][i][k].get<double>(),
+                            1e-4)
+                    << what << ", position " << i;
+            }
+        EXPECT_NEAR(meanLoss(run.logits, c["labels"]), c["loss"].get<double>(), 1e-4) << what;
+    }
+}
+
+TEST_P(Seq2SeqReference, GreedyDecodingOnTheCacheGivesTheReferencesTokens) {
+    const std::string name = std::get<0>(GetParam());
+    const auto model = openFixture(name);
+    const int maxTokens = reference()["max_new_tokens"];
+    for (const json& c : reference()["fixtures"][name]["cases"]) {
+        const std::string what = name + ", " + c["name"].get<std::string>();
+        const json& g = c["generation"];
+        const Seq2SeqRun encoded = encodeSource(*model, c["source_ids"]);
+        const GreedyOutput out = generateGreedy(*model, encoded, maxTokens, g["suppressed_ids"]);
+        const std::vector<int> expected = g["ids"];
+        std::size_t clear = 0; // the steps whose choice is clear (a margin well above 1e-4)
+        while (clear < expected.size() && g["margins"][clear].get<double>() > 1e-3) ++clear;
+        ASSERT_GE(out.ids.size(), clear) << what;
+        for (std::size_t s = 0; s < clear; ++s) {
+            EXPECT_EQ(out.ids[s], expected[s]) << what << ", step " << s;
+            for (std::size_t l = 0; l < out.cross.size(); ++l)
+                for (int h = 0; h < model->config().base.heads; ++h)
+                    for (int j = 0; j < out.cross[l].cols(); ++j)
+                        EXPECT_NEAR(out.cross[l](Eigen::Index(h) * Eigen::Index(out.ids.size()) +
+                                                     Eigen::Index(s),
+                                                 j),
+                                    g["cross_attention"][l][h][s][j].get<double>(), 1e-4)
+                            << what << ", step " << s << ", layer " << l << ", head " << h;
+        }
+    }
+}
+
+std::vector<std::string> fixtureNames() {
+    std::vector<std::string> names;
+    for (const auto& [name, f] : reference()["fixtures"].items())
+        if (f["family"] == "t5") names.push_back(name); // BART and Marian follow
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2SeqReference,
+                         ::testing::Combine(::testing::ValuesIn(fixtureNames()),
+                                            ::testing::ValuesIn(core::availableSimdLevels())),
+                         testing_support::namedPathName);
+
+TEST(T5Buckets, AreModelingT5sRelativePositionBuckets) {
+    // Bidirectional, 32 buckets over 128: keys before the query in 0..15, after in 16..31;
+    // distances below 8 exact, then logarithmic.
+    EXPECT_EQ(t5Bucket(0, true, 32, 128), 0);
+    EXPECT_EQ(t5Bucket(-3, true, 32, 128), 3);
+    EXPECT_EQ(t5Bucket(3, true, 32, 128), 19);
+    EXPECT_EQ(t5Bucket(-8, true, 32, 128), 8);
+    EXPECT_EQ(t5Bucket(-1000, true, 32, 128), 15);
+    EXPECT_EQ(t5Bucket(1000, true, 32, 128), 31);
+    // Causal: keys after the query share bucket 0; before, 32 buckets, 16 exact.
+    EXPECT_EQ(t5Bucket(5, false, 32, 128), 0);
+    EXPECT_EQ(t5Bucket(-5, false, 32, 128), 5);
+    EXPECT_EQ(t5Bucket(-1000, false, 32, 128), 31);
+}
+
+TEST(Seq2SeqForward, BadInputIsRefusedInOneLine) {
+    const auto model = openFixture("t5_relu");
+    EXPECT_NE(testing_support::thrownMessage([&] {
+                  runSeq2Seq(*model, {}, {0});
+              }).find("the source has no tokens"),
+              std::string::npos);
+    EXPECT_NE(testing_support::thrownMessage([&] {
+                  runSeq2Seq(*model, {5, 400}, {0});
+              }).find("token id 400 is outside the vocabulary of 400"),
+              std::string::npos);
+    Seq2SeqAblation ablated;
+    ablated.decoder = {{{}, {4}}};
+    EXPECT_NE(testing_support::thrownMessage([&] {
+                  runSeq2Seq(*model, {5}, {0}, ablated);
+              }).find("head 5 does not exist"),
+              std::string::npos);
+}
+
+} // namespace
