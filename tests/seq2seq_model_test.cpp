@@ -153,8 +153,8 @@ TEST(BartConfig, MarianNeverGeneratesItsPadAndComputesItsSinusoids) {
     std::ifstream in(kDir / "marian" / "config.json");
     const json config = json::parse(in);
     const BartConfig c = readBartConfig(core::JsonFields(config, "config.json"), true);
-    EXPECT_EQ(c.neverGenerated, (std::vector<int>{243}));
-    EXPECT_EQ(c.neverGenerated,
+    EXPECT_EQ(c.seq.neverGenerated, (std::vector<int>{243}));
+    EXPECT_EQ(c.seq.neverGenerated,
               reference()["fixtures"]["marian"]["cases"][0]["generation"]["suppressed_ids"]
                   .get<std::vector<int>>());
     // Where a file holds no table, the computed one is the one converted opus-mt files hold.

@@ -2,6 +2,7 @@
 
 #include "cli/attention_file_cli.h"
 #include "cli/command_line.h"
+#include "cli/seq2seq_cli.h"
 
 #include "io/train_scene.h"
 
@@ -258,6 +259,13 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                   "With a Hugging Face model and --export: the traces beside the figures: none, "
                   "attention (model-trace.json with the attention alone) or full (every layer's "
                   "weights and activations too: hundreds of MB for GPT-2 small)");
+    cli.add_option("--target", options.real.target,
+                   "With an encoder-decoder (T5, BART, Marian): the target the decoder reads "
+                   "after its start token (teacher-forced); the source is --sentence");
+    cli.add_option("--generate", options.real.generate,
+                   "With an encoder-decoder: the decoder writes up to N tokens greedily from its "
+                   "start token, stopping at its end token")
+        ->check(CLI::Range(1, 4096));
     cli.add_option("--compare", options.real.compare,
                    "With a Hugging Face model: run a second one (a folder, a name) on the same "
                    "text and print the heads whose attention moved most (a checkpoint against "
@@ -349,7 +357,8 @@ constexpr const char* kExportFlags[] = {"--export", "--export-scale", "--export-
 constexpr const char* kRealModelOnly[] = {
     "--top-k",          "--json-logits",   "--json-attention-only",
     "--json-precision", "--export-traces", "--bench-forward",
-    "--pair",           "--bench-typing",  "--compare"};
+    "--pair",           "--bench-typing",  "--compare",
+    "--target",         "--generate"};
 
 // --model DIR [--step S]: the run read, its sentences (or the task's default) checked; or a
 // Hugging Face model (the folder, or the cache, says which).
@@ -369,6 +378,10 @@ std::string loadModelOptions(const CLI::App& cli, const SceneFlags& flags, CliOp
     if (where.kind != core::models::ModelFolderKind::TrainRun) { // a folder or a GGUF file
         if (cli.count("--step") > 0) return "--step is for run folders of mha-viz train";
         options.real.pairGiven = cli.count("--pair") > 0;
+        options.real.targetGiven = cli.count("--target") > 0;
+        const auto given = [&cli](const char* flag) { return cli.count(flag) > 0; };
+        if (const auto error = loadSeq2SeqIfOne(where, given, options, flags.sentences))
+            return *error;
         return loadRealModel(options, flags.sentences);
     }
     for (const char* flag : kRealModelOnly)
@@ -495,6 +508,7 @@ int runModelHeadless(const CliOptions& options) {
 
 int runHeadless(const CliOptions& options) {
     if (options.savedAttention) return runAttentionFileHeadless(options);
+    if (options.seq2seqModel) return runSeq2SeqHeadless(options);
     if (options.realModel) return runRealModelHeadless(options);
     if (options.model) return runModelHeadless(options);
     core::Trace trace;

@@ -6,6 +6,7 @@
 #include "io/scene_json.h"
 #include "io/trained_run.h"
 #include "models/analyses/saved_attention.h"
+#include "models/seq2seq_real_model.h"
 #include "train/trainer.h"
 
 #include <memory>
@@ -43,6 +44,9 @@ struct CliOptions {
     // parseCli, its sentence checked.
     RealModelFlags real;
     std::shared_ptr<const core::models::RealModel> realModel;
+    // --model naming an encoder-decoder (T5, BART, Marian): opened by parseCli instead of
+    // realModel, the source sentence checked.
+    std::shared_ptr<const core::models::Seq2SeqRealModel> seq2seqModel;
     // --compare MODEL: a second checkpoint run on the same text, compared head by head.
     std::shared_ptr<const core::models::RealModel> compareModel;
     // --attention FILE: attention saved elsewhere (docs/attention-files.md), read and checked
@@ -54,7 +58,7 @@ struct CliOptions {
     std::optional<core::train::TrainSettings> train;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty() ||
-               real.benchForward > 0 || !real.compare.empty();
+               real.benchForward > 0 || !real.compare.empty() || seq2seqModel != nullptr;
     }
 };
 

@@ -26,6 +26,11 @@ struct RealModelFlags {
     std::string pair;     // --pair TEXT: an encoder's sentence B ([CLS] A [SEP] B [SEP])
     std::string compare;  // --compare MODEL: a second model on the same text, head by head
     bool pairGiven = false;
+    // An encoder-decoder's target (seq2seq_cli.h): --target TEXT read teacher-forced, or
+    // --generate N greedy tokens.
+    std::string target;
+    bool targetGiven = false;
+    int generate = 0;
 };
 
 // Opens the model and checks the sentence (one; the default when none is given). Returns the

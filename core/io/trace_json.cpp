@@ -262,6 +262,10 @@ void writeAttentionTensor(JsonWriter& w, const Trace& t) {
     writePerHead(w, t.attention.attention, t.attention);
 }
 
+void writeAttentionTensor(JsonWriter& w, const Attention& a) {
+    writePerHead(w, a.attention, a);
+}
+
 void writeTraceJson(const Trace& t, std::ostream& out) {
     JsonWriter w(out);
     traceObject(w, t);

@@ -22,6 +22,8 @@ std::string traceJson(const Trace& trace);
 // The softmax weights alone, "attention" [B][H][N][M] as in the v1 object: a trace that
 // leaves out the weights and activations (--json-attention-only).
 void writeAttentionTensor(JsonWriter& w, const Trace& trace);
+// The same of one attention's record (an encoder-decoder's layers, which are no Trace).
+void writeAttentionTensor(JsonWriter& w, const Attention& attention);
 
 inline constexpr int kModelTraceJsonVersion = 2;
 

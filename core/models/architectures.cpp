@@ -1,9 +1,11 @@
 // The registry of architectures (architectures.h): one entry per family.
 #include "models/architectures.h"
 
+#include "models/families/bart_model.h"
 #include "models/families/bert_model.h"
 #include "models/families/gpt2_model.h"
 #include "models/families/llama_model.h"
+#include "models/families/t5_model.h"
 #include "models/tokenizers/byte_level_tokenizer.h"
 #include "models/tokenizers/tokenizer_json.h"
 #include "models/tokenizers/wordpiece_tokenizer.h"
@@ -137,10 +139,39 @@ const Architecture kArchitectures[] = {
     decoder("OLMo 2", "olmo2", readOlmo2Config, "olmo2", NormPlace::OnOutput),
 };
 
+std::unique_ptr<const Seq2SeqModel> loadT5(const JsonFields& config, const HfFiles& files) {
+    return std::make_unique<T5Model>(readT5Config(config), files);
+}
+
+template <bool marian>
+std::unique_ptr<const Seq2SeqModel> loadBart(const JsonFields& config, const HfFiles& files) {
+    return std::make_unique<BartModel>(readBartConfig(config, marian), files);
+}
+
+// BART's byte-level BPE, RoBERTa's: <s> text </s>, for the source and the target alike.
+std::unique_ptr<const ModelTokenizer> bartTokenizer(const HfFiles& files, const Seq2SeqConfig&) {
+    return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::Sentence);
+}
+
+const Seq2SeqArchitecture kSeq2SeqArchitectures[] = {
+    {"BART", {"bart"}, loadBart<false>, bartTokenizer, bartTokenizer, "The house is wonderful."},
+};
+
 } // namespace
 
 std::span<const Architecture> architectures() {
     return kArchitectures;
+}
+
+std::span<const Seq2SeqArchitecture> seq2seqArchitectures() {
+    return kSeq2SeqArchitectures;
+}
+
+const Seq2SeqArchitecture* findSeq2SeqArchitecture(std::string_view modelType) {
+    for (const Seq2SeqArchitecture& a : kSeq2SeqArchitectures)
+        if (std::find(a.modelTypes.begin(), a.modelTypes.end(), modelType) != a.modelTypes.end())
+            return &a;
+    return nullptr;
 }
 
 const Architecture* findArchitecture(std::string_view modelType) {

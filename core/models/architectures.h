@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/formats/model_folder.h"
+#include "models/seq2seq_model.h"
 #include "models/tokenizers/model_tokenizer.h"
 #include "models/transformer.h"
 
@@ -61,8 +62,25 @@ struct Architecture {
     bool causal() const { return stack == Stack::Decoder; }
 };
 
+// An encoder-decoder family (seq2seq_model.h): the model_type names it opens, its loader
+// (config.json's fields and the weights) and its tokenizers, the source's and the target's (one
+// tokenizer for both in T5 and BART, two SentencePiece models in Marian).
+struct Seq2SeqArchitecture {
+    const char* name; // for people: "T5", "BART"
+    std::vector<std::string> modelTypes;
+    std::unique_ptr<const Seq2SeqModel> (*load)(const JsonFields& config, const HfFiles& files);
+    std::unique_ptr<const ModelTokenizer> (*sourceTokenizer)(const HfFiles& files,
+                                                             const Seq2SeqConfig& config);
+    std::unique_ptr<const ModelTokenizer> (*targetTokenizer)(const HfFiles& files,
+                                                             const Seq2SeqConfig& config);
+    const char* defaultSource; // the source sentence it opens on (T5 reads a task prefix)
+};
+
 // Every entry, in the order messages list them.
 std::span<const Architecture> architectures();
+std::span<const Seq2SeqArchitecture> seq2seqArchitectures();
+// The encoder-decoder entry that opens `modelType`, or null.
+const Seq2SeqArchitecture* findSeq2SeqArchitecture(std::string_view modelType);
 
 // The entry that opens `modelType`, or null.
 const Architecture* findArchitecture(std::string_view modelType);

@@ -66,7 +66,7 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
 namespace {
 
 // topTokens from a row's log-probabilities, which the caller may need for the loss too.
-std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
+std::vector<TokenChoice> topOfLogProbabilities(const ModelTokenizer& tokenizer,
                                                const Eigen::RowVectorXd& logp, int k) {
     k = std::clamp(k, 0, int(logp.size()));
     const auto before = [&](int a, int b) { // most likely first, then the lower id
@@ -83,8 +83,8 @@ std::vector<TokenChoice> topOfLogProbabilities(const RealModel& model,
     for (int i = 0; i < k; ++i) {
         const int id = order[std::size_t(i)];
         std::string token; // an id past the tokenizer's (a padded vocabulary): "<50300>"
-        if (id < model.tokenizer->vocabSize())
-            token = model.tokenizer->readable(id);
+        if (id < tokenizer.vocabSize())
+            token = tokenizer.readable(id);
         else
             token.append("<").append(std::to_string(id)).append(">");
         top.push_back({id, std::move(token), float(std::exp(logp(id)))});
@@ -145,7 +145,7 @@ void predictRows(const RealModel& model, const Mat& logits, int first, int topK,
 #pragma omp parallel for schedule(dynamic, 8) if (rows > 16)
     for (int i = 0; i < rows; ++i) {
         const Eigen::RowVectorXd logp = logSoftmax(logits.row(i)); // 1 x V
-        top[std::size_t(i)] = topOfLogProbabilities(model, logp, topK);
+        top[std::size_t(i)] = topOfLogProbabilities(*model.tokenizer, logp, topK);
         if (first + i + 1 < N) target[std::size_t(i)] = logp(r.ids[std::size_t(first + i + 1)]);
     }
     for (int i = 0; i < rows; ++i) {
@@ -190,7 +190,12 @@ std::shared_ptr<const RealTrace> withPredictions(std::shared_ptr<const RealTrace
 
 std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
                                    int k) {
-    return topOfLogProbabilities(model, logSoftmax(logits), k);
+    return topOfLogProbabilities(*model.tokenizer, logSoftmax(logits), k);
+}
+
+std::vector<TokenChoice> topTokens(const ModelTokenizer& tokenizer,
+                                   const Eigen::Ref<const RowVec>& logits, int k) {
+    return topOfLogProbabilities(tokenizer, logSoftmax(logits), k);
 }
 
 namespace {

@@ -158,6 +158,9 @@ std::shared_ptr<const RealTrace> withPredictions(std::shared_ptr<const RealTrace
 // The top k of a row of logits, most likely first.
 std::vector<TokenChoice> topTokens(const RealModel& model, const Eigen::Ref<const RowVec>& logits,
                                    int k);
+// The same read by `tokenizer` (an encoder-decoder's target tokenizer).
+std::vector<TokenChoice> topTokens(const ModelTokenizer& tokenizer,
+                                   const Eigen::Ref<const RowVec>& logits, int k);
 
 // Each N x N map pooled to at most side x side, each cell the largest it covers (so a one-token
 // diagonal stays visible); a map that fits is copied as it is.

@@ -21,6 +21,7 @@ struct Seq2SeqConfig {
     int decoderLayers = 0;
     int decoderStartId = 0, eosId = 1, padId = 0;
     int positions = 0; // the tokens a side reads at most (a position table's rows); 0: any
+    std::vector<int> neverGenerated; // bad_words_ids of one token (Marian's pad)
 };
 
 // What the decoder keeps of one source and the target tokens read so far, per decoder layer:

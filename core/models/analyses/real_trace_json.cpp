@@ -1,6 +1,8 @@
 // Writing a real model's v2 trace (real_trace_json.h).
 #include "models/analyses/real_trace_json.h"
 
+#include "models/analyses/trace_json_parts.h"
+
 #include "io/json_writer.h"
 #include "io/trace_json.h"
 
@@ -58,42 +60,6 @@ void writeModel(JsonWriter& w, const RealModel& model) {
     w.endObject();
 }
 
-void writeChoice(JsonWriter& w, const TokenChoice& choice) {
-    w.beginObject();
-    w.field("token", choice.token);
-    w.field("id", choice.id);
-    w.field("probability", choice.probability);
-    w.endObject();
-}
-
-// predictions[i]: the most likely next token after position i; "top" lists the k best when
-// more than one was asked for.
-void writePredictions(JsonWriter& w, const RealTrace& t) {
-    w.beginArray();
-    for (const std::vector<TokenChoice>& top : t.predictions) {
-        if (top.empty()) continue;
-        w.beginObject();
-        w.field("token", top.front().token);
-        w.field("id", top.front().id);
-        w.field("probability", top.front().probability);
-        if (top.size() > 1) {
-            w.key("top");
-            w.beginArray();
-            for (const TokenChoice& choice : top) writeChoice(w, choice);
-            w.endArray();
-        }
-        w.endObject();
-    }
-    w.endArray();
-}
-
-void writeInts(JsonWriter& w, const char* key, const std::vector<int>& values) {
-    w.key(key);
-    w.beginArray();
-    for (int v : values) w.value(v);
-    w.endArray();
-}
-
 void writeSentence(JsonWriter& w, const RealModel& model, const RealTrace& t) {
     w.beginObject();
     w.field("text", t.text);
@@ -109,7 +75,7 @@ void writeSentence(JsonWriter& w, const RealModel& model, const RealTrace& t) {
     if (model.isEncoder() && model.config().typeVocabSize > 0) writeInts(w, "token_types", t.types);
     if (model.isEncoder()) writeInts(w, "mask_positions", t.maskPositions());
     w.key("predictions"); // decoders: the next token; encoders: the MLM head's token here
-    writePredictions(w, t);
+    writePredictions(w, t.predictions);
     if (!model.isEncoder()) w.field("loss", Scalar(t.loss));
     w.endObject();
 }

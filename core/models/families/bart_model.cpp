@@ -43,7 +43,7 @@ BartConfig readBartConfig(const JsonFields& f, bool marian) {
     if (f.has("bad_words_ids"))
         for (const auto& words : f.at("bad_words_ids"))
             if (words.is_array() && words.size() == 1 && words[0].is_number_integer())
-                c.neverGenerated.push_back(words[0].get<int>());
+                c.seq.neverGenerated.push_back(words[0].get<int>());
     return c;
 }
 

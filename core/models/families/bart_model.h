@@ -18,11 +18,10 @@ namespace core::models {
 
 struct BartConfig {
     Seq2SeqConfig seq;
-    bool sinusoidal = false;         // Marian's fixed table (stored or computed)
-    int positionOffset = 2;          // BART's learned table starts its positions at row 2
-    bool embedScale = false;         // scale_embedding: times sqrt(d_model)
-    bool layernormEmbedding = true;  // BART's norm of embeddings + positions
-    std::vector<int> neverGenerated; // bad_words_ids of one token (Marian's pad)
+    bool sinusoidal = false;        // Marian's fixed table (stored or computed)
+    int positionOffset = 2;         // BART's learned table starts its positions at row 2
+    bool embedScale = false;        // scale_embedding: times sqrt(d_model)
+    bool layernormEmbedding = true; // BART's norm of embeddings + positions
 };
 
 // config.json's BART / Marian fields (d_model, encoder_ / decoder_layers, _attention_heads,
@@ -57,7 +56,6 @@ class BartModel final : public Seq2SeqModel {
     const Seq2SeqConfig& config() const override { return c_.seq; }
     std::string dtype() const override { return dtype_; }
     const std::vector<std::string>& warnings() const override { return warnings_; }
-    const std::vector<int>& neverGenerated() const { return c_.neverGenerated; }
     Mat embedSource(const std::vector<int>& ids) const override;
     void encoderLayer(int l, Mat& stream, const std::vector<int>& ablated,
                       Attention& attention) const override;

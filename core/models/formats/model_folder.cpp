@@ -382,14 +382,21 @@ void readTokenizerFiles(const fs::path& dir, HfFiles& files) {
     files.tokenizerJson = optionalFile(dir, "tokenizer.json");
     files.vocabTxt = optionalFile(dir, "vocab.txt");
     files.tokenizerConfig = optionalFile(dir, "tokenizer_config.json");
+    files.sentencePiece = optionalFile(dir, "spiece.model");
+    files.sourceSpm = optionalFile(dir, "source.spm");
+    files.targetSpm = optionalFile(dir, "target.spm");
     const bool bpe = !files.vocabJson.empty() && !files.merges.empty();
-    if (bpe || !files.tokenizerJson.empty() || !files.vocabTxt.empty()) return;
+    const bool marian = !files.sourceSpm.empty() && !files.targetSpm.empty();
+    if (bpe || !files.tokenizerJson.empty() || !files.vocabTxt.empty() ||
+        !files.sentencePiece.empty() || marian)
+        return;
     std::string half;
     if (!files.vocabJson.empty()) half = " (it has vocab.json but not merges.txt)";
     if (!files.merges.empty()) half = " (it has merges.txt but not vocab.json)";
     refuse(dir.string() + ": no tokenizer files" + half +
            "; expected vocab.json + merges.txt or tokenizer.json (GPT-2), vocab.txt or" +
-           " tokenizer.json (BERT)");
+           " tokenizer.json (BERT), spiece.model (T5), source.spm + target.spm + vocab.json" +
+           " (Marian)");
 }
 
 } // namespace

@@ -71,6 +71,8 @@ struct HfFiles {
     std::string tokenizerJson;                  // tokenizer.json (any family)
     std::string vocabTxt;                       // WordPiece (BERT)
     std::string tokenizerConfig;                // tokenizer_config.json
+    std::string sentencePiece;                  // spiece.model (T5, mT5)
+    std::string sourceSpm, targetSpm;           // Marian's source.spm and target.spm
 };
 
 // Lists the files of location.dir, reading model.safetensors.index.json for shards (each

@@ -239,6 +239,7 @@ ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(const std::string& vocabJsonPath,
         start = end + 1;
         ++lineNumber;
         if (lineNumber == 1 && line.substr(0, 8) == "#version") continue; // the header
+        if (line.empty()) continue; // a blank line (one at the end, often) merges nothing
         builder.addMergeLine(mergesPath, "line " + std::to_string(lineNumber), line);
     }
     // vocab.json has no list of added tokens; GPT-2's one is in it.

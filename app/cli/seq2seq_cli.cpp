@@ -1,0 +1,146 @@
+// An encoder-decoder on the command line (seq2seq_cli.h).
+#include "cli/seq2seq_cli.h"
+
+#include "io/atomic_file.h"
+#include "models/analyses/seq2seq_trace_json.h"
+
+#include <cstdio>
+#include <iostream>
+#include <new>
+
+namespace app {
+namespace {
+
+// The decoders' and encoders' flags an encoder-decoder does not take (yet, for --export: --json
+// writes every map).
+constexpr const char* kNotForSeq2Seq[] = {"--pair",         "--compare",     "--bench-forward",
+                                          "--bench-typing", "--json-logits", "--export",
+                                          "--layer"};
+
+std::string checkFlags(const std::function<bool(const char*)>& given, const CliOptions& options,
+                       const std::vector<std::string>& sentences) {
+    for (const char* flag : kNotForSeq2Seq)
+        if (given(flag))
+            return std::string(flag) + " does not apply to an encoder-decoder (--json writes " +
+                   "its encoder, decoder and cross-attention)";
+    if (options.real.targetGiven && options.real.generate > 0)
+        return "--target and --generate: one at a time (the decoder reads a target, or writes one)";
+    if (options.real.targetGiven && options.real.target.empty())
+        return "--target needs a text (the decoder reads it after its start token)";
+    if (sentences.size() > 1) return "an encoder-decoder reads one --sentence (the source)";
+    return {};
+}
+
+// A max-token count and the model's positions: the decoder reads its start token too.
+std::string checkLengths(const CliOptions& options) {
+    const core::models::Seq2SeqRealModel& m = *options.seq2seqModel;
+    const int positions = m.config().positions;
+    if (positions > 0 && options.real.generate >= positions)
+        return "--generate " + std::to_string(options.real.generate) + ": the decoder reads " +
+               std::to_string(positions) + " positions, its start token among them";
+    m.source->encode(options.scene.sentences[0], nullptr, positions > 0 ? positions : 4096);
+    if (options.real.targetGiven) {
+        const core::models::Encoding target =
+            m.target->encode(options.real.target, nullptr, 1 << 20);
+        if (positions > 0 && int(target.ids.size()) > positions)
+            return "--target has " + std::to_string(target.ids.size()) +
+                   " tokens, the decoder reads " + std::to_string(positions);
+    }
+    return {};
+}
+
+} // namespace
+
+std::optional<std::string> loadSeq2SeqIfOne(const core::models::ModelLocation& where,
+                                            const std::function<bool(const char*)>& given,
+                                            CliOptions& options,
+                                            const std::vector<std::string>& sentences) {
+    try {
+        if (!core::models::isSeq2SeqFolder(where)) {
+            if (given("--target") || given("--generate"))
+                return std::string(given("--target") ? "--target" : "--generate") +
+                       " is for encoder-decoders (T5, BART, Marian): " + where.source +
+                       " reads one text";
+            return std::nullopt;
+        }
+        if (std::string error = checkFlags(given, options, sentences); !error.empty()) return error;
+        auto model = std::shared_ptr<const core::models::Seq2SeqRealModel>(
+            core::models::openSeq2SeqModel(where));
+        options.scene.sentences = {sentences.empty() ? model->architecture->defaultSource
+                                                     : sentences[0]};
+        if (!options.real.targetGiven && options.real.generate == 0) options.real.generate = 32;
+        options.seq2seqModel = std::move(model);
+        return checkLengths(options);
+    } catch (const std::bad_alloc&) {
+        return std::string("not enough memory for this model");
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& tokens) {
+    std::string out;
+    for (const std::string& t : tokens) out += (out.empty() ? "" : " ") + t;
+    return out;
+}
+
+// The lines without --json: the model, the source's tokens, what the decoder read or wrote.
+void printSummary(const core::models::Seq2SeqRealModel& m, const core::models::Seq2SeqTrace& t) {
+    const core::models::Seq2SeqConfig& c = m.config();
+    std::cout << "model: " << m.location.source << " (" << m.family << ", " << c.base.layers
+              << " + " << c.decoderLayers << " layers, " << c.base.heads << " heads, d_model "
+              << c.base.dModel << ", " << m.net->dtype() << ")\n";
+    std::vector<std::string> source;
+    for (const core::Token& token : t.source.tokens.tokens) source.push_back(token.text);
+    std::cout << "source: " << source.size() << " tokens: " << joined(source) << '\n';
+    std::vector<std::string> written;
+    for (int id : t.labels) written.push_back(m.target->readable(id));
+    std::cout << (t.generated ? "generated: " : "target: ") << written.size()
+              << " tokens: " << joined(written) << '\n';
+    if (!t.generated) {
+        std::vector<std::string> guesses;
+        for (const auto& top : t.predictions)
+            if (!top.empty()) guesses.push_back(top.front().token);
+        std::cout << "predicted: " << joined(guesses) << '\n';
+    }
+    char loss[64];
+    std::snprintf(loss, sizeof loss, "%.4f", t.loss);
+    std::cout << "loss: " << loss << " nats\n";
+}
+
+} // namespace
+
+int runSeq2SeqHeadless(const CliOptions& options) {
+    const core::models::Seq2SeqRealModel& m = *options.seq2seqModel;
+    try {
+        const std::string& source = options.scene.sentences[0];
+        const core::models::Seq2SeqTrace t =
+            options.real.generate > 0
+                ? core::models::generateSeq2Seq(m, source, options.real.generate, options.real.topK)
+                : core::models::traceSeq2Seq(m, source, options.real.target, options.real.topK);
+        for (const std::string& w : t.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
+        const int precision = options.real.jsonPrecision;
+        if (options.jsonPath == "-") {
+            core::models::writeSeq2SeqTraceJson(m, t, precision, std::cout);
+            std::cout.flush();
+            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
+        } else if (!options.jsonPath.empty()) {
+            core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
+                core::models::writeSeq2SeqTraceJson(m, t, precision, out);
+            });
+        } else {
+            printSummary(m, t);
+        }
+    } catch (const std::bad_alloc&) {
+        printError("mha-viz", "not enough memory for this source and target");
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        printError("mha-viz", e.what());
+        return kExitBadInput;
+    }
+    return 0;
+}
+
+} // namespace app
