@@ -4,6 +4,7 @@
 #include "models/tokenizers/tokenizer_unicode.h"
 #include "text/utf8.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace core::models {
@@ -85,6 +86,17 @@ TextNormalizer TextNormalizer::read(const nlohmann::json& spec, int depth) {
         readPattern(fields, n.text_, n.regex_);
         if (!fields.at("content").is_string()) fields.bad("\"content\" is not a string");
         n.content_ = codePoints(fields.string("content", ""), fields, "\"content\"");
+    } else if (type == "Precompiled") {
+        n.kind_ = Kind::Precompiled;
+        if (!fields.at("precompiled_charsmap").is_string())
+            fields.bad("\"precompiled_charsmap\" is not a string");
+        try {
+            const std::string blob = decodeBase64(fields.string("precompiled_charsmap", ""));
+            n.charsmap_ = std::make_shared<const PrecompiledCharsmap>(
+                blob.empty() ? PrecompiledCharsmap() : PrecompiledCharsmap(blob));
+        } catch (const std::invalid_argument& e) {
+            fields.bad(e.what());
+        }
     } else {
         throw std::invalid_argument("normalizer \"" + type + "\" is not supported");
     }
@@ -106,6 +118,31 @@ void TextNormalizer::replace(UnitText& text) const {
         done = end;
     }
     out.insert(out.end(), text.begin() + std::ptrdiff_t(done), text.end());
+    text = std::move(out);
+}
+
+// At each character the charsmap's longest key (ending on a character) becomes its string,
+// every code point of which stands for the bytes the key covered; else the character stays.
+void TextNormalizer::precompiled(UnitText& text) const {
+    std::string utf8;
+    std::vector<std::size_t> starts; // each unit's first byte in utf8, then the end
+    for (const TextUnit& u : text) starts.push_back(utf8.size()), appendUtf8(utf8, u.cp);
+    starts.push_back(utf8.size());
+    UnitText out;
+    for (std::size_t i = 0; i < text.size();) {
+        const PrecompiledCharsmap::Match m =
+            charsmap_->longest(std::string_view(utf8).substr(starts[i]));
+        const auto last = std::lower_bound(starts.begin() + std::ptrdiff_t(i) + 1, starts.end(),
+                                           starts[i] + m.length);
+        if (m.length == 0 || last == starts.end() || *last != starts[i] + m.length) {
+            out.push_back(text[i++]); // no key, or one ending inside a character
+            continue;
+        }
+        const std::size_t j = std::size_t(last - starts.begin()); // units [i, j) matched
+        for (char32_t cp : decodeUtf8(sanitizeUtf8(m.output)))
+            out.push_back({cp, text[i].begin, text[j - 1].end});
+        i = j;
+    }
     text = std::move(out);
 }
 
@@ -142,6 +179,8 @@ void TextNormalizer::apply(UnitText& text) const {
         return;
     case Kind::Replace:
         return replace(text);
+    case Kind::Precompiled:
+        return precompiled(text);
     }
 }
 

@@ -1,0 +1,112 @@
+// SentencePiece's EncodeAsIds over a model file, and T5's / Marian's </s> after it
+// (sentencepiece_tokenizer.h).
+#include "models/tokenizers/sentencepiece_tokenizer.h"
+
+#include "text/utf8.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace core::models {
+
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::open(const std::string& path) {
+    return std::make_unique<SentencePieceTokenizer>(openSentencePieceModel(path));
+}
+
+// The pieces as the Viterbi walk sees them: CONTROL, UNKNOWN and BYTE pieces are not in it.
+UnigramModel SentencePieceTokenizer::unigramOf(const SentencePieceModel& model) {
+    std::vector<std::string> texts;
+    std::vector<double> scores;
+    std::vector<UnigramPieceKind> kinds;
+    int unk = -1;
+    for (std::size_t id = 0; id < model.pieces.size(); ++id) {
+        const SpmPiece& p = model.pieces[id];
+        texts.push_back(p.text);
+        scores.push_back(double(p.score));
+        kinds.push_back(p.type == SpmPieceType::Normal        ? UnigramPieceKind::Normal
+                        : p.type == SpmPieceType::UserDefined ? UnigramPieceKind::UserDefined
+                        : p.type == SpmPieceType::Unused      ? UnigramPieceKind::Unused
+                                                              : UnigramPieceKind::Reserved);
+        if (p.type == SpmPieceType::Unknown) unk = int(id);
+    }
+    return UnigramModel(std::move(texts), std::move(scores), std::move(kinds), unk,
+                        model.byteFallback, UnigramFlavor::SentencePiece);
+}
+
+SentencePieceTokenizer::SentencePieceTokenizer(SentencePieceModel model)
+    : model_(std::move(model)), normalizer_(model_), unigram_(unigramOf(model_)) {
+    eos_ = unigram_.idOf("</s>"); // T5Tokenizer's and MarianTokenizer's eos_token
+    if (eos_ < 0 && model_.eosId >= 0 && model_.eosId < unigram_.size()) eos_ = model_.eosId;
+}
+
+std::vector<SentencePieceTokenizer::Piece>
+SentencePieceTokenizer::pieces(std::string_view text) const {
+    if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
+        throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) +
+                                    ")");
+    const SpmNormalized n = normalizer_.normalize(text);
+    std::vector<UnigramToken> tokens;
+    unigram_.encode(n.text, tokens);
+    std::vector<Piece> out;
+    out.reserve(tokens.size());
+    for (const UnigramToken& t : tokens)
+        out.push_back({t.id, n.toInput[t.begin], std::max(n.toInput[t.begin], n.toInput[t.end])});
+    return out;
+}
+
+std::vector<int> SentencePieceTokenizer::encodeIds(std::string_view text) const {
+    std::vector<int> ids;
+    for (const Piece& p : pieces(text)) ids.push_back(p.id);
+    return ids;
+}
+
+Encoding SentencePieceTokenizer::encode(std::string_view text, const std::string* pair,
+                                        int maxTokens) const {
+    if (pair)
+        throw std::invalid_argument("a sentence pair is for encoders (BERT, RoBERTa); this "
+                                    "model reads one text");
+    std::vector<Piece> all = pieces(text);
+    const std::size_t specials = eos_ >= 0 ? 1 : 0;
+    const std::size_t room = std::size_t(std::max(maxTokens, 0));
+    Encoding e;
+    e.tokens.text = std::string(text);
+    if (all.size() + specials > room) {
+        if (room < specials + 1)
+            throw std::invalid_argument("the model's " + std::to_string(maxTokens) +
+                                        " positions hold no text");
+        e.warnings.push_back("the text has " + std::to_string(all.size() + specials) +
+                             " tokens; kept the first " + std::to_string(maxTokens) +
+                             " (the model's context)");
+        all.resize(room - specials);
+    }
+    for (const Piece& p : all) {
+        e.ids.push_back(p.id), e.types.push_back(0), e.special.push_back(0);
+        e.tokens.tokens.push_back({readable(p.id), p.begin, p.end});
+    }
+    if (eos_ >= 0) {
+        const std::uint32_t at = all.empty() ? 0 : all.back().end;
+        e.ids.push_back(eos_), e.types.push_back(0), e.special.push_back(1);
+        e.tokens.tokens.push_back({readable(eos_), at, at});
+    }
+    return e;
+}
+
+std::string SentencePieceTokenizer::readable(int id) const {
+    if (id < 0 || id >= unigram_.size())
+        throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary");
+    return sanitizeUtf8(unigram_.pieceOf(id)); // ▁ kept: it is how the model sees a space
+}
+
+std::vector<int> SentencePieceTokenizer::specialIds() const {
+    return eos_ >= 0 ? std::vector<int>{eos_} : std::vector<int>{};
+}
+
+std::string SentencePieceTokenizer::describe() const {
+    const std::string name =
+        model_.normalizer.name.empty() ? "no normalizer" : model_.normalizer.name;
+    return std::string(model_.byteFallback ? "any text" : "text") + ": SentencePiece Unigram (" +
+           name + ", " + std::to_string(unigram_.size()) + " pieces" +
+           (model_.byteFallback ? ", byte fallback" : "") + ")" + (eos_ >= 0 ? ", text </s>" : "");
+}
+
+} // namespace core::models

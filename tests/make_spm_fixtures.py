@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Small SentencePiece Unigram models and the ids sentencepiece itself gives, for
+sentencepiece_tokenizer_test (core/models/tokenizers/sentencepiece_tokenizer.h):
+
+- nmt:      nmt_nfkc normalizer (T5's), the defaults otherwise;
+- identity: no normalization rules, remove_extra_whitespaces off;
+- bytes:    nmt_nfkc with byte_fallback (unknown characters become <0xXX> pieces);
+- user:     nmt_nfkc with user_defined_symbols.
+
+Each is trained by sentencepiece.SentencePieceTrainer (Debian's python3-sentencepiece) on a
+seeded generated corpus, written as OUT_DIR/<name>.model, with OUT_DIR/<name>.json: the chosen
+texts and COUNT seeded random texts, each with EncodeAsIds's ids. For nmt it also writes the
+tokenizer.json transformers' SpmConverter makes from the model (and tokenizer_bytes.json for
+bytes, with byte_fallback on as the converters that handle it write it) (Unigram [piece, score] vocab,
+unk_id, byte_fallback; normalizer Sequence[Precompiled(base64 charsmap), Strip(right),
+Replace(" {2,}", U+2581)]; Metaspace pre-tokenizer and decoder, prepend_scheme always; control
+pieces as special added tokens; T5Converter's "$A </s>"), and tokenizer_legacy.json, the older
+converters' normalizer Sequence[Precompiled, Replace(" {2,}", " ")].
+
+    make_spm_fixtures.py OUT_DIR [COUNT] [SEED]
+
+Without the sentencepiece module it fails and says so, unless MHA_NO_SENTENCEPIECE=1 (exit 77).
+"""
+import base64
+import io
+import json
+import os
+import random
+import struct
+import sys
+
+try:
+    import sentencepiece as spm
+except ImportError:
+    if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)  # pyenv's has none
+    if os.environ.get("MHA_NO_SENTENCEPIECE") == "1":
+        sys.exit(77)
+    sys.exit("make_spm_fixtures.py: no sentencepiece module (apt-get install python3-sentencepiece)")
+
+WORDS = ("the of and to in is was for on that with as by at from his her an were which this "
+         "are be had it not or have they one but their all new more two first after who time "
+         "year also been its other into some over used only would these most well city town "
+         "school under world during between state country house water river music language "
+         "café résumé naïve façade über straße ﬁnance ﬂow ｆｕｌｌ ＡＢＣ １２３ 東京 日本語 "
+         "中文 한국어 Ελληνικά русский 2024 3.14 42 1,000 can't don't e-mail U.S.A. ").split()
+RARE = ["𝔘", "🙂", "☃", "ǅ", "Å", "ｶﾀｶﾅ", "⑳", "½", "™", "\u00ad", "e\u0301", "ㄱ", "ꙮ", "\u200b"]
+ALPHABET = (list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?'\"-()")
+            + list("éèêëàâäôöûüçñßøåæœ") + ["ﬁ", "ﬂ", "ｆ", "Ａ", "１", "　", "東", "京", "日", "本",
+            "語", "中", "文", "한", "국", "🙂", "😀", "\t", "\n", "  ", "   ", "½", "™", "e\u0301",
+            "\u0301", "☃", "𝔘", "ꙮ", "\u00a0", "\u200b", "\r", "@@", "foo", "<sep>", "ｆｏｏ", "ｆｏ"])
+CHOSEN = [
+    "", " ", "   ", "Hello world", "Hello  world", "  leading", "trailing  ", "  both  ",
+    "tab\tseparated", "new\nline", "carriage\r\nreturn", "digits 0123456789 and 3.14159",
+    "café résumé naïve", "e\u0301 composed later", "ﬁnance ﬂow ﬃ", "ｆｕｌｌ　ｗｉｄｔｈ ＡＢＣ １２３",
+    "東京は日本の首都です", "中文字符", "한국어 텍스트", "emoji 🙂😀 here", "unknown ꙮ char",
+    "ꙮꙮꙮ run of unknowns ꙮ𝔘", "½ ™ ⑳", "soft\u00adhyphen zero\u200bwidth", "nbsp\u00a0space",
+    "user foo symbols <sep> and @@ here", "foofoo<sep><sep>", "ｆｏｏ as typed, ｆｏ normalized",
+    "ǅ Å ｶﾀｶﾅ", "U.S.A. can't e-mail",
+]
+
+
+def corpus(rng):
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["é", "ü", "ß"]
+    words = WORDS + ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4)))
+                     for _ in range(600)]
+    lines = []
+    for _ in range(3000):
+        lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(3, 14))))
+    lines += RARE[:4]  # seen once: below the character coverage, so unknown
+    return lines
+
+
+def random_text(rng):
+    parts = []
+    for _ in range(rng.randint(0, 12)):
+        parts.append(rng.choice(WORDS) if rng.random() < 0.5 else rng.choice(ALPHABET))
+        parts.append(rng.choice([" ", " ", " ", "", "  ", "\t"]))
+    return "".join(parts)
+
+
+def train(lines, **options):
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model,
+                                   vocab_size=1000, model_type="unigram", num_threads=1, hard_vocab_limit=False,
+                                   minloglevel=2, **options)
+    return model.getvalue()
+
+
+def fields(data):
+    """(number, wire type, value) of a protobuf message: Debian's python3-sentencepiece has no
+    protobuf module to parse the model with, and these three fields are all the converter reads."""
+    at = 0
+
+    def varint():
+        nonlocal at
+        value = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value
+
+    while at < len(data):
+        key = varint()
+        kind = key & 7
+        if kind == 0:
+            value = varint()
+        elif kind == 1:
+            value, at = data[at:at + 8], at + 8
+        elif kind == 2:
+            n = varint()
+            value, at = data[at:at + n], at + n
+        else:
+            value, at = struct.unpack("<f", data[at:at + 4])[0], at + 4
+        yield key >> 3, kind, value
+
+
+class Piece:
+    def __init__(self, data):
+        self.piece, self.score, self.type = "", 0.0, 1
+        for number, _, value in fields(data):
+            if number == 1:
+                self.piece = value.decode("utf-8")
+            elif number == 2:
+                self.score = value
+            elif number == 3:
+                self.type = value
+
+
+def tokenizer_json(proto_bytes, legacy, byte_fallback=False):
+    """What transformers' SpmConverter (with T5Converter's post-processor) writes."""
+    pieces, charsmap, unk_id = [], b"", 0
+    for number, _, value in fields(proto_bytes):
+        if number == 1:
+            pieces.append(Piece(value))
+        elif number == 3:
+            charsmap = b"".join(v for n, _, v in fields(value) if n == 2)
+    unk_id = [i for i, p in enumerate(pieces) if p.type == 2][0]
+    charsmap = base64.b64encode(charsmap).decode()
+    precompiled = {"type": "Precompiled", "precompiled_charsmap": charsmap}
+    if legacy:
+        steps = [precompiled, {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
+    else:
+        steps = [precompiled, {"type": "Strip", "strip_left": False, "strip_right": True},
+                 {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "\u2581"}]
+    added = [{"id": i, "content": p.piece, "single_word": False, "lstrip": False,
+              "rstrip": False, "normalized": False, "special": p.type in (2, 3)}
+             for i, p in enumerate(pieces) if p.type in (2, 3, 4)]
+    eos = [i for i, p in enumerate(pieces) if p.piece == "</s>"][0]
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
+                 "split": True}
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+        "normalizer": {"type": "Sequence", "normalizers": steps},
+        "pre_tokenizer": metaspace,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+            "pair": [{"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "</s>", "type_id": 0}},
+                     {"Sequence": {"id": "B", "type_id": 0}},
+                     {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+            "special_tokens": {"</s>": {"id": "</s>", "ids": [eos], "tokens": ["</s>"]}}},
+        "decoder": metaspace,
+        "model": {"type": "Unigram", "unk_id": unk_id,
+                  "vocab": [[p.piece, p.score] for p in pieces], "byte_fallback": byte_fallback},
+    }
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: make_spm_fixtures.py OUT_DIR [COUNT] [SEED]")
+    out = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 39
+    os.makedirs(out, exist_ok=True)
+    lines = corpus(random.Random(seed))
+    models = {
+        "nmt": train(lines, normalization_rule_name="nmt_nfkc"),
+        "identity": train(lines, normalization_rule_name="identity",
+                          remove_extra_whitespaces=False),
+        "bytes": train(lines, normalization_rule_name="nmt_nfkc", byte_fallback=True),
+        "user": train(lines, normalization_rule_name="nmt_nfkc",
+                      user_defined_symbols=["foo", "<sep>", "@@", "ｆｏｏ"]),
+    }
+    rng = random.Random(seed + 1)
+    texts = CHOSEN + [random_text(rng) for _ in range(count)]
+    for name, model in models.items():
+        with open(os.path.join(out, name + ".model"), "wb") as f:
+            f.write(model)
+        sp = spm.SentencePieceProcessor(model_proto=model)
+        cases = [{"text": t, "ids": sp.encode_as_ids(t)} for t in texts]
+        with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:
+            json.dump({"chosen": len(CHOSEN), "cases": cases}, f, ensure_ascii=False)
+    for model, legacy, file in (("nmt", False, "tokenizer.json"),
+                                ("nmt", True, "tokenizer_legacy.json"),
+                                ("bytes", False, "tokenizer_bytes.json")):
+        with open(os.path.join(out, file), "w", encoding="utf-8") as f:
+            json.dump(tokenizer_json(models[model], legacy, model == "bytes"), f,
+                      ensure_ascii=False)
+    print(f"make_spm_fixtures.py: {len(models)} models, {len(texts)} texts each, in {out}")
+
+
+if __name__ == "__main__":
+    main()
