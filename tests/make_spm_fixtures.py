@@ -5,7 +5,9 @@ sentencepiece_tokenizer_test (core/models/tokenizers/sentencepiece_tokenizer.h):
 - nmt:      nmt_nfkc normalizer (T5's), the defaults otherwise;
 - identity: no normalization rules, remove_extra_whitespaces off;
 - bytes:    nmt_nfkc with byte_fallback (unknown characters become <0xXX> pieces);
-- user:     nmt_nfkc with user_defined_symbols.
+- user:     nmt_nfkc with user_defined_symbols;
+- rules:    a charsmap of a few hand-written rules (normalization_rule_tsv), some of whose keys
+            are prefixes of others ("12" and "123"), so the longest must win.
 
 Each is trained by sentencepiece.SentencePieceTrainer (Debian's python3-sentencepiece) on a
 seeded generated corpus, written as OUT_DIR/<name>.model, with OUT_DIR/<name>.json: the chosen
@@ -18,6 +20,7 @@ pieces as special added tokens; T5Converter's "$A </s>"), and tokenizer_legacy.j
 converters' normalizer Sequence[Precompiled, Replace(" {2,}", " ")].
 
     make_spm_fixtures.py OUT_DIR [COUNT] [SEED]
+    make_spm_fixtures.py --fuzz-seeds DIR     (the seeds of fuzz_spm: tests/fuzz/corpus/spm)
 
 Without the sentencepiece module it fails and says so, unless MHA_NO_SENTENCEPIECE=1 (exit 77).
 """
@@ -48,7 +51,8 @@ RARE = ["𝔘", "🙂", "☃", "ǅ", "Å", "ｶﾀｶﾅ", "⑳", "½", "™", "
 ALPHABET = (list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?'\"-()")
             + list("éèêëàâäôöûüçñßøåæœ") + ["ﬁ", "ﬂ", "ｆ", "Ａ", "１", "　", "東", "京", "日", "本",
             "語", "中", "文", "한", "국", "🙂", "😀", "\t", "\n", "  ", "   ", "½", "™", "e\u0301",
-            "\u0301", "☃", "𝔘", "ꙮ", "\u00a0", "\u200b", "\r", "@@", "foo", "<sep>", "ｆｏｏ", "ｆｏ"])
+            "\u0301", "☃", "𝔘", "ꙮ", "\u00a0", "\u200b", "\r", "@@", "foo", "<sep>", "ｆｏｏ",
+            "ｆｏ", "12", "123", "1", "A"])
 CHOSEN = [
     "", " ", "   ", "Hello world", "Hello  world", "  leading", "trailing  ", "  both  ",
     "tab\tseparated", "new\nline", "carriage\r\nreturn", "digits 0123456789 and 3.14159",
@@ -56,7 +60,7 @@ CHOSEN = [
     "東京は日本の首都です", "中文字符", "한국어 텍스트", "emoji 🙂😀 here", "unknown ꙮ char",
     "ꙮꙮꙮ run of unknowns ꙮ𝔘", "½ ™ ⑳", "soft\u00adhyphen zero\u200bwidth", "nbsp\u00a0space",
     "user foo symbols <sep> and @@ here", "foofoo<sep><sep>", "ｆｏｏ as typed, ｆｏ normalized",
-    "ǅ Å ｶﾀｶﾅ", "U.S.A. can't e-mail",
+    "ǅ Å ｶﾀｶﾅ", "U.S.A. can't e-mail", "1 12 123 1234 121212 AAA ™ e\u0301",
 ]
 
 
@@ -77,6 +81,42 @@ def random_text(rng):
         parts.append(rng.choice(WORDS) if rng.random() < 0.5 else rng.choice(ALPHABET))
         parts.append(rng.choice([" ", " ", " ", "", "  ", "\t"]))
     return "".join(parts)
+
+
+# code points -> code points, as normalization_rule_tsv spells them.
+RULES = [("41", "61"), ("FB01", "66 69"), ("3000", "20"), ("FF21", "61"), ("65 301", "E9"),
+         ("31 32", "74 77 65 6C 76 65"), ("31 32 33", "6F 6E 65"), ("2122", "")]
+
+
+def rules_file(folder):
+    path = os.path.join(folder, "rules.tsv")
+    with open(path, "w", encoding="ascii") as f:
+        f.writelines(f"{key}\t{value}\n" for key, value in RULES)
+    return path
+
+
+def fuzz_seeds(folder):
+    """A mode byte, a part and a text (tests/fuzz/fuzz_spm.cpp): a whole tiny model with a
+    hand-made charsmap (mode 0), that charsmap alone (mode 1), piece lines (mode 2)."""
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(1)
+    lines = [" ".join(rng.choice(["ab", "ba", "abc", "é", "a1", "ﬁ", "bca", "cab"])
+                      for _ in range(6)) for _ in range(200)]
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model,
+                                   vocab_size=30, hard_vocab_limit=False, num_threads=1,
+                                   normalization_rule_tsv=rules_file(folder), minloglevel=2,
+                                   user_defined_symbols=["<sep>"])
+    os.remove(os.path.join(folder, "rules.tsv"))
+    model = model.getvalue()
+    charsmap = b"".join(v for n, _, v in fields(model) if n == 3)
+    charsmap = b"".join(v for n, _, v in fields(charsmap) if n == 2)
+    text = "Aﬁ\u3000ab  <sep>x 123 12 e\u0301 ™".encode()
+    seeds = {"model": b"\x00" + model, "charsmap": b"\x01" + charsmap,
+             "pieces": b"\x12" + b"\x00\x10ab\n\x03\x00<c>\n\x04\x00xy\n\x04\x20b\n\x05\x00ba"}
+    for name, part in seeds.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(part + b"\n==\n" + text)
 
 
 def train(lines, **options):
@@ -173,7 +213,9 @@ def tokenizer_json(proto_bytes, legacy, byte_fallback=False):
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit("usage: make_spm_fixtures.py OUT_DIR [COUNT] [SEED]")
+        sys.exit("usage: make_spm_fixtures.py OUT_DIR [COUNT] [SEED] | --fuzz-seeds DIR")
+    if sys.argv[1] == "--fuzz-seeds":
+        return fuzz_seeds(sys.argv[2])
     out = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 39
@@ -186,6 +228,7 @@ def main():
         "bytes": train(lines, normalization_rule_name="nmt_nfkc", byte_fallback=True),
         "user": train(lines, normalization_rule_name="nmt_nfkc",
                       user_defined_symbols=["foo", "<sep>", "@@", "ｆｏｏ"]),
+        "rules": train(lines, normalization_rule_tsv=rules_file(out)),
     }
     rng = random.Random(seed + 1)
     texts = CHOSEN + [random_text(rng) for _ in range(count)]

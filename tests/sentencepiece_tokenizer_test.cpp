@@ -80,7 +80,7 @@ TEST_P(SpmFixtures, EncodeAsIdsMatchesSentencePiece) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SpmFixtures,
-                         ::testing::Values("nmt", "identity", "bytes", "user"));
+                         ::testing::Values("nmt", "identity", "bytes", "user", "rules"));
 
 TEST(SentencePieceTokenizer, AppendsEosAndCutsBeforeIt) {
     if (fixtureDir().empty()) GTEST_SKIP() << "MHA_SPM_DIR is not set";
