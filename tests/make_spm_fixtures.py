@@ -13,8 +13,8 @@ Each is trained by sentencepiece.SentencePieceTrainer (Debian's python3-sentence
 seeded generated corpus, written as OUT_DIR/<name>.model, with OUT_DIR/<name>.json: the chosen
 texts and COUNT seeded random texts, each with EncodeAsIds's ids. For nmt it also writes the
 tokenizer.json transformers' SpmConverter makes from the model (and tokenizer_bytes.json for
-bytes, with byte_fallback on as the converters that handle it write it) (Unigram [piece, score] vocab,
-unk_id, byte_fallback; normalizer Sequence[Precompiled(base64 charsmap), Strip(right),
+bytes, with byte_fallback on as the converters that handle it write it) (Unigram [piece, score]
+vocab, unk_id, byte_fallback; normalizer Sequence[Precompiled(base64 charsmap), Strip(right),
 Replace(" {2,}", U+2581)]; Metaspace pre-tokenizer and decoder, prepend_scheme always; control
 pieces as special added tokens; T5Converter's "$A </s>"), and tokenizer_legacy.json, the older
 converters' normalizer Sequence[Precompiled, Replace(" {2,}", " ")].
@@ -39,7 +39,8 @@ except ImportError:
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)  # pyenv's has none
     if os.environ.get("MHA_NO_SENTENCEPIECE") == "1":
         sys.exit(77)
-    sys.exit("make_spm_fixtures.py: no sentencepiece module (apt-get install python3-sentencepiece)")
+    sys.exit("make_spm_fixtures.py: no sentencepiece module "
+             "(apt-get install python3-sentencepiece)")
 
 WORDS = ("the of and to in is was for on that with as by at from his her an were which this "
          "are be had it not or have they one but their all new more two first after who time "
@@ -122,7 +123,8 @@ def fuzz_seeds(folder):
 def train(lines, **options):
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model,
-                                   vocab_size=1000, model_type="unigram", num_threads=1, hard_vocab_limit=False,
+                                   vocab_size=1000, model_type="unigram", num_threads=1,
+                                   hard_vocab_limit=False,
                                    minloglevel=2, **options)
     return model.getvalue()
 
