@@ -11,7 +11,7 @@ sentencepiece_tokenizer_test (core/models/tokenizers/sentencepiece_tokenizer.h):
 
 Each is trained by sentencepiece.SentencePieceTrainer (Debian's python3-sentencepiece) on a
 seeded generated corpus, written as OUT_DIR/<name>.model, with OUT_DIR/<name>.json: the chosen
-texts and COUNT seeded random texts, each with EncodeAsIds's ids. For nmt it also writes the
+texts and COUNT seeded random texts, each with EncodeAsIds's ids and EncodeAsPieces's pieces. For nmt it also writes the
 tokenizer.json transformers' SpmConverter makes from the model (and tokenizer_bytes.json for
 bytes, with byte_fallback on as the converters that handle it write it) (Unigram [piece, score]
 vocab, unk_id, byte_fallback; normalizer Sequence[Precompiled(base64 charsmap), Strip(right),
@@ -238,7 +238,8 @@ def main():
         with open(os.path.join(out, name + ".model"), "wb") as f:
             f.write(model)
         sp = spm.SentencePieceProcessor(model_proto=model)
-        cases = [{"text": t, "ids": sp.encode_as_ids(t)} for t in texts]
+        cases = [{"text": t, "ids": sp.encode_as_ids(t), "pieces": sp.encode_as_pieces(t)}
+                 for t in texts]
         with open(os.path.join(out, name + ".json"), "w", encoding="utf-8") as f:
             json.dump({"chosen": len(CHOSEN), "cases": cases}, f, ensure_ascii=False)
     for model, legacy, file in (("nmt", False, "tokenizer.json"),

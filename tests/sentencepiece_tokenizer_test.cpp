@@ -33,12 +33,13 @@ std::string slurp(const std::string& path) {
 struct Case {
     std::string text;
     std::vector<int> ids;
+    std::vector<std::string> pieces;
 };
 
 std::vector<Case> casesOf(const std::string& name) {
     const nlohmann::json j = nlohmann::json::parse(slurp(fixtureDir() + "/" + name + ".json"));
     std::vector<Case> cases;
-    for (const auto& c : j["cases"]) cases.push_back({c["text"], c["ids"]});
+    for (const auto& c : j["cases"]) cases.push_back({c["text"], c["ids"], c["pieces"]});
     return cases;
 }
 
@@ -77,6 +78,15 @@ TEST_P(SpmFixtures, EncodeAsIdsMatchesSentencePiece) {
     ASSERT_GT(cases.size(), 2000u);
     expectAllMatch(
         cases, [&](const std::string& t) { return tok->encodeIds(t); }, GetParam());
+}
+
+TEST_P(SpmFixtures, EncodeAsPiecesMatchesSentencePiece) {
+    const auto tok = SentencePieceTokenizer::open(fixtureDir() + "/" + GetParam() + ".model");
+    int wrong = 0;
+    for (const Case& c : casesOf(GetParam()))
+        if (tok->encodePieces(c.text) != c.pieces && ++wrong <= 5)
+            ADD_FAILURE() << GetParam() << ": the pieces of \"" << c.text << "\" differ";
+    EXPECT_EQ(wrong, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, SpmFixtures,

@@ -39,18 +39,34 @@ SentencePieceTokenizer::SentencePieceTokenizer(SentencePieceModel model)
     if (eos_ < 0 && model_.eosId >= 0 && model_.eosId < unigram_.size()) eos_ = model_.eosId;
 }
 
-std::vector<SentencePieceTokenizer::Piece>
-SentencePieceTokenizer::pieces(std::string_view text) const {
+SentencePieceTokenizer::Run SentencePieceTokenizer::run(std::string_view text) const {
     if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) +
                                     ")");
-    const SpmNormalized n = normalizer_.normalize(text);
-    std::vector<UnigramToken> tokens;
-    unigram_.encode(n.text, tokens);
+    Run r{normalizer_.normalize(text), {}};
+    unigram_.encode(r.normalized.text, r.tokens);
+    return r;
+}
+
+// Each token with the bytes of the text its normalized bytes came from.
+std::vector<SentencePieceTokenizer::Piece>
+SentencePieceTokenizer::pieces(std::string_view text) const {
+    const Run r = run(text);
+    const std::vector<std::uint32_t>& at = r.normalized.toInput;
     std::vector<Piece> out;
-    out.reserve(tokens.size());
-    for (const UnigramToken& t : tokens)
-        out.push_back({t.id, n.toInput[t.begin], std::max(n.toInput[t.begin], n.toInput[t.end])});
+    out.reserve(r.tokens.size());
+    for (const UnigramToken& t : r.tokens)
+        out.push_back({t.id, at[t.begin], std::max(at[t.begin], at[t.end])});
+    return out;
+}
+
+std::vector<std::string> SentencePieceTokenizer::encodePieces(std::string_view text) const {
+    const Run r = run(text);
+    std::vector<std::string> out;
+    for (const UnigramToken& t : r.tokens)
+        out.push_back(t.id == unigram_.unkId() || !model_.byteFallback
+                          ? r.normalized.text.substr(t.begin, t.end - t.begin)
+                          : unigram_.pieceOf(t.id));
     return out;
 }
 

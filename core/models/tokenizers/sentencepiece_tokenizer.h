@@ -28,6 +28,9 @@ class SentencePieceTokenizer final : public ModelTokenizer {
 
     // EncodeAsIds: the ids alone, no </s>. Throws for invalid UTF-8.
     std::vector<int> encodeIds(std::string_view text) const;
+    // EncodeAsPieces: each token's piece, an unknown run as its normalized text (Marian maps
+    // these strings through its vocab.json, not the ids).
+    std::vector<std::string> encodePieces(std::string_view text) const;
 
     Encoding encode(std::string_view text, const std::string* pair, int maxTokens) const override;
     std::string readable(int id) const override;
@@ -44,6 +47,11 @@ class SentencePieceTokenizer final : public ModelTokenizer {
         int id;
         std::uint32_t begin, end; // bytes of the text
     };
+    struct Run { // the normalized text and its tokens
+        SpmNormalized normalized;
+        std::vector<UnigramToken> tokens;
+    };
+    Run run(std::string_view text) const;
     std::vector<Piece> pieces(std::string_view text) const;
     static UnigramModel unigramOf(const SentencePieceModel& model);
 
