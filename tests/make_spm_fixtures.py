@@ -68,9 +68,9 @@ CHOSEN = [
 def corpus(rng):
     syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"] + ["é", "ü", "ß"]
     words = WORDS + ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4)))
-                     for _ in range(600)]
+                     for _ in range(20000)]
     lines = []
-    for _ in range(3000):
+    for _ in range(40000):
         lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(3, 14))))
     lines += RARE[:4]  # seen once: below the character coverage, so unknown
     return lines
@@ -123,7 +123,7 @@ def fuzz_seeds(folder):
 def train(lines, **options):
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model,
-                                   vocab_size=1000, model_type="unigram", num_threads=1,
+                                   vocab_size=8000, model_type="unigram", num_threads=1,
                                    hard_vocab_limit=False,
                                    minloglevel=2, **options)
     return model.getvalue()
