@@ -98,6 +98,12 @@ TEST(SentencePieceTokenizer, AppendsEosAndCutsBeforeIt) {
     const std::vector<int> ids = tok->encodeIds("Hello world");
     ASSERT_GE(tok->eosId(), 0);
     EXPECT_EQ(tok->readable(tok->eosId()), "</s>");
+    EXPECT_EQ(tok->readable(tok->encodeIds("Hello")[0]).rfind("\u2423", 0), 0u); // ▁ as ␣
+    EXPECT_THROW(tok->readable(tok->vocabSize()), std::out_of_range);
+    const auto bytes = SentencePieceTokenizer::open(fixtureDir() + "/bytes.model");
+    const std::vector<int> emoji = bytes->encodeIds("\xea\x99\xae"); // ꙮ: unknown, as bytes
+    ASSERT_EQ(emoji.size(), 4u);
+    EXPECT_EQ(bytes->readable(emoji[1]), "<EA>");
     const Encoding e = tok->encode("Hello world", nullptr, 512);
     std::vector<int> want = ids;
     want.push_back(tok->eosId());

@@ -2,6 +2,7 @@
 // (sentencepiece_tokenizer.h).
 #include "models/tokenizers/sentencepiece_tokenizer.h"
 
+#include "models/tokenizers/byte_level_bpe.h"
 #include "text/utf8.h"
 
 #include <algorithm>
@@ -110,7 +111,19 @@ Encoding SentencePieceTokenizer::encode(std::string_view text, const std::string
 std::string SentencePieceTokenizer::readable(int id) const {
     if (id < 0 || id >= unigram_.size())
         throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary");
-    return sanitizeUtf8(unigram_.pieceOf(id)); // ▁ kept: it is how the model sees a space
+    const SpmPiece& p = model_.pieces[std::size_t(id)];
+    if (p.type == SpmPieceType::Control || p.type == SpmPieceType::Unknown ||
+        p.type == SpmPieceType::UserDefined)
+        return sanitizeUtf8(p.text); // as typed: </s>, <unk>
+    if (p.type == SpmPieceType::Byte && p.text.size() == 6 && p.text.rfind("<0x", 0) == 0)
+        return readableBytes(std::string(1, char(std::stoi(p.text.substr(3, 2), nullptr, 16))));
+    std::string bytes; // ▁ is a space, shown as the other tokenizers show one
+    for (std::size_t at = 0; at < p.text.size();) {
+        const bool mark = p.text.compare(at, 3, "\xe2\x96\x81") == 0;
+        bytes += mark ? ' ' : p.text[at];
+        at += mark ? 3 : 1;
+    }
+    return readableBytes(bytes);
 }
 
 std::vector<int> SentencePieceTokenizer::specialIds() const {

@@ -33,6 +33,7 @@ class SentencePieceTokenizer final : public ModelTokenizer {
     std::vector<std::string> encodePieces(std::string_view text) const;
 
     Encoding encode(std::string_view text, const std::string* pair, int maxTokens) const override;
+    // ▁ as ␣ and byte pieces as their byte, shown as the other tokenizers show them.
     std::string readable(int id) const override;
     int vocabSize() const override { return unigram_.size(); }
     bool takesPairs() const override { return false; }
