@@ -104,6 +104,12 @@ TEST(SentencePieceTokenizer, AppendsEosAndCutsBeforeIt) {
     const std::vector<int> emoji = bytes->encodeIds("\xea\x99\xae"); // ꙮ: unknown, as bytes
     ASSERT_EQ(emoji.size(), 4u);
     EXPECT_EQ(bytes->readable(emoji[1]), "<EA>");
+    // As sentencepiece places them: the last byte piece covers the character, the others none.
+    const Encoding e3 = bytes->encode("\xea\x99\xae", nullptr, 512);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    for (const auto& t : e3.tokens.tokens) ranges.emplace_back(t.begin, t.end);
+    EXPECT_EQ(ranges, (std::vector<std::pair<std::size_t, std::size_t>>{
+                          {0, 0}, {0, 0}, {0, 0}, {0, 3}, {3, 3}}));
     const Encoding e = tok->encode("Hello world", nullptr, 512);
     std::vector<int> want = ids;
     want.push_back(tok->eosId());

@@ -139,7 +139,7 @@ void UnigramModel::emit(std::string_view text, const std::vector<Best>& best,
         if (unknown && byteFallback_) {
             for (std::uint32_t k = t.begin; k < t.end; ++k) {
                 const int id = byteIds_[static_cast<unsigned char>(text[k])];
-                out.push_back({id >= 0 ? id : unk_, t.begin, t.end});
+                out.push_back({id >= 0 ? id : unk_, k, k + 1}); // each its own byte
             }
         } else if (unknown && prevUnknown) {
             out.back().end = t.end;

@@ -56,7 +56,7 @@ void PieceTrie::prefixes(std::string_view text, Visit&& visit) const {
 
 struct UnigramToken {
     int id;
-    std::uint32_t begin, end; // bytes of the normalized text
+    std::uint32_t begin, end; // bytes of the normalized text (a fallback byte: that byte)
 };
 
 enum class UnigramPieceKind : std::uint8_t { Normal, UserDefined, Unused, Reserved };
