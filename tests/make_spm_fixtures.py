@@ -182,12 +182,13 @@ def tokenizer_json(proto_bytes, legacy, byte_fallback=False):
             charsmap = b"".join(v for n, _, v in fields(value) if n == 2)
     unk_id = [i for i, p in enumerate(pieces) if p.type == 2][0]
     charsmap = base64.b64encode(charsmap).decode()
-    precompiled = {"type": "Precompiled", "precompiled_charsmap": charsmap}
+    precompiled = [{"type": "Precompiled", "precompiled_charsmap": charsmap}] if charsmap else []
     if legacy:
-        steps = [precompiled, {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
+        steps = precompiled + [{"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]
     else:
-        steps = [precompiled, {"type": "Strip", "strip_left": False, "strip_right": True},
-                 {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "\u2581"}]
+        steps = precompiled + [{"type": "Strip", "strip_left": False, "strip_right": True},
+                               {"type": "Replace", "pattern": {"Regex": " {2,}"},
+                                "content": "\u2581"}]
     added = [{"id": i, "content": p.piece, "single_word": False, "lstrip": False,
               "rstrip": False, "normalized": False, "special": p.type in (2, 3)}
              for i, p in enumerate(pieces) if p.type in (2, 3, 4)]
@@ -244,7 +245,10 @@ def main():
             json.dump({"chosen": len(CHOSEN), "cases": cases}, f, ensure_ascii=False)
     for model, legacy, file in (("nmt", False, "tokenizer.json"),
                                 ("nmt", True, "tokenizer_legacy.json"),
-                                ("bytes", False, "tokenizer_bytes.json")):
+                                ("bytes", False, "tokenizer_bytes.json"),
+                                ("rules", False, "tokenizer_rules.json"),
+                                ("user", False, "tokenizer_user.json"),
+                                ("identity", False, "tokenizer_identity.json")):
         with open(os.path.join(out, file), "w", encoding="utf-8") as f:
             json.dump(tokenizer_json(models[model], legacy, model == "bytes"), f,
                       ensure_ascii=False)

@@ -153,6 +153,18 @@ TEST(SentencePieceTokenizer, LegacyTokenizerJsonKeepsATrailingSpace) {
     EXPECT_EQ(legacy->encodeIds("trailing  "), want);
 }
 
+// Hugging Face's Precompiled looks each grapheme cluster up alone (the shortest key that starts
+// it); sentencepiece takes the longest key anywhere, so the rule "123" -> "one" is sentencepiece's
+// only. A single character's key is the same in both.
+TEST(SentencePieceTokenizer, TokenizerJsonPrecompiledGoesByGraphemeClusters) {
+    if (fixtureDir().empty()) GTEST_SKIP() << "MHA_SPM_DIR is not set";
+    const auto json = TokenizerJson::fromText(slurp(fixtureDir() + "/tokenizer_rules.json"), "");
+    const auto spm = SentencePieceTokenizer::open(fixtureDir() + "/rules.model");
+    EXPECT_EQ(spm->encodeIds("123"), spm->encodeIds("one"));
+    EXPECT_NE(json->encodeIds("123"), spm->encodeIds("123"));
+    EXPECT_EQ(json->encodeIds("x\xef\xac\x81 A"), spm->encodeIds("x\xef\xac\x81 A")); // ﬁ, A
+}
+
 namespace {
 
 std::string varint(std::uint64_t v) {

@@ -43,8 +43,8 @@ PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
     normalized_ = std::string(blob.substr(4 + trieBytes));
 }
 
-// darts-clone's commonPrefixSearch keeping the last (longest) result.
-PrecompiledCharsmap::Match PrecompiledCharsmap::longest(std::string_view input) const {
+// darts-clone's commonPrefixSearch keeping the last (longest) result, or the first.
+PrecompiledCharsmap::Match PrecompiledCharsmap::search(std::string_view input, bool longest) const {
     Match best;
     if (units_.empty()) return best;
     std::size_t pos = offsetOf(units_[0]);
@@ -60,6 +60,7 @@ PrecompiledCharsmap::Match PrecompiledCharsmap::longest(std::string_view input) 
             if (pos >= units_.size()) break;
             value = valueOf(units_[pos]);
             best.length = i + 1;
+            if (!longest) break;
         }
     }
     if (best.length == 0) return best;

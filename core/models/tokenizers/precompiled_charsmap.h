@@ -25,11 +25,15 @@ class PrecompiledCharsmap {
         std::size_t length = 0;  // bytes of the input the key covers; 0: no key matches
         std::string_view output; // what they become
     };
-    // The longest key that is a prefix of `input`.
-    Match longest(std::string_view input) const;
+    // The longest key that is a prefix of `input` (sentencepiece's choice).
+    Match longest(std::string_view input) const { return search(input, true); }
+    // The shortest one (Hugging Face's Precompiled takes it for a whole grapheme cluster).
+    Match shortest(std::string_view input) const { return search(input, false); }
     bool empty() const { return units_.empty(); }
 
   private:
+    Match search(std::string_view input, bool longest) const;
+
     std::vector<std::uint32_t> units_; // the double array
     std::string normalized_;           // the NUL-ended strings
 };

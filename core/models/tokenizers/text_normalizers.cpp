@@ -16,6 +16,29 @@ std::u32string codePoints(const std::string& utf8, const JsonFields& fields, con
     return decodeUtf8(utf8);
 }
 
+// Where the extended grapheme cluster (UAX #29) starting at `i` ends, as far as Precompiled
+// needs it: CR LF is one; a control (Cc, Cf, Zl, Zp) stands alone; anything else takes the
+// Extend, ZWJ and SpacingMark characters after it (combining marks, ZWNJ / ZWJ, emoji
+// modifiers, tags, the halfwidth sound marks). Prepend, Hangul syllable, emoji ZWJ and flag
+// rules are left out: what they join is 6 bytes or more, which Precompiled reads per character.
+std::size_t graphemeEnd(const UnitText& text, std::size_t i) {
+    const auto extends = [](char32_t cp) {
+        const GeneralCategory c = generalCategory(cp);
+        return c == GeneralCategory::Mn || c == GeneralCategory::Me || c == GeneralCategory::Mc ||
+               cp == 0x200C || cp == 0x200D || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
+               (cp >= 0xE0020 && cp <= 0xE007F) || cp == 0xFF9E || cp == 0xFF9F;
+    };
+    const char32_t cp = text[i].cp;
+    if (cp == U'\r' && i + 1 < text.size() && text[i + 1].cp == U'\n') return i + 2;
+    const GeneralCategory c = generalCategory(cp);
+    if (!extends(cp) && (c == GeneralCategory::Cc || c == GeneralCategory::Cf ||
+                         c == GeneralCategory::Zl || c == GeneralCategory::Zp))
+        return i + 1;
+    std::size_t end = i + 1;
+    while (end < text.size() && extends(text[end].cp)) ++end;
+    return end;
+}
+
 } // namespace
 
 std::string typeOfPart(const nlohmann::json& spec, const char* part) {
@@ -121,27 +144,26 @@ void TextNormalizer::replace(UnitText& text) const {
     text = std::move(out);
 }
 
-// At each character the charsmap's longest key (ending on a character) becomes its string,
-// every code point of which stands for the bytes the key covered; else the character stays.
+// Each grapheme cluster under 6 bytes that a key starts becomes the string of the shortest such
+// key, whole; else each of its characters that is a key becomes its string (Hugging Face's
+// Precompiled; sentencepiece itself takes the longest key anywhere: spm_normalizer.h). Every
+// code point of a replacement stands for the bytes it replaced.
 void TextNormalizer::precompiled(UnitText& text) const {
-    std::string utf8;
-    std::vector<std::size_t> starts; // each unit's first byte in utf8, then the end
-    for (const TextUnit& u : text) starts.push_back(utf8.size()), appendUtf8(utf8, u.cp);
-    starts.push_back(utf8.size());
     UnitText out;
-    for (std::size_t i = 0; i < text.size();) {
-        const PrecompiledCharsmap::Match m =
-            charsmap_->longest(std::string_view(utf8).substr(starts[i]));
-        const auto last = std::lower_bound(starts.begin() + std::ptrdiff_t(i) + 1, starts.end(),
-                                           starts[i] + m.length);
-        if (m.length == 0 || last == starts.end() || *last != starts[i] + m.length) {
-            out.push_back(text[i++]); // no key, or one ending inside a character
-            continue;
-        }
-        const std::size_t j = std::size_t(last - starts.begin()); // units [i, j) matched
+    const auto replace = [&](std::size_t from, std::size_t to) {
+        const std::string bytes = utf8Of(text, from, to);
+        const PrecompiledCharsmap::Match m = charsmap_->shortest(bytes);
+        if (m.length == 0) return false;
         for (char32_t cp : decodeUtf8(sanitizeUtf8(m.output)))
-            out.push_back({cp, text[i].begin, text[j - 1].end});
-        i = j;
+            out.push_back({cp, text[from].begin, text[to - 1].end});
+        return true;
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t end = graphemeEnd(text, i);
+        if (utf8Of(text, i, end).size() >= 6 || !replace(i, end))
+            for (std::size_t k = i; k < end; ++k)
+                if (!replace(k, k + 1)) out.push_back(text[k]);
+        i = end;
     }
     text = std::move(out);
 }

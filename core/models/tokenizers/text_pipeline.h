@@ -4,8 +4,8 @@
 // Normalizers: NFC, NFD, NFKC, NFKD, Lowercase, Strip (strip_left / strip_right, White_Space),
 // StripAccents (marks removed), Prepend (before a non-empty text), Replace (a String pattern,
 // or a Regex one the CodePointRegex runs), Precompiled (SentencePiece's charsmap, base64:
-// precompiled_charsmap.h, its longest key at each character as sentencepiece matches it),
-// Sequence; null is none.
+// precompiled_charsmap.h, looked up per grapheme cluster as the Rust library does), Sequence;
+// null is none.
 // Pre-tokenizers: ByteLevel (add_prefix_space, use_regex with GPT-2's pattern, then each byte
 // a character of the byte-level alphabet), Split (String or Regex pattern; behavior Removed,
 // Isolated, MergedWithPrevious, MergedWithNext, Contiguous; invert), Metaspace (replacement,
