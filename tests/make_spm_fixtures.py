@@ -11,13 +11,15 @@ sentencepiece_tokenizer_test (core/models/tokenizers/sentencepiece_tokenizer.h):
 
 Each is trained by sentencepiece.SentencePieceTrainer (Debian's python3-sentencepiece) on a
 seeded generated corpus, written as OUT_DIR/<name>.model, with OUT_DIR/<name>.json: the chosen
-texts and COUNT seeded random texts, each with EncodeAsIds's ids and EncodeAsPieces's pieces. For nmt it also writes the
-tokenizer.json transformers' SpmConverter makes from the model (and tokenizer_bytes.json for
-bytes, with byte_fallback on as the converters that handle it write it) (Unigram [piece, score]
-vocab, unk_id, byte_fallback; normalizer Sequence[Precompiled(base64 charsmap), Strip(right),
+texts and COUNT seeded random texts, each with EncodeAsIds's ids and EncodeAsPieces's pieces.
+It also writes the tokenizer.json transformers' SpmConverter makes from each model
+(tokenizer.json for nmt, tokenizer_<name>.json for the others; byte_fallback on for bytes, as
+the converters that handle it write it): a Unigram [piece, score] vocab, unk_id, byte_fallback;
+normalizer Sequence[Precompiled(base64 charsmap) when there is one, Strip(right),
 Replace(" {2,}", U+2581)]; Metaspace pre-tokenizer and decoder, prepend_scheme always; control
-pieces as special added tokens; T5Converter's "$A </s>"), and tokenizer_legacy.json, the older
-converters' normalizer Sequence[Precompiled, Replace(" {2,}", " ")].
+and user-defined pieces as added tokens (control and unknown ones special); T5Converter's
+"$A </s>". And tokenizer_legacy.json, nmt with the older converters' normalizer
+Sequence[Precompiled, Replace(" {2,}", " ")].
 
     make_spm_fixtures.py OUT_DIR [COUNT] [SEED]
     make_spm_fixtures.py --fuzz-seeds DIR     (the seeds of fuzz_spm: tests/fuzz/corpus/spm)
