@@ -32,6 +32,7 @@ std::uint32_t littleEndian32(std::string_view bytes, std::size_t at) {
 
 } // namespace
 
+// The size field, the trie's units (little-endian) and the strings after them.
 PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
     if (blob.size() <= 4) throw std::invalid_argument("the precompiled charsmap is truncated");
     const std::uint32_t trieBytes = littleEndian32(blob, 0);
@@ -71,6 +72,7 @@ PrecompiledCharsmap::Match PrecompiledCharsmap::search(std::string_view input, b
     return best;
 }
 
+// Six bits a character, a byte out for every eight; '=' ends it.
 std::string decodeBase64(std::string_view text) {
     std::string out;
     std::uint32_t bits = 0;

@@ -24,6 +24,7 @@ class Wire {
                                     " (" + what_ + ", byte " + std::to_string(at_) + ")");
     }
 
+    // Base-128, low groups first; at most 10 bytes for 64 bits.
     std::uint64_t varint() {
         std::uint64_t value = 0;
         for (int shift = 0; shift < 70; shift += 7) {
@@ -42,6 +43,7 @@ class Wire {
         return {k >> 3, int(k & 7)};
     }
 
+    // A string, bytes or sub-message: its length, then that many bytes.
     std::string_view lengthDelimited() {
         const std::uint64_t n = varint();
         if (n > bytes_.size() - at_) fail("a length runs past the end");
@@ -50,6 +52,7 @@ class Wire {
         return out;
     }
 
+    // A float: 4 bytes, little-endian whatever the host.
     float fixed32() {
         if (bytes_.size() - at_ < 4) fail("a 32-bit value runs past the end");
         std::uint32_t bits = 0; // little-endian on the wire
@@ -98,6 +101,7 @@ int int32Of(std::uint64_t v) {
     return int(std::int32_t(std::uint32_t(v))); // int32 negatives are 10-byte varints
 }
 
+// ModelProto.SentencePiece: piece = 1, score = 2, type = 3.
 SpmPiece readPiece(std::string_view bytes, const std::string& path) {
     Wire w(bytes, path, "a piece");
     SpmPiece p;
@@ -121,6 +125,8 @@ SpmPiece readPiece(std::string_view bytes, const std::string& path) {
     return p;
 }
 
+// TrainerSpec: model_type = 3, treat_whitespace_as_suffix = 24, byte_fallback = 35, unk / bos /
+// eos / pad ids = 40..43; all varints.
 void readTrainerSpec(std::string_view bytes, SentencePieceModel& m) {
     Wire w(bytes, m.path, "trainer_spec");
     while (!w.done()) {
@@ -157,6 +163,8 @@ void readTrainerSpec(std::string_view bytes, SentencePieceModel& m) {
     }
 }
 
+// NormalizerSpec: name = 1, precompiled_charsmap = 2, add_dummy_prefix = 3,
+// remove_extra_whitespaces = 4, escape_whitespaces = 5.
 void readNormalizerSpec(std::string_view bytes, SentencePieceModel& m) {
     Wire w(bytes, m.path, "normalizer_spec");
     SpmNormalizerSpec& n = m.normalizer;
@@ -177,6 +185,7 @@ void readNormalizerSpec(std::string_view bytes, SentencePieceModel& m) {
     }
 }
 
+// TrainerSpec.ModelType's names, for the refusal.
 const char* modelTypeName(int type) {
     switch (type) {
     case 2:
@@ -213,6 +222,8 @@ void check(const SentencePieceModel& m) {
 
 } // namespace
 
+// ModelProto: pieces = 1, trainer_spec = 2, normalizer_spec = 3 (self_test_data and
+// denormalizer_spec skipped).
 SentencePieceModel readSentencePieceModel(std::string_view bytes, const std::string& path) {
     SentencePieceModel m;
     m.path = path;

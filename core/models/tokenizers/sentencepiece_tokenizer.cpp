@@ -34,12 +34,14 @@ UnigramModel SentencePieceTokenizer::unigramOf(const SentencePieceModel& model) 
                         model.byteFallback, UnigramFlavor::SentencePiece);
 }
 
+// </s> by its text, as the transformers tokenizers find it; else trainer_spec's eos_id.
 SentencePieceTokenizer::SentencePieceTokenizer(SentencePieceModel model)
     : model_(std::move(model)), normalizer_(model_), unigram_(unigramOf(model_)) {
     eos_ = unigram_.idOf("</s>"); // T5Tokenizer's and MarianTokenizer's eos_token
     if (eos_ < 0 && model_.eosId >= 0 && model_.eosId < unigram_.size()) eos_ = model_.eosId;
 }
 
+// Valid UTF-8 only (as every tokenizer of the app), normalized, then walked.
 SentencePieceTokenizer::Run SentencePieceTokenizer::run(std::string_view text) const {
     if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw std::invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) +
@@ -77,6 +79,7 @@ std::vector<int> SentencePieceTokenizer::encodeIds(std::string_view text) const 
     return ids;
 }
 
+// The ids, cut to leave room for </s>, then </s> at the end of the text.
 Encoding SentencePieceTokenizer::encode(std::string_view text, const std::string* pair,
                                         int maxTokens) const {
     if (pair)

@@ -9,6 +9,7 @@ namespace {
 
 constexpr std::string_view kSpaceMark = "\xe2\x96\x81"; // U+2581
 
+// A UTF-8 character's length from its first byte, within the text.
 std::size_t charLength(std::string_view s) {
     const auto b = static_cast<unsigned char>(s[0]);
     const std::size_t n = b < 0xc0 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
@@ -17,6 +18,7 @@ std::size_t charLength(std::string_view s) {
 
 } // namespace
 
+// The charsmap decoded once; the user-defined pieces as a trie for the prefix match.
 SpmNormalizer::SpmNormalizer(const SentencePieceModel& model)
     : spec_(model.normalizer), suffix_(model.treatWhitespaceAsSuffix) {
     if (!spec_.precompiledCharsmap.empty()) {
@@ -55,6 +57,8 @@ void SpmNormalizer::append(SpmNormalized& n, std::string_view piece, std::uint32
     }
 }
 
+// normalizer.cc's Normalize: leading spaces, the dummy prefix, each prefix with runs of spaces
+// squeezed, trailing spaces, each output byte keeping its input byte.
 SpmNormalized SpmNormalizer::normalize(std::string_view input) const {
     SpmNormalized n;
     std::uint32_t consumed = 0;

@@ -51,6 +51,7 @@ void PieceTrie::build(std::vector<std::pair<std::string_view, int>> keys) {
     }
 }
 
+// Binary search of the node's sorted edges.
 std::uint32_t PieceTrie::childOf(const Node& node, unsigned char byte) const {
     const Edge* first = edges_.data() + node.firstEdge;
     const Edge* last = first + node.edges;
@@ -59,6 +60,7 @@ std::uint32_t PieceTrie::childOf(const Node& node, unsigned char byte) const {
     return e != last && e->byte == byte ? e->child : 0;
 }
 
+// The trie of the pieces in the walk, the look-up of all, the score bounds and <0xXX> ids.
 UnigramModel::UnigramModel(std::vector<std::string> pieces, std::vector<double> scores,
                            std::vector<UnigramPieceKind> kinds, int unkId, bool byteFallback,
                            UnigramFlavor flavor)
@@ -150,6 +152,7 @@ void UnigramModel::emit(std::string_view text, const std::vector<Best>& best,
     }
 }
 
+// The walk in the flavour's arithmetic, then the path read back.
 void UnigramModel::encode(std::string_view normalized, std::vector<UnigramToken>& out) const {
     if (normalized.empty()) return;
     std::vector<Best> best;
