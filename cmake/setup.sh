@@ -42,9 +42,12 @@ if [ "$mode" = test ]; then
     # holds the text a test pastes); qemu-user runs the binary on a CPU without AVX;
     # desktop-file-utils and appstream validate what is installed; clang-format checks the
     # tree's format; bzcat reads unicode-data's NormalizationTest.txt.bz2 (NFC / NFKC);
-    # numpy runs tests/ggml_quants.py, which checks the committed quantized fixture is current.
+    # numpy runs tests/ggml_quants.py, which checks the committed quantized fixture is current;
+    # sentencepiece trains the models tests/make_spm_fixtures.py checks the SentencePiece
+    # tokenizer against.
     packages+=(libgtest-dev libbenchmark-dev xdotool xclip imagemagick x11-utils qemu-user
-               desktop-file-utils appstream clang-format bzip2 python3-numpy)
+               desktop-file-utils appstream clang-format bzip2 python3-numpy
+               python3-sentencepiece)
     # clang with its sanitizer runtimes, libFuzzer and OpenMP for build-asan; emscripten (and
     # what cmake/setup_web.sh unpacks with) for build-web; chromium for its test. All at once
     # here: the stages run side by side later, and apt takes one caller at a time.

@@ -202,7 +202,7 @@ TEST(ByteLevelBpe, BadTokenizerJsonGivesOneLineErrors) {
     const nlohmann::json model = {{"vocab", vocab}, {"merges", nlohmann::json::array()}};
     EXPECT_EQ(error({{"x", 1}}), "tokenizer.json: no \"model\" object");
     EXPECT_EQ(error({{"model", {{"type", "WordPiece"}, {"vocab", vocab}}}}),
-              "tokenizer.json: model \"WordPiece\" is not supported (only BPE)");
+              "tokenizer.json: model \"WordPiece\" is not supported (only BPE and Unigram)");
     EXPECT_EQ(error({{"model", {{"vocab", vocab}, {"merges", {{"a"}}}}}}),
               "tokenizer.json: merge 1 is neither \"a b\" nor [\"a\", \"b\"]");
     EXPECT_EQ(error({{"model", model}, {"pre_tokenizer", {{"type", "BertPreTokenizer"}}}}),

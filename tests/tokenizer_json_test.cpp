@@ -392,8 +392,11 @@ TEST(TokenizerJsonErrors, OneLineNamingTheFileAndTheProblem) {
     json root = charFile(U"ab");
     EXPECT_EQ(error("{\"model\": "), "t.json: not JSON (error at byte 11)");
     EXPECT_EQ(error("[1]"), "t.json: not a JSON object");
-    root["normalizer"] = {{"type", "Precompiled"}};
-    EXPECT_EQ(error(root.dump()), "t.json: normalizer \"Precompiled\" is not supported");
+    root["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA!"}};
+    EXPECT_EQ(error(root.dump()), "t.json: normalizer \"Precompiled\": not base64");
+    root["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "/wAAAGFiYw=="}};
+    EXPECT_EQ(error(root.dump()), "t.json: normalizer \"Precompiled\": the precompiled "
+                                  "charsmap's trie size (255 bytes) runs past its end");
     root["normalizer"] = nullptr;
     root["pre_tokenizer"] = {
         {"type", "Split"}, {"pattern", {{"Regex", "(?<!x)y"}}}, {"behavior", "Isolated"}};

@@ -23,7 +23,7 @@ echo "fuzz: seed $seed (MHA_FUZZ_SEED=$seed replays), corpus ${MHA_FUZZ_CORPUS:-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 all_targets="fuzz_tokenizer fuzz_scene_json fuzz_cli_path fuzz_run_files fuzz_model_files
              fuzz_gpt2_tokenizer fuzz_wordpiece_tokenizer fuzz_tokenizer_json fuzz_gguf
-             fuzz_attention_file"
+             fuzz_attention_file fuzz_spm"
 targets=(${MHA_FUZZ_TARGETS:-$all_targets})
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mha-fuzz.XXXXXX")
@@ -54,6 +54,9 @@ for target in "${targets[@]}"; do
     fuzz_tokenizer_json) # a mode byte, a tokenizer.json or regex part, a text (fuzz_tokenizer_json.cpp)
         max_len=4096 dict=$here/tokenizer.dict
         cp -n "$here/corpus/tokenizer_json/"* "$corpus/" ;;
+    fuzz_spm) # a mode byte, a SentencePiece model, charsmap or piece lines, a text (fuzz_spm.cpp)
+        max_len=8192 dict=$here/tokenizer.dict
+        cp -n "$here/corpus/spm/"* "$corpus/" ;;
     fuzz_run_files) # a checkpoint and model.json of a tiny run (D 2, 1 layer, seq 4)
         max_len=4096 dict=$here/scene_json.dict
         cp -n "$here/corpus/run_files/"* "$corpus/" ;;

@@ -4,6 +4,7 @@
 #include "models/tokenizers/tokenizer_unicode.h"
 #include "text/utf8.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace core::models {
@@ -13,6 +14,29 @@ std::u32string codePoints(const std::string& utf8, const JsonFields& fields, con
     if (firstInvalidUtf8(utf8) != std::string::npos)
         fields.bad(std::string(name) + " is not UTF-8");
     return decodeUtf8(utf8);
+}
+
+// Where the extended grapheme cluster (UAX #29) starting at `i` ends, as far as Precompiled
+// needs it: CR LF is one; a control (Cc, Cf, Zl, Zp) stands alone; anything else takes the
+// Extend, ZWJ and SpacingMark characters after it (combining marks, ZWNJ / ZWJ, emoji
+// modifiers, tags, the halfwidth sound marks). Prepend, Hangul syllable, emoji ZWJ and flag
+// rules are left out: what they join is 6 bytes or more, which Precompiled reads per character.
+std::size_t graphemeEnd(const UnitText& text, std::size_t i) {
+    const auto extends = [](char32_t cp) {
+        const GeneralCategory c = generalCategory(cp);
+        return c == GeneralCategory::Mn || c == GeneralCategory::Me || c == GeneralCategory::Mc ||
+               cp == 0x200C || cp == 0x200D || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
+               (cp >= 0xE0020 && cp <= 0xE007F) || cp == 0xFF9E || cp == 0xFF9F;
+    };
+    const char32_t cp = text[i].cp;
+    if (cp == U'\r' && i + 1 < text.size() && text[i + 1].cp == U'\n') return i + 2;
+    const GeneralCategory c = generalCategory(cp);
+    if (!extends(cp) && (c == GeneralCategory::Cc || c == GeneralCategory::Cf ||
+                         c == GeneralCategory::Zl || c == GeneralCategory::Zp))
+        return i + 1;
+    std::size_t end = i + 1;
+    while (end < text.size() && extends(text[end].cp)) ++end;
+    return end;
 }
 
 } // namespace
@@ -85,6 +109,17 @@ TextNormalizer TextNormalizer::read(const nlohmann::json& spec, int depth) {
         readPattern(fields, n.text_, n.regex_);
         if (!fields.at("content").is_string()) fields.bad("\"content\" is not a string");
         n.content_ = codePoints(fields.string("content", ""), fields, "\"content\"");
+    } else if (type == "Precompiled") {
+        n.kind_ = Kind::Precompiled;
+        if (!fields.at("precompiled_charsmap").is_string())
+            fields.bad("\"precompiled_charsmap\" is not a string");
+        try {
+            const std::string blob = decodeBase64(fields.string("precompiled_charsmap", ""));
+            n.charsmap_ = std::make_shared<const PrecompiledCharsmap>(
+                blob.empty() ? PrecompiledCharsmap() : PrecompiledCharsmap(blob));
+        } catch (const std::invalid_argument& e) {
+            fields.bad(e.what());
+        }
     } else {
         throw std::invalid_argument("normalizer \"" + type + "\" is not supported");
     }
@@ -106,6 +141,30 @@ void TextNormalizer::replace(UnitText& text) const {
         done = end;
     }
     out.insert(out.end(), text.begin() + std::ptrdiff_t(done), text.end());
+    text = std::move(out);
+}
+
+// Each grapheme cluster under 6 bytes that a key starts becomes the string of the shortest such
+// key, whole; else each of its characters that is a key becomes its string (Hugging Face's
+// Precompiled; sentencepiece itself takes the longest key anywhere: spm_normalizer.h). Every
+// code point of a replacement stands for the bytes it replaced.
+void TextNormalizer::precompiled(UnitText& text) const {
+    UnitText out;
+    const auto replace = [&](std::size_t from, std::size_t to) {
+        const std::string bytes = utf8Of(text, from, to);
+        const PrecompiledCharsmap::Match m = charsmap_->shortest(bytes);
+        if (m.length == 0) return false;
+        for (char32_t cp : decodeUtf8(sanitizeUtf8(m.output)))
+            out.push_back({cp, text[from].begin, text[to - 1].end});
+        return true;
+    };
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t end = graphemeEnd(text, i);
+        if (utf8Of(text, i, end).size() >= 6 || !replace(i, end))
+            for (std::size_t k = i; k < end; ++k)
+                if (!replace(k, k + 1)) out.push_back(text[k]);
+        i = end;
+    }
     text = std::move(out);
 }
 
@@ -142,6 +201,8 @@ void TextNormalizer::apply(UnitText& text) const {
         return;
     case Kind::Replace:
         return replace(text);
+    case Kind::Precompiled:
+        return precompiled(text);
     }
 }
 

@@ -3,7 +3,9 @@
 //
 // Normalizers: NFC, NFD, NFKC, NFKD, Lowercase, Strip (strip_left / strip_right, White_Space),
 // StripAccents (marks removed), Prepend (before a non-empty text), Replace (a String pattern,
-// or a Regex one the CodePointRegex runs), Sequence; null is none.
+// or a Regex one the CodePointRegex runs), Precompiled (SentencePiece's charsmap, base64:
+// precompiled_charsmap.h, looked up per grapheme cluster as the Rust library does), Sequence;
+// null is none.
 // Pre-tokenizers: ByteLevel (add_prefix_space, use_regex with GPT-2's pattern, then each byte
 // a character of the byte-level alphabet), Split (String or Regex pattern; behavior Removed,
 // Isolated, MergedWithPrevious, MergedWithNext, Contiguous; invert), Metaspace (replacement,
@@ -15,6 +17,7 @@
 
 #include "models/tokenizers/code_point_regex.h"
 #include "models/tokenizers/normalized_text.h"
+#include "models/tokenizers/precompiled_charsmap.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,13 +41,25 @@ class TextNormalizer {
   private:
     static TextNormalizer read(const nlohmann::json& spec, int depth);
     void replace(UnitText& text) const;
+    void precompiled(UnitText& text) const;
 
-    enum class Kind { None, Sequence, Unicode, Lowercase, Strip, StripAccents, Prepend, Replace };
+    enum class Kind {
+        None,
+        Sequence,
+        Unicode,
+        Lowercase,
+        Strip,
+        StripAccents,
+        Prepend,
+        Replace,
+        Precompiled
+    };
     Kind kind_ = Kind::None;
     NormalForm form_ = NormalForm::NFC;
     bool left_ = false, right_ = false;
     std::u32string text_, content_; // Prepend's text; Replace's literal pattern and content
-    std::shared_ptr<const CodePointRegex> regex_; // Replace's regex pattern
+    std::shared_ptr<const CodePointRegex> regex_;         // Replace's regex pattern
+    std::shared_ptr<const PrecompiledCharsmap> charsmap_; // Precompiled's
     std::vector<TextNormalizer> steps_;
 };
 

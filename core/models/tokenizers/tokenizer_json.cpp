@@ -54,6 +54,35 @@ bool rebuildsTemplate(const std::string& tokenizerClass) {
     return false;
 }
 
+// A Unigram model object: "vocab" [[piece, score], ...] (the id is the place), "unk_id",
+// "byte_fallback"; Hugging Face's flavour of the walk (every entry in it, sums in double).
+UnigramModel readUnigram(const json& model, const std::string& path) {
+    const json& vocab = member(model, "vocab");
+    if (!vocab.is_array() || vocab.empty())
+        fail(path, "the Unigram vocab is not a [piece, score] list");
+    std::vector<std::string> pieces;
+    std::vector<double> scores;
+    for (const json& entry : vocab) {
+        if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() ||
+            !entry[1].is_number())
+            fail(path,
+                 "Unigram vocab entry " + std::to_string(pieces.size()) + " is not [piece, score]");
+        pieces.push_back(entry[0].get<std::string>());
+        scores.push_back(entry[1].get<double>());
+    }
+    const json& unk = member(model, "unk_id");
+    if (!unk.is_number_integer() || unk.get<long long>() < 0 ||
+        unk.get<long long>() >= (long long)pieces.size())
+        fail(path, "the Unigram unk_id is not one of its vocab's ids");
+    const json& fallback = member(model, "byte_fallback");
+    if (!fallback.is_null() && !fallback.is_boolean())
+        fail(path, "the Unigram byte_fallback is not true or false");
+    std::vector<UnigramPieceKind> kinds(pieces.size(), UnigramPieceKind::Normal);
+    return UnigramModel(std::move(pieces), std::move(scores), std::move(kinds),
+                        int(unk.get<long long>()), fallback.is_boolean() && fallback.get<bool>(),
+                        UnigramFlavor::HuggingFace);
+}
+
 } // namespace
 
 std::unique_ptr<TokenizerJson> TokenizerJson::open(const HfFiles& files,
@@ -94,14 +123,18 @@ void TokenizerJson::load(TokenizerJsonFile& file, const std::string& configPath,
     if (!root.is_object()) fail(path, "not a JSON object");
     const json& model = member(root, "model");
     if (!model.is_object()) fail(path, "no \"model\" object");
-    if (model.contains("type") && model["type"] != "BPE")
+    const bool unigram = model.contains("type") && model["type"] == "Unigram";
+    if (model.contains("type") && model["type"] != "BPE" && !unigram)
         fail(path, "model \"" +
                        (model["type"].is_string() ? model["type"].get<std::string>() : "?") +
-                       "\" is not supported (only BPE)");
+                       "\" is not supported (only BPE and Unigram)");
     normalizer_ = readPart(path, [&] { return TextNormalizer::read(member(root, "normalizer")); });
     preTokenizer_ =
         readPart(path, [&] { return PreTokenizer::read(member(root, "pre_tokenizer")); });
-    model_ = BpeModel::read(file, model);
+    if (unigram)
+        unigram_ = std::make_shared<const UnigramModel>(readUnigram(model, path));
+    else
+        model_ = BpeModel::read(file, model);
     readAddedTokens(member(root, "added_tokens"), path);
     post_ = readPart(path, [&] { return PostProcessor::read(member(root, "post_processor")); });
     readDecoding(member(root, "decoder"));
@@ -122,7 +155,7 @@ void TokenizerJson::readAddedTokens(const json& list, const std::string& path) {
         if (id < 0 || id >= (1 << 24))
             fail(path, "added token " + quotedToken(spec.content) + " has id " +
                            std::to_string(id) + ", outside 0..16777215");
-        const int entry = model_.idOf(spec.content); // tokenizers gives the vocabulary's id
+        const int entry = modelIdOf(spec.content); // tokenizers gives the vocabulary's id
         spec.id = entry >= 0 ? entry : int(id);
         const auto flag = [&](const char* key, bool fallback) {
             const json& v = member(token, key);
@@ -164,7 +197,7 @@ void TokenizerJson::readDecoding(const json& decoder) {
     decoding_.byteLevel = preTokenizer_.byteLevel();
     if (const char32_t r = preTokenizer_.metaspace())
         decoding_.replace.emplace_back(std::u32string(1, r), U" ");
-    decoding_.byteFallback = model_.byteFallback();
+    decoding_.byteFallback = modelByteFallback();
 }
 
 // tokenizer_config.json: LlamaTokenizerFast's template, the start and mask tokens, sentence
@@ -211,7 +244,7 @@ void TokenizerJson::applyConfig(const std::string& configPath, const std::string
 }
 
 void TokenizerJson::finish(const std::string& path) {
-    vocabSize_ = model_.size();
+    vocabSize_ = modelSize();
     for (const AddedTokenSpec& token : added_.tokens())
         vocabSize_ = std::max(vocabSize_, token.id + 1);
     if (options_.encoder && mask_ < 0) fail(path, "the model's mask token is not in it");
@@ -219,7 +252,7 @@ void TokenizerJson::finish(const std::string& path) {
 
 int TokenizerJson::idOf(std::string_view token) const {
     const int added = added_.idOf(std::string(token));
-    return added >= 0 ? added : model_.idOf(token);
+    return added >= 0 ? added : modelIdOf(token);
 }
 
 std::unique_ptr<ModelTokenizer> openTokenizerJson(const HfFiles& files, bool decoder) {

@@ -7,7 +7,8 @@
 //   2. each stretch between them is normalized (text_pipeline.h), then the added tokens with
 //      normalized: true are split out of it;
 //   3. each remaining stretch is cut into pre-tokens (text_pipeline.h), each pre-token goes
-//      through the BPE model (bpe_model.h);
+//      through the BPE model (bpe_model.h) or the Unigram model (unigram_model.h: T5's, with
+//      a [piece, score] vocabulary, unk_id and byte_fallback);
 //   4. the post-processor puts the special tokens around the ids (post_processor.h); for the
 //      classes LlamaTokenizer(Fast), CodeLlamaTokenizer(Fast) and GemmaTokenizer(Fast)
 //      tokenizer_config.json's add_bos_token (default true) and add_eos_token (default false)
@@ -25,6 +26,7 @@
 #include "models/tokenizers/model_tokenizer.h"
 #include "models/tokenizers/post_processor.h"
 #include "models/tokenizers/text_pipeline.h"
+#include "models/tokenizers/unigram_model.h"
 
 #include <memory>
 #include <string>
@@ -97,6 +99,15 @@ class TokenizerJson final : public ModelTokenizer {
                      const std::string& path);
     void finish(const std::string& path);
     std::vector<Piece> pieces(std::string_view text) const;
+    // The model's, BPE's or Unigram's.
+    int modelIdOf(std::string_view token) const {
+        return unigram_ ? unigram_->idOf(token) : model_.idOf(token);
+    }
+    int modelSize() const { return unigram_ ? unigram_->size() : model_.size(); }
+    bool modelByteFallback() const {
+        return unigram_ ? unigram_->byteFallback() : model_.byteFallback();
+    }
+    const std::string& modelToken(int id) const;
     void modelPieces(const UnitText& pre, std::vector<Piece>& out) const;
     void place(const std::vector<Piece>& pieces, std::string_view text, int type,
                Encoding& e) const;
@@ -105,6 +116,7 @@ class TokenizerJson final : public ModelTokenizer {
     TextNormalizer normalizer_;
     PreTokenizer preTokenizer_;
     BpeModel model_;
+    std::shared_ptr<const UnigramModel> unigram_; // set for a Unigram model (then model_ is empty)
     AddedVocabulary added_;
     PostProcessor post_;
     Decoding decoding_;

@@ -48,12 +48,25 @@ void TokenizerJson::modelPieces(const UnitText& pre, std::vector<Piece>& out) co
         appendUtf8(word, u.cp);
     }
     offsets.push_back(std::uint32_t(word.size()));
+    const auto place = [&](int id, std::uint32_t from, std::uint32_t to) {
+        const auto [begin, end] = rangeOf(pre, offsets, from, to);
+        out.push_back({id, begin, end});
+    };
+    if (unigram_) {
+        std::vector<UnigramToken> tokens;
+        unigram_->encode(word, tokens);
+        for (const UnigramToken& t : tokens) place(t.id, t.begin, t.end);
+        return;
+    }
     std::vector<BpeToken> tokens;
     model_.tokenize(word, tokens);
-    for (const BpeToken& t : tokens) {
-        const auto [begin, end] = rangeOf(pre, offsets, t.begin, t.end);
-        out.push_back({t.id, begin, end});
-    }
+    for (const BpeToken& t : tokens) place(t.id, t.begin, t.end);
+}
+
+const std::string& TokenizerJson::modelToken(int id) const {
+    static const std::string none;
+    if (unigram_) return id >= 0 && id < unigram_->size() ? unigram_->pieceOf(id) : none;
+    return model_.tokenOf(id);
 }
 
 std::vector<TokenizerJson::Piece> TokenizerJson::pieces(std::string_view text) const {
@@ -141,8 +154,8 @@ Encoding TokenizerJson::encode(std::string_view text, const std::string* pair,
 
 std::string TokenizerJson::bytesOf(int id) const {
     if (const AddedTokenSpec* added = added_.find(id)) return added->content;
-    const std::string& token = model_.tokenOf(id);
-    if (token.empty() && !(id >= 0 && id < model_.size() && model_.idOf("") == id))
+    const std::string& token = modelToken(id);
+    if (token.empty() && !(id >= 0 && id < modelSize() && modelIdOf("") == id))
         throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary");
     if (decoding_.byteFallback && token.size() == 6 && token.rfind("<0x", 0) == 0 &&
         token[5] == '>') {
@@ -187,10 +200,11 @@ std::string TokenizerJson::describe() const {
     for (const LayoutPart& part : post_.layout(false))
         marks +=
             (marks.empty() ? "" : " ") + (part.sequence < 0 ? part.token : std::string("text"));
-    const std::string kind = byteLevel               ? "byte-level BPE"
-                             : model_.byteFallback() ? "BPE with byte fallback"
-                                                     : "BPE";
-    return std::string(byteLevel || model_.byteFallback() ? "any text" : "text") + ": " + kind +
+    const std::string model = unigram_ ? "Unigram" : "BPE";
+    const std::string kind = byteLevel             ? "byte-level BPE"
+                             : modelByteFallback() ? model + " with byte fallback"
+                                                   : model;
+    return std::string(byteLevel || modelByteFallback() ? "any text" : "text") + ": " + kind +
            " (tokenizer.json, " + std::to_string(vocabSize_) + " tokens)" +
            (marks == "text" ? "" : ", " + marks);
 }
