@@ -60,7 +60,7 @@ void expectMaps(const json& trace, const json& c, const std::string& what) {
 }
 
 TEST(CliSeq2Seq, TeacherForcedTraceIsTheReferences) {
-    for (const char* name : {"bart"}) { // the byte-level BPE fixture; T5's and Marian's follow
+    for (const char* name : {"bart", "t5_relu", "flan_t5_gated", "mt5", "marian"}) {
         const json& c = reference()["fixtures"][name]["cases"][0];
         const json trace = traceOf({"--model", (kDir / name).string(), "--sentence",
                                     c["source_text"], "--target", c["target_text"], "--json", "-"});

@@ -7,6 +7,8 @@
 #include "models/families/llama_model.h"
 #include "models/families/t5_model.h"
 #include "models/tokenizers/byte_level_tokenizer.h"
+#include "models/tokenizers/marian_tokenizer.h"
+#include "models/tokenizers/sentencepiece_tokenizer.h"
 #include "models/tokenizers/tokenizer_json.h"
 #include "models/tokenizers/wordpiece_tokenizer.h"
 
@@ -153,8 +155,34 @@ std::unique_ptr<const ModelTokenizer> bartTokenizer(const HfFiles& files, const 
     return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::Sentence);
 }
 
+// T5's spiece.model for both sides: text </s>.
+std::unique_ptr<const ModelTokenizer> t5Tokenizer(const HfFiles& files, const Seq2SeqConfig&) {
+    if (files.sentencePiece.empty())
+        throw std::invalid_argument("the folder has no spiece.model (T5's tokenizer: download "
+                                    "it with the weights)");
+    return SentencePieceTokenizer::open(files.sentencePiece);
+}
+
+// Marian's side: its SentencePiece model, the pieces through the shared vocab.json.
+template <bool source>
+std::unique_ptr<const ModelTokenizer> marianTokenizer(const HfFiles& files,
+                                                      const Seq2SeqConfig&) {
+    const std::string& spm = source ? files.sourceSpm : files.targetSpm;
+    if (spm.empty() || files.vocabJson.empty())
+        throw std::invalid_argument(std::string("the folder has no ") +
+                                    (spm.empty() ? (source ? "source.spm" : "target.spm")
+                                                 : "vocab.json") +
+                                    " (Marian's tokenizer is source.spm, target.spm and "
+                                    "vocab.json: download them with the weights)");
+    return MarianTokenizer::open(spm, files.vocabJson);
+}
+
 const Seq2SeqArchitecture kSeq2SeqArchitectures[] = {
+    {"T5", {"t5", "mt5"}, loadT5, t5Tokenizer, t5Tokenizer,
+     "translate English to German: The house is wonderful."},
     {"BART", {"bart"}, loadBart<false>, bartTokenizer, bartTokenizer, "The house is wonderful."},
+    {"Marian", {"marian"}, loadBart<true>, marianTokenizer<true>, marianTokenizer<false>,
+     "The house is wonderful."},
 };
 
 } // namespace
