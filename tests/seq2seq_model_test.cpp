@@ -8,6 +8,7 @@
 
 #include "build_facts.h"
 #include "io/json_fields.h"
+#include "models/architectures.h"
 #include "models/formats/tensor_binding.h"
 #include "models/seq2seq_forward.h"
 #include "models/tensor_ops.h"
@@ -133,6 +134,28 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2SeqReference,
                          ::testing::Combine(::testing::ValuesIn(fixtureNames()),
                                             ::testing::ValuesIn(core::availableSimdLevels())),
                          testing_support::namedPathName);
+
+// Each fixture's tokenizers (the registry's: T5's spiece.model, BART's byte-level BPE, Marian's
+// two SentencePiece models through vocab.json) give the ids Hugging Face's tokenizer gives, on
+// its chosen texts: an unknown character, runs of spaces, ß and Ä, each side's own.
+TEST(Seq2SeqTokenizers, GiveTheReferencesIdsOnEachSide) {
+    for (const auto& [name, f] : reference()["fixtures"].items()) {
+        const Seq2SeqArchitecture* a = findSeq2SeqArchitecture(f["model_type"].get<std::string>());
+        ASSERT_NE(a, nullptr) << name;
+        const auto model = openFixture(name);
+        const ModelLocation where{ModelFolderKind::HuggingFace, (kDir / name).string(),
+                                  (kDir / name).string(), "", ""};
+        const HfFiles files = hfFiles(where);
+        const auto source = a->sourceTokenizer(files, model->config());
+        const auto target = a->targetTokenizer(files, model->config());
+        for (const json& t : f["tokenizer"]["texts"]) {
+            const auto& tokenizer = t["side"] == "source" ? source : target;
+            EXPECT_EQ(tokenizer->encode(t["text"].get<std::string>(), nullptr, 512).ids,
+                      t["ids"].get<std::vector<int>>())
+                << name << ": " << t["text"] << " (" << t["side"] << ")";
+        }
+    }
+}
 
 TEST(T5Buckets, AreModelingT5sRelativePositionBuckets) {
     // Bidirectional, 32 buckets over 128: keys before the query in 0..15, after in 16..31;

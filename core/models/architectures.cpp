@@ -165,23 +165,30 @@ std::unique_ptr<const ModelTokenizer> t5Tokenizer(const HfFiles& files, const Se
 
 // Marian's side: its SentencePiece model, the pieces through the shared vocab.json.
 template <bool source>
-std::unique_ptr<const ModelTokenizer> marianTokenizer(const HfFiles& files,
-                                                      const Seq2SeqConfig&) {
+std::unique_ptr<const ModelTokenizer> marianTokenizer(const HfFiles& files, const Seq2SeqConfig&) {
     const std::string& spm = source ? files.sourceSpm : files.targetSpm;
     if (spm.empty() || files.vocabJson.empty())
-        throw std::invalid_argument(std::string("the folder has no ") +
-                                    (spm.empty() ? (source ? "source.spm" : "target.spm")
-                                                 : "vocab.json") +
-                                    " (Marian's tokenizer is source.spm, target.spm and "
-                                    "vocab.json: download them with the weights)");
+        throw std::invalid_argument(
+            std::string("the folder has no ") +
+            (spm.empty() ? (source ? "source.spm" : "target.spm") : "vocab.json") +
+            " (Marian's tokenizer is source.spm, target.spm and "
+            "vocab.json: download them with the weights)");
     return MarianTokenizer::open(spm, files.vocabJson);
 }
 
 const Seq2SeqArchitecture kSeq2SeqArchitectures[] = {
-    {"T5", {"t5", "mt5"}, loadT5, t5Tokenizer, t5Tokenizer,
+    {"T5",
+     {"t5", "mt5"},
+     loadT5,
+     t5Tokenizer,
+     t5Tokenizer,
      "translate English to German: The house is wonderful."},
     {"BART", {"bart"}, loadBart<false>, bartTokenizer, bartTokenizer, "The house is wonderful."},
-    {"Marian", {"marian"}, loadBart<true>, marianTokenizer<true>, marianTokenizer<false>,
+    {"Marian",
+     {"marian"},
+     loadBart<true>,
+     marianTokenizer<true>,
+     marianTokenizer<false>,
      "The house is wonderful."},
 };
 

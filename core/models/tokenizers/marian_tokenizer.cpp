@@ -47,7 +47,8 @@ std::unique_ptr<MarianTokenizer> MarianTokenizer::open(const std::string& spmPat
     auto t = std::unique_ptr<MarianTokenizer>(new MarianTokenizer());
     t->spm_ = SentencePieceTokenizer::open(spmPath);
     t->spmName_ = std::filesystem::path(spmPath).filename().string();
-    for (const auto& [piece, id] : readVocab(vocabJsonPath).items()) {
+    const nlohmann::json vocab = readVocab(vocabJsonPath); // items() must not outlive it
+    for (const auto& [piece, id] : vocab.items()) {
         if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() > (1 << 24))
             throw std::invalid_argument(vocabJsonPath + ": the id of \"" + piece +
                                         "\" is not a whole number from 0");
