@@ -59,6 +59,23 @@ std::pair<int, double> bestOf(const Eigen::Ref<const RowVec>& logits,
 
 } // namespace
 
+void attendDecoderSelf(int l, AttentionInput& in, DecoderCache& cache, Attention& out) {
+    Mat& keys = cache.selfKeys.at(std::size_t(l));
+    Mat& values = cache.selfValues.at(std::size_t(l));
+    const int past = int(keys.rows());
+    in.queryLen = int(in.q.rows()), in.keyLen = past + in.queryLen, in.causal = true;
+    if (past > 0) in.pastKeys = std::move(keys), in.pastValues = std::move(values);
+    attendProjected(in, out);
+    keys = out.k, values = out.v; // (P + n) x (H*d_head): the next step's past
+}
+
+void attendDecoderCross(int l, AttentionInput& in, const DecoderCache& cache, Attention& out) {
+    in.queryLen = int(in.q.rows()), in.keyLen = int(cache.encoded.rows());
+    in.xSource = cache.encoded; // Ns x d: marks the attention as cross
+    in.k = cache.crossKeys.at(std::size_t(l)), in.v = cache.crossValues.at(std::size_t(l));
+    attendProjected(in, out);
+}
+
 Seq2SeqRun encodeSource(const Seq2SeqModel& model, const std::vector<int>& source,
                         const Seq2SeqAblation& ablated) {
     checkIds(model, source, "source");

@@ -32,7 +32,16 @@ struct DecoderCache {
     std::vector<Mat> crossKeys, crossValues; // L_dec, Ns x (H*d_head)
     Mat encoded;                             // Ns x d: the encoder's output (the cross side)
     int past() const { return selfKeys.empty() ? 0 : int(selfKeys.front().rows()); }
+    int pastOf(int l) const { return int(selfKeys.at(std::size_t(l)).rows()); } // layer l's P
 };
+
+// The decoder's two attentions as every family runs them once it has projected q, k and v of its
+// n new tokens (in.x what the sublayer read; in.heads, in.ablatedHeads, the scale and any score
+// bias set): layer l's causal self-attention after the keys and values the cache holds, which
+// then holds all P + n tokens'; and its cross-attention of in.q (in.k, in.v unset) on the
+// encoder output's keys and values. seq2seq_forward.cpp.
+void attendDecoderSelf(int l, AttentionInput& in, DecoderCache& cache, Attention& out);
+void attendDecoderCross(int l, AttentionInput& in, const DecoderCache& cache, Attention& out);
 
 // The heads switched off in one decoder layer: its self-attention's and its cross-attention's.
 struct DecoderAblation {

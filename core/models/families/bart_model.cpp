@@ -199,29 +199,21 @@ void BartModel::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAb
     const BartLayer& b = decoder_.layers.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     const double eps = m.layerNormEpsilon;
-    Mat& keys = cache.selfKeys.at(std::size_t(l));
-    Mat& values = cache.selfValues.at(std::size_t(l));
-    const int past = int(keys.rows()), n = int(x.rows());
     AttentionInput in;
-    in.queryLen = n, in.keyLen = past + n, in.heads = m.heads, in.causal = true;
-    in.ablatedHeads = ablated.self;
-    in.x = x;
+    in.heads = m.heads, in.ablatedHeads = ablated.self;
+    in.x = x; // post-LN: the sublayer reads the stream as it is
     in.q = projected(x, *b.self.q, *b.self.qb);
     in.k = projected(x, *b.self.k, *b.self.kb);
     in.v = projected(x, *b.self.v, *b.self.vb);
-    if (past > 0) in.pastKeys = std::move(keys), in.pastValues = std::move(values);
-    attendProjected(in, self);
-    keys = self.k, values = self.v; // (P + n) x d: the next step's past
+    attendDecoderSelf(l, in, cache, self);
     projectOut(self, *b.self.o, b.self.ob);
     x = layerNorm(x + self.output, *b.self.norm, *b.self.normBias, eps);
 
     AttentionInput c;
-    c.queryLen = n, c.keyLen = int(cache.encoded.rows()), c.heads = m.heads;
-    c.ablatedHeads = ablated.cross;
-    c.x = x, c.xSource = cache.encoded; // n x d; Ns x d (marks the attention as cross)
+    c.heads = m.heads, c.ablatedHeads = ablated.cross;
+    c.x = x;
     c.q = projected(x, *b.cross.q, *b.cross.qb);
-    c.k = cache.crossKeys.at(std::size_t(l)), c.v = cache.crossValues.at(std::size_t(l));
-    attendProjected(c, cross);
+    attendDecoderCross(l, c, cache, cross);
     projectOut(cross, *b.cross.o, b.cross.ob);
     x = layerNorm(x + cross.output, *b.cross.norm, *b.cross.normBias, eps);
     x = layerNorm(x + feedForward(b, x), *b.norm, *b.normBias, eps);

@@ -201,34 +201,25 @@ void T5Model::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAbla
     const T5Layer& b = decoder_.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     const double eps = m.layerNormEpsilon;
-    Mat& keys = cache.selfKeys.at(std::size_t(l));
-    Mat& values = cache.selfValues.at(std::size_t(l));
-    const int past = int(keys.rows()), n = int(x.rows());
+    const int past = cache.pastOf(l), n = int(x.rows());
     AttentionInput in;
-    in.queryLen = n, in.keyLen = past + n, in.heads = m.heads, in.causal = true;
-    in.ablatedHeads = ablated.self;
+    in.heads = m.heads, in.ablatedHeads = ablated.self;
     in.x = rmsNorm(x, *b.selfNorm, eps, false); // n x d
     in.q = linear(in.x, *b.q, nullptr);         // n x (H*d_kv)
     in.k = linear(in.x, *b.k, nullptr);
     in.v = linear(in.x, *b.v, nullptr);
-    if (past > 0) in.pastKeys = std::move(keys), in.pastValues = std::move(values);
     in.scaleValue = 1;
     in.scoreBias = positionBias(true, past, n, past + n);
-    attendProjected(in, self);
-    keys = self.k, values = self.v; // (P + n) x (H*d_kv): the next step's past
+    attendDecoderSelf(l, in, cache, self);
     projectOut(self, *b.o, nullptr);
     x += self.output;
 
     AttentionInput c;
-    c.queryLen = n, c.keyLen = int(cache.encoded.rows()), c.heads = m.heads;
-    c.ablatedHeads = ablated.cross;
+    c.heads = m.heads, c.ablatedHeads = ablated.cross;
     c.x = rmsNorm(x, *b.crossNorm, eps, false); // n x d
-    c.xSource = cache.encoded;                  // Ns x d: marks the attention as cross
     c.q = linear(c.x, *b.cq, nullptr);
-    c.k = cache.crossKeys.at(std::size_t(l));
-    c.v = cache.crossValues.at(std::size_t(l));
-    c.scaleValue = 1;
-    attendProjected(c, cross);
+    c.scaleValue = 1; // no position bias across: the encoder's tokens have no place here
+    attendDecoderCross(l, c, cache, cross);
     projectOut(cross, *b.co, nullptr);
     x += cross.output;
     x += feedForward(b, rmsNorm(x, *b.ffNorm, eps, false));
