@@ -1,6 +1,8 @@
 // Opening a real checkpoint and tracing a sentence through it (real_model.h).
 #include "models/real_model.h"
 
+#include "models/seq2seq_real_model.h"
+
 #include "models/architectures.h"
 #include "models/gguf_model.h"
 #include "models/real_trace_parts.h"
@@ -48,6 +50,10 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
     if (model->location.kind != ModelFolderKind::HuggingFace)
         throw std::invalid_argument(dirOrName + ": a run folder of mha-viz train, not a Hugging "
                                                 "Face model");
+    if (isSeq2SeqFolder(model->location)) // said plainly, not as an unknown model_type
+        throw std::invalid_argument(
+            dirOrName + ": an encoder-decoder, which opens on the command line so far (mha-viz "
+                        "--model DIR --sentence SOURCE --target TEXT --json OUT, or --generate N)");
     const HfFiles files = hfFiles(model->location);
     const ModelConfig config = readModelConfig(files.config); // a model_type of the registry
     model->family = config.modelType;
