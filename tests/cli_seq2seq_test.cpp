@@ -98,6 +98,8 @@ TEST(CliSeq2Seq, BadInputIsOneLineAndExit2) {
     expectBadInput({"--model", bart, "--generate", "64"}, "the decoder reads 64 positions");
     expectBadInput({"--model", bart, "--target", std::string(400, 'x')}, "the decoder reads 64");
     expectBadInput({"--model", bart, "--pair", "b"}, "--pair does not apply to an encoder-decoder");
+    expectBadInput({"--model", bart, "--screenshot", "/tmp/never.png"},
+                   "the window does not show encoder-decoders yet");
     expectBadInput({"--model", bart, "--sentence", "a", "--sentence", "b"}, "one --sentence");
     const fs::path other = testing_support::scratchCopy(kDir / "bart", "seq2seq-pegasus");
     {

@@ -17,8 +17,15 @@ constexpr const char* kNotForSeq2Seq[] = {"--pair",         "--compare",     "--
                                           "--bench-typing", "--json-logits", "--export",
                                           "--layer"};
 
+// The window's flags: it does not show an encoder-decoder yet.
+constexpr const char* kWindowOnly[] = {"--screenshot", "--state-file", "--bench-frames"};
+
 std::string checkFlags(const std::function<bool(const char*)>& given, const CliOptions& options,
                        const std::vector<std::string>& sentences) {
+    for (const char* flag : kWindowOnly)
+        if (given(flag))
+            return std::string(flag) + ": the window does not show encoder-decoders yet (--json " +
+                   "writes every map)";
     for (const char* flag : kNotForSeq2Seq)
         if (given(flag))
             return std::string(flag) + " does not apply to an encoder-decoder (--json writes " +
