@@ -90,6 +90,20 @@ TEST(CliSeq2Seq, GenerateWritesTheReferencesGreedyTokens) {
     EXPECT_NE(r.out.find("generated: 3 tokens"), std::string::npos) << r.out;
 }
 
+TEST(CliSeq2Seq, ExportWritesTheAlignmentAndEveryKindsLayers) {
+    const fs::path out = fs::temp_directory_path() / "mha-viz-cli-seq2seq-export";
+    fs::remove_all(out);
+    const auto r = runMhaViz({"--model", (kDir / "t5_relu").string(), "--sentence", "a dog",
+                              "--generate", "4", "--export", out.string()});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    for (const char* stem : {"alignment", "alignment-L01", "alignment-L02", "encoder-L01",
+                             "encoder-L02", "decoder-L01", "decoder-L02", "cross-L01", "cross-L02"})
+        for (const char* ext : {".svg", ".png"})
+            EXPECT_GT(fs::file_size(out / (std::string(stem) + ext)), 1000u) << stem << ext;
+    EXPECT_NE(r.err.find("wrote 18 files"), std::string::npos) << r.err;
+    fs::remove_all(out);
+}
+
 TEST(CliSeq2Seq, BadInputIsOneLineAndExit2) {
     const std::string bart = (kDir / "bart").string();
     const std::string gpt2 = (fs::path(build_facts::fixtureDir()) / "gpt2" / "f32").string();

@@ -7,7 +7,9 @@
 #include "models/families/t5_model.h"
 
 #include "build_facts.h"
+#include "figures/attention_map.h"
 #include "io/json_fields.h"
+#include "models/analyses/seq2seq_figures.h"
 #include "models/architectures.h"
 #include "models/formats/tensor_binding.h"
 #include "models/seq2seq_forward.h"
@@ -155,6 +157,37 @@ TEST(Seq2SeqTokenizers, GiveTheReferencesIdsOnEachSide) {
                 << name << ": " << t["text"] << " (" << t["side"] << ")";
         }
     }
+}
+
+// The alignment figure is the cross-attention averaged over a layer's heads (or every layer's),
+// target rows by source columns; a decoder grid hatches the cells its causal mask hides.
+TEST(Seq2SeqFigures, AlignmentIsTheHeadsMeanAndTheDecoderIsCausal) {
+    const ModelLocation where{ModelFolderKind::HuggingFace, (kDir / "bart").string(),
+                              (kDir / "bart").string(), "", ""};
+    const auto model = openSeq2SeqModel(where);
+    const json& c = reference()["fixtures"]["bart"]["cases"][0];
+    const Seq2SeqTrace t = traceSeq2Seq(*model, c["source_text"], c["target_text"]);
+    const int L = int(t.run.cross.size()), H = t.run.cross[0].heads;
+    const int Nt = t.run.cross[0].queryLen, Ns = t.run.cross[0].keyLen;
+    for (int layer = -1; layer < L; ++layer) {
+        const core::HeatmapFigure f = alignmentFigure(*model, t, layer);
+        ASSERT_EQ(f.rows, Nt);
+        ASSERT_EQ(f.cols, Ns);
+        EXPECT_EQ(f.rowLabels, t.decoderTokens);
+        for (int i = 0; i < Nt; ++i)
+            for (int j = 0; j < Ns; ++j) {
+                double sum = 0;
+                int maps = 0;
+                for (int l = 0; l < L; ++l)
+                    for (int h = 0; h < H && (layer < 0 || l == layer); ++h, ++maps)
+                        sum += c["cross_attention"][l][h][i][j].get<double>();
+                EXPECT_NEAR(f.values[std::size_t(i * Ns + j)], sum / maps, 1e-4);
+            }
+    }
+    const core::GridFigure g = seq2seqLayerFigure(*model, t, Seq2SeqKind::DecoderSelf, 1);
+    ASSERT_EQ(int(g.panels.size()), H);
+    EXPECT_EQ(g.panels[0].values[1], core::kMaskedCell) << "query 0 never sees key 1";
+    EXPECT_NE(g.panels[0].values[std::size_t(Nt)], core::kMaskedCell) << "query 1 sees key 0";
 }
 
 TEST(T5Buckets, AreModelingT5sRelativePositionBuckets) {

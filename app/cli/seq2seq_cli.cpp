@@ -2,6 +2,7 @@
 #include "cli/seq2seq_cli.h"
 
 #include "io/atomic_file.h"
+#include "models/analyses/seq2seq_figures.h"
 #include "models/analyses/seq2seq_trace_json.h"
 
 #include <cstdio>
@@ -11,11 +12,9 @@
 namespace app {
 namespace {
 
-// The decoders' and encoders' flags an encoder-decoder does not take (yet, for --export: --json
-// writes every map).
+// The decoders' and encoders' flags an encoder-decoder does not take.
 constexpr const char* kNotForSeq2Seq[] = {"--pair",         "--compare",     "--bench-forward",
-                                          "--bench-typing", "--json-logits", "--export",
-                                          "--layer"};
+                                          "--bench-typing", "--json-logits", "--layer"};
 
 // The window's flags: it does not show an encoder-decoder yet.
 constexpr const char* kWindowOnly[] = {"--screenshot", "--state-file", "--bench-frames"};
@@ -137,9 +136,17 @@ int runSeq2SeqHeadless(const CliOptions& options) {
             core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
                 core::models::writeSeq2SeqTraceJson(m, t, precision, out);
             });
-        } else {
-            printSummary(m, t);
         }
+        if (!options.exportPath.empty()) {
+            core::models::Seq2SeqExportOptions figures;
+            figures.scale = options.exportScale, figures.colormap = options.view.colormap;
+            figures.caption = options.exportCaption;
+            const std::vector<std::string> files =
+                core::models::exportSeq2Seq(options.exportPath, m, t, figures);
+            std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
+                      << '\n';
+        }
+        if (options.jsonPath.empty() && options.exportPath.empty()) printSummary(m, t);
     } catch (const std::bad_alloc&) {
         printError("mha-viz", "not enough memory for this source and target");
         return kExitBadInput;
