@@ -70,15 +70,9 @@ namespace {
 // --json FILE|-: the file's v2 trace.
 void writeAttentionJson(const CliOptions& options, const core::models::SavedAttention& saved) {
     const int precision = options.real.jsonPrecision;
-    if (options.jsonPath == "-") {
-        core::models::writeSavedAttentionJson(saved, precision, std::cout);
-        std::cout.flush();
-        if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-    } else {
-        core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
-            core::models::writeSavedAttentionJson(saved, precision, out);
-        });
-    }
+    writeJsonOutput(options.jsonPath, [&](std::ostream& out) {
+        core::models::writeSavedAttentionJson(saved, precision, out);
+    });
 }
 
 // --export DIR: every view of the file (saved_attention_export.h), a line when it starts and

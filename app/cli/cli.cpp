@@ -33,6 +33,17 @@ void printError(std::string_view program, std::string message) {
     std::cerr << program << ": error: " << message << '\n';
 }
 
+void writeJsonOutput(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    if (path == "-") {
+        write(std::cout);
+        std::cout.flush();
+        if (!std::cout) // e.g. a full disk behind a redirection
+            throw std::runtime_error("cannot write the trace to stdout");
+    } else {
+        core::writeFileAtomically(path, write);
+    }
+}
+
 namespace {
 
 void printError(const std::string& message) {
@@ -448,14 +459,9 @@ namespace {
 
 // --json, --save-scene, --export: each throws with one line naming what failed.
 void writeHeadlessOutputs(const core::Trace& trace, const CliOptions& options) {
-    if (options.jsonPath == "-") {
-        core::writeTraceJson(trace, std::cout);
-        std::cout.flush();
-        if (!std::cout) // e.g. a full disk behind a redirection
-            throw std::runtime_error("cannot write the trace to stdout");
-    } else if (!options.jsonPath.empty()) {
-        core::writeFileAtomically(options.jsonPath, core::traceJson(trace));
-    }
+    if (!options.jsonPath.empty())
+        writeJsonOutput(options.jsonPath,
+                        [&](std::ostream& out) { core::writeTraceJson(trace, out); });
     if (!options.saveScenePath.empty())
         core::saveSceneFile(options.saveScenePath, options.scene, &options.view);
     if (!options.exportPath.empty()) {
@@ -489,14 +495,9 @@ int runModelHeadless(const CliOptions& options) {
     for (const std::string& warning : trace.warnings)
         std::cerr << "mha-viz: warning: " << warning << '\n';
     try {
-        if (options.jsonPath == "-") {
-            core::writeModelTraceJson(trace, *options.model, std::cout);
-            std::cout.flush();
-            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-        } else {
-            core::writeFileAtomically(options.jsonPath,
-                                      core::modelTraceJson(trace, *options.model));
-        }
+        writeJsonOutput(options.jsonPath, [&](std::ostream& out) {
+            core::writeModelTraceJson(trace, *options.model, out);
+        });
     } catch (const std::exception& e) {
         printError(e.what());
         return kExitBadInput;

@@ -9,8 +9,10 @@
 #include "models/seq2seq_real_model.h"
 #include "train/trainer.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +67,11 @@ struct CliOptions {
 // "PROGRAM: error: MESSAGE" on stderr, on one line (line breaks in the message become spaces):
 // every command's way of naming bad input.
 void printError(std::string_view program, std::string message);
+
+// --json FILE|-: `write` into standard output (flushed and checked: a full disk behind a
+// redirection is an error), or streamed into a temporary file beside FILE that is renamed into
+// place when complete. Throws std::runtime_error naming what could not be written.
+void writeJsonOutput(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Exit code for bad input, as the CLI contract says.
 inline constexpr int kExitBadInput = 2;

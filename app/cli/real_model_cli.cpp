@@ -117,15 +117,9 @@ void writeRealJson(const CliOptions& options, const core::models::RealModel& mod
     json.logits = options.real.jsonLogits;
     json.attentionOnly = options.real.jsonAttentionOnly;
     json.precision = options.real.jsonPrecision;
-    if (options.jsonPath == "-") {
-        core::models::writeRealTraceJson(model, trace, json, std::cout);
-        std::cout.flush();
-        if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-    } else { // streamed into the file layer by layer, renamed into place when complete
-        core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
-            core::models::writeRealTraceJson(model, trace, json, out);
-        });
-    }
+    writeJsonOutput(options.jsonPath, [&](std::ostream& out) { // streamed layer by layer
+        core::models::writeRealTraceJson(model, trace, json, out);
+    });
 }
 
 // --export DIR: every layer's figures and the model's own views (real_model_export.h), with

@@ -128,15 +128,10 @@ int runSeq2SeqHeadless(const CliOptions& options) {
                 : core::models::traceSeq2Seq(m, source, options.real.target, options.real.topK);
         for (const std::string& w : t.warnings) std::cerr << "mha-viz: warning: " << w << '\n';
         const int precision = options.real.jsonPrecision;
-        if (options.jsonPath == "-") {
-            core::models::writeSeq2SeqTraceJson(m, t, precision, std::cout);
-            std::cout.flush();
-            if (!std::cout) throw std::runtime_error("cannot write the trace to stdout");
-        } else if (!options.jsonPath.empty()) {
-            core::writeFileAtomically(options.jsonPath, [&](std::ostream& out) {
+        if (!options.jsonPath.empty())
+            writeJsonOutput(options.jsonPath, [&](std::ostream& out) {
                 core::models::writeSeq2SeqTraceJson(m, t, precision, out);
             });
-        }
         if (!options.exportPath.empty()) {
             core::models::Seq2SeqExportOptions figures;
             figures.scale = options.exportScale, figures.colormap = options.view.colormap;

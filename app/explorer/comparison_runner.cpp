@@ -10,9 +10,17 @@
 
 namespace app {
 
+namespace {
+
+// The same input: text, pair and switched-off heads (whichever model read them).
+bool sameInput(const core::models::RealTrace& a, const core::models::RealTrace& b) {
+    return a.text == b.text && a.pair == b.pair && a.ablated == b.ablated;
+}
+
+} // namespace
+
 bool sameRun(const core::models::RealTrace& shown, const core::models::RealTrace& traceA) {
-    return shown.model == traceA.model && shown.ids == traceA.ids && shown.text == traceA.text &&
-           shown.pair == traceA.pair && shown.ablated == traceA.ablated;
+    return shown.model == traceA.model && shown.ids == traceA.ids && sameInput(shown, traceA);
 }
 
 ComparisonRunner::~ComparisonRunner() {
@@ -78,8 +86,8 @@ ComparisonRunner::compare(std::shared_ptr<const core::models::RealModel> modelA,
         result->modelA = std::move(modelA), result->modelB = modelB;
         result->traceA = traceA;
         // The same run of B serves a trace of A whose predictions came later.
-        if (earlierB && earlierB->model == modelB.get() && earlierB->text == traceA->text &&
-            earlierB->pair == traceA->pair && earlierB->ablated == traceA->ablated) {
+        const bool earlierOfB = earlierB && earlierB->model == modelB.get();
+        if (earlierOfB && sameInput(*earlierB, *traceA)) {
             result->traceB = std::move(earlierB);
         } else {
             core::models::RealTraceOptions options;
@@ -87,7 +95,7 @@ ComparisonRunner::compare(std::shared_ptr<const core::models::RealModel> modelA,
             options.topK = std::max(1, traceA->topK);
             options.keepBytes = kWindowLayerBudget;
             options.cancel = cancel;
-            if (earlierB && earlierB->model == modelB.get()) options.resume = earlierB;
+            if (earlierOfB) options.resume = earlierB;
             result->traceB = std::make_shared<const core::models::RealTrace>(
                 core::models::traceRealModel(*modelB, traceA->text, options));
         }

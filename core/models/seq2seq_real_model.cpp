@@ -6,24 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace core::models {
 namespace {
-
-nlohmann::json readConfigJson(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument(path + ": cannot be read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    try {
-        return nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception&) {
-        throw std::invalid_argument(path + ": not valid JSON");
-    }
-}
 
 // "t5, mt5, bart, marian": what the refusals name.
 std::string seq2seqNames() {
@@ -38,11 +24,13 @@ std::string seq2seqNames() {
 bool isSeq2SeqFolder(const ModelLocation& location) {
     if (location.kind != ModelFolderKind::HuggingFace) return false;
     const std::string path = location.dir + "/config.json";
-    std::ifstream probe(path);
-    if (!probe) return false; // the folder reader says what is missing
-    const nlohmann::json config = readConfigJson(path);
-    if (!config.is_object() || !config.contains("model_type") || !config["model_type"].is_string())
-        return false;
+    nlohmann::json config;
+    try {
+        config = readJsonObjectFile(path);
+    } catch (const std::invalid_argument&) {
+        return false; // missing or broken: the folder's own reader says what is wrong
+    }
+    if (!config.contains("model_type") || !config["model_type"].is_string()) return false;
     const std::string type = config["model_type"];
     if (findSeq2SeqArchitecture(type)) return true;
     if (config.value("is_encoder_decoder", false) && !findArchitecture(type))
@@ -56,7 +44,7 @@ std::unique_ptr<Seq2SeqRealModel> openSeq2SeqModel(const ModelLocation& location
     auto model = std::make_unique<Seq2SeqRealModel>();
     model->location = location;
     const HfFiles files = hfFiles(location);
-    const nlohmann::json config = readConfigJson(files.config);
+    const nlohmann::json config = readJsonObjectFile(files.config);
     const JsonFields fields(config, files.config);
     model->family = fields.string("model_type", "");
     model->architecture = findSeq2SeqArchitecture(model->family);

@@ -100,12 +100,7 @@ void writeAttentionLayer(JsonWriter& w, const Trace& layer, int number) {
 void writeRealTraceJson(const RealModel& model, const RealTrace& t,
                         const RealTraceJsonOptions& options, std::ostream& out) {
     JsonWriter w(out);
-    w.setPrecision(options.precision);
-    w.beginObject();
-    w.field("format", "mha-trace");
-    w.field("version", kModelTraceJsonVersion);
-    if (options.attentionOnly) w.field("attention_only", true);
-    if (options.precision > 0) w.field("precision", options.precision);
+    beginTraceJson(w, options.precision, options.attentionOnly);
     w.key("model");
     writeModel(w, model);
     w.key("warnings");

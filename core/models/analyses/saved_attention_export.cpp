@@ -1,6 +1,8 @@
 // An attention file's export and JSON (saved_attention_export.h).
 #include "models/analyses/saved_attention_export.h"
 
+#include "models/analyses/trace_json_parts.h"
+
 #include "io/json_writer.h"
 #include "io/trace_json.h"
 #include "models/analyses/export_files.h"
@@ -171,12 +173,7 @@ void writeSource(JsonWriter& w, const SavedAttention& s) {
 
 void writeSavedAttentionJson(const SavedAttention& s, int precision, std::ostream& out) {
     JsonWriter w(out);
-    w.setPrecision(precision);
-    w.beginObject();
-    w.field("format", "mha-trace");
-    w.field("version", kModelTraceJsonVersion);
-    w.field("attention_only", true);
-    if (precision > 0) w.field("precision", precision);
+    beginTraceJson(w, precision, true);
     w.key("attention_file");
     writeSource(w, s);
     w.key("warnings");

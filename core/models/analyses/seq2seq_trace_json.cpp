@@ -98,12 +98,7 @@ void writeLayers(JsonWriter& w, const Seq2SeqRun& run, std::ostream& out) {
 void writeSeq2SeqTraceJson(const Seq2SeqRealModel& model, const Seq2SeqTrace& t, int precision,
                            std::ostream& out) {
     JsonWriter w(out);
-    w.setPrecision(precision);
-    w.beginObject();
-    w.field("format", "mha-trace");
-    w.field("version", kModelTraceJsonVersion);
-    w.field("attention_only", true);
-    if (precision > 0) w.field("precision", precision);
+    beginTraceJson(w, precision, true);
     w.key("model");
     writeModel(w, model);
     w.key("warnings");

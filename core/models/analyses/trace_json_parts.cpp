@@ -1,7 +1,18 @@
 // What the v2 trace writers share (trace_json_parts.h).
 #include "models/analyses/trace_json_parts.h"
 
+#include "io/trace_json.h"
+
 namespace core::models {
+
+void beginTraceJson(JsonWriter& w, int precision, bool attentionOnly) {
+    w.setPrecision(precision);
+    w.beginObject();
+    w.field("format", "mha-trace");
+    w.field("version", kModelTraceJsonVersion);
+    if (attentionOnly) w.field("attention_only", true);
+    if (precision > 0) w.field("precision", precision);
+}
 
 void writeChoice(JsonWriter& w, const TokenChoice& choice) {
     w.beginObject();

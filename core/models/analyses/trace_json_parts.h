@@ -10,6 +10,10 @@
 
 namespace core::models {
 
+// The opening every v2 trace shares: the object begun, "format", "version", "attention_only"
+// when it is, and "precision" when one was asked for (set on `w` too).
+void beginTraceJson(JsonWriter& w, int precision, bool attentionOnly);
+
 void writeChoice(JsonWriter& w, const TokenChoice& choice);
 // predictions[i]: the most likely token after position i; "top" lists the k best when more than
 // one was asked for.

@@ -524,6 +524,11 @@ HfFiles hfFiles(const ModelLocation& location) {
     return files;
 }
 
+json readJsonObjectFile(const std::string& path) {
+    const std::string where = path + ": ";
+    return parseJsonObject(readSmallFile(path, where), where);
+}
+
 ModelConfig readModelConfig(const std::string& path) {
     try {
         return parseModelConfig(readSmallFile(path, "config.json: "), supportedModelTypes());

@@ -6,6 +6,8 @@
 
 #include "models/formats/model_config.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -78,6 +80,10 @@ struct HfFiles {
 // Lists the files of location.dir, reading model.safetensors.index.json for shards (each
 // shard it names must exist). Refuses a folder without weights or without a tokenizer.
 HfFiles hfFiles(const ModelLocation& location);
+
+// A small JSON object file (config.json, a shard index) under the settings files' cap; throws
+// std::invalid_argument naming the path for a missing, dangling, huge or broken one.
+nlohmann::json readJsonObjectFile(const std::string& path);
 
 // Reads and checks config.json (parseModelConfig with every supported model_type).
 ModelConfig readModelConfig(const std::string& path);

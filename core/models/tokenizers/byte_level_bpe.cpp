@@ -34,16 +34,6 @@ std::string readFile(const std::string& path) {
     return std::move(file.text);
 }
 
-nlohmann::json readJson(const std::string& path) {
-    try {
-        return nlohmann::json::parse(readFile(path));
-    } catch (const nlohmann::json::parse_error& e) {
-        fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
-    } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it
-        fail(path, "a number is too large to read");
-    }
-}
-
 // The byte each code point of the byte-level alphabet stands for (-1: not in the alphabet).
 // The printable bytes '!'..'~', '¡'..'¬', '®'..'ÿ' stand for themselves; the other 68 bytes
 // are U+0100 + n in byte order, so that every byte is a visible character in vocab.json.
@@ -123,6 +113,16 @@ std::size_t preTokenEnd(const CodePoints& text, std::size_t i) {
 }
 
 } // namespace
+
+nlohmann::json readTokenizerJson(const std::string& path) {
+    try {
+        return nlohmann::json::parse(readFile(path));
+    } catch (const nlohmann::json::parse_error& e) {
+        fail(path, "not JSON (error at byte " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::out_of_range&) { // e.g. 1e999: no double holds it
+        fail(path, "a number is too large to read");
+    }
+}
 
 // Fills a tokenizer from parsed files, checking what Hugging Face's `tokenizers` checks.
 struct ByteLevelBpe::Builder {
@@ -228,7 +228,7 @@ ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(const std::string& vocabJsonPath,
                                               const std::string& mergesPath,
                                               const std::vector<AddedToken>& added) {
     Builder builder;
-    builder.addVocab(vocabJsonPath, readJson(vocabJsonPath));
+    builder.addVocab(vocabJsonPath, readTokenizerJson(vocabJsonPath));
     const std::string merges = readFile(mergesPath);
     std::size_t lineNumber = 0;
     for (std::size_t start = 0; start < merges.size();) {

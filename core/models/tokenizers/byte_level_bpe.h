@@ -16,6 +16,8 @@
 // it may be used from several threads at once.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -91,6 +93,10 @@ std::string quotedToken(std::string_view text);
 // A token's bytes for display: each space as "␣" (U+2423: no text uses it, where "·" is a real
 // letter in Catalan), newline, tab and carriage return as \n \t \r, other control bytes and
 // bytes that are not a whole UTF-8 character as <E2><80> (every tokenizer shows them so).
+// A tokenizer's JSON file (vocab.json: megabytes), read under the tokenizer files' cap; throws
+// std::invalid_argument "PATH: ..." for a file that cannot be read or is not JSON.
+nlohmann::json readTokenizerJson(const std::string& path);
+
 std::string readableBytes(std::string_view bytes);
 
 // The text of a run of ids, decoded (byte pieces joined, invalid UTF-8 replaced by U+FFFD).

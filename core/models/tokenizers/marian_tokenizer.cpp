@@ -6,24 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace core::models {
 namespace {
 
 nlohmann::json readVocab(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument(path + ": cannot be read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    nlohmann::json vocab;
-    try {
-        vocab = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception&) {
-        throw std::invalid_argument(path + ": not valid JSON");
-    }
+    nlohmann::json vocab = readTokenizerJson(path);
     if (!vocab.is_object()) throw std::invalid_argument(path + ": not a JSON object of ids");
     return vocab;
 }
