@@ -85,6 +85,14 @@ TEST_P(Seq2SeqReference, EveryMapTheLogitsAndTheLossMatchPyTorch) {
         EXPECT_LT(worstMaps(run.encoder, c["encoder_attention"]), 1e-4) << what;
         EXPECT_LT(worstMaps(run.decoderSelf, c["decoder_self_attention"]), 1e-4) << what;
         EXPECT_LT(worstMaps(run.cross, c["cross_attention"]), 1e-4) << what;
+        for (const auto* kind : {&run.encoder, &run.decoderSelf, &run.cross})
+            for (const core::Attention& a : *kind) // the engine's exact promises, this path too
+                for (Eigen::Index r = 0; r < a.attention.rows(); ++r) {
+                    EXPECT_NEAR(a.attention.row(r).sum(), 1.0f, 1e-5f) << what;
+                    const int i = int(r % a.queryLen);
+                    for (int j = i + 1; a.causal && j < a.keyLen; ++j)
+                        EXPECT_EQ(a.attention(r, j), 0.0f) << what << ": masked, exactly 0";
+                }
         for (std::size_t i = 0; i < c["top5_ids"].size(); ++i)
             for (int k = 0; k < 5; ++k) {
                 const int id = c["top5_ids"][i][k];
