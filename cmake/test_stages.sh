@@ -7,7 +7,7 @@
 #   build-web   the browser site (emscripten)                                both cores
 # then two lanes at once:
 #   lane A      ctest in build (every test, CTEST_ARGS), then in build-asan (unit, app, cli, e2e)
-#   lane B      each fuzzer for MHA_FUZZ_SECONDS (60) in turn, then the site in headless Chromium
+#   lane B      each fuzzer for MHA_FUZZ_SECONDS (45) in turn, then the site in headless Chromium
 # The builds go one after the other because each keeps both cores busy; the lanes side by side
 # because neither does alone (lane A's window tests run one at a time and wait for frames, lane
 # B is one process at a time). A failing stage does not stop the others; the run exits 1 at the
@@ -137,7 +137,7 @@ run_test_stages() {
     : >"$logs/stages"
     asan=$root/build-asan
     web=${MHA_WEB_BUILD_DIR:-$root/build-web}
-    fuzz_seconds=${MHA_FUZZ_SECONDS:-60}
+    fuzz_seconds=${MHA_FUZZ_SECONDS:-45}
     local seed=${MHA_TEST_SEED:-$(test_seed)}
     export MHA_SOAK_SEED=${MHA_SOAK_SEED:-$seed} MHA_FUZZ_SEED=${MHA_FUZZ_SEED:-$seed}
     echo "setup: test seed $seed (soak $MHA_SOAK_SEED, fuzzers $MHA_FUZZ_SEED; MHA_TEST_SEED=N replays)"
