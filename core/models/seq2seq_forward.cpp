@@ -83,11 +83,11 @@ Seq2SeqRun encodeSource(const Seq2SeqModel& model, const std::vector<int>& sourc
     Seq2SeqRun run;
     Mat x = model.embedSource(source); // Ns x d
     const int L = model.config().base.layers;
-    run.encoder.resize(std::size_t(L));
+    run.encoder.resize(std::size_t(L)), run.encoderRead.resize(std::size_t(L));
     for (int l = 0; l < L; ++l)
         model.encoderLayer(
             l, x, std::size_t(l) < ablated.encoder.size() ? ablated.encoder[std::size_t(l)] : kNone,
-            run.encoder[std::size_t(l)]);
+            run.encoder[std::size_t(l)], &run.encoderRead[std::size_t(l)]);
     run.encoded = model.encoderOutput(x);
     return run;
 }
@@ -100,9 +100,13 @@ Seq2SeqRun runSeq2Seq(const Seq2SeqModel& model, const std::vector<int>& source,
     Mat y = model.embedTarget(decoderInput, 0); // Nt x d
     const int L = model.config().decoderLayers;
     run.decoderSelf.resize(std::size_t(L)), run.cross.resize(std::size_t(L));
-    for (int l = 0; l < L; ++l)
+    for (int l = 0; l < L; ++l) {
+        std::pair<Mat, Mat> read; // what the two attentions read: Nt x d each
         model.decoderLayer(l, y, cache, decoderAblation(ablated, l),
-                           run.decoderSelf[std::size_t(l)], run.cross[std::size_t(l)]);
+                           run.decoderSelf[std::size_t(l)], run.cross[std::size_t(l)], &read);
+        run.selfRead.push_back(std::move(read.first));
+        run.crossRead.push_back(std::move(read.second));
+    }
     run.logits = model.head(y);
     return run;
 }

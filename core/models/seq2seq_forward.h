@@ -21,6 +21,8 @@ struct Seq2SeqRun {
     std::vector<Attention> decoderSelf, cross; // L_dec: Nt x Nt (causal), Nt x Ns
     Mat encoded;                               // Ns x d: what the cross-attention read
     Mat logits;                                // Nt x V: after each decoder position
+    // Per layer, what each attention read (after its norm): Ns x d, Nt x d, Nt x d.
+    std::vector<Mat> encoderRead, selfRead, crossRead;
 };
 
 // The encoder over `source`. Throws std::invalid_argument for an empty source, an id outside

@@ -7,12 +7,20 @@
 #pragma once
 
 #include "engine/attention.h"
+#include "engine/weights.h"
 #include "models/formats/model_config.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace core::models {
+
+// The three attentions of an encoder-decoder: the encoder's self-attention over the source, the
+// decoder's causal self-attention over the target, and its cross-attention (the target's queries
+// on the encoder's output).
+enum class Seq2SeqKind { Encoder, DecoderSelf, Cross };
 
 struct Seq2SeqConfig {
     // modelType, dModel, heads, headDim, dInner, vocabSize, layerNormEpsilon, activation; its
@@ -58,9 +66,10 @@ class Seq2SeqModel {
 
     // Ns x d: the encoder's input stream.
     virtual Mat embedSource(const std::vector<int>& ids) const = 0;
-    // Encoder layer l (from 0) on `stream` (Ns x d, replaced by what it hands on).
+    // Encoder layer l (from 0) on `stream` (Ns x d, replaced by what it hands on). `read`, when
+    // given, gets what its attention read (Ns x d, after the norm): the window's steps show it.
     virtual void encoderLayer(int l, Mat& stream, const std::vector<int>& ablated,
-                              Attention& attention) const = 0;
+                              Attention& attention, Mat* read = nullptr) const = 0;
     // Ns x d: what the cross-attention reads (after T5's final norm; the stream itself for a
     // post-LN stack).
     virtual Mat encoderOutput(const Mat& stream) const = 0;
@@ -71,12 +80,16 @@ class Seq2SeqModel {
     virtual Mat embedTarget(const std::vector<int>& ids, int first) const = 0;
     // Decoder layer l on `stream` (n x d: the tokens after cache.past(), replaced by what the
     // layer hands on): self-attention over the cached keys and these tokens', cross-attention
-    // over the encoder's; this layer's keys and values of the n tokens join the cache.
+    // over the encoder's; this layer's keys and values of the n tokens join the cache. `read`,
+    // when given, gets what the two attentions read (n x d each, after their norms).
     virtual void decoderLayer(int l, Mat& stream, DecoderCache& cache,
-                              const DecoderAblation& ablated, Attention& self,
-                              Attention& cross) const = 0;
+                              const DecoderAblation& ablated, Attention& self, Attention& cross,
+                              std::pair<Mat, Mat>* read = nullptr) const = 0;
     // rows x V: the logits of decoder stream rows (after its last layer).
     virtual Mat head(const Mat& stream) const = 0;
+    // Layer l's projections of one kind in the engine's convention (x W + b); a cross layer's
+    // W_K and W_V read the encoder's output.
+    virtual std::shared_ptr<const Weights> attentionWeights(Seq2SeqKind kind, int l) const = 0;
 };
 
 } // namespace core::models

@@ -99,6 +99,22 @@ Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorV
     return product(x, weight, bias, true);
 }
 
+std::shared_ptr<const Weights> linearAttentionWeights(const TensorView& q, const TensorView& k,
+                                                      const TensorView& v, const TensorView& o,
+                                                      std::array<const TensorView*, 4> biases) {
+    auto w = std::make_shared<Weights>();
+    Mat scratch;
+    w->wQ = tensorAsFloat(q, scratch).transpose(); // d x (H*d_head)
+    w->wK = tensorAsFloat(k, scratch).transpose(); // d_kv_in x (H*d_head)
+    w->wV = tensorAsFloat(v, scratch).transpose(); // d_kv_in x (H*d_head)
+    w->wO = tensorAsFloat(o, scratch).transpose(); // (H*d_head) x d
+    RowVec* rows[4] = {&w->bQ, &w->bK, &w->bV, &w->bO};
+    for (int i = 0; i < 4; ++i)
+        if (biases[std::size_t(i)])
+            *rows[i] = tensorAsFloat(*biases[std::size_t(i)], scratch).row(0); // 1 x out
+    return w;
+}
+
 Mat rmsNorm(const Mat& x /* rows x d */, const TensorView& weight, double eps, bool onePlus) {
     Mat scratch;
     const Eigen::Map<const Mat> w = tensorAsFloat(weight, scratch); // 1 x d

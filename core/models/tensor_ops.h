@@ -8,9 +8,12 @@
 #pragma once
 
 #include "engine/attention.h"
+#include "engine/weights.h"
 #include "models/formats/safetensors_map.h"
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace core::models {
@@ -29,6 +32,12 @@ Mat conv1d(const Mat& x /* rows x in */, const TensorView& weight, const TensorV
 
 // y = x W^T + b, W stored out x in (torch.nn.Linear). `bias` may be null.
 Mat linear(const Mat& x /* rows x in */, const TensorView& weight, const TensorView* bias);
+
+// One attention's four torch.nn.Linear projections (out x in) and their biases (null: none) in
+// the engine's convention, x W + b: what a layer trace's pipeline and steps show.
+std::shared_ptr<const Weights> linearAttentionWeights(const TensorView& q, const TensorView& k,
+                                                      const TensorView& v, const TensorView& o,
+                                                      std::array<const TensorView*, 4> biases = {});
 
 // x / sqrt(mean(x^2) + eps) * weight over each row (Llama's RMSNorm, mean in double), or
 // * (1 + weight) with onePlus (Gemma's).

@@ -6,10 +6,8 @@
 #include <map>
 
 namespace core::models {
-namespace {
 
-// The tokens joined into the sentence the field shows: a space between two tokens unless the
-// later one brings its own (" cat", as a decoder's tokens are saved), each token's bytes kept.
+// The tokens joined into the sentence the field shows (" cat", as a decoder's tokens are saved).
 Tokenized joinTokens(const std::vector<std::string>& tokens) {
     Tokenized out;
     for (const std::string& token : tokens) {
@@ -21,6 +19,8 @@ Tokenized joinTokens(const std::vector<std::string>& tokens) {
     }
     return out;
 }
+
+namespace {
 
 // Per token, the index of its first copy: the detectors' patterns compare tokens by it.
 std::vector<int> identityIds(const std::vector<std::string>& tokens) {
@@ -86,9 +86,9 @@ std::vector<std::shared_ptr<const Trace>> savedLayers(const LayerShape& s, Atten
     return layers;
 }
 
-// The model view's maps of a stack and, of a self-attention stack, its means, rollout, sink
-// shares and detectors on `ids` (its tokens).
-void analyse(SavedStackView& stack, const std::vector<int>& ids, bool self) {
+} // namespace
+
+void analyseSavedStack(SavedStackView& stack, const std::vector<int>& ids, bool self) {
     if (stack.empty()) return;
     const Attention& first = stack.layers.front()->attention;
     const int n = first.queryLen, H = stack.heads, L = stack.layerCount();
@@ -109,8 +109,6 @@ void analyse(SavedStackView& stack, const std::vector<int>& ids, bool self) {
     stack.rollout = attentionRollouts(stack.meanAttention);
     stack.detectors = detectSavedHeads(stack.layers, ids, stack.causal);
 }
-
-} // namespace
 
 namespace {
 
@@ -195,9 +193,9 @@ std::shared_ptr<const SavedAttention> savedAttentionOf(AttentionFile file) {
     saved->encoder = stackOf(file.encoder, scene, saved->sourceTokens, nullptr, from + ", encoder");
     saved->cross =
         stackOf(file.cross, scene, saved->tokens, &saved->sourceTokens, from + ", cross-attention");
-    analyse(saved->self, saved->ids, true);
-    analyse(saved->encoder, saved->sourceIds, true);
-    analyse(saved->cross, {}, false);
+    analyseSavedStack(saved->self, saved->ids, true);
+    analyseSavedStack(saved->encoder, saved->sourceIds, true);
+    analyseSavedStack(saved->cross, {}, false);
     return saved;
 }
 

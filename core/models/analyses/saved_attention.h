@@ -66,6 +66,14 @@ struct SavedAttention {
     std::vector<SavedStack> stacks() const;
 };
 
+// The model view's maps of a stack whose layers are set and, of a self-attention stack (`self`),
+// its means, rollout, sink shares and detectors on `ids` (its tokens; equal tokens, equal ids).
+void analyseSavedStack(SavedStackView& stack, const std::vector<int>& ids, bool self);
+
+// The tokens joined into one text: a space between two unless the later brings its own
+// (" cat"), each token's bytes kept.
+Tokenized joinTokens(const std::vector<std::string>& tokens);
+
 // "decoder", "encoder", "cross": the window's choice; "layers" alone when the file has no
 // other.
 std::string savedStackLabel(const SavedAttention& saved, SavedStack which);

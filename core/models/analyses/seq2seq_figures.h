@@ -12,8 +12,6 @@
 
 namespace core::models {
 
-enum class Seq2SeqKind { Encoder, DecoderSelf, Cross };
-
 // The cross-attention averaged over the heads of `layer` (from 0), or over every head of every
 // layer with layer = -1; rows the decoder's positions, columns the source's tokens.
 HeatmapFigure alignmentFigure(const Seq2SeqRealModel& model, const Seq2SeqTrace& trace, int layer,

@@ -165,13 +165,14 @@ Mat BartModel::feedForward(const BartLayer& b, const Mat& x) const {
     return linear(h, *b.fc2, b.fc2b); // n x d
 }
 
-void BartModel::encoderLayer(int l, Mat& x, const std::vector<int>& ablated,
-                             Attention& attention) const {
+void BartModel::encoderLayer(int l, Mat& x, const std::vector<int>& ablated, Attention& attention,
+                             Mat* read) const {
     const BartLayer& b = encoder_.layers.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     AttentionInput in;
     in.queryLen = in.keyLen = int(x.rows()), in.heads = m.heads, in.ablatedHeads = ablated;
     in.x = x; // post-LN: the layer reads its input as it is
+    if (read) *read = x;
     in.q = projected(x, *b.self.q, *b.self.qb);
     in.k = projected(x, *b.self.k, *b.self.kb);
     in.v = projected(x, *b.self.v, *b.self.vb);
@@ -195,13 +196,14 @@ DecoderCache BartModel::startDecoder(const Mat& encoded) const {
 }
 
 void BartModel::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAblation& ablated,
-                             Attention& self, Attention& cross) const {
+                             Attention& self, Attention& cross, std::pair<Mat, Mat>* read) const {
     const BartLayer& b = decoder_.layers.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     const double eps = m.layerNormEpsilon;
     AttentionInput in;
     in.heads = m.heads, in.ablatedHeads = ablated.self;
     in.x = x; // post-LN: the sublayer reads the stream as it is
+    if (read) read->first = x;
     in.q = projected(x, *b.self.q, *b.self.qb);
     in.k = projected(x, *b.self.k, *b.self.kb);
     in.v = projected(x, *b.self.v, *b.self.vb);
@@ -212,6 +214,7 @@ void BartModel::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAb
     AttentionInput c;
     c.heads = m.heads, c.ablatedHeads = ablated.cross;
     c.x = x;
+    if (read) read->second = x;
     c.q = projected(x, *b.cross.q, *b.cross.qb);
     attendDecoderCross(l, c, cache, cross);
     projectOut(cross, *b.cross.o, b.cross.ob);
@@ -226,6 +229,13 @@ Mat BartModel::head(const Mat& stream) const {
         logits.rowwise() += tensorAsFloat(*logitsBias_, bias).row(0);
     }
     return logits;
+}
+
+std::shared_ptr<const Weights> BartModel::attentionWeights(Seq2SeqKind kind, int l) const {
+    const Side& side = kind == Seq2SeqKind::Encoder ? encoder_ : decoder_;
+    const BartLayer& b = side.layers.at(std::size_t(l));
+    const BartAttention& a = kind == Seq2SeqKind::Cross ? b.cross : b.self;
+    return linearAttentionWeights(*a.q, *a.k, *a.v, *a.o, {a.qb, a.kb, a.vb, a.ob});
 }
 
 } // namespace core::models

@@ -155,8 +155,8 @@ Mat T5Model::feedForward(const T5Layer& b, const Mat& x) const {
     return linear(h, *b.wo, nullptr); // n x d
 }
 
-void T5Model::encoderLayer(int l, Mat& x, const std::vector<int>& ablated,
-                           Attention& attention) const {
+void T5Model::encoderLayer(int l, Mat& x, const std::vector<int>& ablated, Attention& attention,
+                           Mat* read) const {
     const T5Layer& b = encoder_.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     AttentionInput in;
@@ -164,7 +164,8 @@ void T5Model::encoderLayer(int l, Mat& x, const std::vector<int>& ablated,
     in.heads = m.heads;
     in.ablatedHeads = ablated;
     in.x = rmsNorm(x, *b.selfNorm, m.layerNormEpsilon, false); // n x d
-    in.q = linear(in.x, *b.q, nullptr);                        // n x (H*d_kv)
+    if (read) *read = in.x;
+    in.q = linear(in.x, *b.q, nullptr); // n x (H*d_kv)
     in.k = linear(in.x, *b.k, nullptr);
     in.v = linear(in.x, *b.v, nullptr);
     in.scaleValue = 1; // T5 folds the scale into its initialisation
@@ -197,7 +198,7 @@ DecoderCache T5Model::startDecoder(const Mat& encoded) const {
 }
 
 void T5Model::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAblation& ablated,
-                           Attention& self, Attention& cross) const {
+                           Attention& self, Attention& cross, std::pair<Mat, Mat>* read) const {
     const T5Layer& b = decoder_.at(std::size_t(l));
     const ModelConfig& m = c_.seq.base;
     const double eps = m.layerNormEpsilon;
@@ -205,7 +206,8 @@ void T5Model::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAbla
     AttentionInput in;
     in.heads = m.heads, in.ablatedHeads = ablated.self;
     in.x = rmsNorm(x, *b.selfNorm, eps, false); // n x d
-    in.q = linear(in.x, *b.q, nullptr);         // n x (H*d_kv)
+    if (read) read->first = in.x;
+    in.q = linear(in.x, *b.q, nullptr); // n x (H*d_kv)
     in.k = linear(in.x, *b.k, nullptr);
     in.v = linear(in.x, *b.v, nullptr);
     in.scaleValue = 1;
@@ -217,6 +219,7 @@ void T5Model::decoderLayer(int l, Mat& x, DecoderCache& cache, const DecoderAbla
     AttentionInput c;
     c.heads = m.heads, c.ablatedHeads = ablated.cross;
     c.x = rmsNorm(x, *b.crossNorm, eps, false); // n x d
+    if (read) read->second = c.x;
     c.q = linear(c.x, *b.cq, nullptr);
     c.scaleValue = 1; // no position bias across: the encoder's tokens have no place here
     attendDecoderCross(l, c, cache, cross);
@@ -229,6 +232,12 @@ Mat T5Model::head(const Mat& stream) const {
     Mat y = rmsNorm(stream, *decoderNorm_, c_.seq.base.layerNormEpsilon, false); // rows x d
     if (c_.rescaleOutput) y *= Scalar(1.0 / std::sqrt(double(c_.seq.base.dModel)));
     return linear(y, *lmHead_, nullptr); // rows x V
+}
+
+std::shared_ptr<const Weights> T5Model::attentionWeights(Seq2SeqKind kind, int l) const {
+    const T5Layer& b = (kind == Seq2SeqKind::Encoder ? encoder_ : decoder_).at(std::size_t(l));
+    if (kind == Seq2SeqKind::Cross) return linearAttentionWeights(*b.cq, *b.ck, *b.cv, *b.co);
+    return linearAttentionWeights(*b.q, *b.k, *b.v, *b.o); // T5's projections have no biases
 }
 
 } // namespace core::models

@@ -53,14 +53,15 @@ class T5Model final : public Seq2SeqModel {
     std::string dtype() const override { return dtype_; }
     const std::vector<std::string>& warnings() const override { return warnings_; }
     Mat embedSource(const std::vector<int>& ids) const override;
-    void encoderLayer(int l, Mat& stream, const std::vector<int>& ablated,
-                      Attention& attention) const override;
+    void encoderLayer(int l, Mat& stream, const std::vector<int>& ablated, Attention& attention,
+                      Mat* read) const override;
     Mat encoderOutput(const Mat& stream) const override;
     DecoderCache startDecoder(const Mat& encoded) const override;
     Mat embedTarget(const std::vector<int>& ids, int first) const override;
     void decoderLayer(int l, Mat& stream, DecoderCache& cache, const DecoderAblation& ablated,
-                      Attention& self, Attention& cross) const override;
+                      Attention& self, Attention& cross, std::pair<Mat, Mat>* read) const override;
     Mat head(const Mat& stream) const override;
+    std::shared_ptr<const Weights> attentionWeights(Seq2SeqKind kind, int l) const override;
 
   private:
     Mat positionBias(bool decoder, int first, int n, int keys) const; // (H*n) x keys
