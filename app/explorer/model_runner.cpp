@@ -14,6 +14,14 @@ void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     if (lensWorker_.valid()) lensWorker_.wait();
     if (weightedWorker_.valid()) weightedWorker_.wait();
     if (layerWorker_.valid()) layerWorker_.wait();
+    if (seq2seqWorker_.valid()) seq2seqWorker_.wait();
+    seq2seqWorker_ = {};
+    seq2seq_ = nullptr;
+    seq2seqAsked_.reset(), seq2seqNext_.reset();
+    seq2seqTrace_ = nullptr;
+    effect_ = {};
+    writtenShown_ = -1;
+    playStart_ = -1;
     worker_ = {};
     analysesWorker_ = {};
     nextAnalyses_.reset();
@@ -76,6 +84,7 @@ core::Scene ModelRunner::scene(const std::vector<std::string>& sentences) const 
     core::Scene scene;
     scene.sentences = sentences;
     if (real_) return core::models::realModelScene(*real_, sentences);
+    if (seq2seq_) return seq2seqScene(sentences);
     if (saved_) return core::models::savedAttentionScene(*saved_, savedStack_); // not a typed one
     if (!run_) return scene;
     const core::train::ModelConfig& c = run_->model.config;
@@ -121,6 +130,11 @@ void describeModel(const ModelRunner& model, ModelView& view) {
     if (model.isReal()) {
         view.step = 0; // a checkpoint has no training steps
         describeRealModel(model, view);
+        return;
+    }
+    if (model.isSeq2Seq()) {
+        view.step = 0;
+        describeSeq2Seq(model, view);
         return;
     }
     if (model.isSaved()) {

@@ -12,6 +12,7 @@
 #include "models/analyses/saved_attention.h"
 #include "models/model_description.h"
 #include "models/real_model.h"
+#include "models/seq2seq_real_model.h"
 #include "platform/background_task.h"
 #include "train/model.h"
 #include "train/model_trace.h"
@@ -30,7 +31,8 @@ namespace app {
 // The middle panel while a real model is open: this layer's heads, every head of every layer
 // (the model view), the head detectors' scores, the attention rollout, or the logit lens
 // (panel_model_grid.cpp, panel_model_analyses.cpp).
-enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens };
+// An encoder-decoder shows its alignment view in the logit lens's place (it has no lens).
+enum class ModelGridMode { LayerHeads, EveryLayer, Detectors, Rollout, LogitLens, Alignment = 4 };
 inline constexpr int kModelGridModes = 5;
 
 // What the user chooses of the open model's views: the layer (L / Shift+L), the grid's view
@@ -51,6 +53,13 @@ struct ModelChoices {
     // An attention file's stack shown (core::models::SavedStack: layers.*, encoder.*, cross.*).
     int savedStack = 0;
     core::PairView pairView = core::PairView::All; // which cells of a pair the maps show
+    // An encoder-decoder: the target the decoder reads ("": it writes, greedily), how many
+    // tokens it may write, the tokens of the written text shown (the scrubber; -1: all), and
+    // the heads switched off per stack (core::models::SavedStack: decoder, encoder, cross).
+    std::string targetText;
+    int maxWritten = 32;
+    int writtenShown = -1;
+    std::array<core::train::HeadLists, 3> stackAblated;
 };
 
 // What the panels show of the open model, made from the runner by describeModel.
@@ -104,6 +113,15 @@ struct ModelFacts {
     // model_analysis.h); empty before the first trace.
     core::Mat sinkShares;
     std::string firstToken; // that token, readable ("<|begin_of_text|>")
+    // An encoder-decoder (T5, BART, Marian): its source, what the decoder read or wrote, and
+    // what the heads switched off changed (seq2seq_view.cpp).
+    bool seq2seq = false;
+    bool written = false;              // the decoder wrote the target (greedy), none was typed
+    int writtenTokens = 0;             // the target's tokens (the scrubber's end)
+    std::string writtenText;           // the target as the decoder wrote or read it
+    std::string ablationEffect;        // "All heads on it writes ...; with 2 off ..." ("": none)
+    core::Tokenized sourceTokens;      // the encoder's tokens
+    std::vector<std::string> decoderGuesses; // per decoder position: its top token "Haus (0.61)"
 };
 
 // Where the last frame drew the model's widgets, for the state file: a test clicks them as a
@@ -120,6 +138,9 @@ struct ModelSpots {
     // head; none for MHA) and the centres of its head columns and layer rows.
     std::vector<std::array<float, 4>> kvGroupRects;
     std::vector<float> headColumns, layerRows;
+    float targetFieldAt[2] = {0, 0}; // an encoder-decoder's target field, Generate, alignment
+    float generateAt[2] = {0, 0};
+    float alignmentExportAt[2] = {0, 0};
 };
 
 // The open model in the explorer: the three parts side by side (model.layer, model.title, ...).
@@ -169,16 +190,43 @@ struct LensRows {
     std::string error;
 };
 
+// What an encoder-decoder's trace is made of: the source, the target the decoder reads ("": it
+// writes up to maxTokens greedily), the heads switched off by stack (core::models::SavedStack).
+struct Seq2SeqRequest {
+    std::string source, target;
+    int maxTokens = 32;
+    std::array<core::train::HeadLists, 3> ablated;
+    bool operator==(const Seq2SeqRequest&) const = default;
+    bool anyAblated() const;
+};
+
+// What the heads switched off changed (none: not valid): all on, the decoder writes textOn, and
+// the target (typed, or textOn) has lossOn; with them off it writes textOff, the target lossOff.
+struct Seq2SeqAblationEffect {
+    bool valid = false;
+    std::string textOn, textOff;
+    double lossOn = 0, lossOff = 0;
+};
+
 class ModelRunner {
   public:
-    bool isOpen() const { return run_ != nullptr || real_ != nullptr || saved_ != nullptr; }
+    bool isOpen() const {
+        return run_ != nullptr || real_ != nullptr || saved_ != nullptr || seq2seq_ != nullptr;
+    }
     bool isReal() const { return real_ != nullptr; }
     bool isTrained() const { return run_ != nullptr; }
     // An attention file (saved_attention_view.cpp): its maps, no model to run.
-    bool isSaved() const { return saved_ != nullptr; }
+    bool isSaved() const { return saved_ != nullptr && !seq2seq_; }
+    // An encoder-decoder (seq2seq_runner.cpp): its traces shown as three stacks, like an
+    // attention file's, but made by the model from the source and target typed.
+    bool isSeq2Seq() const { return seq2seq_ != nullptr; }
+    // A file's or an encoder-decoder's stacks: layers.* (the decoder), encoder.*, cross.*.
+    bool hasStacks() const { return saved_ != nullptr; }
     // A real model or an attention file: every layer at once (the model view, the detectors,
     // the rollout), one sentence.
-    bool showsWholeModel() const { return real_ != nullptr || saved_ != nullptr; }
+    bool showsWholeModel() const {
+        return real_ != nullptr || saved_ != nullptr || seq2seq_ != nullptr;
+    }
     const core::TrainedRun& run() const { return *run_; }                 // a trained run only
     const core::models::RealModel& realModel() const { return *real_; }   // a real model only
     const core::models::SavedAttention& saved() const { return *saved_; } // a file only
@@ -197,6 +245,28 @@ class ModelRunner {
     void openReal(std::shared_ptr<const core::models::RealModel> model);
     // Shows the file at once: its traces, rollout and detectors were made when it was read.
     void openSaved(std::shared_ptr<const core::models::SavedAttention> saved);
+    // An encoder-decoder: its first trace is made by the next updateSeq2Seq.
+    void openSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
+    const core::models::Seq2SeqRealModel& seq2seqModel() const { return *seq2seq_; }
+    const std::shared_ptr<const core::models::Seq2SeqRealModel>& seq2seqShared() const {
+        return seq2seq_;
+    }
+    // Runs the encoder-decoder on a worker when the request changed (or `again`: Generate
+    // pressed on the same text); true when the traces shown were replaced. A new generation
+    // plays: its tokens appear one after another, each with its cross-attention row.
+    bool updateSeq2Seq(const Seq2SeqRequest& request, double now, bool again = false);
+    // The whole trace shown (null before the first) and what the switched-off heads changed.
+    const std::shared_ptr<const core::models::Seq2SeqTrace>& seq2seqTrace() const {
+        return seq2seqTrace_;
+    }
+    const Seq2SeqAblationEffect& ablationEffect() const { return effect_; }
+    // The scrubber: the maps as they stood when the decoder had its first `tokens` (-1: all);
+    // true when the traces shown were replaced. Stops a playback.
+    bool showWritten(int tokens);
+    int writtenShown() const { return writtenShown_; }
+    // Moves a playback on (a token every kPlayStep seconds); true when the traces were replaced.
+    bool playWritten(double now);
+    bool playing() const { return playStart_ >= 0; }
     // Shows another of the file's stacks (layers.*, encoder.*, cross.*): true when the traces
     // were replaced (a stack the file does not hold shows layers.*).
     bool showSavedStack(core::models::SavedStack which);
@@ -219,7 +289,9 @@ class ModelRunner {
     // The forward or the analyses of the shown trace under way. The maps show as soon as the
     // forward is done (generation() moves); the rollout, the baseline and an encoder's detectors
     // follow (analysesReady()).
-    bool computing() const { return worker_.valid() || analysesWorker_.valid(); }
+    bool computing() const {
+        return worker_.valid() || analysesWorker_.valid() || seq2seqWorker_.valid();
+    }
     // The rollout, the baseline and the detectors shown are of the shown trace.
     bool analysesReady() const { return analysesGeneration_ == generation_; }
     // The rollout is made only while its view is shown (it costs a forward's share of a core
@@ -234,7 +306,8 @@ class ModelRunner {
     // the frame loop keeps drawing to show their results.
     bool working() const {
         return worker_.valid() || analysesWorker_.valid() || lensWorker_.valid() ||
-               weightedWorker_.valid() || layerWorker_.valid();
+               weightedWorker_.valid() || layerWorker_.valid() || seq2seqWorker_.valid() ||
+               playing();
     }
     // The head detectors of a real model on a repeated random-token sequence (computed once,
     // with its first trace): previous_token, duplicate_token, induction, first_token.
@@ -367,11 +440,28 @@ class ModelRunner {
     void takePredictions(std::shared_ptr<const core::models::RealTrace> completed);
     void pollLens();
     void pollValueWeighted();
+    struct Seq2SeqOutcome {
+        std::shared_ptr<const core::models::Seq2SeqTrace> trace;
+        Seq2SeqAblationEffect effect;
+        std::string error;
+    };
+    static Seq2SeqOutcome runSeq2SeqRequest(std::shared_ptr<const core::models::Seq2SeqRealModel> model,
+                                            Seq2SeqRequest request);
+    bool takeSeq2SeqOutcome(double now);
+    void showStack(); // saved_'s stack savedStack_ as the traces shown
+    core::Scene seq2seqScene(const std::vector<std::string>& sentences) const;
 
     std::shared_ptr<const core::TrainedRun> run_;
     std::shared_ptr<const core::models::RealModel> real_;
     std::shared_ptr<const core::models::SavedAttention> saved_;
     core::models::SavedStack savedStack_ = core::models::SavedStack::Layers; // saved_'s shown
+    std::shared_ptr<const core::models::Seq2SeqRealModel> seq2seq_;
+    std::future<Seq2SeqOutcome> seq2seqWorker_;
+    std::optional<Seq2SeqRequest> seq2seqAsked_, seq2seqNext_; // running, waiting for it
+    std::shared_ptr<const core::models::Seq2SeqTrace> seq2seqTrace_;
+    Seq2SeqAblationEffect effect_;
+    int writtenShown_ = -1;
+    double playStart_ = -1; // when the shown generation began to play (< 0: not playing)
     std::function<void()> wake_;
     std::shared_ptr<std::atomic<int>> finished_ = std::make_shared<std::atomic<int>>(0);
     int taken_ = 0; // results taken: finished_ - taken_ workers are ready or about to be
@@ -424,6 +514,10 @@ std::string realModelWindowTitle(const core::models::RealModel& model);
 void describeRealModel(const ModelRunner& model, ModelView& view);
 // The panels' view of an attention file (saved_attention_view.cpp; describeModel calls it).
 void describeSavedAttention(const ModelRunner& model, ModelView& view);
+// The panels' view of an encoder-decoder (seq2seq_view.cpp; describeModel calls it).
+void describeSeq2Seq(const ModelRunner& model, ModelView& view);
+// "mha-viz — t5 (google-t5/t5-small)".
+std::string seq2seqWindowTitle(const core::models::Seq2SeqRealModel& model);
 // "mha-viz — attention from attn.safetensors (saved elsewhere)".
 std::string savedAttentionWindowTitle(const core::models::SavedAttention& saved);
 

@@ -21,6 +21,12 @@ bool ModelRunner::showSavedStack(core::models::SavedStack which) {
     if (saved_->stack(which).empty()) which = core::models::SavedStack::Layers;
     if (which == savedStack_) return false;
     savedStack_ = which;
+    showStack();
+    return true;
+}
+
+void ModelRunner::showStack() {
+    const core::models::SavedStack which = savedStack_;
     const core::models::SavedStackView& stack = saved_->stack(which);
     core::ModelSentence sentence;
     sentence.tokens = saved_->queries(which);
@@ -36,7 +42,6 @@ bool ModelRunner::showSavedStack(core::models::SavedStack which) {
     analyses_.rollout = stack.rollout;
     ++generation_;
     analysesGeneration_ = generation_; // nothing follows: every analysis came with the file
-    return true;
 }
 
 int ModelRunner::heads() const {

@@ -63,6 +63,7 @@ Session::Session(const CliOptions& options, float uiScale)
 Session::~Session() {
     if (model_.loading.valid()) model_.loading.wait(); // closing while a model loads: let it end
     if (model_.loadingSaved.valid()) model_.loadingSaved.wait();
+    if (model_.loadingSeq2Seq.valid()) model_.loadingSeq2Seq.wait();
 }
 
 bool Session::init() {
@@ -177,6 +178,7 @@ void Session::drawPanels(GLFWwindow* window) {
     if (actions.toggleTrain) train_.active = !train_.active;
     followPendingModel(); // a model loaded off the frame thread is shown from this frame
     followPendingAttention();
+    followPendingSeq2Seq();
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
         std::error_code ec; // a folder, a GGUF file or an attention file (.safetensors) is
         // opened as a model, another file as a scene

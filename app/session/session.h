@@ -109,7 +109,13 @@ class Session {
     void showSavedAttention(std::shared_ptr<const core::models::SavedAttention> saved);
     // The attention file openAttentionFile started reading: shown once read, or the notice.
     void followPendingAttention();
-    bool loadingAny() const { return model_.loading.valid() || model_.loadingSaved.valid(); }
+    bool loadingAny() const {
+        return model_.loading.valid() || model_.loadingSaved.valid() ||
+               model_.loadingSeq2Seq.valid();
+    }
+    void followPendingSeq2Seq();
+    void showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
+    bool followSeq2Seq(); // the encoder-decoder's run of the source and target typed
     void rememberExplorer(); // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
@@ -173,6 +179,8 @@ class Session {
         bool shownValueWeighted = false; // gl_ holds value-weighted maps of trace_ (W)
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::future<std::shared_ptr<const core::models::SavedAttention>> loadingSaved; // a file's
+        std::future<std::shared_ptr<const core::models::Seq2SeqRealModel>> loadingSeq2Seq;
+        bool generateAgain = false; // Generate pressed: the decoder writes again
         std::string loadingName;     // what it loads
         ComparisonRunner comparison; // model B of the A-B tab, and what moved
     };

@@ -7,6 +7,7 @@
 
 #include "models/formats/attention_file.h"
 #include "models/formats/recent_models.h"
+#include "models/seq2seq_real_model.h"
 #include "platform/file_offer.h"
 #include "platform/user_paths.h"
 
@@ -107,8 +108,14 @@ bool Session::openModelPath(const std::string& dirOrName) {
             rememberRecentModel(dirOrName);
             return true;
         }
-        model_.loading = startTask( // throws when no thread can be made
-            [dirOrName] { return core::models::openRealModel(dirOrName); });
+        if (core::models::isSeq2SeqFolder(where)) // T5, BART, Marian: their own forward
+            model_.loadingSeq2Seq = startTask([where] {
+                return std::shared_ptr<const core::models::Seq2SeqRealModel>(
+                    core::models::openSeq2SeqModel(where));
+            });
+        else
+            model_.loading = startTask( // throws when no thread can be made
+                [dirOrName] { return core::models::openRealModel(dirOrName); });
     } catch (const std::exception& e) {
         return modelNotOpened(e);
     }
@@ -189,6 +196,71 @@ void Session::followPendingAttention() {
         title_.next = title_.shown;
         modelNotOpened(e);
     }
+}
+
+void Session::followPendingSeq2Seq() {
+    if (!model_.loadingSeq2Seq.valid()) return;
+    if (!taskReady(model_.loadingSeq2Seq)) {
+        const Notice& notice = window_.notice;
+        if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
+            showNotice(openingNotice(model_.loadingName), 60.0);
+        return;
+    }
+    const std::string name = std::exchange(model_.loadingName, std::string());
+    explorer_.openModel.loading.clear();
+    try {
+        showSeq2Seq(model_.loadingSeq2Seq.get());
+        showNotice("Opened " + explorer_.model.title + " \xC2\xB7 the decoder writes; type a "
+                   "target to read yours",
+                   5.0);
+        rememberRecentModel(name);
+        explorer_.openModel.open = false;
+    } catch (const std::exception& e) {
+        title_.next = title_.shown;
+        modelNotOpened(e);
+    }
+}
+
+void Session::showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model) {
+    rememberExplorer();
+    setTitle(seq2seqWindowTitle(*model));
+    const std::string typed = scene_.sentences.empty() ? std::string() : scene_.sentences.front();
+    const std::string previousDefault =
+        model_.runner.isSeq2Seq() ? model_.runner.seq2seqModel().architecture->defaultSource : "";
+    const std::string source =
+        nothingTyped(typed, previousDefault) ? model->architecture->defaultSource : typed;
+    replacedText_.reset();
+    model_.runner.openSeq2Seq(std::move(model));
+    scene_ = model_.runner.scene({source});
+    ModelView& view = explorer_.model;
+    view.layer = 0;
+    view.ablated.clear();
+    for (core::train::HeadLists& stack : view.stackAblated) stack.clear();
+    view.targetText.clear(); // the decoder writes first
+    view.writtenShown = -1;
+    view.savedStack = int(core::models::SavedStack::Cross);
+    view.grid = ModelGridMode::Alignment; // the figure of translation papers first
+    view.pairText.clear();
+    view.pairView = core::PairView::All;
+    describeModel(model_.runner, view);
+    explorer_.selection.pinnedQuery = -1;
+    explorer_.selection.batchIndex = 0;
+    model_.shownLayer = -1;
+}
+
+bool Session::followSeq2Seq() {
+    const ModelView& view = explorer_.model;
+    Seq2SeqRequest request;
+    request.source = scene_.sentences.empty() ? std::string() : scene_.sentences.front();
+    request.target = view.targetText;
+    request.maxTokens = view.maxWritten;
+    request.ablated = view.stackAblated;
+    for (core::train::HeadLists& stack : request.ablated) // trailing empty layers: no change
+        while (!stack.empty() && stack.back().empty()) stack.pop_back();
+    const double now = ImGui::GetTime();
+    bool replaced = model_.runner.updateSeq2Seq(request, now, std::exchange(model_.generateAgain, false));
+    replaced = model_.runner.playWritten(now) || replaced;
+    return replaced;
 }
 
 void Session::showSavedAttention(std::shared_ptr<const core::models::SavedAttention> saved) {
@@ -312,9 +384,12 @@ bool Session::followModel() {
         showNotice("A model fixes d_model, heads, mask and scale (Close model to change them)");
     }
     const ModelView& model = explorer_.model;
-    const bool replaced = model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
-                                               model.pairs ? model.pairText : std::string()) ||
-                          stack;
+    const bool replaced =
+        (model_.runner.isSeq2Seq()
+             ? followSeq2Seq()
+             : model_.runner.update(scene_.sentences, ImGui::GetTime(), model.ablated,
+                                    model.pairs ? model.pairText : std::string())) ||
+        stack;
     // The analyses (detectors, the all-heads loss) arrive after the trace: described again then.
     if (replaced || model_.runner.analysesGeneration() != model_.describedAnalyses) {
         describeModel(model_.runner, explorer_.model);

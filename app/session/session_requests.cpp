@@ -37,7 +37,14 @@ void Session::applyRequest(const ExplorerRequest& request) {
 }
 
 void Session::switchModelHeads(const ExplorerRequest& request) {
-    core::train::HeadLists& ablated = explorer_.model.ablated;
+    // An encoder-decoder's switches belong to the stack shown (encoder, decoder, cross).
+    core::train::HeadLists& ablated =
+        model_.runner.isSeq2Seq()
+            ? explorer_.model.stackAblated[std::size_t(explorer_.model.savedStack)]
+            : explorer_.model.ablated;
+    if (request.allModelHeadsOn)
+        for (core::train::HeadLists& stack : explorer_.model.stackAblated)
+            for (std::vector<int>& heads : stack) heads.clear(); // every stack's, if any
     if (request.allModelHeadsOn)
         for (std::vector<int>& heads : ablated) heads.clear();
     if (!request.switchModelHead) return;

@@ -117,6 +117,19 @@ Seq2SeqTrace traceSeq2Seq(const Seq2SeqRealModel& model, const std::string& sour
     return t;
 }
 
+Seq2SeqTrace traceSeq2SeqIds(const Seq2SeqRealModel& model, const std::string& source,
+                             const std::vector<int>& labels, int topK,
+                             const Seq2SeqAblation& ablated) {
+    Seq2SeqTrace t = encodedSource(model, source);
+    t.labels = labels;
+    for (int id : labels)
+        if (id < 0 || id >= model.config().base.vocabSize)
+            throw std::invalid_argument("the target's token id " + std::to_string(id) +
+                                        " is outside the vocabulary");
+    runOver(model, t, topK, ablated);
+    return t;
+}
+
 Seq2SeqTrace generateSeq2Seq(const Seq2SeqRealModel& model, const std::string& source,
                              int maxTokens, int topK, const Seq2SeqAblation& ablated) {
     Seq2SeqTrace t = encodedSource(model, source);

@@ -53,6 +53,12 @@ Seq2SeqTrace traceSeq2Seq(const Seq2SeqRealModel& model, const std::string& sour
                           const std::string& target, int topK = 1,
                           const Seq2SeqAblation& ablated = {});
 
+// The same with the target given as its ids (what a greedy run wrote, read again with other heads
+// switched off): no text to tokenize.
+Seq2SeqTrace traceSeq2SeqIds(const Seq2SeqRealModel& model, const std::string& source,
+                             const std::vector<int>& labels, int topK = 1,
+                             const Seq2SeqAblation& ablated = {});
+
 // Greedy: at most `maxTokens` tokens from the start token, stopping after eos, on the key/value
 // cache; the trace is then the teacher-forced run over what was written (its maps equal each
 // step's within float rounding).
