@@ -202,6 +202,28 @@ TEST(Seq2SeqTokenizers, T5SentinelsAreOneTokenEachOnBothPaths) {
     }
 }
 
+// tokenizer_config.json's extra_ids says how many sentinels T5Tokenizer adds: a value that is
+// no count is refused in one line naming the file; without the file an mT5 folder (no room in
+// vocab_size for T5Tokenizer's default 100) still opens, with the sentinels that fit.
+TEST(Seq2SeqTokenizers, T5ExtraIdsComeFromTheConfig) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-seq2seq-extra-ids";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* file : {"config.json", "model.safetensors", "spiece.model"})
+        fs::copy_file(kDir / "mt5" / file, dir / file);
+    const ModelLocation where{ModelFolderKind::HuggingFace, dir.string(), dir.string(), "", ""};
+    const auto model = openSeq2SeqModel(where);
+    EXPECT_EQ(model->source->vocabSize(), 304);
+    EXPECT_EQ(model->source->readable(303), "<extra_id_0>");
+    std::ofstream(dir / "tokenizer_config.json") << R"({"extra_ids": "many"})";
+    const std::string message = testing_support::thrownMessage([&] { openSeq2SeqModel(where); });
+    EXPECT_NE(message.find("tokenizer_config.json: \"extra_ids\" is not a count"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    fs::remove_all(dir);
+}
+
 // The alignment figure is the cross-attention averaged over a layer's heads (or every layer's),
 // target rows by source columns; a decoder grid hatches the cells its causal mask hides.
 TEST(Seq2SeqFigures, AlignmentIsTheHeadsMeanAndTheDecoderIsCausal) {
