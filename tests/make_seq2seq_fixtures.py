@@ -583,22 +583,122 @@ def corpus(langs, n=1500):
     return [line for k, lang in enumerate(langs) for line in sentences(tables[lang], n, 7 + k)]
 
 
+# T5's sentinels and special tokens typed in a source (span corruption, how T5 was trained):
+# spaces around them, none, two in a row, <extra_id_1> against <extra_id_10>, a number past the
+# 100, a sentinel's whitespace (tab, ideographic space), </s> inside and at the end, <pad> and
+# <unk> typed, an unknown character beside one. T5 fixtures only, after the texts above (the
+# cases read the first two sources).
+SPECIAL_TEXTS = ["The <extra_id_0> walks in <extra_id_1> park.", "<extra_id_0>the old house<extra_id_99>",
+                 "a young<extra_id_10>child <extra_id_1>  reads", "<extra_id_0><extra_id_1> and <extra_id_100>",
+                 " \u3000<extra_id_2>\tthe river\n<extra_id_3>", "my book </s> a <pad><unk> dog",
+                 "the house ends here </s>", "Zoë<extra_id_4>Ä <extra_id_5 is text"]
+
+
+def t5_split(text, specials):
+    """transformers' Trie.split: the leftmost added token, the longest there; the stretches
+    between them (never empty) and the tokens, in order, as (string, id or None)."""
+    out, at, start = [], 0, 0
+    while at < len(text):
+        found = [s for s in specials if text.startswith(s[0], at)]
+        if not found:
+            at += 1
+            continue
+        content, token_id, strip = max(found, key=lambda s: len(s[0]))
+        if start < at:
+            out.append((text[start:at], None, False))
+        out.append((content, token_id, strip))
+        at = start = at + len(content)
+    if start < len(text):
+        out.append((text[start:], None, False))
+    return out
+
+
+def t5_ids(model_bytes, text, extra, fast):
+    """What T5's tokenizer gives for a text, its special tokens typed in it split out first.
+    The spiece.model folder (fast False) is T5Tokenizer in its default legacy mode: the added
+    tokens are </s>, <pad>, <unk> (no strip) and the extra ids (AddedToken lstrip and rstrip:
+    PreTrainedTokenizer.tokenize strips the neighbouring stretches with str.lstrip / rstrip),
+    each stretch left non-empty is sp.encode'd alone, and _add_eos_if_not_present appends </s>
+    unless the ids end with it. The tokenizer.json folder (fast True) is the Rust library's
+    AddedVocabulary with the file's flags (all false: no strip), each stretch through
+    Precompiled, WhitespaceSplit, Metaspace and the Unigram model: for these texts the stretch's
+    sp.encode (split_by_whitespace keeps every piece inside one word); the post-processor's
+    </s> always. spm_hf_check.py checks the second against the Rust library itself."""
+    import sentencepiece as spm
+    sp = spm.SentencePieceProcessor(model_proto=model_bytes)
+    size = sp.get_piece_size()
+    specials = [(t, sp.piece_to_id(t), False) for t in ("</s>", "<pad>", "<unk>")]
+    specials += [(f"<extra_id_{k}>", size + extra - 1 - k, not fast) for k in range(extra)]
+    parts = t5_split(text, specials)
+    for i, (content, token_id, strip) in enumerate(parts):
+        if token_id is None or not strip:
+            continue
+        if i + 1 < len(parts) and parts[i + 1][1] is None:
+            parts[i + 1] = (parts[i + 1][0].lstrip(), None, False)
+        if i > 0 and parts[i - 1][1] is None:
+            parts[i - 1] = (parts[i - 1][0].rstrip(), None, False)
+    ids = []
+    for content, token_id, _ in parts:
+        ids += [token_id] if token_id is not None else sp.encode(content) if content else []
+    eos = sp.piece_to_id("</s>")
+    return ids if not fast and ids and ids[-1] == eos else ids + [eos]
+
+
+def t5_tokenizer_json(model_bytes, extra):
+    """The tokenizer.json of t5-small on the hub, as transformers' T5Converter wrote it: the
+    Unigram vocabulary with the extra ids after the pieces (<extra_id_99> first, score 0), unk_id;
+    normalizer Precompiled (the model's charsmap); pre-tokenizer WhitespaceSplit then Metaspace
+    (add_prefix_space); <pad>, </s>, <unk> and the extra ids as special added tokens (lstrip,
+    rstrip, single_word, normalized false); post-processor $A </s>."""
+    import base64
+    from make_spm_fixtures import Piece, fields
+    pieces, charsmap = [], b""
+    for number, _, value in fields(model_bytes):
+        if number == 1:
+            pieces.append(Piece(value))
+        elif number == 3:
+            charsmap = b"".join(v for n, _, v in fields(value) if n == 2)
+    vocab = [[p.piece, p.score] for p in pieces] + [[f"<extra_id_{k}>", 0.0] for k in range(extra - 1, -1, -1)]
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+    added = [{"id": i, "content": p.piece, **flags} for i, p in enumerate(pieces) if p.type in (2, 3)]
+    added += [{"id": len(pieces) + i, "content": v[0], **flags} for i, v in enumerate(vocab[len(pieces):])]
+    eos = [i for i, p in enumerate(pieces) if p.piece == "</s>"][0]
+    metaspace = {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True}
+    single = [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}}]
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+        "normalizer": {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]},
+        "post_processor": {"type": "TemplateProcessing", "single": single,
+                           "pair": single + [{"Sequence": {"id": "B", "type_id": 0}},
+                                             {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+                           "special_tokens": {"</s>": {"id": "</s>", "ids": [eos], "tokens": ["</s>"]}}},
+        "decoder": metaspace,
+        "model": {"type": "Unigram", "unk_id": [i for i, p in enumerate(pieces) if p.type == 2][0], "vocab": vocab},
+    }, ensure_ascii=False)
+
+
 def t5_files(name):
     """spiece.model (T5's piece layout, the same file for the three: the nmt_nfkc charsmap makes
     it 240 KB) and tokenizer_config.json; T5 adds 100 extra ids after the pieces (<extra_id_0>
-    is the last: T5Tokenizer's vocab_size - 1 - N), mT5 none."""
+    is the last: T5Tokenizer's vocab_size - 1 - N), mT5 none. t5_relu also has the hub's
+    tokenizer.json (t5-small has both; AutoTokenizer, and the app, read tokenizer.json then)."""
     model = train_spm(corpus(["en", "de", "fr"]), 300, True)
     extra = 0 if name == "mt5" else 100
     files = {"spiece.model": model,
              "tokenizer_config.json": json.dumps({"tokenizer_class": "T5Tokenizer", "extra_ids": extra,
                                                   "eos_token": "</s>", "unk_token": "<unk>",
                                                   "pad_token": "<pad>", "model_max_length": 512}, indent=2)}
+    if name == "t5_relu":
+        files["tokenizer.json"] = t5_tokenizer_json(model, extra)
     size = spm_size(model) + extra
     vocab_size = (size + 7) // 8 * 8  # padded like t5-small's 32100 -> 32128
     texts = []
-    for side, text in [("source", t) for t in EN_TEXTS + EXTRA_TEXTS] + [("target", t) for t in DE_TEXTS]:
+    for side, text in ([("source", t) for t in EN_TEXTS + EXTRA_TEXTS] + [("target", t) for t in DE_TEXTS]
+                       + [("source", t) for t in SPECIAL_TEXTS]):
         pieces, ids = spm_pieces(model, text)
-        texts.append({"text": text, "side": side, "pieces": pieces, "spm_ids": ids, "ids": ids + [1]})
+        texts.append({"text": text, "side": side, "pieces": pieces, "spm_ids": ids,
+                      "ids": t5_ids(model, text, extra, name == "t5_relu")})
     return files, vocab_size, texts, {"extra_ids": extra, "spm_pieces": spm_size(model)}
 
 
@@ -999,6 +1099,11 @@ def check_tokenizer(name, folder, texts):
         file = "spiece.model" if name != "marian" else ("source.spm" if t["side"] == "source" else "target.spm")
         pieces, ids = spm_pieces((folder / file).read_bytes(), t["text"])
         assert pieces == t["pieces"] and ids == t["spm_ids"], f"{name}: {t['text']}: {pieces}"
+        if name != "marian":
+            config = json.loads((folder / "tokenizer_config.json").read_text())
+            ids = t5_ids((folder / file).read_bytes(), t["text"], config["extra_ids"],
+                         (folder / "tokenizer.json").exists())
+            assert ids == t["ids"], f"{name}: {t['text']}: {ids}"
 
 
 def main():

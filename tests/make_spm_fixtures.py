@@ -100,7 +100,8 @@ def rules_file(folder):
 
 def fuzz_seeds(folder):
     """A mode byte, a part and a text (tests/fuzz/fuzz_spm.cpp): a whole tiny model with a
-    hand-made charsmap (mode 0), that charsmap alone (mode 1), piece lines (mode 2)."""
+    hand-made charsmap (mode 0), that charsmap alone (mode 1), piece lines (mode 2); the model
+    again run as T5Tokenizer too (bit 5) on a text of typed sentinels and special tokens."""
     os.makedirs(folder, exist_ok=True)
     rng = random.Random(1)
     lines = [" ".join(rng.choice(["ab", "ba", "abc", "é", "a1", "ﬁ", "bca", "cab"])
@@ -116,10 +117,12 @@ def fuzz_seeds(folder):
     charsmap = b"".join(v for n, _, v in fields(charsmap) if n == 2)
     text = "Aﬁ\u3000ab  <sep>x 123 12 e\u0301 ™".encode()
     seeds = {"model": b"\x00" + model, "charsmap": b"\x01" + charsmap,
-             "pieces": b"\x12" + b"\x00\x10ab\n\x03\x00<c>\n\x04\x00xy\n\x04\x20b\n\x05\x00ba"}
+             "pieces": b"\x12" + b"\x00\x10ab\n\x03\x00<c>\n\x04\x00xy\n\x04\x20b\n\x05\x00ba",
+             "t5": b"\x21" + model}  # bit 5: also as T5Tokenizer, sentinels typed
+    t5_text = "a <extra_id_1>x\u3000</s> <extra_id_0><extra_id_2> <pad>".encode()
     for name, part in seeds.items():
         with open(os.path.join(folder, name), "wb") as f:
-            f.write(part + b"\n==\n" + text)
+            f.write(part + b"\n==\n" + (t5_text if name == "t5" else text))
 
 
 def train(lines, **options):

@@ -167,6 +167,63 @@ TEST(Seq2SeqTokenizers, GiveTheReferencesIdsOnEachSide) {
     }
 }
 
+// T5's sentinels typed in a source (span corruption, how T5 was trained) are one token each, on
+// both of the registry's paths: t5_relu's tokenizer.json (T5TokenizerFast) and flan_t5_gated's
+// spiece.model alone (T5Tokenizer, its extra ids counted down from the last id); each shows as
+// typed, covers its own bytes of the text, is marked special; every id a decoder can write
+// (the sentinels included) has a readable token, so generated sentinels read back.
+TEST(Seq2SeqTokenizers, T5SentinelsAreOneTokenEachOnBothPaths) {
+    const std::string text = "The <extra_id_0> walks in <extra_id_1> park.";
+    for (const std::string name : {"t5_relu", "flan_t5_gated"}) {
+        const auto model = openFixture(name);
+        const ModelLocation where{ModelFolderKind::HuggingFace, (kDir / name).string(),
+                                  (kDir / name).string(), "", ""};
+        const HfFiles files = hfFiles(where);
+        EXPECT_EQ(files.tokenizerJson.empty(), name == "flan_t5_gated") << name;
+        const auto tokenizer =
+            findSeq2SeqArchitecture("t5")->sourceTokenizer(files, model->config());
+        ASSERT_EQ(tokenizer->vocabSize(), 400) << name; // 300 pieces and 100 extra ids
+        EXPECT_EQ(tokenizer->readable(399), "<extra_id_0>") << name;
+        EXPECT_EQ(tokenizer->readable(300), "<extra_id_99>") << name;
+        for (int id = 0; id < tokenizer->vocabSize(); ++id)
+            EXPECT_FALSE(tokenizer->readable(id).empty()) << name << ": " << id;
+        const Encoding e = tokenizer->encode(text, nullptr, 512);
+        int sentinels = 0;
+        for (std::size_t i = 0; i < e.ids.size(); ++i) {
+            if (e.ids[i] != 399 && e.ids[i] != 398) continue;
+            const std::string typed = e.ids[i] == 399 ? "<extra_id_0>" : "<extra_id_1>";
+            const core::Token& token = e.tokens.tokens[i];
+            EXPECT_EQ(token.text, typed) << name;
+            EXPECT_EQ(text.substr(token.begin, token.end - token.begin), typed) << name;
+            EXPECT_EQ(e.special[i], 1) << name;
+            ++sentinels;
+        }
+        EXPECT_EQ(sentinels, 2) << name;
+    }
+}
+
+// tokenizer_config.json's extra_ids says how many sentinels T5Tokenizer adds: a value that is
+// no count is refused in one line naming the file; without the file an mT5 folder (no room in
+// vocab_size for T5Tokenizer's default 100) still opens, with the sentinels that fit.
+TEST(Seq2SeqTokenizers, T5ExtraIdsComeFromTheConfig) {
+    const fs::path dir = fs::temp_directory_path() / "mha-viz-seq2seq-extra-ids";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* file : {"config.json", "model.safetensors", "spiece.model"})
+        fs::copy_file(kDir / "mt5" / file, dir / file);
+    const ModelLocation where{ModelFolderKind::HuggingFace, dir.string(), dir.string(), "", ""};
+    const auto model = openSeq2SeqModel(where);
+    EXPECT_EQ(model->source->vocabSize(), 304);
+    EXPECT_EQ(model->source->readable(303), "<extra_id_0>");
+    std::ofstream(dir / "tokenizer_config.json") << R"({"extra_ids": "many"})";
+    const std::string message = testing_support::thrownMessage([&] { openSeq2SeqModel(where); });
+    EXPECT_NE(message.find("tokenizer_config.json: \"extra_ids\" is not a count"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    fs::remove_all(dir);
+}
+
 // The alignment figure is the cross-attention averaged over a layer's heads (or every layer's),
 // target rows by source columns; a decoder grid hatches the cells its causal mask hides.
 TEST(Seq2SeqFigures, AlignmentIsTheHeadsMeanAndTheDecoderIsCausal) {

@@ -12,7 +12,10 @@ models, for the 2,031 texts of each; and the Rust library against sentencepiece'
   not the model (Precompiled per grapheme cluster, Metaspace's prefix after each added token, no
   remove_extra_whitespaces switch): how many texts differ from sentencepiece is printed.
 
-The engine must give the Rust library's ids on every text of every file.
+The engine must give the Rust library's ids on every text of every file. Last, the hub-style
+tokenizer.json of the seq2seq fixture t5_relu (tests/make_seq2seq_fixtures.py) must give, in the
+Rust library, the ids reference.json records for its texts: T5's sentinels and special tokens
+typed in the text included (the script derives them from sentencepiece and the library's rule).
 
     spm_hf_check.py TOKENIZE NODE_MODULES FIXTURE_DIR
 
@@ -70,8 +73,25 @@ def main():
         failures += len(wrong) + abs(len(ours) - len(rust))
         print(f"{file}: {len(texts)} texts, the engine's ids differ from the Rust library's on "
               f"{len(wrong)}, the Rust library's from sentencepiece's (+ </s>) on {unlike}")
+    failures += check_t5_fixture(modules)
     if failures:
         sys.exit(f"spm_hf_check.py: {failures} failures")
+
+
+def check_t5_fixture(modules):
+    """t5_relu's tokenizer.json through the Rust library against reference.json's ids."""
+    folder = os.path.join(HERE, "fixtures", "seq2seq")
+    with open(os.path.join(folder, "reference.json"), encoding="utf-8") as f:
+        texts = json.load(f)["fixtures"]["t5_relu"]["tokenizer"]["texts"]
+    rust = ids_of(["node", os.path.join(HERE, "tokenizer_json_reference_ids.mjs"), "rust", modules,
+                   os.path.join(folder, "t5_relu", "tokenizer.json"), os.devnull],
+                  [t["text"] for t in texts])
+    wrong = [(t, r) for t, r in zip(texts, rust) if r != t["ids"]]
+    for t, r in wrong[:5]:
+        print(f"t5_relu: {t['text']!r}\n  Rust:      {r}\n  reference: {t['ids']}")
+    print(f"t5_relu tokenizer.json: {len(texts)} texts, the Rust library differs from "
+          f"reference.json on {len(wrong)}")
+    return len(wrong)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,12 @@
 #include "models/tokenizers/byte_level_tokenizer.h"
 #include "models/tokenizers/marian_tokenizer.h"
 #include "models/tokenizers/sentencepiece_tokenizer.h"
+#include "models/tokenizers/tokenizer_config.h"
 #include "models/tokenizers/tokenizer_json.h"
 #include "models/tokenizers/wordpiece_tokenizer.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace core::models {
@@ -155,12 +157,20 @@ std::unique_ptr<const ModelTokenizer> bartTokenizer(const HfFiles& files, const 
     return ByteLevelTokenizer::open(files, ByteLevelTokenizer::Marks::Sentence);
 }
 
-// T5's spiece.model for both sides: text </s>.
-std::unique_ptr<const ModelTokenizer> t5Tokenizer(const HfFiles& files, const Seq2SeqConfig&) {
+// T5's tokenizer for both sides, the one AutoTokenizer picks: tokenizer.json (T5TokenizerFast)
+// when the folder has it, else spiece.model as T5Tokenizer runs it, with tokenizer_config.json's
+// extra_ids sentinels (without the key T5Tokenizer's default 100, fewer where config.json's
+// vocab_size has no room for them: an mT5 folder without the file).
+std::unique_ptr<const ModelTokenizer> t5Tokenizer(const HfFiles& files, const Seq2SeqConfig& c) {
+    if (!files.tokenizerJson.empty()) return openTokenizerJson(files, true);
     if (files.sentencePiece.empty())
-        throw std::invalid_argument("the folder has no spiece.model (T5's tokenizer: download "
-                                    "it with the weights)");
-    return SentencePieceTokenizer::open(files.sentencePiece);
+        throw std::invalid_argument("the folder has no spiece.model or tokenizer.json (T5's "
+                                    "tokenizer: download one with the weights)");
+    SentencePieceModel model = openSentencePieceModel(files.sentencePiece);
+    const int room = std::max(c.base.vocabSize - int(model.pieces.size()), 0);
+    const std::optional<int> extra = readTokenizerConfig(files.tokenizerConfig).extraIds;
+    return std::make_unique<SentencePieceTokenizer>(std::move(model),
+                                                    extra ? *extra : std::min(100, room));
 }
 
 // Marian's side: its SentencePiece model, the pieces through the shared vocab.json.

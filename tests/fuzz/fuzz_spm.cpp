@@ -3,7 +3,9 @@
 // byte, then a part and a text separated by "\n==\n". Mode 0 reads the part as a model file;
 // mode 1 puts it as the precompiled charsmap into a small model (both engines); mode 2 makes
 // pieces of its lines (the first byte of a line picks the type, the second the score) behind
-// <unk>, with byte_fallback when the mode byte's bit 4 is set. Loading may refuse, with one line
+// <unk>, with byte_fallback when the mode byte's bit 4 is set; bit 5 also runs the model as
+// T5Tokenizer (openT5: three sentinels <extra_id_N>, typed special tokens split out of the
+// text, their whitespace stripped). Loading may refuse, with one line
 // of std::invalid_argument only. A loaded tokenizer must encode any valid UTF-8 text, refuse
 // any other with invalid_argument, give ids inside its vocabulary with readable UTF-8 pieces,
 // byte ranges in order inside the text, and </s> last.
@@ -150,6 +152,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     checkEncode(*tokenizer, text, tokenizer->eosId() >= 0);
+    if (data[0] & 32) {
+        const core::models::SentencePieceTokenizer t5(model, 3);
+        checkEncode(t5, text, t5.eosId() >= 0);
+    }
     if (data[0] % 3 == 1) checkTokenizerJson(model, text);
     return 0;
 }

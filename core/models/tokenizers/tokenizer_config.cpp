@@ -66,6 +66,12 @@ TokenizerConfig parseTokenizerConfig(const std::string& text, const std::string&
     config.addPrefixSpace = optionalSwitch(path, root, "add_prefix_space");
     config.addBosToken = optionalSwitch(path, root, "add_bos_token");
     config.addEosToken = optionalSwitch(path, root, "add_eos_token");
+    if (root.contains("extra_ids") && !root["extra_ids"].is_null()) {
+        const nlohmann::json& n = root["extra_ids"];
+        if (!n.is_number_integer() || n.get<long long>() < 0 || n.get<long long>() > 100000)
+            fail(path, "\"extra_ids\" is not a count from 0 to 100000");
+        config.extraIds = int(n.get<long long>());
+    }
     if (root.contains("tokenizer_class") && root["tokenizer_class"].is_string())
         config.tokenizerClass = root["tokenizer_class"].get<std::string>();
     return config;

@@ -16,6 +16,7 @@ struct TokenizerConfig {
     std::optional<bool> doLowerCase, stripAccents, tokenizeChineseChars, addPrefixSpace;
     std::optional<bool> addBosToken, addEosToken; // LlamaTokenizerFast's switches
     std::string tokenizerClass;                   // "LlamaTokenizerFast", ... ("" when absent)
+    std::optional<int> extraIds; // T5Tokenizer's sentinels <extra_id_N> after the pieces
 
     std::string token(const std::string& key, const std::string& fallback) const {
         const auto found = specialTokens.find(key);
