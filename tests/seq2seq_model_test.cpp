@@ -238,7 +238,10 @@ TEST(Seq2SeqFigures, AlignmentIsTheHeadsMeanAndTheDecoderIsCausal) {
         const core::HeatmapFigure f = alignmentFigure(*model, t, layer);
         ASSERT_EQ(f.rows, Nt);
         ASSERT_EQ(f.cols, Ns);
-        EXPECT_EQ(f.rowLabels, t.decoderTokens);
+        ASSERT_EQ(f.rowLabels.size(), t.labels.size()); // row i: the token written there
+        for (int i = 0; i < Nt; ++i)
+            EXPECT_EQ(f.rowLabels[std::size_t(i)],
+                      model->target->readable(t.labels[std::size_t(i)]));
         for (int i = 0; i < Nt; ++i)
             for (int j = 0; j < Ns; ++j) {
                 double sum = 0;
@@ -249,6 +252,15 @@ TEST(Seq2SeqFigures, AlignmentIsTheHeadsMeanAndTheDecoderIsCausal) {
                 EXPECT_NEAR(f.values[std::size_t(i * Ns + j)], sum / maps, 1e-4);
             }
     }
+    for (int layer = 0; layer < L; ++layer) // one head: that head's map alone
+        for (int h = 0; h < H; ++h) {
+            const core::HeatmapFigure f =
+                alignmentFigure(*model, t, layer, core::ColormapId::Viridis, h);
+            for (int i = 0; i < Nt; ++i)
+                for (int j = 0; j < Ns; ++j)
+                    EXPECT_NEAR(f.values[std::size_t(i * Ns + j)],
+                                c["cross_attention"][layer][h][i][j].get<double>(), 1e-4);
+        }
     const core::GridFigure g = seq2seqLayerFigure(*model, t, Seq2SeqKind::DecoderSelf, 1);
     ASSERT_EQ(int(g.panels.size()), H);
     EXPECT_EQ(g.panels[0].values[1], core::kMaskedCell) << "query 0 never sees key 1";

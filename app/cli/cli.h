@@ -60,7 +60,7 @@ struct CliOptions {
     std::optional<core::train::TrainSettings> train;
     bool headless() const {
         return !jsonPath.empty() || !exportPath.empty() || !saveScenePath.empty() ||
-               real.benchForward > 0 || !real.compare.empty() || seq2seqModel != nullptr;
+               real.benchForward > 0 || !real.compare.empty();
     }
 };
 

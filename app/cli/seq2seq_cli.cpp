@@ -16,15 +16,8 @@ namespace {
 constexpr const char* kNotForSeq2Seq[] = {"--pair",         "--compare",     "--bench-forward",
                                           "--bench-typing", "--json-logits", "--layer"};
 
-// The window's flags: it does not show an encoder-decoder yet.
-constexpr const char* kWindowOnly[] = {"--screenshot", "--state-file", "--bench-frames"};
-
 std::string checkFlags(const std::function<bool(const char*)>& given, const CliOptions& options,
                        const std::vector<std::string>& sentences) {
-    for (const char* flag : kWindowOnly)
-        if (given(flag))
-            return std::string(flag) + ": the window does not show encoder-decoders yet (--json " +
-                   "writes every map)";
     for (const char* flag : kNotForSeq2Seq)
         if (given(flag))
             return std::string(flag) + " does not apply to an encoder-decoder (--json writes " +
@@ -74,6 +67,7 @@ std::optional<std::string> loadSeq2SeqIfOne(const core::models::ModelLocation& w
             core::models::openSeq2SeqModel(where));
         options.scene.sentences = {sentences.empty() ? model->architecture->defaultSource
                                                      : sentences[0]};
+        // The window opens on it unless --json or --export asks for files.
         if (!options.real.targetGiven && options.real.generate == 0) options.real.generate = 32;
         options.seq2seqModel = std::move(model);
         return checkLengths(options);
@@ -141,7 +135,7 @@ int runSeq2SeqHeadless(const CliOptions& options) {
             std::cerr << "mha-viz: wrote " << files.size() << " files to " << options.exportPath
                       << '\n';
         }
-        if (options.jsonPath.empty() && options.exportPath.empty()) printSummary(m, t);
+        if (options.jsonPath != "-") printSummary(m, t); // stdout is not the JSON's
     } catch (const std::bad_alloc&) {
         printError("mha-viz", "not enough memory for this source and target");
         return kExitBadInput;

@@ -137,6 +137,11 @@ struct ExplorerRequest {
     std::string compareWith;       // model B, opened off-frame and compared with the open one
     bool stopComparing = false;    // model B closed
     bool exportComparison = false; // the comparison's CSV and figures, into the export folder
+    // An encoder-decoder: the decoder writes again (Generate), the scrubber's step (tokens of
+    // the target shown, -1: none asked), the alignment figure shown as SVG and PNG.
+    bool generate = false;
+    int showWritten = -1;
+    bool exportAlignment = false;
 
     ExplorerRequest& operator|=(const ExplorerRequest& other);
 };

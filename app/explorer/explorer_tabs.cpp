@@ -74,6 +74,9 @@ ExplorerRequest& ExplorerRequest::operator|=(const ExplorerRequest& other) {
     if (!other.compareWith.empty()) compareWith = other.compareWith;
     stopComparing = stopComparing || other.stopComparing;
     exportComparison = exportComparison || other.exportComparison;
+    generate = generate || other.generate;
+    if (other.showWritten >= 0) showWritten = other.showWritten;
+    exportAlignment = exportAlignment || other.exportAlignment;
     return *this;
 }
 

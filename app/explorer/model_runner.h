@@ -60,6 +60,9 @@ struct ModelChoices {
     int maxWritten = 32;
     int writtenShown = -1;
     std::array<core::train::HeadLists, 3> stackAblated;
+    // The alignment view: one head (the head selected), the layer's heads' mean, or every
+    // layer's mean.
+    enum class Alignment { Head, LayerMean, EveryLayer } alignment = Alignment::LayerMean;
 };
 
 // What the panels show of the open model, made from the runner by describeModel.
@@ -116,11 +119,11 @@ struct ModelFacts {
     // An encoder-decoder (T5, BART, Marian): its source, what the decoder read or wrote, and
     // what the heads switched off changed (seq2seq_view.cpp).
     bool seq2seq = false;
-    bool written = false;              // the decoder wrote the target (greedy), none was typed
-    int writtenTokens = 0;             // the target's tokens (the scrubber's end)
-    std::string writtenText;           // the target as the decoder wrote or read it
-    std::string ablationEffect;        // "All heads on it writes ...; with 2 off ..." ("": none)
-    core::Tokenized sourceTokens;      // the encoder's tokens
+    bool written = false;         // the decoder wrote the target (greedy), none was typed
+    int writtenTokens = 0;        // the target's tokens (the scrubber's end)
+    std::string writtenText;      // the target as the decoder wrote or read it
+    std::string ablationEffect;   // "All heads on it writes ...; with 2 off ..." ("": none)
+    core::Tokenized sourceTokens; // the encoder's tokens
     std::vector<std::string> decoderGuesses; // per decoder position: its top token "Haus (0.61)"
 };
 
@@ -445,8 +448,9 @@ class ModelRunner {
         Seq2SeqAblationEffect effect;
         std::string error;
     };
-    static Seq2SeqOutcome runSeq2SeqRequest(std::shared_ptr<const core::models::Seq2SeqRealModel> model,
-                                            Seq2SeqRequest request);
+    static Seq2SeqOutcome
+    runSeq2SeqRequest(std::shared_ptr<const core::models::Seq2SeqRealModel> model,
+                      Seq2SeqRequest request);
     bool takeSeq2SeqOutcome(double now);
     void showStack(); // saved_'s stack savedStack_ as the traces shown
     core::Scene seq2seqScene(const std::vector<std::string>& sentences) const;

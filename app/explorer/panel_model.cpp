@@ -68,9 +68,13 @@ void savedStackChoice(ModelView& model) {
             model.savedStack = int(k);
         const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
         model.savedStackAt[k] = {min.x + size.y / 2, min.y + size.y / 2}; // its circle
-        itemTooltip("Which of the file's attentions every view shows: layers.* (the decoder's "
-                    "self-attention), encoder.* (over the source tokens) or cross.* (the "
-                    "tokens' queries on the source tokens).");
+        itemTooltip(model.seq2seq
+                        ? "Which attention every view shows: the encoder's self-attention over "
+                          "the source, the decoder's causal self-attention over the target, or "
+                          "cross-attention (the target's queries on the source's keys and values)."
+                        : "Which of the file's attentions every view shows: layers.* (the "
+                          "decoder's self-attention), encoder.* (over the source tokens) or "
+                          "cross.* (the tokens' queries on the source tokens).");
     }
 }
 
@@ -110,7 +114,7 @@ ExplorerRequest drawModelSection(ModelView& model) {
         if (const int step = stepSelector(model); step >= 0 && step != model.step)
             request.modelStep = step;
     if (model.real && model.pairStart > 0) pairViewChoice(model);
-    if (model.attentionOnly) savedStackChoice(model);
+    if (model.attentionOnly || model.seq2seq) savedStackChoice(model);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.architecture.c_str());
     if (model.real) // from its config and its file (core/models/model_description.h)

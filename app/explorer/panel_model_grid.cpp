@@ -14,7 +14,7 @@ namespace app {
 
 void drawModelGridModes(ModelView& model) {
     const char* const labels[] = {"this layer", "every layer", "detectors", "rollout",
-                                  "logit lens"};
+                                  model.seq2seq ? "alignment" : "logit lens"};
     const char* const tips[] = {
         "The heads of the layer chosen in Controls (L / Shift+L), with their titles.",
         "Every head of every layer on this sentence: rows are layers, columns heads. Click one "
@@ -39,8 +39,12 @@ void drawModelGridModes(ModelView& model) {
         ImGui::BeginDisabled(off);
         if (ImGui::RadioButton(labels[m], int(model.grid) == m)) model.grid = ModelGridMode(m);
         ImGui::EndDisabled();
+        const bool alignment = model.seq2seq && ModelGridMode(m) == ModelGridMode::Alignment;
         itemTooltip(off ? (std::string(labels[m]) + ": " + core::models::kNeedsTheModel).c_str()
-                        : tips[m]);
+                    : alignment ? "The target's tokens down, the source's across: how much the "
+                                  "decoder's cross-attention read each source token as it wrote "
+                                  "each target token (Bahdanau et al. 2015)."
+                                : tips[m]);
     }
 }
 
@@ -420,7 +424,10 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& run
     ImGui::SetNextWindowSize(rect.size);
     static const char* const titles[] = {"", "Every head of every layer", "Head detectors",
                                          "Attention rollout", "Logit lens"};
-    const std::string title = titles[int(model.grid)] + computingNote(runner.status()) + "###Heads";
+    const std::string title =
+        (model.seq2seq && model.grid == ModelGridMode::Alignment ? "Alignment"
+                                                                 : titles[int(model.grid)]) +
+        computingNote(runner.status()) + "###Heads";
     ImGui::Begin(title.c_str(), nullptr, kPanelFlags);
     drawModelGridModes(model);
     ExplorerRequest request;
@@ -432,8 +439,11 @@ ExplorerRequest drawModelGridPanel(const PanelRect& rect, const ModelRunner& run
     case ModelGridMode::Rollout:
         drawRolloutView(runner, model, saved, selection, gl);
         break;
-    case ModelGridMode::LogitLens:
-        drawLogitLensView(runner, model);
+    case ModelGridMode::LogitLens: // ModelGridMode::Alignment for an encoder-decoder
+        if (model.seq2seq)
+            request |= drawAlignmentView(runner, model, saved);
+        else
+            drawLogitLensView(runner, model);
         break;
     default:
         request |= drawEveryLayer(runner, model, saved, gl);

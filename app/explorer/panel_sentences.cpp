@@ -8,6 +8,7 @@
 #include "widgets/text_field.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -281,6 +282,72 @@ void encoderRows(ModelView& model) {
     }
 }
 
+// The centre of the item drawn last, for the state file: where a test clicks it.
+void rememberItemCentre(float at[2]) {
+    const ImVec2 min = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    at[0] = min.x + size.x / 2, at[1] = min.y + size.y / 2;
+}
+
+// An encoder-decoder's target: typed (teacher-forced), or written by the decoder (Generate),
+// with a scrubber back through what it wrote.
+ExplorerRequest targetRow(ModelView& model) {
+    ExplorerRequest request;
+    ImGui::TextDisabled("Target (the decoder reads it; empty: the decoder writes)");
+    const float button = ImGui::CalcTextSize("Generate").x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SetNextItemWidth(-(button + ImGui::GetStyle().ItemSpacing.x));
+    textField("##target", "Empty: the decoder writes its own (greedy)", model.targetText);
+    rememberItemCentre(model.targetFieldAt);
+    itemTooltip("Type the target to read it teacher-forced: the decoder reads the start token and "
+                "your tokens, and the loss says how likely it found them. Leave it empty and the "
+                "decoder writes, one token at a time.");
+    glyphsNote(model.targetText);
+    ImGui::SameLine();
+    if (ImGui::Button("Generate")) request.generate = true;
+    rememberItemCentre(model.generateAt);
+    itemTooltip("The decoder writes from its start token (greedy, up to 32 tokens, stopping at "
+                "its end token); each token's cross-attention row appears as it is chosen "
+                "(Ctrl+G).");
+    if (model.writtenTokens > 1) {
+        int shown = model.writtenShown < 0 ? model.writtenTokens : model.writtenShown;
+        ImGui::SetNextItemWidth(-1.0f);
+        if (ImGui::SliderInt("##written", &shown, 1, model.writtenTokens,
+                             model.written ? "written: %d tokens" : "read: %d tokens"))
+            request.showWritten = shown;
+        itemTooltip("Step back through the target: the maps as they stood when the decoder had "
+                    "this many tokens (its causal rows are the ones computed then).");
+    }
+    if (!model.writtenText.empty())
+        wrappedText(ImGui::GetStyleColorVec4(ImGuiCol_Text),
+                    std::string(model.written ? "Written: " : "Read: ") + model.writtenText);
+    if (std::isfinite(model.loss))
+        ImGui::TextDisabled("loss of the target: %.3f nats per token", model.loss);
+    if (!model.ablationEffect.empty()) wrappedText(warningColor(), model.ablationEffect);
+    return request;
+}
+
+// An encoder-decoder: the source field (the scene's sentence) with the encoder's tokens, then
+// the target with the decoder's tokens and guesses. The chips of the stack shown pin its rows.
+ExplorerRequest seq2seqRows(core::Scene& scene, const SentenceContext& c, ModelView& model) {
+    ImGui::TextDisabled("Source (the encoder reads it)");
+    ImGui::SetNextItemWidth(-1.0f);
+    textField("##sentence", "Type the source sentence", scene.sentences[0]);
+    itemTooltip("The encoder reads it; the decoder's cross-attention reads the encoder's output.");
+    glyphsNote(scene.sentences[0]);
+    fieldMessages(c);
+    const bool encoderShown = model.savedStack == int(core::models::SavedStack::Encoder);
+    tokenChips(&model.sourceTokens, 0, encoderShown, c.selection);
+    ImGui::Spacing();
+    ExplorerRequest request = targetRow(model);
+    if (!encoderShown && !model.tokens.empty()) {
+        const ChipGuesses guesses{&model.decoderGuesses, false, -1};
+        tokenChips(&model.tokens.front(), 0, true, c.selection, guesses);
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("The model reads %s", model.vocabulary.c_str());
+    ImGui::PopStyleColor();
+    return request;
+}
+
 // The scene's error (the maps show the last valid input), else its hint; the trace's warnings
 // but those shown under their fields (capWarning) or beside their control (the weights', the
 // positions').
@@ -308,6 +375,13 @@ ExplorerRequest drawSentencesPanel(const PanelRect& rect, core::Scene& scene,
     ImGui::SetNextWindowSize(rect.size);
     ImGui::Begin("Sentences", nullptr, kPanelFlags);
     const SentenceContext context{trace, model, selection, status};
+    if (model.seq2seq && !scene.sentences.empty()) {
+        const ExplorerRequest request = seq2seqRows(scene, context, model);
+        ImGui::Spacing();
+        sceneMessages(trace, status, true);
+        ImGui::End();
+        return request;
+    }
     for (int b = 0; b < int(scene.sentences.size()); ++b)
         if (!sentenceRow(b, scene, context)) break;
     if (model.real && model.encoder && !model.attentionOnly) encoderRows(model);

@@ -68,6 +68,9 @@ void uploadModelMaps(const ModelRunner& runner, const ModelView& model, GlHeatma
 void drawRolloutView(const ModelRunner& runner, ModelView& model, core::SceneView& saved,
                      Selection& selection, GlHeatmaps& gl);
 void drawLogitLensView(const ModelRunner& runner, ModelView& model);
+// An encoder-decoder's alignment view (panel_alignment.cpp), in the logit lens's place.
+ExplorerRequest drawAlignmentView(const ModelRunner& runner, ModelView& model,
+                                  const core::SceneView& saved);
 // "3 heads off [All heads on]  loss 4.2 (all heads on: 4.0)" and the next tokens then and now;
 // true when All heads on was clicked.
 bool drawAblationSummary(const ModelRunner& runner, const ModelView& model);

@@ -47,8 +47,8 @@ void ModelRunner::openSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealMod
 }
 
 core::Scene ModelRunner::seq2seqScene(const std::vector<std::string>& sentences) const {
-    core::Scene scene = saved_ ? core::models::savedAttentionScene(*saved_, savedStack_)
-                               : core::Scene{};
+    core::Scene scene =
+        saved_ ? core::models::savedAttentionScene(*saved_, savedStack_) : core::Scene{};
     const core::models::ModelConfig& c = seq2seq_->config().base;
     scene.sentences = sentences; // the source, as typed: the field stays the user's
     scene.sources.clear();
@@ -78,15 +78,14 @@ ModelRunner::runSeq2SeqRequest(std::shared_ptr<const core::models::Seq2SeqRealMo
             Seq2SeqAblationEffect& e = out.effect;
             e.valid = true;
             e.lossOn = on.loss;
-            e.textOn = m::writtenText(*model, write ? on.labels
-                                                     : m::generateSeq2Seq(*model, r.source,
-                                                                          r.maxTokens)
-                                                           .labels);
+            e.textOn = m::writtenText(
+                *model,
+                write ? on.labels : m::generateSeq2Seq(*model, r.source, r.maxTokens).labels);
             e.textOff = m::writtenText(
                 *model, write ? shown.labels
                               : m::generateSeq2Seq(*model, r.source, r.maxTokens, 1, off).labels);
-            e.lossOff = write ? m::traceSeq2SeqIds(*model, r.source, on.labels, 1, off).loss
-                              : shown.loss;
+            e.lossOff =
+                write ? m::traceSeq2SeqIds(*model, r.source, on.labels, 1, off).loss : shown.loss;
         }
         out.trace = std::make_shared<const m::Seq2SeqTrace>(std::move(shown));
     } catch (const std::bad_alloc&) {
@@ -100,8 +99,8 @@ ModelRunner::runSeq2SeqRequest(std::shared_ptr<const core::models::Seq2SeqRealMo
 bool ModelRunner::updateSeq2Seq(const Seq2SeqRequest& request, double now, bool again) {
     bool replaced = false;
     if (seq2seqWorker_.valid() && taskReady(seq2seqWorker_)) replaced = takeSeq2SeqOutcome(now);
-    const bool same = seq2seqNext_ ? *seq2seqNext_ == request
-                                   : seq2seqAsked_ && *seq2seqAsked_ == request;
+    const bool same =
+        seq2seqNext_ ? *seq2seqNext_ == request : seq2seqAsked_ && *seq2seqAsked_ == request;
     if (same && !again) return replaced;
     status_.sceneHint.clear();
     if (core::isBlank(request.source)) {
@@ -116,8 +115,8 @@ bool ModelRunner::updateSeq2Seq(const Seq2SeqRequest& request, double now, bool 
     seq2seqNext_.reset();
     seq2seqAsked_ = request;
     status_.computingSince = now;
-    seq2seqWorker_ = startWorker(
-        [model = seq2seq_, request] { return runSeq2SeqRequest(model, request); });
+    seq2seqWorker_ =
+        startWorker([model = seq2seq_, request] { return runSeq2SeqRequest(model, request); });
     return replaced;
 }
 
@@ -127,16 +126,16 @@ bool ModelRunner::takeSeq2SeqOutcome(double now) {
         const Seq2SeqRequest next = *seq2seqNext_;
         seq2seqNext_.reset();
         seq2seqAsked_ = next;
-        seq2seqWorker_ = startWorker(
-            [model = seq2seq_, next] { return runSeq2SeqRequest(model, next); });
+        seq2seqWorker_ =
+            startWorker([model = seq2seq_, next] { return runSeq2SeqRequest(model, next); });
     }
     status_.sceneError = out.error; // the last traces stay on screen
     if (!out.trace) return false;
-    const bool fresh = out.trace->generated &&
-                       (!seq2seqTrace_ || seq2seqTrace_->labels != out.trace->labels);
+    const bool fresh =
+        out.trace->generated && (!seq2seqTrace_ || seq2seqTrace_->labels != out.trace->labels);
     seq2seqTrace_ = std::move(out.trace);
     effect_ = std::move(out.effect);
-    writtenShown_ = -2; // made again from the new trace, whatever was shown
+    writtenShown_ = -2;            // made again from the new trace, whatever was shown
     playStart_ = fresh ? now : -1; // a new text written: it plays, a token at a time
     return fresh ? playWritten(now) : showWritten(-1);
 }

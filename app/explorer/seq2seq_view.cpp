@@ -27,8 +27,9 @@ std::string effectLine(const Seq2SeqAblationEffect& e, bool written, int off) {
     if (!e.valid) return {};
     const std::string heads = std::to_string(off) + (off == 1 ? " head" : " heads") + " off";
     return "All heads on, it writes \"" + e.textOn + "\"; with " + heads + ": \"" + e.textOff +
-           "\". The " + (written ? "text written all heads on" : "target") + "'s loss: " +
-           lossText(e.lossOn) + " nats, with the heads off " + lossText(e.lossOff) + ".";
+           "\". The " + (written ? "text written all heads on" : "target") +
+           "'s loss: " + lossText(e.lossOn) + " nats, with the heads off " + lossText(e.lossOff) +
+           ".";
 }
 
 int countOff(const std::array<core::train::HeadLists, 3>& stacks) {
@@ -56,7 +57,8 @@ void describeTarget(const ModelRunner& runner, ModelView& view) {
     }
     view.loss = t->loss;
     view.lossAllHeads = runner.ablationEffect().valid ? runner.ablationEffect().lossOn : t->loss;
-    view.ablationEffect = effectLine(runner.ablationEffect(), t->generated, countOff(view.stackAblated));
+    view.ablationEffect =
+        effectLine(runner.ablationEffect(), t->generated, countOff(view.stackAblated));
 }
 
 // The sizes and what the model fixes, before any trace too.
@@ -95,7 +97,7 @@ void describeSeq2Seq(const ModelRunner& runner, ModelView& view) {
     describeShape(m, view);
     const std::size_t stack = std::size_t(runner.savedStack());
     const int layers = runner.savedStack() == SavedStack::Encoder ? m.config().base.layers
-                                                                   : m.config().decoderLayers;
+                                                                  : m.config().decoderLayers;
     view.layers = layers;
     view.layer = std::clamp(view.layer, 0, std::max(0, layers - 1));
     view.stackAblated[stack].resize(std::size_t(layers));

@@ -10,6 +10,7 @@
 #include "io/train_scene.h"
 #include "models/analyses/real_model_export.h"
 #include "models/analyses/real_model_figures.h"
+#include "models/analyses/seq2seq_figures.h"
 #include "models/formats/attention_file.h"
 #include "models/formats/gguf_file.h"
 #include "models/formats/recent_models.h"
@@ -48,12 +49,13 @@ void varyForBenchmark(core::Scene& scene, int frame) {
 
 Session::Session(const CliOptions& options, float uiScale)
     : options_(options), uiScale_(uiScale),
-      scene_(options.model || options.realModel || options.savedAttention
+      scene_(options.model || options.realModel || options.savedAttention || options.seq2seqModel
                  ? core::Scene{}
                  : options.scene), // with a
                                    // model: the explorer to come back to
       exportDir_(options.exportDir.empty() ? defaultExportDir() : options.exportDir) {
-    if (!options.weightsGiven || options.model || options.realModel || options.savedAttention)
+    if (!options.weightsGiven || options.model || options.realModel || options.savedAttention ||
+        options.seq2seqModel)
         scene_.weights = core::WeightsKind::Designed; // the demo shows heads that specialise
     explorer_.saved = options.view;                   // --view, or a scene file's view settings
     explorer_.scenes.savedFolder = exportDir_;
@@ -90,6 +92,14 @@ bool Session::init() {
         recompute(false);
         if (options_.benchTyping > 0) // it edits the sentence as typing would
             typingBench_ = std::make_unique<TypingBench>(*options_.realModel, options_.benchTyping);
+    } else if (options_.seq2seqModel) { // --target or --generate: what the decoder does first
+        scene_.sentences = options_.scene.sentences;
+        showSeq2Seq(options_.seq2seqModel);
+        if (options_.real.targetGiven) explorer_.model.targetText = options_.real.target;
+        if (options_.real.generate > 0) explorer_.model.maxWritten = options_.real.generate;
+        rememberRecentModel(options_.seq2seqModel->location.source);
+        explorer_.model.layer = options_.modelLayer - 1;
+        recompute(false);
     } else if (options_.savedAttention) { // read and checked by parseCli: shown at once
         showSavedAttention(options_.savedAttention);
         rememberRecentModel(options_.savedAttention->path);
@@ -232,6 +242,14 @@ void Session::drawWindows() {
         target.captionLines =
             core::models::realModelCaption(model_.runner.realModel(), *model_.runner.realTrace());
         target.modelName = core::models::modelDisplayName(model_.runner.realModel().location);
+    } else if (model_.runner.isSeq2Seq() && model_.runner.seq2seqTrace()) {
+        const core::models::Seq2SeqRealModel& m = model_.runner.seq2seqModel();
+        target.captionLines = core::models::seq2seqCaption(m, *model_.runner.seq2seqTrace());
+        target.captionLines.push_back(
+            core::models::savedStackLine(model_.runner.savedStack()).empty()
+                ? "decoder self-attention (causal)"
+                : core::models::savedStackLine(model_.runner.savedStack()));
+        target.modelName = core::models::modelDisplayName(m.location);
     } else if (model_.runner.isSaved()) { // where the maps come from, never a model's name
         target.captionLines = core::models::savedAttentionCaption(model_.runner.saved());
         if (const std::string line = core::models::savedStackLine(model_.runner.savedStack());
@@ -264,9 +282,11 @@ void Session::startTrainScene(const core::train::TrainSettings& settings) {
 // model for its trace (the worker's first forward).
 bool Session::screenshotReady() const {
     if (loadingAny()) return false;
-    if (model_.runner.isReal() && (model_.runner.computing() || !model_.runner.hasTrace()) &&
+    if ((model_.runner.isReal() || model_.runner.isSeq2Seq()) &&
+        (model_.runner.computing() || !model_.runner.hasTrace()) &&
         model_.runner.status().sceneError.empty())
         return false;
+    if (model_.runner.playing()) return false; // a generation still appearing, token by token
     // Every panel has drawn the trace on screen: one whole frame after it was replaced, and a
     // real model's layer shown (one its trace did not keep is made on a worker).
     if (!train_.active && (frames_.sinceTrace < 1 || (model_.runner.showsWholeModel() &&
@@ -353,6 +373,10 @@ void Session::exportModelViews() {
     ExportPanel& panel = explorer_.exportPanel;
     if (panel.job) {
         showNotice("An export is still being written; try again when it is done");
+        return;
+    }
+    if (model_.runner.isSeq2Seq()) { // every layer of each kind and the alignments
+        exportSeq2SeqViews();
         return;
     }
     const std::string folder = panel.folder.empty() ? exportDir_ : panel.folder;

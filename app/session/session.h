@@ -115,7 +115,9 @@ class Session {
     }
     void followPendingSeq2Seq();
     void showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
-    bool followSeq2Seq(); // the encoder-decoder's run of the source and target typed
+    bool followSeq2Seq();    // the encoder-decoder's run of the source and target typed
+    void exportAlignment();    // the alignment view's figure (session_seq2seq.cpp)
+    void exportSeq2SeqViews(); // Export all of an encoder-decoder
     void rememberExplorer(); // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
@@ -180,7 +182,7 @@ class Session {
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::future<std::shared_ptr<const core::models::SavedAttention>> loadingSaved; // a file's
         std::future<std::shared_ptr<const core::models::Seq2SeqRealModel>> loadingSeq2Seq;
-        bool generateAgain = false; // Generate pressed: the decoder writes again
+        bool generateAgain = false;  // Generate pressed: the decoder writes again
         std::string loadingName;     // what it loads
         ComparisonRunner comparison; // model B of the A-B tab, and what moved
     };

@@ -210,8 +210,9 @@ void Session::followPendingSeq2Seq() {
     explorer_.openModel.loading.clear();
     try {
         showSeq2Seq(model_.loadingSeq2Seq.get());
-        showNotice("Opened " + explorer_.model.title + " \xC2\xB7 the decoder writes; type a "
-                   "target to read yours",
+        showNotice("Opened " + explorer_.model.title +
+                       " \xC2\xB7 the decoder writes; type a "
+                       "target to read yours",
                    5.0);
         rememberRecentModel(name);
         explorer_.openModel.open = false;
@@ -258,7 +259,8 @@ bool Session::followSeq2Seq() {
     for (core::train::HeadLists& stack : request.ablated) // trailing empty layers: no change
         while (!stack.empty() && stack.back().empty()) stack.pop_back();
     const double now = ImGui::GetTime();
-    bool replaced = model_.runner.updateSeq2Seq(request, now, std::exchange(model_.generateAgain, false));
+    bool replaced =
+        model_.runner.updateSeq2Seq(request, now, std::exchange(model_.generateAgain, false));
     replaced = model_.runner.playWritten(now) || replaced;
     return replaced;
 }

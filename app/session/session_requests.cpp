@@ -29,6 +29,14 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.openTrain) train_.active = true;
     if (request.openExport) openExportPanel(explorer_.exportPanel, *request.openExport);
     if (request.switchModelHead || request.allModelHeadsOn) switchModelHeads(request);
+    if (request.generate && model_.runner.isSeq2Seq()) {
+        explorer_.model.targetText.clear(); // the decoder writes: no target is read
+        model_.generateAgain = true;
+    }
+    if (request.showWritten >= 0 && model_.runner.isSeq2Seq() &&
+        model_.runner.showWritten(request.showWritten))
+        mapsStale_ = true, model_.shownLayer = -1;
+    if (request.exportAlignment) exportAlignment();
     if (request.closeModel)
         closeModel();
     else if (request.modelStep >= 0 && model_.runner.isTrained() &&

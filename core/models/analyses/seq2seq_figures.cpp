@@ -24,8 +24,9 @@ const std::vector<Attention>& layersOf(const Seq2SeqTrace& t, Seq2SeqKind kind) 
                                               : t.run.cross;
 }
 
-// The figure's words: the model, the source and what the decoder read or wrote.
-std::vector<std::string> captionOf(const Seq2SeqRealModel& model, const Seq2SeqTrace& t) {
+} // namespace
+
+std::vector<std::string> seq2seqCaption(const Seq2SeqRealModel& model, const Seq2SeqTrace& t) {
     std::vector<std::string> lines = {modelDisplayName(model.location) + " (" + model.family +
                                           ", " + model.net->dtype() + ")",
                                       "source: " + t.sourceText};
@@ -34,6 +35,8 @@ std::vector<std::string> captionOf(const Seq2SeqRealModel& model, const Seq2SeqT
     lines.push_back((t.generated ? "generated: " : "target: ") + target);
     return lines;
 }
+
+namespace {
 
 HeatmapFigure mapOf(const Mat& m, std::vector<std::string> rows, std::vector<std::string> cols,
                     bool causal, ColormapId colormap) {
@@ -64,24 +67,37 @@ void writeFigure(const std::string& dir, const std::string& stem, const HeatmapF
 
 } // namespace
 
-HeatmapFigure alignmentFigure(const Seq2SeqRealModel& model, const Seq2SeqTrace& t, int layer,
-                              ColormapId colormap) {
+Mat alignmentMap(const Seq2SeqTrace& t, int layer, int head) {
     const std::vector<Attention>& cross = t.run.cross;
     Mat mean = Mat::Zero(cross.front().queryLen, cross.front().keyLen); // Nt x Ns
     int maps = 0;
     for (int l = 0; l < int(cross.size()); ++l) {
         if (layer >= 0 && l != layer) continue;
-        for (int h = 0; h < cross[std::size_t(l)].heads; ++h, ++maps)
-            mean += headMap(cross[std::size_t(l)], h);
+        for (int h = 0; h < cross[std::size_t(l)].heads; ++h)
+            if (head < 0 || h == head) mean += headMap(cross[std::size_t(l)], h), ++maps;
     }
-    HeatmapFigure f =
-        mapOf(mean / Scalar(std::max(maps, 1)), t.decoderTokens, sourceLabels(t), false, colormap);
-    f.title = layer < 0 ? "alignment: cross-attention, every layer's mean"
-                        : "alignment: cross-attention of layer " + std::to_string(layer + 1) +
-                              ", the heads' mean";
-    f.rowAxis = "target (the decoder reads)", f.colAxis = "source";
-    f.valueLabel = "mean cross-attention weight";
-    f.captionLines = captionOf(model, t);
+    return mean / Scalar(std::max(maps, 1));
+}
+
+std::vector<std::string> alignmentRows(const Seq2SeqRealModel& model, const Seq2SeqTrace& t) {
+    std::vector<std::string> rows;
+    for (int id : t.labels) rows.push_back(model.target->readable(id));
+    return rows;
+}
+
+HeatmapFigure alignmentFigure(const Seq2SeqRealModel& model, const Seq2SeqTrace& t, int layer,
+                              ColormapId colormap, int head) {
+    if (layer < 0) head = -1; // one head is one layer's
+    HeatmapFigure f = mapOf(alignmentMap(t, layer, head), alignmentRows(model, t), sourceLabels(t),
+                            false, colormap);
+    f.title = layer < 0  ? "alignment: cross-attention, every layer's mean"
+              : head < 0 ? "alignment: cross-attention of layer " + std::to_string(layer + 1) +
+                               ", the heads' mean"
+                         : "alignment: cross-attention of layer " + std::to_string(layer + 1) +
+                               ", head " + std::to_string(head + 1);
+    f.rowAxis = "target (each row: the token written there)", f.colAxis = "source";
+    f.valueLabel = head < 0 ? "mean cross-attention weight" : "cross-attention weight";
+    f.captionLines = seq2seqCaption(model, t);
     return f;
 }
 
@@ -103,8 +119,21 @@ GridFigure seq2seqLayerFigure(const Seq2SeqRealModel& model, const Seq2SeqTrace&
                        : kind == Seq2SeqKind::DecoderSelf ? "decoder self-attention (causal)"
                                                           : "cross-attention (target x source)";
     grid.title = std::string(what) + ", layer " + std::to_string(layer + 1);
-    grid.captionLines = captionOf(model, t);
+    grid.captionLines = seq2seqCaption(model, t);
     return grid;
+}
+
+std::vector<std::string> exportAlignment(const std::string& dir, const Seq2SeqRealModel& model,
+                                         const Seq2SeqTrace& t, int layer, int head,
+                                         const Seq2SeqExportOptions& o) {
+    prepareExportFolder(dir);
+    HeatmapFigure f = alignmentFigure(model, t, layer, o.colormap, head);
+    if (!o.caption) f.captionLines.clear();
+    std::string stem = layer < 0 ? std::string("alignment") : layerName("alignment", layer);
+    if (layer >= 0 && head >= 0) stem += "-H" + std::to_string(head + 1);
+    std::vector<std::string> written;
+    writeFigure(dir, stem, &f, nullptr, o.scale, written);
+    return written;
 }
 
 std::vector<std::string> exportSeq2Seq(const std::string& dir, const Seq2SeqRealModel& model,

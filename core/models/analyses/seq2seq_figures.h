@@ -12,10 +12,20 @@
 
 namespace core::models {
 
-// The cross-attention averaged over the heads of `layer` (from 0), or over every head of every
-// layer with layer = -1; rows the decoder's positions, columns the source's tokens.
+// What every figure of the trace says under it: the model, the source, the target.
+std::vector<std::string> seq2seqCaption(const Seq2SeqRealModel& model, const Seq2SeqTrace& trace);
+
+// The cross-attention of `head` of `layer` (from 0), or averaged over the heads of `layer`
+// (head = -1), or over every head of every layer (layer = -1): Nt x Ns, rows the decoder's
+// positions, columns the source's tokens.
+Mat alignmentMap(const Seq2SeqTrace& trace, int layer, int head = -1);
+// Each row's label: the token the decoder wrote (or read, teacher-forced) at that position, what
+// the row's cross-attention served (Bahdanau et al. 2015 label their rows so).
+std::vector<std::string> alignmentRows(const Seq2SeqRealModel& model, const Seq2SeqTrace& trace);
+
+// alignmentMap as the figure of translation papers: target tokens down, source tokens across.
 HeatmapFigure alignmentFigure(const Seq2SeqRealModel& model, const Seq2SeqTrace& trace, int layer,
-                              ColormapId colormap = ColormapId::Viridis);
+                              ColormapId colormap = ColormapId::Viridis, int head = -1);
 
 // Every head of one kind's layer `layer` (from 0), a panel each; the decoder's masked cells
 // hatched.
@@ -28,6 +38,12 @@ struct Seq2SeqExportOptions {
     ColormapId colormap = ColormapId::Viridis;
     bool caption = true;
 };
+
+// alignmentFigure as alignment[-LNN[-HNN]].svg and .png into `dir` (made ready first; a free
+// name, nothing overwritten), the PNG at `scale`: the window's Export of its alignment view.
+std::vector<std::string> exportAlignment(const std::string& dir, const Seq2SeqRealModel& model,
+                                         const Seq2SeqTrace& trace, int layer, int head,
+                                         const Seq2SeqExportOptions& options);
 
 // Into `dir` (made ready first): alignment.svg/.png (every layer's mean), alignment-LNN per
 // decoder layer, and encoder-LNN, decoder-LNN and cross-LNN grids, each as SVG and PNG. Returns
