@@ -59,6 +59,7 @@ struct ModelChoices {
     std::string targetText;
     int maxWritten = 32;
     int writtenShown = -1;
+    bool generateNow = false; // Generate (Ctrl+G): the decoder writes again, even the same text
     std::array<core::train::HeadLists, 3> stackAblated;
     // The alignment view: one head (the head selected), the layer's heads' mean, or every
     // layer's mean.
@@ -141,7 +142,8 @@ struct ModelSpots {
     // head; none for MHA) and the centres of its head columns and layer rows.
     std::vector<std::array<float, 4>> kvGroupRects;
     std::vector<float> headColumns, layerRows;
-    float targetFieldAt[2] = {0, 0}; // an encoder-decoder's target field, Generate, alignment
+    float sourceFieldAt[2] = {0, 0}; // an encoder-decoder's source and target fields, Generate,
+    float targetFieldAt[2] = {0, 0}; // the alignment's Export figure
     float generateAt[2] = {0, 0};
     float alignmentExportAt[2] = {0, 0};
 };

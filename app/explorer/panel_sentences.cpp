@@ -331,6 +331,7 @@ ExplorerRequest seq2seqRows(core::Scene& scene, const SentenceContext& c, ModelV
     ImGui::TextDisabled("Source (the encoder reads it)");
     ImGui::SetNextItemWidth(-1.0f);
     textField("##sentence", "Type the source sentence", scene.sentences[0]);
+    rememberItemCentre(model.sourceFieldAt);
     itemTooltip("The encoder reads it; the decoder's cross-attention reads the encoder's output.");
     glyphsNote(scene.sentences[0]);
     fieldMessages(c);

@@ -47,18 +47,18 @@ void ModelRunner::openSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealMod
 }
 
 core::Scene ModelRunner::seq2seqScene(const std::vector<std::string>& sentences) const {
-    core::Scene scene =
-        saved_ ? core::models::savedAttentionScene(*saved_, savedStack_) : core::Scene{};
+    core::Scene scene;
     const core::models::ModelConfig& c = seq2seq_->config().base;
-    scene.sentences = sentences; // the source, as typed: the field stays the user's
-    scene.sources.clear();
     scene.d_model = c.dModel, scene.heads = c.heads;
+    scene.weights = core::WeightsKind::Random; // never drawn: the layers hold the checkpoint's
     if (saved_ && !saved_->stack(savedStack_).empty()) // the mask, scale and sizes of its layers
-        scene = [&] {
-            core::Scene s = saved_->stack(savedStack_).layers.front()->scene;
-            s.sentences = sentences, s.sources.clear();
-            return s;
-        }();
+        scene = saved_->stack(savedStack_).layers.front()->scene;
+    // The source as typed (the field stays the user's); cross-attention's keys are its tokens,
+    // so the pipeline draws M source tokens beside the N target tokens.
+    scene.sentences = sentences;
+    scene.sources.clear();
+    if (savedStack_ == core::models::SavedStack::Cross && !sentences.empty())
+        scene.sources = {sentences.front()};
     return scene;
 }
 

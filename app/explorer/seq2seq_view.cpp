@@ -22,12 +22,17 @@ std::string lossText(double loss) {
     return text;
 }
 
+// A written text quoted, or what an empty one means.
+std::string quoted(const std::string& text) {
+    return text.empty() ? "nothing but its end token" : "\"" + text + "\"";
+}
+
 // "All heads on it writes "..." (loss of that target 1.234); with 3 off: "..." (1.876)".
 std::string effectLine(const Seq2SeqAblationEffect& e, bool written, int off) {
     if (!e.valid) return {};
     const std::string heads = std::to_string(off) + (off == 1 ? " head" : " heads") + " off";
-    return "All heads on, it writes \"" + e.textOn + "\"; with " + heads + ": \"" + e.textOff +
-           "\". The " + (written ? "text written all heads on" : "target") +
+    return "All heads on, it writes " + quoted(e.textOn) + "; with " + heads + ": " +
+           quoted(e.textOff) + ". The " + (written ? "text written all heads on" : "target") +
            "'s loss: " + lossText(e.lossOn) + " nats, with the heads off " + lossText(e.lossOff) +
            ".";
 }
@@ -50,6 +55,7 @@ void describeTarget(const ModelRunner& runner, ModelView& view) {
     view.writtenShown = runner.writtenShown();
     view.writtenText = core::models::writtenText(
         m, std::vector<int>(t->labels.begin(), t->labels.begin() + shown));
+    if (view.writtenText.empty() && shown > 0) view.writtenText = "(its end token alone)";
     view.sourceTokens = t->source.tokens;
     for (int i = 0; i < shown && i < int(t->predictions.size()); ++i) {
         const core::models::TokenChoice& top = t->predictions[std::size_t(i)].front();
@@ -93,7 +99,8 @@ void describeSeq2Seq(const ModelRunner& runner, ModelView& view) {
     view.open = view.real = view.seq2seq = true;
     view.attentionOnly = false;
     view.hasHead = true;
-    view.encoder = runner.savedStack() == SavedStack::Encoder; // no mask hides a later key
+    // No mask hides a later key but in the decoder's self-attention (the maps hatch it).
+    view.encoder = runner.savedStack() != SavedStack::Layers;
     describeShape(m, view);
     const std::size_t stack = std::size_t(runner.savedStack());
     const int layers = runner.savedStack() == SavedStack::Encoder ? m.config().base.layers

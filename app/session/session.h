@@ -115,10 +115,10 @@ class Session {
     }
     void followPendingSeq2Seq();
     void showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
-    bool followSeq2Seq();    // the encoder-decoder's run of the source and target typed
+    bool followSeq2Seq();      // the encoder-decoder's run of the source and target typed
     void exportAlignment();    // the alignment view's figure (session_seq2seq.cpp)
     void exportSeq2SeqViews(); // Export all of an encoder-decoder
-    void rememberExplorer(); // the scene to come back to when the model closes
+    void rememberExplorer();   // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();

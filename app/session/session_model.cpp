@@ -250,7 +250,7 @@ void Session::showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> 
 }
 
 bool Session::followSeq2Seq() {
-    const ModelView& view = explorer_.model;
+    ModelView& view = explorer_.model;
     Seq2SeqRequest request;
     request.source = scene_.sentences.empty() ? std::string() : scene_.sentences.front();
     request.target = view.targetText;
@@ -259,8 +259,8 @@ bool Session::followSeq2Seq() {
     for (core::train::HeadLists& stack : request.ablated) // trailing empty layers: no change
         while (!stack.empty() && stack.back().empty()) stack.pop_back();
     const double now = ImGui::GetTime();
-    bool replaced =
-        model_.runner.updateSeq2Seq(request, now, std::exchange(model_.generateAgain, false));
+    bool replaced = model_.runner.updateSeq2Seq(request, now,
+                                                std::exchange(explorer_.model.generateNow, false));
     replaced = model_.runner.playWritten(now) || replaced;
     return replaced;
 }

@@ -31,7 +31,7 @@ void Session::applyRequest(const ExplorerRequest& request) {
     if (request.switchModelHead || request.allModelHeadsOn) switchModelHeads(request);
     if (request.generate && model_.runner.isSeq2Seq()) {
         explorer_.model.targetText.clear(); // the decoder writes: no target is read
-        model_.generateAgain = true;
+        explorer_.model.generateNow = true;
     }
     if (request.showWritten >= 0 && model_.runner.isSeq2Seq() &&
         model_.runner.showWritten(request.showWritten))

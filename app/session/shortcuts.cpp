@@ -69,6 +69,10 @@ std::vector<KeyRow> explorerKeyRows() {
           {GLFW_KEY_G, kShift, A::PreviousModelView},
           {GLFW_KEY_W, 0, A::ToggleValueWeighted}}},
         {S::Explorer,
+         "an encoder-decoder: the decoder writes again (Generate); next attention (cross, "
+         "decoder, encoder)",
+         {{GLFW_KEY_G, kCtrl, A::Generate}, {GLFW_KEY_K, 0, A::NextAttentionKind}}},
+        {S::Explorer,
          "an encoder's sentence pair: every cell, A -> B, B -> A",
          {{GLFW_KEY_B, 0, A::NextPairView}}},
         {S::Explorer,
@@ -355,6 +359,45 @@ int cycle(int value, int count, bool forward) {
     return count > 0 ? (value + (forward ? 1 : count - 1)) % count : value;
 }
 
+// The open model's keys: its layer, its view, its switches and an encoder-decoder's keys.
+void applyModelShortcut(ShortcutAction action, ModelView& model) {
+    switch (action) {
+    case A::NextLayer: // only a trained model has layers; wraps around like V
+    case A::PreviousLayer:
+        model.layer = cycle(model.layer, model.layers, action == A::NextLayer);
+        break;
+    case A::NextModelView: // only a real model has them
+    case A::PreviousModelView:
+        if (model.real) // an attention file has no logit lens, the last view
+            model.grid = ModelGridMode(
+                cycle(int(model.grid), model.attentionOnly ? kModelGridModes - 1 : kModelGridModes,
+                      action == A::NextModelView));
+        break;
+    case A::Generate: // an encoder-decoder: its target emptied, the decoder writes
+        if (!model.seq2seq) break;
+        model.targetText.clear();
+        model.generateNow = true;
+        break;
+    case A::NextAttentionKind: // encoder.*, decoder, cross of an encoder-decoder or a file
+        if (model.savedStacks.size() == 3)
+            for (int k = 1; k <= 3; ++k)
+                if (const int next = (model.savedStack + k) % 3;
+                    !model.savedStacks[std::size_t(next)].empty()) {
+                    model.savedStack = next;
+                    break;
+                }
+        break;
+    case A::ToggleValueWeighted: // needs the model's values and W_O
+        if (model.real && !model.attentionOnly) model.valueWeighted = !model.valueWeighted;
+        break;
+    case A::NextPairView:
+        if (model.pairStart > 0) model.pairView = core::PairView((int(model.pairView) + 1) % 3);
+        break;
+    default:
+        break;
+    }
+}
+
 // The explorer's plain keys, outside text fields and only with heads on screen (`shown`).
 void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMaps& shown) {
     core::SceneView& saved = t.explorer.saved;
@@ -406,28 +449,8 @@ void applyPlainShortcut(ShortcutAction action, const KeyTargets& t, const HeadMa
         core::setKvHeads(t.scene, core::nextKvHeadCount(t.scene.heads, t.scene.kvHeadCount(),
                                                         action == A::MoreKvHeads ? +1 : -1));
         break;
-    case A::NextLayer: // only a trained model has layers; wraps around like V
-    case A::PreviousLayer:
-        t.explorer.model.layer =
-            cycle(t.explorer.model.layer, t.explorer.model.layers, action == A::NextLayer);
-        break;
-    case A::NextModelView: // only a real model has them
-    case A::PreviousModelView:
-        if (t.explorer.model.real) // an attention file has no logit lens, the last view
-            t.explorer.model.grid = ModelGridMode(
-                cycle(int(t.explorer.model.grid),
-                      t.explorer.model.attentionOnly ? kModelGridModes - 1 : kModelGridModes,
-                      action == A::NextModelView));
-        break;
-    case A::ToggleValueWeighted: // needs the model's values and W_O
-        if (t.explorer.model.real && !t.explorer.model.attentionOnly)
-            t.explorer.model.valueWeighted = !t.explorer.model.valueWeighted;
-        break;
-    case A::NextPairView:
-        if (t.explorer.model.pairStart > 0)
-            t.explorer.model.pairView = core::PairView((int(t.explorer.model.pairView) + 1) % 3);
-        break;
     default:
+        applyModelShortcut(action, t.explorer.model);
         break;
     }
 }

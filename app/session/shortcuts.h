@@ -63,6 +63,8 @@ enum class ShortcutAction {
     PreviousModelView,   // Shift+G
     ToggleValueWeighted, // W, the model view: weights <-> value-weighted
     NextPairView,        // B, an encoder's sentence pair: all, A -> B, B -> A
+    Generate,            // Ctrl+G, an encoder-decoder: the decoder writes again
+    NextAttentionKind,   // K, an encoder-decoder's (or a file's) encoder / decoder / cross
     UndoScene,           // Ctrl+Z: back to the scene a demo or a file replaced
     // The Train view, outside text fields.
     TrainStartPause,   // Space

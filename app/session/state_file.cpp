@@ -198,6 +198,54 @@ void writeModelAttention(core::JsonWriter& json, const ModelView& model) {
     json.value(model.parameters);
 }
 
+void writePoint(core::JsonWriter& json, const char* name, const float at[2]) {
+    json.key(name);
+    json.beginArray();
+    json.value(at[0]);
+    json.value(at[1]);
+    json.endArray();
+}
+
+// An encoder-decoder: what the decoder wrote or read, the scrubber, the switches per stack
+// (0 decoder, 1 encoder, 2 cross; heads from 1), what they changed, where its widgets are.
+void writeSeq2Seq(core::JsonWriter& json, const ModelView& model) {
+    json.key("seq2seq");
+    json.value(model.seq2seq);
+    json.key("written"); // the decoder chose the target (greedy)
+    json.value(model.written);
+    json.key("written_tokens");
+    json.value(model.writtenTokens);
+    json.key("written_shown"); // the scrubber's tokens (-1: all)
+    json.value(model.writtenShown);
+    json.key("written_text");
+    json.value(model.writtenText);
+    json.key("target_text");
+    json.value(model.targetText);
+    json.key("ablation_effect");
+    json.value(model.ablationEffect);
+    json.key("stack_ablated");
+    json.beginArray();
+    for (const core::train::HeadLists& stack : model.stackAblated) {
+        json.beginArray();
+        for (const std::vector<int>& heads : stack) {
+            json.beginArray();
+            for (int h : heads) json.value(h + 1);
+            json.endArray();
+        }
+        json.endArray();
+    }
+    json.endArray();
+    writeStrings(json, "source_chips", [&] {
+        std::vector<std::string> chips;
+        for (const core::Token& t : model.sourceTokens.tokens) chips.push_back(t.text);
+        return chips;
+    }());
+    writePoint(json, "source_field_at", model.sourceFieldAt);
+    writePoint(json, "target_field_at", model.targetFieldAt);
+    writePoint(json, "generate_at", model.generateAt);
+    writePoint(json, "alignment_export_at", model.alignmentExportAt);
+}
+
 // The open model: kind, the layer shown, the middle panel's mode, whether the detectors ran.
 void writeModel(core::JsonWriter& json, const ModelView& model) {
     static const char* const grids[] = {"layer_heads", "every_layer", "detectors", "rollout",
@@ -216,8 +264,9 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     json.value(model.architecture);
     json.key("layer"); // from 1, as the window shows it
     json.value(model.layer + 1);
-    json.key("grid");
-    json.value(grids[int(model.grid)]);
+    json.key("grid"); // an encoder-decoder's alignment in the logit lens's place
+    json.value(model.seq2seq && model.grid == ModelGridMode::Alignment ? "alignment"
+                                                                       : grids[int(model.grid)]);
     json.key("detectors_ready");
     json.value(model.detectorsReady);
     json.key("grid_rect"); // the model grid's cells on screen: x0 y0 x1 y1
@@ -249,6 +298,7 @@ void writeModel(core::JsonWriter& json, const ModelView& model) {
     writeModelAnalyses(json, model);
     writeEncoder(json, model);
     writeModelAttention(json, model);
+    writeSeq2Seq(json, model);
     json.endObject();
 }
 
@@ -406,6 +456,10 @@ void writeShown(core::JsonWriter& json, const core::Trace& shown) {
     json.beginArray();
     for (const core::Tokenized& sentence : shown.sentences) json.value(int(sentence.tokens.size()));
     json.endArray();
+    json.key("keys"); // the keys each query reads: a cross layer's are the source's
+    json.value(shown.keyLen());
+    json.key("layer_name"); // a model's layer: "checkpoint X, cross-attention layer 1"
+    json.value(shown.modelWeights);
     json.endObject();
 }
 

@@ -52,8 +52,9 @@ std::unique_ptr<RealModel> openRealModel(const std::string& dirOrName) {
                                                 "Face model");
     if (isSeq2SeqFolder(model->location)) // said plainly, not as an unknown model_type
         throw std::invalid_argument(
-            dirOrName + ": an encoder-decoder, which opens on the command line so far (mha-viz "
-                        "--model DIR --sentence SOURCE --target TEXT --json OUT, or --generate N)");
+            dirOrName + ": an encoder-decoder (T5, BART, Marian): it opens as a model of its "
+                        "own (Ctrl+Shift+O, or --model with --target / --generate), not as a "
+                        "decoder or an encoder");
     const HfFiles files = hfFiles(model->location);
     const ModelConfig config = readModelConfig(files.config); // a model_type of the registry
     model->family = config.modelType;

@@ -110,7 +110,8 @@ Seq2SeqTrace traceSeq2Seq(const Seq2SeqRealModel& model, const std::string& sour
                           const std::string& target, int topK, const Seq2SeqAblation& ablated) {
     Seq2SeqTrace t = encodedSource(model, source);
     t.targetText = target;
-    const Encoding e = model.target->encode(target, nullptr, sideLimit(model));
+    // Whole: a target past the decoder's positions is refused (runOver), never cut unseen.
+    const Encoding e = model.target->encode(target, nullptr, 1 << 20);
     for (const std::string& w : e.warnings) t.warnings.push_back("target: " + w);
     t.labels = e.ids;
     runOver(model, t, topK, ablated);

@@ -244,8 +244,10 @@ void describeCachedModel(CachedModel& model) {
             readSmallFile((fs::path(model.dir) / "config.json").string(), where), where);
         if (root.contains("model_type") && root.at("model_type").is_string())
             model.modelType = root.at("model_type").get<std::string>();
-        if (findSeq2SeqArchitecture(model.modelType)) // greyed with what does open it
-            refuse("an encoder-decoder: the command line opens it (--target, --generate)");
+        if (findSeq2SeqArchitecture(model.modelType)) { // its own reader checks it on opening
+            model.supported = true;
+            return;
+        }
         const std::vector<std::string>& supported = supportedModelTypes();
         if (std::find(supported.begin(), supported.end(), model.modelType) == supported.end())
             refuse(model.modelType.empty() ? "config.json: no model_type"
