@@ -3,7 +3,7 @@
 // into the canvas reaches the trace (Ctrl+E downloads the window's PNG and the trace's JSON), the
 // export panel downloads a head's PNG, text pasted from the clipboard arrives, Ctrl+S keeps a
 // scene across a reload, the induction demo trains in the page until its held-out loss drops, a
-// model's files dropped on the page open it (a folder's files, a GGUF, an attention file), and a pixel ratio of 2 draws at twice the pixels. Waits for what the app reports (its --state-file, read from the page's
+// model's files dropped on the page open it (a folder's files, a GGUF, an attention file, an encoder-decoder whose decoder writes), and a pixel ratio of 2 draws at twice the pixels. Waits for what the app reports (its --state-file, read from the page's
 // file system), never for a fixed time. Also checks the site's size budget and prints the first
 // frame's time and the app's own frame statistics (--bench-frames): README's "In the browser".
 //   node tests/web/browser_test.mjs SITE_DIR NODE_MODULES_DIR OUT_DIR
@@ -316,6 +316,14 @@ try {
                            (s) => s.model.real && s.model.architecture.includes('Q8_0'));
     await droppedFileOpens(page, 'attention/f32.safetensors', 'the maps without a model',
                            (s) => s.model.attention_only && s.model.open);
+    // An encoder-decoder (the Marian fixture's folder): its decoder writes in the page.
+    await droppedModelOpens(page, 'seq2seq/marian', '2 encoder + 2 decoder layers');
+    const written = await waitState(page, 'the decoder writes, its alignment shown',
+                                    (s) => s.model.seq2seq && s.model.written &&
+                                           s.model.written_tokens > 0 && s.model.written_shown === -1);
+    check(written.model.grid === 'alignment' && written.shown.keys === written.model.source_chips.length,
+          `the Marian fixture writes ${written.model.written_tokens} tokens in the page, its alignment ` +
+          `reading the ${written.shown.keys} source tokens`);
     await page.close();
     await hidpiCanvas(browser, port);
     await frameStatistics(browser, port);
