@@ -15,6 +15,7 @@ Usage: tests/e2e/encoder_decoder.py build/app/mha-viz
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -75,10 +76,13 @@ with App(sys.argv[1]) as app:
           "the figure says what it shows and names the model")
 
     app.click(*at(state["model"]["source_field_at"]))
+    app.wait_state(lambda s: s["typing"], "the source field takes the keyboard")
     app.chord("ctrl+a")
     app.type(CASE["source_text"])
+    app.wait_state(lambda s: s["sentences"] == [CASE["source_text"]], "the reference's source typed")
     app.chord("Escape")
     app.click(*at(state["model"]["target_field_at"]))
+    app.wait_state(lambda s: s["typing"], "the target field takes the keyboard")
     app.type(CASE["target_text"])
     state = app.wait_state(lambda s: not s["model"]["written"] and s["model"]["target_text"] == CASE["target_text"]
                            and s["model"]["written_tokens"] == len(CASE["labels"]),
@@ -116,4 +120,17 @@ with App(sys.argv[1]) as app:
     app.chord("ctrl+g")
     state = app.wait_state(lambda s: written(s) and s["model"]["target_text"] == "" and s["error"] == "",
                            "Ctrl+G: the field emptied, the decoder writes again")
+
+    broken = os.path.join(app.tmp.name, "marian-without-spm")  # a folder missing a tokenizer file
+    shutil.copytree(MARIAN, broken)
+    os.remove(os.path.join(broken, "source.spm"))
+    app.chord("ctrl+shift+o")
+    app.wait_state(lambda s: s["open_model"]["shown"] and s["typing"], "the dialog again")
+    app.chord("ctrl+a")
+    app.type(broken)
+    app.chord("Return")
+    state = app.wait_state(lambda s: s["notice"].startswith("Model not opened"), "the notice of the broken folder")
+    check("not source.spm" in state["notice"], f"it names the missing file: {state['notice']}")
+    check(state["model"]["seq2seq"] and state["model"]["title"].startswith("marian (") and broken not in state["model"]["title"],
+          "the model before stays open")
 print("1 passed, 0 failed")

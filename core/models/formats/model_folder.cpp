@@ -398,6 +398,9 @@ void readTokenizerFiles(const fs::path& dir, HfFiles& files) {
     std::string half;
     if (!files.vocabJson.empty()) half = " (it has vocab.json but not merges.txt)";
     if (!files.merges.empty()) half = " (it has merges.txt but not vocab.json)";
+    if (files.sourceSpm.empty() != files.targetSpm.empty()) // half of Marian's pair
+        half = files.sourceSpm.empty() ? " (it has target.spm but not source.spm)"
+                                       : " (it has source.spm but not target.spm)";
     refuse(dir.string() + ": no tokenizer files" + half +
            "; expected vocab.json + merges.txt or tokenizer.json (GPT-2), vocab.txt or" +
            " tokenizer.json (BERT), spiece.model (T5), source.spm + target.spm + vocab.json" +
