@@ -8,6 +8,7 @@
 #include "build_facts.h"
 #include "explorer/model_runner.h"
 #include "models/analyses/seq2seq_stacks.h"
+#include "seq2seq_reference.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -24,14 +25,10 @@ namespace models = core::models;
 using json = nlohmann::json;
 using models::SavedStack;
 
-const fs::path kDir = fs::path(build_facts::fixtureDir()) / "seq2seq";
+const fs::path kDir = testing_support::seq2seqFixtures();
 
 const json& reference() {
-    static const json r = [] {
-        std::ifstream in(kDir / "reference.json");
-        return json::parse(in);
-    }();
-    return r;
+    return testing_support::seq2seqReference();
 }
 
 std::shared_ptr<const models::Seq2SeqRealModel> open(const std::string& name) {

@@ -7,6 +7,7 @@
 #include "build_facts.h"
 #include "cli_fixtures.h"
 #include "process_runner.h"
+#include "seq2seq_reference.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,14 +24,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kDir = fs::path(build_facts::fixtureDir()) / "seq2seq";
+const fs::path kDir = testing_support::seq2seqFixtures();
 
 const json& reference() {
-    static const json r = [] {
-        std::ifstream in(kDir / "reference.json");
-        return json::parse(in);
-    }();
-    return r;
+    return testing_support::seq2seqReference();
 }
 
 // The largest |ours - reference| of [1][H][N][M] against [H][N][M].

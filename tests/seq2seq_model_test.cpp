@@ -14,6 +14,7 @@
 #include "models/formats/tensor_binding.h"
 #include "models/seq2seq_forward.h"
 #include "models/tensor_ops.h"
+#include "seq2seq_reference.h"
 #include "simd_paths.h"
 #include "thrown_message.h"
 
@@ -30,14 +31,10 @@ using namespace core::models;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const fs::path kDir = fs::path(build_facts::fixtureDir()) / "seq2seq";
+const fs::path kDir = testing_support::seq2seqFixtures();
 
 const json& reference() {
-    static const json r = [] {
-        std::ifstream in(kDir / "reference.json");
-        return json::parse(in);
-    }();
-    return r;
+    return testing_support::seq2seqReference();
 }
 
 std::unique_ptr<Seq2SeqModel> openFixture(const std::string& name) {

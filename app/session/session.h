@@ -114,6 +114,8 @@ class Session {
                model_.loadingSeq2Seq.valid();
     }
     void followPendingSeq2Seq();
+    template <class T>
+    std::optional<std::string> finishedLoad(const std::future<T>& task);
     void showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
     bool followSeq2Seq();      // the encoder-decoder's run of the source and target typed
     void exportAlignment();    // the alignment view's figure (session_seq2seq.cpp)

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -126,16 +127,25 @@ bool Session::openModelPath(const std::string& dirOrName) {
     return true;
 }
 
-void Session::followPendingModel() {
-    if (!model_.loading.valid()) return;
-    if (!taskReady(model_.loading)) {
-        const Notice& notice = window_.notice; // another notice meanwhile is not hidden
+// Whether a load off the frame thread (a model, a file) has ended: then its name, the dialog's
+// "loading" cleared; until then the spinner notice turns (another notice meanwhile stays).
+template <class T>
+std::optional<std::string> Session::finishedLoad(const std::future<T>& task) {
+    if (!task.valid()) return std::nullopt;
+    if (!taskReady(task)) {
+        const Notice& notice = window_.notice;
         if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
             showNotice(openingNotice(model_.loadingName), 60.0);
-        return;
+        return std::nullopt;
     }
-    const std::string name = std::exchange(model_.loadingName, std::string());
     explorer_.openModel.loading.clear();
+    return std::exchange(model_.loadingName, std::string());
+}
+
+void Session::followPendingModel() {
+    const std::optional<std::string> loaded = finishedLoad(model_.loading);
+    if (!loaded) return;
+    const std::string& name = *loaded;
     try {
         std::shared_ptr<const core::models::RealModel> model = model_.loading.get();
         // What was typed stays (comparing models on one's own sentence); only the app's own
@@ -175,15 +185,9 @@ bool Session::openAttentionFile(const std::string& path) {
 }
 
 void Session::followPendingAttention() {
-    if (!model_.loadingSaved.valid()) return;
-    if (!taskReady(model_.loadingSaved)) {
-        const Notice& notice = window_.notice;
-        if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
-            showNotice(openingNotice(model_.loadingName), 60.0);
-        return;
-    }
-    const std::string name = std::exchange(model_.loadingName, std::string());
-    explorer_.openModel.loading.clear();
+    const std::optional<std::string> loaded = finishedLoad(model_.loadingSaved);
+    if (!loaded) return;
+    const std::string& name = *loaded;
     try { // a bad file: its one line, and what was shown stays
         showSavedAttention(model_.loadingSaved.get());
         showNotice("Opened " + explorer_.model.title, 4.0);
@@ -199,15 +203,9 @@ void Session::followPendingAttention() {
 }
 
 void Session::followPendingSeq2Seq() {
-    if (!model_.loadingSeq2Seq.valid()) return;
-    if (!taskReady(model_.loadingSeq2Seq)) {
-        const Notice& notice = window_.notice;
-        if (!notice.visible(ImGui::GetTime()) || notice.text.find(" Opening ") == 1)
-            showNotice(openingNotice(model_.loadingName), 60.0);
-        return;
-    }
-    const std::string name = std::exchange(model_.loadingName, std::string());
-    explorer_.openModel.loading.clear();
+    const std::optional<std::string> loaded = finishedLoad(model_.loadingSeq2Seq);
+    if (!loaded) return;
+    const std::string& name = *loaded;
     try {
         showSeq2Seq(model_.loadingSeq2Seq.get());
         showNotice("Opened " + explorer_.model.title +
@@ -231,6 +229,7 @@ void Session::showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> 
     const std::string source =
         nothingTyped(typed, previousDefault) ? model->architecture->defaultSource : typed;
     replacedText_.reset();
+    train_.active = false; // opened from the Train view too: its decoder writes in the explorer
     model_.runner.openSeq2Seq(std::move(model));
     scene_ = model_.runner.scene({source});
     ModelView& view = explorer_.model;
