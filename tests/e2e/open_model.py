@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """End-to-end: the "Open model" dialog (Ctrl+Shift+O). With HF_HUB_CACHE pointing at a private
 cache holding the GPT-2 fixture (tests/fixtures/gpt2/f32, random weights) as test/tiny-gpt2 and
-a T5 entry this build does not open, the dialog lists both (T5 greyed); a click on the GPT-2
+a Pegasus entry this build does not open, the dialog lists both (Pegasus greyed); a click on the GPT-2
 opens it off the frame thread and it joins the recent list (and its file); a folder typed + Enter
 opens too; a bad path typed gives the "Model not opened" notice while the model stays; Esc
 closes the dialog. Usage: tests/e2e/open_model.py build/app/mha-viz
@@ -29,10 +29,10 @@ def make_cache(root):
     os.makedirs(os.path.join(hub, "models--test--tiny-gpt2", "refs"))
     with open(os.path.join(hub, "models--test--tiny-gpt2", "refs", "main"), "w") as f:
         f.write("abc")
-    t5 = os.path.join(hub, "models--google--t5-tiny", "snapshots", "b1")
-    os.makedirs(t5)
-    with open(os.path.join(t5, "config.json"), "w") as f:
-        f.write('{"model_type": "t5"}')
+    other = os.path.join(hub, "models--google--pegasus-tiny", "snapshots", "b1")
+    os.makedirs(other)
+    with open(os.path.join(other, "config.json"), "w") as f:
+        f.write('{"model_type": "pegasus", "is_encoder_decoder": true}')
     return hub
 
 
@@ -55,12 +55,12 @@ with tempfile.TemporaryDirectory() as tmp:
                                "Ctrl+Shift+O opens the dialog, the cache's two models listed")
         dialog = state["open_model"]
         check(dialog["cache_dir"] == os.environ["HF_HUB_CACHE"], f"the cache searched: {dialog['cache_dir']}")
-        t5, gpt2 = dialog["cached"]
-        check(t5["name"] == "google/t5-tiny" and t5["type"] == "t5" and not t5["supported"],
-              f"T5 listed, not supported: {t5}")
+        other, gpt2 = dialog["cached"]
+        check(other["name"] == "google/pegasus-tiny" and other["type"] == "pegasus" and not other["supported"],
+              f"Pegasus listed, not supported: {other}")
         check(gpt2["name"] == NAME and gpt2["type"] == "gpt2" and gpt2["supported"], f"the fixture listed: {gpt2}")
 
-        app.click(*centre(t5["at"]))  # greyed: a click does nothing
+        app.click(*centre(other["at"]))  # greyed: a click does nothing
         state = app.sync()
         check(state["open_model"]["shown"] and not state["model"]["open"] and state["open_model"]["loading"] == "",
               f"a click on an unsupported model opens nothing: {state['open_model']}")
