@@ -50,6 +50,13 @@ void pollUntil(app::ModelRunner& runner, const app::Seq2SeqRequest& request, Don
     ASSERT_TRUE(finished) << "not within 120 s";
 }
 
+app::Seq2SeqRequest requestOf(const std::string& source, const std::string& target,
+                              int maxTokens = 32) {
+    app::Seq2SeqRequest r;
+    r.source = source, r.target = target, r.maxTokens = maxTokens;
+    return r;
+}
+
 bool settled(const app::ModelRunner& r) {
     return !r.working() && r.seq2seqTrace() != nullptr;
 }
@@ -74,7 +81,7 @@ TEST(Seq2SeqRunner, ATypedTargetShowsTheReferencesMapsAndLoss) {
     app::ModelRunner runner;
     runner.openSeq2Seq(open("bart"));
     const json& c = reference()["fixtures"]["bart"]["cases"][0];
-    app::Seq2SeqRequest request{c["source_text"], c["target_text"]};
+    const app::Seq2SeqRequest request = requestOf(c["source_text"], c["target_text"]);
     pollUntil(runner, request, [&] { return settled(runner); });
     EXPECT_TRUE(runner.hasStacks() && runner.isSeq2Seq() && !runner.isSaved());
     EXPECT_NEAR(runner.seq2seqTrace()->loss, c["loss"].get<double>(), 1e-4);
@@ -95,7 +102,7 @@ TEST(Seq2SeqRunner, TheDecoderWritesTheReferencesTokensOneAStep) {
     runner.openSeq2Seq(open("t5_relu"));
     const json& c = reference()["fixtures"]["t5_relu"]["cases"][0];
     const std::vector<int> ids = c["generation"]["ids"];
-    app::Seq2SeqRequest request{c["source_text"], "", int(ids.size())};
+    const app::Seq2SeqRequest request = requestOf(c["source_text"], "", int(ids.size()));
     runner.updateSeq2Seq(request, 0.0);
     std::vector<int> shownRows; // the cross-attention's rows after each poll while it plays
     double now = 0;
@@ -128,7 +135,7 @@ TEST(Seq2SeqRunner, ACrossHeadSwitchedOffChangesTheLossAndSaysWhatItWrites) {
     app::ModelRunner runner;
     runner.openSeq2Seq(open("marian"));
     const json& c = reference()["fixtures"]["marian"]["cases"][0];
-    app::Seq2SeqRequest request{c["source_text"], c["target_text"]};
+    app::Seq2SeqRequest request = requestOf(c["source_text"], c["target_text"]);
     request.ablated[std::size_t(SavedStack::Cross)] = {{0, 1, 2, 3}, {0, 1, 2, 3}};
     pollUntil(runner, request, [&] { return settled(runner) && runner.ablationEffect().valid; });
     const app::Seq2SeqAblationEffect& e = runner.ablationEffect();
