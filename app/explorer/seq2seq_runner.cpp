@@ -47,17 +47,16 @@ void ModelRunner::openSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealMod
 }
 
 core::Scene ModelRunner::seq2seqScene(const std::vector<std::string>& sentences) const {
-    core::Scene scene;
-    const core::models::ModelConfig& c = seq2seq_->config().base;
-    scene.d_model = c.dModel, scene.heads = c.heads;
-    scene.weights = core::WeightsKind::Random; // never drawn: the layers hold the checkpoint's
-    if (saved_ && !saved_->stack(savedStack_).empty()) // the mask, scale and sizes of its layers
-        scene = saved_->stack(savedStack_).layers.front()->scene;
+    const core::models::Seq2SeqKind kind =
+        savedStack_ == SavedStack::Encoder ? core::models::Seq2SeqKind::Encoder
+        : savedStack_ == SavedStack::Cross ? core::models::Seq2SeqKind::Cross
+                                           : core::models::Seq2SeqKind::DecoderSelf;
+    // The same before and after a trace: only the stack chosen changes it.
+    core::Scene scene = core::models::seq2seqLayerScene(*seq2seq_, kind);
     // The source as typed (the field stays the user's); cross-attention's keys are its tokens,
     // so the pipeline draws M source tokens beside the N target tokens.
     scene.sentences = sentences;
-    scene.sources.clear();
-    if (savedStack_ == core::models::SavedStack::Cross && !sentences.empty())
+    if (kind == core::models::Seq2SeqKind::Cross && !sentences.empty())
         scene.sources = {sentences.front()};
     return scene;
 }

@@ -25,21 +25,30 @@ struct StackParts {
     const Mat& encoded;    // Ns x d: what the cross-attention's keys and values read
 };
 
-// The scene a kind's layers show in the controls: the model's sizes, its mask and scale.
-Scene stackScene(const StackParts& p) {
-    const ModelConfig& c = p.model.config().base;
+} // namespace
+
+Scene seq2seqLayerScene(const Seq2SeqRealModel& model, Seq2SeqKind kind) {
+    const ModelConfig& c = model.config().base;
     Scene scene;
-    scene.sentences = {p.queries.text};
-    if (p.keys) scene.sources = {p.keys->text};
     scene.d_model = c.dModel;
     scene.heads = c.heads;
-    scene.mask = p.kind == Seq2SeqKind::DecoderSelf ? MaskKind::Causal : MaskKind::None;
+    scene.mask = kind == Seq2SeqKind::DecoderSelf ? MaskKind::Causal : MaskKind::None;
     // T5 folds the scale into its weights.
-    const bool t5 = std::string(p.model.architecture->name) == "T5";
+    const bool t5 = std::string(model.architecture->name) == "T5";
     scene.scale = t5 ? ScaleKind::None : ScaleKind::SqrtDHead;
     scene.weights = WeightsKind::Random; // never drawn: the trace holds the checkpoint's
     // T5's positions are a bias on the scores; BART's and Marian's are in the stream.
     scene.positional = t5 ? PositionalKind::None : PositionalKind::Sinusoidal;
+    return scene;
+}
+
+namespace {
+
+// The scene a kind's layers show in the controls: the model's sizes, its mask and scale.
+Scene stackScene(const StackParts& p) {
+    Scene scene = seq2seqLayerScene(p.model, p.kind);
+    scene.sentences = {p.queries.text};
+    if (p.keys) scene.sources = {p.keys->text};
     return scene;
 }
 

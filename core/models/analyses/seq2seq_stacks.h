@@ -20,6 +20,10 @@ namespace core::models {
 std::shared_ptr<const SavedAttention> seq2seqStacks(const Seq2SeqRealModel& model,
                                                     const Seq2SeqTrace& trace);
 
+// What a kind's layers fix of the scene (the controls show it, read-only): d_model, H, the mask
+// (causal for the decoder's self-attention), the scale (none for T5) and the positions.
+Scene seq2seqLayerScene(const Seq2SeqRealModel& model, Seq2SeqKind kind);
+
 // The trace as it stood when the decoder had written its first `tokens` labels (1 .. all): the
 // first rows of each decoder map, its predictions and loss over them. The decoder is causal, so
 // these are the rows that step computed; the encoder's maps are the same.
