@@ -48,6 +48,9 @@ std::string checkLengths(const CliOptions& options) {
     if (positions > 0 && options.real.generate >= positions)
         return "--generate " + std::to_string(options.real.generate) + ": the decoder reads " +
                std::to_string(positions) + " positions, its start token among them";
+    if (positions > 0 && options.real.benchForward > positions)
+        return "--bench-forward " + std::to_string(options.real.benchForward) +
+               ": the encoder reads " + std::to_string(positions) + " positions";
     m.source->encode(options.scene.sentences[0], nullptr, positions > 0 ? positions : 4096);
     if (options.real.targetGiven) {
         const core::models::Encoding target =
@@ -201,8 +204,8 @@ double seq2seqForwardFlops(const core::models::Seq2SeqConfig& c, int sourceToken
 
 int runSeq2SeqHeadless(const CliOptions& options) {
     const core::models::Seq2SeqRealModel& m = *options.seq2seqModel;
-    if (options.real.benchForward > 0) return benchSeq2Seq(options);
     try {
+        if (options.real.benchForward > 0) return benchSeq2Seq(options);
         const std::string& source = options.scene.sentences[0];
         const core::models::Seq2SeqTrace t =
             options.real.generate > 0

@@ -480,13 +480,26 @@ void mappedChunk(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, M
     }
 }
 
+// The chunk width of a product by b^T (torch.nn.Linear's out x in weights, Eigen's GEMM or GEMV
+// on each chunk): about 4 * kChunkCols wide (each of Eigen's GEMMs packs all of `a` again), in a
+// whole number of chunks per thread: 512 + 256 for a 768-wide projection left one thread with
+// two thirds of it.
+Eigen::Index transposedChunkCols(Eigen::Index cols) {
+    const Eigen::Index threads = std::max(1, Eigen::nbThreads());
+    Eigen::Index chunks = std::max<Eigen::Index>(1, (cols + 4 * kChunkCols - 1) / (4 * kChunkCols));
+    chunks = (chunks + threads - 1) / threads * threads;
+    const Eigen::Index width = (cols + chunks - 1) / chunks;
+    return (width + 15) / 16 * 16;
+}
+
 // Like multiplyChunked: column chunks of c, one single-threaded product each (Eigen runs
 // serially inside a parallel region), so threads meet only at the end. The projections' chunk
-// width: 256 left the MLP's c_proj (768 columns) in 3 chunks, one thread doing two. The
-// unembedding's chunks are wider: each of Eigen's GEMMs packs all of `a` again.
+// width: 256 left the MLP's c_proj (768 columns) in 3 chunks, one thread doing two. A few rows
+// by b^T (a decoder's step: Eigen's GEMV, bound by reading b) share b's rows between the
+// threads from 256 KB of weights on, where the FLOP count alone kept them on one thread.
 void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c) {
-    const Eigen::Index chunkCols = transposedB ? 4 * kChunkCols : kChunkCols;
     const Eigen::Index cols = transposedB ? b.rows() : b.cols();
+    const Eigen::Index chunkCols = transposedB ? transposedChunkCols(cols) : kChunkCols;
     c.resize(a.rows(), cols); // rows x cols
     const int chunks = int((cols + chunkCols - 1) / chunkCols);
     const auto chunk = [&](int item) {
@@ -494,7 +507,8 @@ void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB
         mappedChunk(a, b, transposedB, c, c0, std::min(chunkCols, cols - c0));
     };
     const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(cols);
-    if (chunks == 1 || flops <= kSerialFlops) { // no parallel region (see attendPerHead)
+    const bool streamed = transposedB && a.rows() <= 4 && b.size() >= (Eigen::Index(1) << 16);
+    if (chunks == 1 || (flops <= kSerialFlops && !streamed)) { // no parallel region (attendPerHead)
         for (int item = 0; item < chunks; ++item) chunk(item);
         return;
     }
