@@ -15,7 +15,11 @@ modeling_t5.py; the fixtures check it) two ways:
   the cross keys and values made once), the end token suppressed (min_new_tokens) so every run
   writes exactly --target tokens, as mha-viz's does.
 Each is timed with the linear layers as Hugging Face calls them (F.linear on out x in weights)
-and as plain matmuls on weights transposed once; the faster one's median counts. With
+and as plain matmuls on weights transposed once, each with torch's own OpenMP threads at 2 (as
+the other peers run) and at 1: OpenBLAS keeps its 2 threads either way, and on 2 cores torch's
+2 OpenMP workers beside OpenBLAS's 2 spinning threads made the same T5 encoder 5-7x slower (the
+small products and element-wise ops torch runs itself wait for a core). The fastest of the
+four medians counts, for each of the two. With
 --mha-viz, mha-viz's --bench-forward runs first on the same folder, so one run gives both sides
 and the ratios. OPENBLAS_CORETYPE is dropped from the environment: OpenBLAS picks its kernels
 for this CPU.
@@ -97,23 +101,27 @@ def main():
     parser.add_argument("--mha-viz", help="mha-viz binary: run its --bench-forward first")
     args = parser.parse_args()
     ours = mha_viz_ms(args.mha_viz, args.folder, args.source, args.target) if args.mha_viz else None
-    torch.set_num_threads(THREADS)
     c = t5.internal(json.loads((args.folder / "config.json").read_text()))
     s = read_safetensors(args.folder / "model.safetensors", prefix="")
     source = [i % 256 + 3 for i in range(args.source)]  # ids do not change the work
     target = [c["start"]] + [i % 256 + 3 for i in range(args.target - 1)]
     best = {}
-    for way in ("hugging-face", "plain-matmul"):
-        use_linear(s, way)
-        for what, work in (("forward", lambda: teacher_forced(c, s, source, target)),
-                           ("generate", lambda: greedy(c, s, source, args.target))):
-            ms = median_ms(work)
-            print(f"torch {way} {what}: {ms:.2f} ms (median of {RUNS})", flush=True)
-            best[what] = min(best.get(what, ms), ms)
-    print(f"torch best: forward {best['forward']:.2f} ms ({args.source} source tokens, {args.target} "
-          f"target tokens teacher-forced, with the logits), generate {best['generate']:.2f} ms "
-          f"({args.target} tokens greedy on the cache, the encoder included), "
-          f"{torch.get_num_threads()} threads")
+    for threads in (THREADS, 1):  # torch's OpenMP workers; OpenBLAS runs its own THREADS
+        torch.set_num_threads(threads)
+        for way in ("hugging-face", "plain-matmul"):
+            use_linear(s, way)
+            for what, work in (("forward", lambda: teacher_forced(c, s, source, target)),
+                               ("generate", lambda: greedy(c, s, source, args.target))):
+                ms = median_ms(work)
+                print(f"torch {way} {what}, torch threads {threads}: {ms:.2f} ms (median of {RUNS})",
+                      flush=True)
+                best[what] = min(best.get(what, (ms, threads, way)), (ms, threads, way))
+    for what, detail in (("forward", f"{args.source} source tokens, {args.target} target tokens "
+                                     "teacher-forced, with the logits"),
+                         ("generate", f"{args.target} tokens greedy on the cache, the encoder included")):
+        ms, threads, way = best[what]
+        print(f"torch best {what}: {ms:.2f} ms ({detail}; {way}, torch threads {threads})")
+    best = {what: ms for what, (ms, _, _) in best.items()}
     if ours:
         for what, mine in zip(("forward", "generate"), ours):
             print(f"mha-viz {what} {mine:.2f} ms vs torch {best[what]:.2f} ms: "
