@@ -2,8 +2,8 @@
 // make_seq2seq_fixtures.py): --sentence SOURCE --target TEXT --json writes the source's and the
 // target's ids as the fixture's tokenizer gives them, every encoder, decoder self- and
 // cross-attention map within 1e-4 of the PyTorch reference, the loss; --generate writes the
-// reference's greedy tokens; without --json the lines say the same; bad input is one line and
-// exit 2.
+// reference's greedy tokens; without --json the lines say the same; --bench-forward prints both
+// timings; bad input is one line and exit 2.
 #include "build_facts.h"
 #include "cli_fixtures.h"
 #include "process_runner.h"
@@ -88,6 +88,21 @@ TEST(CliSeq2Seq, GenerateWritesTheReferencesGreedyTokens) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("generated: 3 tokens"), std::string::npos) << r.out;
     fs::remove(json);
+}
+
+TEST(CliSeq2Seq, BenchForwardTimesTeacherForcedAndExactlyNGreedySteps) {
+    // bart's greedy stops after 3 tokens (</s>); the benchmark writes all 8, as its peer
+    // (tests/bench_t5_torch.py) does, so both sides do the same work.
+    const auto r = runMhaViz(
+        {"--model", (kDir / "bart").string(), "--bench-forward", "20", "--generate", "8"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("load: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("20 source tokens, 8 target tokens teacher-forced"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("8 tokens greedy on the key/value cache"), std::string::npos) << r.out;
+    const std::string bart = (kDir / "bart").string();
+    expectBadInput({"--model", bart, "--bench-forward", "100"}, "the encoder reads 64 positions");
+    expectBadInput({"--model", bart, "--bench-forward", "5", "--target", "a"}, "not --target");
 }
 
 TEST(CliSeq2Seq, ExportWritesTheAlignmentAndEveryKindsLayers) {

@@ -23,8 +23,10 @@ struct Shape {
     int rows, depth, cols;
 };
 // 13 rows: a partial row block; depth 601: three depth blocks, the last partial, not a multiple
-// of any packet; 37 columns: a partial panel; 1024 x 2: the threaded path with whole panels.
-const Shape kShapes[] = {{13, 601, 37}, {1, 7, 3}, {6, 256, 32}, {64, 1024, 1024}, {5, 0, 9}};
+// of any packet; 37 columns: a partial panel; 1024 x 2: the threaded path with whole panels;
+// 2 rows by 300 x 512: a decoder step's product, b's rows shared between the threads.
+const Shape kShapes[] = {{13, 601, 37},    {1, 7, 3}, {6, 256, 32},
+                         {64, 1024, 1024}, {5, 0, 9}, {2, 512, 300}};
 
 core::Mat randomMat(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng) {
     std::normal_distribution<float> normal(0.0f, 1.0f);

@@ -25,6 +25,12 @@ cache, BART and Marian against PyTorch's own post-LN layers, T5's layer-0 maps e
 element. --check then recomputes reference.json from the committed files (exit 1 on any
 difference); it needs torch and numpy only, and re-checks the sentencepiece ids when
 sentencepiece is installed.
+
+With --bench DIR it writes only a random checkpoint of t5-base's shapes (12 + 12 layers, d_model
+768, 12 heads, d_ff 3072, relu, vocab 32128, F32: 0.9 GB, outside the repository) for the
+encoder-decoder benchmark (tests/bench_t5_torch.py):
+
+    /usr/bin/python3 tests/make_seq2seq_fixtures.py --bench /tmp/t5-bench
 """
 import argparse
 import io
@@ -891,6 +897,28 @@ def make(name):
         return fixture_reference(name, cfg, state, texts, extra)
 
 
+def write_bench(folder):
+    """t5-base's shapes with random F32 weights, scaled as T5's initialisation scales them (q by
+    (d_model d_kv)^-1/2, k, v and o by their fan-in^-1/2) so the activations stay finite; the
+    t5_relu fixture's spiece.model is enough, as the benchmark repeats one sentence's ids."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    cfg = t5_config("t5_relu", 32128)
+    cfg.update({"d_model": 768, "d_kv": 64, "d_ff": 3072, "num_layers": 12, "num_decoder_layers": 12,
+                "num_heads": 12, "architectures": ["T5ForConditionalGeneration"]})
+    c = internal(cfg)
+    state = t5_state(c, torch.Generator().manual_seed(3939))
+    for name, t in state.items():
+        if "Attention." in name and name.endswith(("q.weight", "k.weight", "v.weight", "o.weight")):
+            fan_in = t.shape[1] * (c["d_head"] if name.endswith("q.weight") else 1)
+            t.mul_(fan_in ** -0.5 / 0.25)
+    write_safetensors(folder / "model.safetensors", state)
+    (folder / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    for file in ("spiece.model", "tokenizer_config.json"):
+        (folder / file).write_bytes((OUT / "t5_relu" / file).read_bytes())
+    print(f"wrote a t5-base shaped checkpoint to {folder}")
+
+
 # ---- the self-checks ----
 
 # (key - query, bidirectional) -> bucket with 32 buckets and max distance 128, worked by hand:
@@ -1109,7 +1137,11 @@ def check_tokenizer(name, folder, texts):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="check the committed fixtures")
+    parser.add_argument("--bench", metavar="DIR",
+                        help="write only a t5-base shaped benchmark checkpoint into DIR")
     args = parser.parse_args()
+    if args.bench:
+        return write_bench(args.bench)
     torch.set_num_threads(1)
     if args.check:
         check_committed()

@@ -283,7 +283,8 @@ void addModelOptions(CLI::App& cli, CliOptions& options) {
                    "its quantized copy); --export DIR writes the comparison's CSV and figure");
     cli.add_option("--bench-forward", options.real.benchForward,
                    "With a Hugging Face model: time loading and the forward on N tokens, print "
-                   "load and forward milliseconds, exit")
+                   "load and forward milliseconds, exit; an encoder-decoder reads N source "
+                   "tokens and a target of --generate M (32), teacher-forced and greedy")
         ->check(CLI::Range(1, 100000));
     cli.add_option("--bench-typing", options.benchTyping,
                    "With a Hugging Face model: open the window, paste a text of N tokens, type 20 "

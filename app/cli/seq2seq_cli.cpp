@@ -5,6 +5,8 @@
 #include "models/analyses/seq2seq_figures.h"
 #include "models/analyses/seq2seq_trace_json.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -13,8 +15,8 @@ namespace app {
 namespace {
 
 // The decoders' and encoders' flags an encoder-decoder does not take.
-constexpr const char* kNotForSeq2Seq[] = {"--pair",         "--compare",     "--bench-forward",
-                                          "--bench-typing", "--json-logits", "--layer"};
+constexpr const char* kNotForSeq2Seq[] = {"--pair", "--compare", "--bench-typing", "--json-logits",
+                                          "--layer"};
 
 std::string checkFlags(const std::function<bool(const char*)>& given, const CliOptions& options,
                        const std::vector<std::string>& sentences) {
@@ -24,6 +26,8 @@ std::string checkFlags(const std::function<bool(const char*)>& given, const CliO
                    "its encoder, decoder and cross-attention)";
     if (options.real.targetGiven && options.real.generate > 0)
         return "--target and --generate: one at a time (the decoder reads a target, or writes one)";
+    if (options.real.benchForward > 0 && options.real.targetGiven)
+        return "--bench-forward times a target of --generate N tokens (default 32), not --target";
     if (options.real.targetGiven && options.real.target.empty())
         return "--target needs a text (the decoder reads it after its start token)";
     if (sentences.size() > 1) return "an encoder-decoder reads one --sentence (the source)";
@@ -37,6 +41,9 @@ std::string checkLengths(const CliOptions& options) {
     if (positions > 0 && options.real.generate >= positions)
         return "--generate " + std::to_string(options.real.generate) + ": the decoder reads " +
                std::to_string(positions) + " positions, its start token among them";
+    if (positions > 0 && options.real.benchForward > positions)
+        return "--bench-forward " + std::to_string(options.real.benchForward) +
+               ": the encoder reads " + std::to_string(positions) + " positions";
     m.source->encode(options.scene.sentences[0], nullptr, positions > 0 ? positions : 4096);
     if (options.real.targetGiven) {
         const core::models::Encoding target =
@@ -112,9 +119,87 @@ void printSummary(const core::models::Seq2SeqRealModel& m, const core::models::S
 
 } // namespace
 
+namespace {
+
+// N ids for the benchmark: the default source's words (no special tokens), repeated.
+std::vector<int> benchIds(const core::models::Seq2SeqRealModel& m, int n) {
+    const core::models::Encoding e = m.source->encode(m.architecture->defaultSource, nullptr, 4096);
+    std::vector<int> words;
+    for (std::size_t i = 0; i < e.ids.size(); ++i)
+        if (!e.special[i]) words.push_back(e.ids[i]);
+    if (words.empty()) words.push_back(m.config().padId);
+    std::vector<int> ids;
+    while (int(ids.size()) < n) ids.push_back(words[ids.size() % words.size()]);
+    return ids;
+}
+
+// The median of 6 timed runs of `work` after one that warms the caches and the thread pool.
+template <typename Work>
+double medianMs(const Work& work) {
+    std::vector<double> times;
+    for (int run = 0; run < 7; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        const auto end = std::chrono::steady_clock::now();
+        if (run > 0)
+            times.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// --bench-forward N on an encoder-decoder: the teacher-forced forward of N source tokens and a
+// target of M (--generate), and greedy generation of exactly M tokens on the key/value cache
+// (the end token suppressed, as Hugging Face's min_new_tokens does), the encoder included.
+int benchSeq2Seq(const CliOptions& options) {
+    const core::models::Seq2SeqRealModel& m = *options.seq2seqModel;
+    const core::models::Seq2SeqConfig& c = m.config();
+    const int n = options.real.benchForward, steps = options.real.generate;
+    const std::vector<int> source = benchIds(m, n), words = benchIds(m, steps - 1);
+    std::vector<int> decoderInput = {c.decoderStartId};
+    decoderInput.insert(decoderInput.end(), words.begin(), words.end());
+    std::vector<int> suppressed = c.neverGenerated;
+    suppressed.push_back(c.eosId);
+    const double forward =
+        medianMs([&] { core::models::runSeq2Seq(*m.net, source, decoderInput); });
+    std::size_t written = 0;
+    const double generate = medianMs([&] {
+        const core::models::Seq2SeqRun encoded = core::models::encodeSource(*m.net, source);
+        written = core::models::generateGreedy(*m.net, encoded, steps, suppressed).ids.size();
+    });
+    std::printf("model: %s (%s, %d + %d layers, %d heads, d_model %d, %s)\n",
+                m.location.source.c_str(), m.family.c_str(), c.base.layers, c.decoderLayers,
+                c.base.heads, c.base.dModel, m.net->dtype().c_str());
+    std::printf("load: %.1f ms\n", m.loadMilliseconds);
+    std::printf("forward: %.2f ms (median of 6 runs, %d source tokens, %d target tokens "
+                "teacher-forced, with the logits)\n",
+                forward, n, steps);
+    std::printf("forward rate: %.1f GFLOP/s\n", seq2seqForwardFlops(c, n, steps) / (forward * 1e6));
+    std::printf("generate: %.2f ms (median of 6 runs, %d source tokens, %zu tokens greedy on the "
+                "key/value cache, the encoder included)\n",
+                generate, n, written);
+    return 0;
+}
+
+} // namespace
+
+double seq2seqForwardFlops(const core::models::Seq2SeqConfig& c, int sourceTokens,
+                           int targetTokens) {
+    const double n = sourceTokens, t = targetTokens, d = c.base.dModel;
+    const double q = double(c.base.heads) * c.base.headSize(), f = c.base.dInner;
+    const double ff = 2; // wi and wo (a gated feed-forward's wi_1 is not counted)
+    const double encoder =
+        2 * n * d * 3 * q + 2 * 2 * n * n * q + 2 * n * q * d + ff * 2 * n * d * f;
+    const double self = 2 * t * d * 3 * q + 2 * 2 * t * t * q + 2 * t * q * d;
+    const double cross = 2 * t * d * q + 2 * n * d * 2 * q + 2 * 2 * t * n * q + 2 * t * q * d;
+    return c.base.layers * encoder + c.decoderLayers * (self + cross + ff * 2 * t * d * f) +
+           2 * t * d * c.base.vocabSize;
+}
+
 int runSeq2SeqHeadless(const CliOptions& options) {
     const core::models::Seq2SeqRealModel& m = *options.seq2seqModel;
     try {
+        if (options.real.benchForward > 0) return benchSeq2Seq(options);
         const std::string& source = options.scene.sentences[0];
         const core::models::Seq2SeqTrace t =
             options.real.generate > 0

@@ -24,7 +24,14 @@ std::optional<std::string> loadSeq2SeqIfOne(const core::models::ModelLocation& w
                                             CliOptions& options,
                                             const std::vector<std::string>& sentences);
 
-// The trace once: written with --json, else summarised on stdout. Returns the exit code.
+// The trace once: written with --json, else summarised on stdout; with --bench-forward N the
+// benchmark instead (the teacher-forced forward of N source tokens and a target of --generate M,
+// and greedy generation of exactly M tokens, medians in ms). Returns the exit code.
 int runSeq2SeqHeadless(const CliOptions& options);
+
+// The FLOPs of the teacher-forced forward (projections, scores, weights x V, a two-matrix
+// feed-forward, the cross keys and values, every target position's logits): --bench-forward's rate.
+double seq2seqForwardFlops(const core::models::Seq2SeqConfig& c, int sourceTokens,
+                           int targetTokens);
 
 } // namespace app

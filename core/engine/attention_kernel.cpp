@@ -462,6 +462,10 @@ void multiplyTransposed(const Mat& a, Transposed which, const Mat& b, Mat& c) {
         c.noalias() = a * b.transpose();
 }
 
+namespace {
+void multiplyFloatTransposed(const ConstMatMap& a, const ConstMatMap& b, Mat& c);
+} // namespace
+
 // One chunk of multiplyMapped: columns [c0, c0 + width) of c. A weight matrix whose width is
 // whole panels goes to the micro-kernel, read in place: Eigen's GEMM packed the weights and `a`
 // again for every chunk into a fresh heap buffer and zeroed the output first, and the page
@@ -480,13 +484,28 @@ void mappedChunk(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, M
     }
 }
 
+// The chunk width of a product by b^T (torch.nn.Linear's out x in weights, Eigen's GEMM or GEMV
+// on each chunk): about 4 * kChunkCols wide (each of Eigen's GEMMs packs all of `a` again), in a
+// whole number of chunks per thread: 512 + 256 for a 768-wide projection left one thread with
+// two thirds of it.
+Eigen::Index transposedChunkCols(Eigen::Index cols) {
+    const Eigen::Index threads = std::max(1, Eigen::nbThreads());
+    Eigen::Index chunks = std::max<Eigen::Index>(1, (cols + 4 * kChunkCols - 1) / (4 * kChunkCols));
+    chunks = (chunks + threads - 1) / threads * threads;
+    const Eigen::Index width = (cols + chunks - 1) / chunks;
+    return (width + 15) / 16 * 16;
+}
+
 // Like multiplyChunked: column chunks of c, one single-threaded product each (Eigen runs
 // serially inside a parallel region), so threads meet only at the end. The projections' chunk
-// width: 256 left the MLP's c_proj (768 columns) in 3 chunks, one thread doing two. The
-// unembedding's chunks are wider: each of Eigen's GEMMs packs all of `a` again.
+// width: 256 left the MLP's c_proj (768 columns) in 3 chunks, one thread doing two. A few rows
+// by b^T (a decoder's step: Eigen's GEMV, bound by reading b) share b's rows between the
+// threads from 256 KB of weights on, where the FLOP count alone kept them on one thread.
 void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB, Mat& c) {
-    const Eigen::Index chunkCols = transposedB ? 4 * kChunkCols : kChunkCols;
+    if (transposedB && a.rows() > 4 && a.cols() == b.cols())
+        return multiplyFloatTransposed(a, b, c);
     const Eigen::Index cols = transposedB ? b.rows() : b.cols();
+    const Eigen::Index chunkCols = transposedB ? transposedChunkCols(cols) : kChunkCols;
     c.resize(a.rows(), cols); // rows x cols
     const int chunks = int((cols + chunkCols - 1) / chunkCols);
     const auto chunk = [&](int item) {
@@ -494,7 +513,8 @@ void multiplyMapped(const ConstMatMap& a, const ConstMatMap& b, bool transposedB
         mappedChunk(a, b, transposedB, c, c0, std::min(chunkCols, cols - c0));
     };
     const double flops = 2.0 * double(a.rows()) * double(a.cols()) * double(cols);
-    if (chunks == 1 || flops <= kSerialFlops) { // no parallel region (see attendPerHead)
+    const bool streamed = transposedB && a.rows() <= 4 && b.size() >= (Eigen::Index(1) << 16);
+    if (chunks == 1 || (flops <= kSerialFlops && !streamed)) { // no parallel region (attendPerHead)
         for (int item = 0; item < chunks; ++item) chunk(item);
         return;
     }
@@ -562,7 +582,51 @@ void packHalfPanel(const HalfMatrix& b, Eigen::Index p0, int width, Scalar* dst)
         for (Eigen::Index k = from; k < depth; ++k) dst[k * gemm::kPanel + c] = widen(b, row[k]);
     }
 }
+
+// Rows [p0, p0 + width) of b (F32, width <= kPanel) as one panel of the micro-kernel, like
+// packHalfPanel without the widening: kWidth x kWidth blocks turned in registers.
+void packFloatPanel(const ConstMatMap& b, Eigen::Index p0, int width, Scalar* dst) {
+    using namespace Eigen::internal;
+    constexpr int kW = gemm::kWidth;
+    const Eigen::Index depth = b.cols(), whole = depth / kW * kW;
+    if (width < gemm::kPanel) std::fill(dst, dst + depth * gemm::kPanel, Scalar(0));
+    for (int c0 = 0; c0 + kW <= width; c0 += kW)
+        for (Eigen::Index k0 = 0; k0 < whole; k0 += kW) {
+            PacketBlock<gemm::Packet, kW> block;
+            for (int i = 0; i < kW; ++i)
+                block.packet[i] = ploadu<gemm::Packet>(b.data() + (p0 + c0 + i) * depth + k0);
+            ptranspose(block); // packet j: depth k0 + j, columns c0 .. c0 + kW
+            for (int j = 0; j < kW; ++j)
+                pstoreu(dst + (k0 + j) * gemm::kPanel + c0, block.packet[j]);
+        }
+    for (int c = 0; c < width; ++c) { // the columns past whole blocks, and the depths past them
+        const Scalar* row = b.data() + (p0 + c) * depth;
+        const Eigen::Index from = c < width / kW * kW ? whole : 0;
+        for (Eigen::Index k = from; k < depth; ++k) dst[k * gemm::kPanel + c] = row[k];
+    }
+}
 #pragma GCC diagnostic pop
+
+// c = a * b^T for F32 weights in torch.nn.Linear's layout (T5's, BERT's) and more than a few
+// rows: each thread packs b a panel at a time for the micro-kernel, as multiplyHalf does.
+// Eigen's GEMM on such chunks ran at 71 GFLOP/s on one core of the EPYC, a fifth of it in
+// packing the weights again for each chunk.
+void multiplyFloatTransposed(const ConstMatMap& a, const ConstMatMap& b, Mat& c) {
+    const Eigen::Index cols = b.rows(), depth = a.cols();
+    const int rows = int(a.rows());
+    c.resize(a.rows(), cols); // rows x cols
+    gemm::chunksOverThreads(
+        cols, kChunkCols, depth * gemm::kPanel, 2.0 * double(rows) * double(depth) * double(cols),
+        [&](Eigen::Index c0, Eigen::Index width, Scalar* buffer) {
+            for (Eigen::Index p0 = c0; p0 < c0 + width; p0 += gemm::kPanel) {
+                const int w = int(std::min<Eigen::Index>(gemm::kPanel, c0 + width - p0));
+                packFloatPanel(b, p0, w, buffer);
+                gemm::multiplyPanels(a.data(), depth, rows, int(depth),
+                                     gemm::Rhs::packed(buffer, int(depth)), w, 1, c.data() + p0,
+                                     c.cols());
+            }
+        });
+}
 
 // Columns [c0, c0 + width) of b widened, b.rows x width row-major into dst.
 void widenColumns(const HalfMatrix& b, Eigen::Index c0, Eigen::Index width, Scalar* dst) {

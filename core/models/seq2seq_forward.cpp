@@ -69,11 +69,22 @@ void attendDecoderSelf(int l, AttentionInput& in, DecoderCache& cache, Attention
     keys = out.k, values = out.v; // (P + n) x (H*d_head): the next step's past
 }
 
-void attendDecoderCross(int l, AttentionInput& in, const DecoderCache& cache, Attention& out) {
+void attendDecoderCross(int l, AttentionInput& in, DecoderCache& cache, Attention& out) {
+    Mat& keys = cache.crossKeys.at(std::size_t(l));
+    Mat& values = cache.crossValues.at(std::size_t(l));
     in.queryLen = int(in.q.rows()), in.keyLen = int(cache.encoded.rows());
-    in.xSource = cache.encoded; // Ns x d: marks the attention as cross
-    in.k = cache.crossKeys.at(std::size_t(l)), in.v = cache.crossValues.at(std::size_t(l));
-    attendProjected(in, out);
+    in.xSource = std::move(cache.encoded); // Ns x d: marks the attention as cross
+    in.k = std::move(keys), in.v = std::move(values);
+    try {
+        attendProjected(in, out);
+    } catch (...) { // the cache stays whole for the caller's next try
+        cache.encoded = std::move(in.xSource);
+        if (in.k.size() > 0) keys = std::move(in.k), values = std::move(in.v);
+        if (out.k.size() > 0) keys = std::move(out.k), values = std::move(out.v);
+        throw;
+    }
+    cache.encoded = std::move(in.xSource);
+    keys = std::move(out.k), values = std::move(out.v); // Ns x (H*d_head), back in the cache
 }
 
 Seq2SeqRun encodeSource(const Seq2SeqModel& model, const std::vector<int>& source,

@@ -47,9 +47,10 @@ struct DecoderCache {
 // n new tokens (in.x what the sublayer read; in.heads, in.ablatedHeads, the scale and any score
 // bias set): layer l's causal self-attention after the keys and values the cache holds, which
 // then holds all P + n tokens'; and its cross-attention of in.q (in.k, in.v unset) on the
-// encoder output's keys and values. seq2seq_forward.cpp.
+// encoder output's keys and values, lent to the engine and put back (out.k and out.v stay
+// empty: a step would otherwise copy Ns x (H*d_head) twice a layer). seq2seq_forward.cpp.
 void attendDecoderSelf(int l, AttentionInput& in, DecoderCache& cache, Attention& out);
-void attendDecoderCross(int l, AttentionInput& in, const DecoderCache& cache, Attention& out);
+void attendDecoderCross(int l, AttentionInput& in, DecoderCache& cache, Attention& out);
 
 // The heads switched off in one decoder layer: its self-attention's and its cross-attention's.
 struct DecoderAblation {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <stdexcept>
 
 namespace core::models {
@@ -41,6 +42,7 @@ bool isSeq2SeqFolder(const ModelLocation& location) {
 }
 
 std::unique_ptr<Seq2SeqRealModel> openSeq2SeqModel(const ModelLocation& location) {
+    const auto start = std::chrono::steady_clock::now();
     auto model = std::make_unique<Seq2SeqRealModel>();
     model->location = location;
     const HfFiles files = hfFiles(location);
@@ -62,6 +64,8 @@ std::unique_ptr<Seq2SeqRealModel> openSeq2SeqModel(const ModelLocation& location
             throw std::invalid_argument("the tokenizer has " + std::to_string(t->vocabSize()) +
                                         " tokens, config.json's vocab_size is " +
                                         std::to_string(V));
+    model->loadMilliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return model;
 }
 

@@ -20,7 +20,8 @@ struct Seq2SeqRealModel {
     const Seq2SeqArchitecture* architecture = nullptr;
     std::unique_ptr<const Seq2SeqModel> net;
     std::unique_ptr<const ModelTokenizer> source,
-        target; // the same tokenizer twice for T5 and BART
+        target;                  // the same tokenizer twice for T5 and BART
+    double loadMilliseconds = 0; // openSeq2SeqModel's time: config, mapped weights, tokenizers
     const Seq2SeqConfig& config() const { return net->config(); }
 };
 

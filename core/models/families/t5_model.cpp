@@ -136,15 +136,18 @@ Mat T5Model::embedTarget(const std::vector<int>& ids, int first) const {
 }
 
 Mat T5Model::positionBias(bool decoder, int first, int n, int keys) const {
-    const int H = c_.seq.base.heads;
-    Mat table; // buckets x H
+    const int H = c_.seq.base.heads, lowest = -(first + n - 1); // the smallest key - query
+    Mat table;                                                  // buckets x H
     const auto bias = tensorAsFloat(decoder ? *decoderBias_ : *encoderBias_, table);
+    Mat byDistance(H, keys - lowest); // H x distances: one bucket per key - query, not per pair
+    for (int r = lowest; r < keys; ++r)
+        byDistance.col(r - lowest) =
+            bias.row(t5Bucket(r, !decoder, c_.buckets, c_.maxDistance)).transpose();
     Mat out(Eigen::Index(H) * n, keys); // (H*n) x keys, head h's rows [h*n, (h+1)*n)
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < keys; ++j) {
-            const int bucket = t5Bucket(j - (first + i), !decoder, c_.buckets, c_.maxDistance);
-            for (int h = 0; h < H; ++h) out(Eigen::Index(h) * n + i, j) = bias(bucket, h);
-        }
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < n; ++i)
+            out.row(Eigen::Index(h) * n + i) =
+                byDistance.row(h).segment(-(first + i) - lowest, keys);
     return out;
 }
 
