@@ -66,6 +66,7 @@ Session::~Session() {
     if (model_.loading.valid()) model_.loading.wait(); // closing while a model loads: let it end
     if (model_.loadingSaved.valid()) model_.loadingSaved.wait();
     if (model_.loadingSeq2Seq.valid()) model_.loadingSeq2Seq.wait();
+    if (model_.exportingSeq2Seq.valid()) model_.exportingSeq2Seq.wait(); // files half written
 }
 
 bool Session::init() {
@@ -189,6 +190,7 @@ void Session::drawPanels(GLFWwindow* window) {
     followPendingModel(); // a model loaded off the frame thread is shown from this frame
     followPendingAttention();
     followPendingSeq2Seq();
+    followSeq2SeqExport();
     if (const std::string dropped = takeDroppedPath(); !dropped.empty()) {
         std::error_code ec; // a folder, a GGUF file or an attention file (.safetensors) is
         // opened as a model, another file as a scene

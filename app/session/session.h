@@ -117,10 +117,15 @@ class Session {
     template <class T>
     std::optional<std::string> finishedLoad(const std::future<T>& task);
     void showSeq2Seq(std::shared_ptr<const core::models::Seq2SeqRealModel> model);
-    bool followSeq2Seq();      // the encoder-decoder's run of the source and target typed
-    void exportAlignment();    // the alignment view's figure (session_seq2seq.cpp)
-    void exportSeq2SeqViews(); // Export all of an encoder-decoder
-    void rememberExplorer();   // the scene to come back to when the model closes
+    bool followSeq2Seq();       // the encoder-decoder's run of the source and target typed
+    void exportAlignment();     // the alignment view's figure (session_seq2seq.cpp)
+    void exportSeq2SeqViews();  // Export all of an encoder-decoder, on a worker
+    void followSeq2SeqExport(); // its notice once written
+    struct SeqExport {          // what it wrote, or why not
+        std::string dir, error;
+        std::vector<std::string> written;
+    };
+    void rememberExplorer(); // the scene to come back to when the model closes
     void leaveModel(bool keepScene);
     bool recompute(bool allowWorker); // the runner's or the model's trace; true when replaced
     bool followModel();
@@ -184,9 +189,10 @@ class Session {
         std::future<std::unique_ptr<core::models::RealModel>> loading; // openModelPath's load
         std::future<std::shared_ptr<const core::models::SavedAttention>> loadingSaved; // a file's
         std::future<std::shared_ptr<const core::models::Seq2SeqRealModel>> loadingSeq2Seq;
-        bool generateAgain = false;  // Generate pressed: the decoder writes again
-        std::string loadingName;     // what it loads
-        ComparisonRunner comparison; // model B of the A-B tab, and what moved
+        std::future<SeqExport> exportingSeq2Seq; // Export all of an encoder-decoder
+        bool generateAgain = false;              // Generate pressed: the decoder writes again
+        std::string loadingName;                 // what it loads
+        ComparisonRunner comparison;             // model B of the A-B tab, and what moved
     };
     OpenModel model_;
     struct Title {        // the window's title, set by the next frame (its argument)

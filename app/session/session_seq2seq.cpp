@@ -54,16 +54,36 @@ void Session::exportAlignment() {
 
 void Session::exportSeq2SeqViews() {
     if (!model_.runner.seq2seqTrace()) return;
+    if (model_.exportingSeq2Seq.valid()) {
+        showNotice("An export is still being written; try again when it is done");
+        return;
+    }
     const std::string dir = core::freeStem(exportDir_, "mha-viz-model", {""});
     core::models::Seq2SeqExportOptions options;
     options.colormap = explorer_.saved.colormap;
-    try {
-        const std::vector<std::string> written = core::models::exportSeq2Seq(
-            dir, model_.runner.seq2seqModel(), shownTrace(model_.runner), options);
-        offerFiles(written);
-        showNotice("Wrote " + std::to_string(written.size()) + " files into " + dir, 5.0);
-    } catch (const std::exception& e) {
-        showNotice(std::string("Not written: ") + e.what(), 6.0);
+    // Off the frame thread: every layer of each kind is a grid to draw (t5-base: 36 of them).
+    model_.exportingSeq2Seq = startTask(
+        [model = model_.runner.seq2seqShared(), trace = shownTrace(model_.runner), dir, options] {
+            SeqExport done;
+            try {
+                done.written = core::models::exportSeq2Seq(dir, *model, trace, options);
+            } catch (const std::exception& e) {
+                done.error = e.what();
+            }
+            done.dir = dir;
+            return done;
+        });
+    showNotice("Writing every figure into " + dir + " ...", 60.0);
+}
+
+void Session::followSeq2SeqExport() {
+    if (!model_.exportingSeq2Seq.valid() || !taskReady(model_.exportingSeq2Seq)) return;
+    const SeqExport done = model_.exportingSeq2Seq.get();
+    if (done.error.empty()) {
+        offerFiles(done.written);
+        showNotice("Wrote " + std::to_string(done.written.size()) + " files into " + done.dir, 5.0);
+    } else {
+        showNotice("Not written: " + done.error, 6.0);
     }
     std::cerr << "mha-viz: " << window_.notice.text << '\n';
 }

@@ -1,16 +1,13 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """End-to-end: an encoder-decoder in the window (docs/real-models.md, "Encoder-decoders in the
 window"). The Marian fixture of tests/make_seq2seq_fixtures.py (random weights: a fixture, not a
-translation model) is typed into the Open-model dialog;
-the decoder writes at once, its tokens appearing one by one,
-    the alignment view showing their cross - attention rows over the source;
-the written tokens are the command
-        line 's greedy ones; Export figure writes the alignment as SVG and PNG.A typed target is
-            read teacher -
-    forced with the reference loss;
-a cross head switched off in the model view changes the loss and says what it changed;
-K walks the attentions; a target past
-the decoder's positions is refused in one line, the maps kept; Ctrl+G writes again.
+translation model) is typed into the Open-model dialog; the decoder writes at once, its tokens
+appearing one by one, the alignment view showing their cross-attention rows over the source; the
+written tokens are the command line's greedy ones; Export figure writes the alignment as SVG and
+PNG, Export all every figure. A typed target is read teacher-forced with the reference loss; a
+cross head switched off in the model view changes the loss and says what it changed; K walks the
+attentions; a target past the decoder's positions is refused in one line, the maps kept; Ctrl+G
+writes again; a folder missing a tokenizer file is refused, the model kept.
 Usage: tests/e2e/encoder_decoder.py build/app/mha-viz
 """
 import json
@@ -81,6 +78,13 @@ with App(sys.argv[1]) as app:
     app.type(CASE["source_text"])
     app.wait_state(lambda s: s["sentences"] == [CASE["source_text"]], "the reference's source typed")
     app.chord("Escape")
+    app.click(*at(state["model"]["export_all_at"]))  # every figure, on a worker
+    state = app.wait_state(lambda s: s["notice"].startswith("Wrote 18 files into"),
+                           "Export all: 3 alignments and 2 layers of 3 kinds, SVG and PNG each")
+    folder = os.path.join(app.export_dir, "mha-viz-model")
+    for name in ("alignment.svg", "alignment-L02.png", "encoder-L01.svg", "decoder-L02.png", "cross-L01.svg"):
+        check(os.path.exists(os.path.join(folder, name)), f"Export all wrote {name}")
+
     app.click(*at(state["model"]["target_field_at"]))
     app.wait_state(lambda s: s["typing"], "the target field takes the keyboard")
     app.type(CASE["target_text"])
