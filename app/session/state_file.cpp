@@ -209,20 +209,13 @@ void writePoint(core::JsonWriter& json, const char* name, const float at[2]) {
 // An encoder-decoder: what the decoder wrote or read, the scrubber, the switches per stack
 // (0 decoder, 1 encoder, 2 cross; heads from 1), what they changed, where its widgets are.
 void writeSeq2Seq(core::JsonWriter& json, const ModelView& model) {
-    json.key("seq2seq");
-    json.value(model.seq2seq);
-    json.key("written"); // the decoder chose the target (greedy)
-    json.value(model.written);
-    json.key("written_tokens");
-    json.value(model.writtenTokens);
-    json.key("written_shown"); // the scrubber's tokens (-1: all)
-    json.value(model.writtenShown);
-    json.key("written_text");
-    json.value(model.writtenText);
-    json.key("target_text");
-    json.value(model.targetText);
-    json.key("ablation_effect");
-    json.value(model.ablationEffect);
+    json.field("seq2seq", model.seq2seq);
+    json.field("written", model.written); // the decoder chose the target (greedy)
+    json.field("written_tokens", model.writtenTokens);
+    json.field("written_shown", model.writtenShown); // the scrubber's tokens (-1: all)
+    json.field("written_text", model.writtenText);
+    json.field("target_text", model.targetText);
+    json.field("ablation_effect", model.ablationEffect);
     json.key("stack_ablated");
     json.beginArray();
     for (const core::train::HeadLists& stack : model.stackAblated) {

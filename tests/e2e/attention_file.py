@@ -105,11 +105,7 @@ with App(sys.argv[1]) as app:
 
     scores = os.path.join(app.tmp.name, "scores.safetensors")
     write_scores(scores)
-    app.chord("ctrl+shift+o")
-    app.wait_state(lambda s: s["open_model"]["shown"] and s["typing"], "the dialog again")
-    app.chord("ctrl+a")
-    app.type(scores)
-    app.chord("Return")
+    app.open_in_dialog(scores)
     state = app.wait_state(lambda s: s["notice"].startswith("Model not opened"), "a file of scores: the notice")
     check(scores in state["notice"] and "holds 2.5" in state["notice"], f"the notice names the file and the value: {state['notice']}")
     check(opened(state), "the attention file stays")

@@ -128,11 +128,7 @@ with App(sys.argv[1]) as app:
     broken = os.path.join(app.tmp.name, "marian-without-spm")  # a folder missing a tokenizer file
     shutil.copytree(MARIAN, broken)
     os.remove(os.path.join(broken, "source.spm"))
-    app.chord("ctrl+shift+o")
-    app.wait_state(lambda s: s["open_model"]["shown"] and s["typing"], "the dialog again")
-    app.chord("ctrl+a")
-    app.type(broken)
-    app.chord("Return")
+    app.open_in_dialog(broken)
     state = app.wait_state(lambda s: s["notice"].startswith("Model not opened"), "the notice of the broken folder")
     check("not source.spm" in state["notice"], f"it names the missing file: {state['notice']}")
     check(state["model"]["seq2seq"] and state["model"]["title"].startswith("marian (") and broken not in state["model"]["title"],

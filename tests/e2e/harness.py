@@ -210,6 +210,15 @@ class App:
         xdotool("type", "--delay", 10, text)
         return self.sync()
 
+    def open_in_dialog(self, path):
+        """Ctrl+Shift+O, the path typed over whatever the field holds, Enter: as a user opens a
+        model, a GGUF or an attention file by its path."""
+        self.chord("ctrl+shift+o")
+        self.wait_state(lambda s: s["open_model"]["shown"] and s["typing"], "the Open-model dialog, its field focused")
+        self.chord("ctrl+a")
+        self.type(path)
+        self.chord("Return")
+
     def click(self, x, y, button=1):
         """Button 1 is the left, 3 the right."""
         xdotool("mousemove", "--window", self.window, x, y)
