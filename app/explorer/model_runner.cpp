@@ -18,7 +18,7 @@ void ModelRunner::open(std::shared_ptr<const core::TrainedRun> run) {
     seq2seqWorker_ = {};
     seq2seq_ = nullptr;
     seq2seqAsked_.reset(), seq2seqNext_.reset();
-    seq2seqTrace_ = nullptr;
+    seq2seqTrace_ = stacksOf_ = nullptr;
     effect_ = {};
     writtenShown_ = -1;
     playStart_ = -1;

@@ -465,6 +465,7 @@ class ModelRunner {
     std::future<Seq2SeqOutcome> seq2seqWorker_;
     std::optional<Seq2SeqRequest> seq2seqAsked_, seq2seqNext_; // running, waiting for it
     std::shared_ptr<const core::models::Seq2SeqTrace> seq2seqTrace_;
+    std::shared_ptr<const core::models::Seq2SeqTrace> stacksOf_; // the trace saved_ was made of
     Seq2SeqAblationEffect effect_;
     int writtenShown_ = -1;
     double playStart_ = -1; // when the shown generation began to play (< 0: not playing)

@@ -119,8 +119,10 @@ ExplorerRequest drawAlignmentView(const ModelRunner& runner, ModelView& model,
     rows.resize(std::size_t(shown));
     std::vector<std::string> cols;
     for (const core::Token& token : t->source.tokens.tokens) cols.push_back(token.text);
-    ImGui::TextDisabled("Target down (each row: the token written there), source across; the "
-                        "decoder's causal rows are the ones it computed then.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("Target down (each row: the token written there), source across; the "
+                       "decoder's causal rows are the ones it computed then.");
+    ImGui::PopStyleColor(); // wrapped: the panel is narrow beside the tabs
     drawAlignmentMap(whole.topRows(shown), rows, cols, saved.colormap);
     return request;
 }

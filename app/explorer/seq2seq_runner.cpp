@@ -145,10 +145,15 @@ bool ModelRunner::showWritten(int tokens) {
     const int all = int(seq2seqTrace_->labels.size());
     if (tokens >= all) tokens = -1;
     if (tokens == writtenShown_ && saved_) return false;
+    // Another step of the trace shown: its encoder stack stays (the playback's every step).
+    const core::models::SavedAttention* same =
+        saved_ && stacksOf_ == seq2seqTrace_ ? saved_.get() : nullptr;
     writtenShown_ = tokens;
-    const core::models::Seq2SeqTrace shown =
-        tokens < 0 ? *seq2seqTrace_ : core::models::firstTargetTokens(*seq2seqTrace_, tokens);
-    saved_ = core::models::seq2seqStacks(*seq2seq_, shown);
+    saved_ = tokens < 0
+                 ? core::models::seq2seqStacks(*seq2seq_, *seq2seqTrace_, same)
+                 : core::models::seq2seqStacks(
+                       *seq2seq_, core::models::firstTargetTokens(*seq2seqTrace_, tokens), same);
+    stacksOf_ = seq2seqTrace_;
     showStack();
     return true;
 }

@@ -85,7 +85,8 @@ SavedStackView stackOf(const StackParts& p, const std::vector<Attention>& layers
 } // namespace
 
 std::shared_ptr<const SavedAttention> seq2seqStacks(const Seq2SeqRealModel& model,
-                                                    const Seq2SeqTrace& trace) {
+                                                    const Seq2SeqTrace& trace,
+                                                    const SavedAttention* sameSource) {
     auto s = std::make_shared<SavedAttention>();
     s->path = model.location.source;
     s->name = model.location.source;
@@ -100,12 +101,15 @@ std::shared_ptr<const SavedAttention> seq2seqStacks(const Seq2SeqRealModel& mode
     using K = Seq2SeqKind;
     s->self =
         stackOf({model, K::DecoderSelf, s->tokens, nullptr, r.encoded}, r.decoderSelf, r.selfRead);
-    s->encoder =
-        stackOf({model, K::Encoder, s->sourceTokens, nullptr, r.encoded}, r.encoder, r.encoderRead);
+    if (sameSource) // the encoder's traces and analyses are shared, not made again
+        s->encoder = sameSource->encoder;
+    else
+        s->encoder = stackOf({model, K::Encoder, s->sourceTokens, nullptr, r.encoded}, r.encoder,
+                             r.encoderRead);
     s->cross =
         stackOf({model, K::Cross, s->tokens, &s->sourceTokens, r.encoded}, r.cross, r.crossRead);
     analyseSavedStack(s->self, s->ids, true);
-    analyseSavedStack(s->encoder, s->sourceIds, true);
+    if (!sameSource) analyseSavedStack(s->encoder, s->sourceIds, true);
     analyseSavedStack(s->cross, {}, false);
     s->cross.detectors = detectCrossHeads(s->cross.layers);
     return s;

@@ -16,9 +16,11 @@ namespace core::models {
 
 // The stacks of `trace`, its layers' attentions copied (the trace stays whole for the figures).
 // The detectors: each self-attention stack's on its own tokens (detectSavedHeads), the cross
-// stack's detectCrossHeads.
+// stack's detectCrossHeads. `sameSource`: stacks made from a run of the same source (the
+// scrubber's other steps of one trace), whose encoder stack is taken as it is.
 std::shared_ptr<const SavedAttention> seq2seqStacks(const Seq2SeqRealModel& model,
-                                                    const Seq2SeqTrace& trace);
+                                                    const Seq2SeqTrace& trace,
+                                                    const SavedAttention* sameSource = nullptr);
 
 // What a kind's layers fix of the scene (the controls show it, read-only): d_model, H, the mask
 // (causal for the decoder's self-attention), the scale (none for T5) and the positions.
